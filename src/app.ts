@@ -1,0 +1,87 @@
+import cookie from '@fastify/cookie';
+import csrf from '@fastify/csrf-protection';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Config } from './config.js';
+import type { Database } from './db/index.js';
+import { AuthService, authenticate } from './http/auth.js';
+import { registerConventions } from './http/conventions.js';
+import { registerOpenApi } from './http/openapi.js';
+import { RateLimits } from './http/rate-limit.js';
+import { newId } from './lib/ids.js';
+import { apiKeyRoutes } from './modules/api-keys/routes.js';
+import { authRoutes } from './modules/auth/routes.js';
+import { systemRoutes } from './modules/system/routes.js';
+import { tenantRoutes } from './modules/tenants/routes.js';
+
+/** Bodies are validated strictly (no type coercion); query strings and path params are coerced from text. */
+function buildValidators() {
+  const base = { allErrors: false, useDefaults: true, removeAdditional: false as const, strict: false };
+  const body = new Ajv({ ...base, coerceTypes: false });
+  const text = new Ajv({ ...base, coerceTypes: 'array' as const });
+  for (const ajv of [body, text]) addFormats.default(ajv);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
+}
+
+const UNLIMITED_PATHS = new Set(['/healthz', '/readyz']);
+
+export interface AppDependencies {
+  config: Config;
+  database: Database;
+}
+
+/** Builds the Fastify app. The caller owns the database; app.close() stops the app's own services. */
+export async function buildApp({ config, database }: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    genReqId: () => newId('request'),
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(buildValidators());
+  app.decorate('config', config);
+  app.decorate('database', database);
+  app.decorate('auth', new AuthService(database, config));
+  app.decorate('rateLimits', new RateLimits(config));
+  app.decorateRequest('authContext', null);
+
+  await app.auth.start();
+  app.addHook('onClose', async () => {
+    await app.auth.stop().catch((error: unknown) => app.log.warn({ err: error }, 'could not flush last_used_at'));
+    await app.rateLimits.close();
+  });
+
+  registerConventions(app);
+  // JSON only: anything else is 415 rather than a string the schema then rejects.
+  app.removeContentTypeParser(['text/plain']);
+  await app.register(cookie, { secret: config.cookieSecret });
+  await app.register(csrf, { cookieOpts: { signed: true, httpOnly: true, sameSite: 'strict', secure: config.secureCookies, path: '/' } });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?')[0];
+    if (UNLIMITED_PATHS.has(path)) return;
+    const needsAuth = path.startsWith('/api/') && request.routeOptions.url !== undefined && !request.routeOptions.config.public && !path.startsWith('/api/docs');
+    let failure: unknown = null;
+    if (needsAuth) {
+      try {
+        request.authContext = await authenticate(app, request, reply);
+      } catch (error) {
+        failure = error;
+      }
+    }
+    await app.rateLimits.apply(request, reply);
+    if (failure) throw failure;
+  });
+
+  await registerOpenApi(app);
+  await app.register(systemRoutes);
+  await app.register(authRoutes);
+  await app.register(tenantRoutes);
+  await app.register(apiKeyRoutes);
+  return app;
+}

@@ -1,0 +1,84 @@
+import path from 'node:path';
+
+/** Typed configuration. The only module that reads process.env. */
+export interface Config {
+  host: string;
+  port: number;
+  /** Absolute base URL used in pagination links; derived from the request when unset. */
+  publicBaseUrl: string | null;
+  /** PostgreSQL connection string; when null the embedded PGlite database is used. */
+  databaseUrl: string | null;
+  /** Directory of the embedded PGlite database; 'memory://' keeps it in memory. */
+  pgliteDataDir: string;
+  databasePoolSize: number;
+  /** Redis connection string; when set, rate limits are shared through Redis. */
+  redisUrl: string | null;
+  rateLimitPerMinute: number;
+  /** Requests per minute for unauthenticated traffic, counted per IP. */
+  anonymousRateLimitPerMinute: number;
+  bodyLimitBytes: number;
+  logLevel: string;
+  /** Session cookie is marked Secure (set this behind https). */
+  secureCookies: boolean;
+  sessionTtlHours: number;
+  /** Secret for signing cookies (CSRF secret cookie). */
+  cookieSecret: string;
+  /** Trust X-Forwarded-* headers from a proxy in front of the service. */
+  trustProxy: boolean;
+  /** How often buffered `last_used_at` values are written, in ms. */
+  lastUsedFlushMs: number;
+  /** How long a verified API key stays in the in-memory cache, in ms. */
+  authCacheTtlMs: number;
+  runMigrations: boolean;
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {}
+
+function integer(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function optional(env: Env, name: string): string | null {
+  const raw = env[name]?.trim();
+  return raw ? raw : null;
+}
+
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const config: Config = {
+    host: env.HOST || '127.0.0.1',
+    port: integer(env, 'PORT', 3000),
+    publicBaseUrl: optional(env, 'PUBLIC_BASE_URL')?.replace(/\/+$/, '') ?? null,
+    databaseUrl: optional(env, 'DATABASE_URL'),
+    pgliteDataDir: env.PGLITE_DATA_DIR || path.resolve('data', 'pglite'),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1),
+    redisUrl: optional(env, 'REDIS_URL'),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100, 1),
+    anonymousRateLimitPerMinute: integer(env, 'ANONYMOUS_RATE_LIMIT_PER_MINUTE', 60, 1),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    logLevel: env.LOG_LEVEL || 'info',
+    secureCookies: bool(env, 'SECURE_COOKIES', false),
+    sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 12, 1),
+    cookieSecret: env.COOKIE_SECRET || 'tagport-development-cookie-secret-change-me',
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 15_000, 10),
+    authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 60_000, 0),
+    runMigrations: bool(env, 'RUN_MIGRATIONS', true),
+    ...overrides,
+  };
+  if (config.cookieSecret.length < 32) throw new ConfigError('COOKIE_SECRET must be at least 32 characters');
+  return config;
+}

@@ -1,0 +1,128 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { ApiError, type ErrorType } from './errors.js';
+
+/**
+ * Conventions every response follows, written once: X-Request-Id, api_meta.request_id in every JSON
+ * object body, the error body for every failure, and 405 with Allow for known paths with another method.
+ */
+export function registerConventions(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.addHook('preSerialization', async (request, _reply, payload: unknown) => {
+    if (payload && typeof payload === 'object' && !Array.isArray(payload) && !Buffer.isBuffer(payload)) {
+      return { ...(payload as object), api_meta: { request_id: request.id } };
+    }
+    return payload;
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, toApiError(error, request)));
+
+  const knownPaths = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
+  const allowedMethods = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) {
+      if (method === 'HEAD') continue;
+      let methods = allowedMethods.get(route.url);
+      if (!methods) {
+        methods = new Set();
+        allowedMethods.set(route.url, methods);
+        knownPaths.on('GET', route.url, () => {}, { pattern: route.url });
+      }
+      methods.add(method);
+    }
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0];
+    const match = knownPaths.find('GET' as HTTPMethod, path);
+    const pattern = (match?.store as { pattern?: string } | undefined)?.pattern;
+    const methods = pattern ? allowedMethods.get(pattern) : undefined;
+    if (methods && !methods.has(request.method)) {
+      const allow = [...methods].sort().join(', ');
+      reply.header('allow', allow);
+      return sendError(request, reply, new ApiError(405, 'invalid_request_error', 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow}.`));
+    }
+    return sendError(request, reply, new ApiError(404, 'not_found_error', 'route_not_found', `No route ${request.method} ${path}.`));
+  });
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
+  if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+  for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
+  const body: { type: ErrorType; code: string; message: string; param?: string; details?: Record<string, unknown> } = {
+    type: error.type,
+    code: error.code,
+    message: error.message,
+  };
+  if (error.extra.param) body.param = error.extra.param;
+  if (error.extra.details) body.details = error.extra.details;
+  return reply
+    .code(error.statusCode)
+    .type('application/json; charset=utf-8')
+    .send({ error: body, api_meta: { request_id: request.id } });
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+function validationParam(issue: ValidationIssue): string | undefined {
+  const path = issue.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const child = (issue.params.missingProperty ?? issue.params.additionalProperty) as string | undefined;
+  return [path, child].filter(Boolean).join('.') || undefined;
+}
+
+function validationMessage(issue: ValidationIssue, context: string, param: string | undefined): string {
+  const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : context === 'headers' ? 'header' : 'field';
+  switch (issue.keyword) {
+    case 'additionalProperties':
+      return `Unknown ${where} '${param}'.`;
+    case 'required':
+      return `Missing required ${where} '${param}'.`;
+    case 'type':
+      return `The ${where} '${param}' must be of type ${issue.params.type}.`;
+    default:
+      return param ? `The ${where} '${param}' ${issue.message}.` : `The request ${context} ${issue.message}.`;
+  }
+}
+
+const FASTIFY_ERRORS: Record<string, [number, ErrorType, string, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'invalid_request_error', 'unsupported_media_type', 'Send the request body as application/json.'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_request_error', 'invalid_content_length', 'The Content-Length header does not match the body.'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'invalid_request_error', 'body_too_large', 'The request body is larger than the limit of 1 MB.'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_request_error', 'empty_body', 'The request has Content-Type application/json but an empty body.'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_request_error', 'invalid_json', 'The request body is not valid JSON.'],
+  FST_ERR_CTP_INVALID_TYPE: [415, 'invalid_request_error', 'unsupported_media_type', 'The Content-Type header is invalid.'],
+  FST_ERR_BAD_URL: [400, 'invalid_request_error', 'invalid_url', 'The request URL is malformed.'],
+  FST_CSRF_INVALID_TOKEN: [403, 'permission_error', 'csrf_token_invalid', 'Missing or invalid CSRF token: send the token from GET /api/auth/session in the X-CSRF-Token header.'],
+  FST_CSRF_MISSING_SECRET: [403, 'permission_error', 'csrf_token_invalid', 'Missing CSRF secret cookie: fetch GET /api/auth/session first.'],
+};
+
+function toApiError(error: FastifyError & { validation?: ValidationIssue[]; validationContext?: string }, request: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation?.length) {
+    const issue = error.validation[0];
+    const context = error.validationContext ?? 'body';
+    const param = validationParam(issue);
+    return new ApiError(400, 'invalid_request_error', issue.keyword === 'additionalProperties' ? 'unknown_parameter' : 'invalid_parameter', validationMessage(issue, context, param), {
+      param,
+      details: { location: context },
+    });
+  }
+  const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
+  if (known) return new ApiError(known[0], known[1], known[2], known[3]);
+  if (error instanceof SyntaxError || (error as { type?: string }).type === 'entity.parse.failed') {
+    return new ApiError(400, 'invalid_request_error', 'invalid_json', 'The request body is not valid JSON.');
+  }
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError(error.statusCode, 'invalid_request_error', 'bad_request', error.message);
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return new ApiError(500, 'api_error', 'internal_error', 'An unexpected error occurred. Quote the request id if you contact us.');
+}

@@ -1,0 +1,56 @@
+import fastifySwagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
+import type { FastifyInstance } from 'fastify';
+
+const DESCRIPTION = `The Tagport API: tenants, API keys and the tracking checker of the server-side tagging platform.
+
+**Authentication.** Send \`Authorization: Bearer tgp_…\` with every request. Keys are created in the dashboard's API keys section (or \`POST /api/api-keys/\`) and shown once. Agency and partner keys act on a client tenant with the header \`Tagport-Tenant: ten_…\`.
+
+**Conventions.** JSON in UTF-8, snake_case fields, ISO 8601 UTC times, type-prefixed ids (\`ten_\`, \`key_\`, …). Every body carries \`api_meta.request_id\` (also the \`X-Request-Id\` header). Lists are paginated with \`page\` (from 1) and \`page_size\` (1–100, default 20). Errors have one shape: \`{error: {type, code, message, param?, details?}, api_meta}\`. Paths work with and without the trailing slash.
+
+**Rate limits.** 100 requests per minute per token (unauthenticated traffic per IP). Every response has \`RateLimit-Policy\`, \`RateLimit\` (IETF draft) and \`X-RateLimit-Limit/Remaining/Reset\`; over the limit the answer is 429 with \`Retry-After\` in seconds.
+
+[Status page](/status) · [Changelog](/changelog)`;
+
+/** OpenAPI 3.1 generated from the route schemas, served as JSON and YAML, plus the Scalar console (served locally). */
+export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Tagport API', version: '1.0.0', description: DESCRIPTION, license: { name: 'Proprietary', identifier: 'LicenseRef-Tagport' } },
+      servers: [{ url: '/', description: 'This server' }],
+      security: [{ bearer: [] }, { session: [] }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'tgp_ + 36 base62 characters', description: 'An API key of the tenant.' },
+          session: { type: 'apiKey', in: 'cookie', name: 'tgp_session', description: 'Web dashboard session; unsafe methods also need the X-CSRF-Token header.' },
+        },
+      },
+      tags: [
+        { name: 'Tenants', description: 'Customer accounts and, for agencies and partners, their client tenants.' },
+        { name: 'API keys', description: 'Bearer tokens of a tenant.' },
+        { name: 'Web sessions', description: 'Cookie sessions of the web dashboard.' },
+        { name: 'System', description: 'Health and readiness.' },
+      ],
+    },
+    hideUntagged: true,
+  });
+
+  app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(app.swagger()));
+  });
+  app.get('/api/openapi.yaml', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+    return reply.type('application/yaml; charset=utf-8').send(app.swagger({ yaml: true }));
+  });
+
+  await app.register(scalar, {
+    routePrefix: '/api/docs',
+    logLevel: 'warn',
+    configuration: {
+      url: '/api/openapi.json',
+      title: 'Tagport API console',
+      withDefaultFonts: false,
+      hideClientButton: false,
+    },
+  });
+}

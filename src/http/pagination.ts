@@ -1,0 +1,43 @@
+import type { FastifyRequest } from 'fastify';
+
+export interface PageParams {
+  page: number;
+  pageSize: number;
+  offset: number;
+}
+
+export function pageParams(query: { page?: number; page_size?: number }): PageParams {
+  const page = query.page ?? 1;
+  const pageSize = query.page_size ?? 20;
+  return { page, pageSize, offset: (page - 1) * pageSize };
+}
+
+function pageUrl(request: FastifyRequest, baseUrl: string, page: number, pageSize: number): string {
+  const url = new URL(request.url, baseUrl);
+  url.searchParams.set('page', String(page));
+  url.searchParams.set('page_size', String(pageSize));
+  return url.toString();
+}
+
+/** Builds the list envelope {count, page, page_size, total_pages, next, previous, results}. */
+export function pageEnvelope<T>(request: FastifyRequest, params: PageParams, count: number, results: T[]) {
+  const totalPages = Math.ceil(count / params.pageSize);
+  const baseUrl = request.server.config.publicBaseUrl ?? requestOrigin(request);
+  return {
+    count,
+    page: params.page,
+    page_size: params.pageSize,
+    total_pages: totalPages,
+    next: params.page < totalPages ? pageUrl(request, baseUrl, params.page + 1, params.pageSize) : null,
+    previous: params.page > 1 ? pageUrl(request, baseUrl, Math.min(params.page - 1, Math.max(totalPages, 1)), params.pageSize) : null,
+    results,
+  };
+}
+
+function requestOrigin(request: FastifyRequest): string {
+  try {
+    return new URL(`${request.protocol}://${request.host}`).origin;
+  } catch {
+    return 'http://localhost';
+  }
+}

@@ -1,0 +1,76 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config } from '../config.js';
+import { ApiError } from './errors.js';
+
+const WINDOW_SECONDS = 60;
+
+interface Policy {
+  name: 'token' | 'ip';
+  limiter: RateLimiterAbstract;
+  quota: number;
+}
+
+/**
+ * Request rate limits (rate-limiter-flexible): per credential for authenticated requests, per IP for
+ * the rest. In memory by default; shared by every instance through Redis when REDIS_URL is set.
+ */
+export class RateLimits {
+  private readonly token: Policy;
+  private readonly ip: Policy;
+  readonly redis: Redis | null;
+
+  constructor(config: Config) {
+    this.redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : null;
+    this.redis?.on('error', () => {
+      /* the in-memory insurance limiter takes over while Redis is unreachable */
+    });
+    this.token = { name: 'token', quota: config.rateLimitPerMinute, limiter: this.limiter('token', config.rateLimitPerMinute) };
+    this.ip = { name: 'ip', quota: config.anonymousRateLimitPerMinute, limiter: this.limiter('ip', config.anonymousRateLimitPerMinute) };
+  }
+
+  private limiter(prefix: string, points: number): RateLimiterAbstract {
+    if (!this.redis) return new RateLimiterMemory({ keyPrefix: prefix, points, duration: WINDOW_SECONDS });
+    return new RateLimiterRedis({
+      storeClient: this.redis,
+      keyPrefix: `tagport:rl:${prefix}`,
+      points,
+      duration: WINDOW_SECONDS,
+      insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${prefix}-insurance`, points, duration: WINDOW_SECONDS }),
+    });
+  }
+
+  /** Counts the request, sets the RateLimit headers, and throws 429 rate_limited when over the limit. */
+  async apply(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const credential = request.authContext?.apiKeyId ?? request.authContext?.sessionId;
+    const policy = credential ? this.token : this.ip;
+    const key = credential ?? request.ip;
+    let result: RateLimiterRes;
+    let limited = false;
+    try {
+      result = await policy.limiter.consume(key);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      result = rejection;
+      limited = true;
+    }
+    const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+    const remaining = Math.max(0, result.remainingPoints);
+    reply.header('ratelimit-policy', `"${policy.name}";q=${policy.quota};w=${WINDOW_SECONDS}`);
+    reply.header('ratelimit', `"${policy.name}";r=${remaining};t=${resetSeconds}`);
+    reply.header('x-ratelimit-limit', policy.quota);
+    reply.header('x-ratelimit-remaining', remaining);
+    reply.header('x-ratelimit-reset', Math.ceil((Date.now() + result.msBeforeNext) / 1000));
+    if (limited) {
+      throw new ApiError(429, 'rate_limit_error', 'rate_limited', `Rate limit of ${policy.quota} requests per minute exceeded; retry in ${resetSeconds} s.`, {
+        headers: { 'retry-after': String(resetSeconds) },
+        details: { limit: policy.quota, window_seconds: WINDOW_SECONDS, retry_after_seconds: resetSeconds },
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    this.redis?.disconnect();
+  }
+}

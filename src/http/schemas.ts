@@ -1,0 +1,113 @@
+import { Type, type TSchema } from 'typebox';
+
+/** Shared schemas for every route: api_meta, the error body, the list envelope and pagination. */
+
+export const ApiMeta = Type.Object(
+  { request_id: Type.String({ description: 'Unique id of this request; also in the X-Request-Id header.', examples: ['req_01jdv3k2m8q4r7s9t0v1w2x3y4'] }) },
+  { additionalProperties: false },
+);
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object(
+      {
+        type: Type.Union(
+          [
+            'invalid_request_error',
+            'authentication_error',
+            'permission_error',
+            'not_found_error',
+            'conflict_error',
+            'rate_limit_error',
+            'quota_error',
+            'api_error',
+          ].map((value) => Type.Literal(value)),
+          { description: 'Broad category of the error.' },
+        ),
+        code: Type.String({ description: 'Machine-readable error code, stable across releases.' }),
+        message: Type.String({ description: 'Human-readable explanation.' }),
+        param: Type.Optional(Type.String({ description: 'The request parameter the error relates to.' })),
+        details: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Additional machine-readable detail.' })),
+      },
+      { additionalProperties: false },
+    ),
+    api_meta: ApiMeta,
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        error: { type: 'not_found_error', code: 'resource_missing', message: "No tenant with id 'ten_01jdv3k2m8q4r7s9t0v1w2x3y4'.", param: 'id' },
+        api_meta: { request_id: 'req_01jdv3k2m8q4r7s9t0v1w2x3y4' },
+      },
+    ],
+  },
+);
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request: malformed JSON, unknown or missing fields, wrong types or out-of-range values.',
+  401: 'Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`.',
+  402: 'The plan does not allow this; upgrade or remove something first.',
+  403: 'Authenticated, but not allowed to do this.',
+  404: 'No such object, or it belongs to another tenant.',
+  405: 'The path exists but not with this method; see the Allow header.',
+  409: 'The request conflicts with the current state of the object.',
+  413: 'The request body is larger than 1 MB.',
+  415: 'The request body is not `application/json`.',
+  429: 'Too many requests; retry after the number of seconds in `Retry-After`.',
+  500: 'Something went wrong on our side; the request id helps us find it.',
+};
+
+const COMMON_ERRORS = [400, 401, 429, 500] as const;
+
+/** Response schemas for the error statuses a route can return (the common ones are always included). */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  const all = [...new Set([...COMMON_ERRORS, ...statuses])].sort();
+  return Object.fromEntries(all.map((status) => [status, { ...ErrorBody, description: ERROR_DESCRIPTIONS[status] }]));
+}
+
+export const PaginationQuery = Type.Object({
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, starting at 1.' })),
+  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' })),
+});
+
+/** The list envelope; `api_meta` is in the schema but added by the response hook, not by handlers. */
+export function listEnvelope<T extends TSchema>(item: T, description: string) {
+  const envelope = Type.Object(
+    {
+      count: Type.Integer({ description: 'Total number of matching objects.' }),
+      page: Type.Integer(),
+      page_size: Type.Integer(),
+      total_pages: Type.Integer(),
+      next: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'URL of the next page, or null.' }),
+      previous: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'URL of the previous page, or null.' }),
+      results: Type.Array(item),
+      api_meta: ApiMeta,
+    },
+    { additionalProperties: false, description },
+  );
+  return envelope as unknown as ReturnType<typeof listType<T>>;
+}
+
+function listType<T extends TSchema>(item: T) {
+  return Type.Object({
+    count: Type.Integer(),
+    page: Type.Integer(),
+    page_size: Type.Integer(),
+    total_pages: Type.Integer(),
+    next: Type.Union([Type.String(), Type.Null()]),
+    previous: Type.Union([Type.String(), Type.Null()]),
+    results: Type.Array(item),
+  });
+}
+
+export function withMeta<T extends TSchema>(object: T) {
+  const schema = object as unknown as { properties: Record<string, TSchema>; required?: string[] };
+  return Type.Object(
+    { ...schema.properties, api_meta: ApiMeta },
+    { additionalProperties: false, description: (object as { description?: string }).description },
+  ) as unknown as T;
+}
+
+export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
+export const NullableTimestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });

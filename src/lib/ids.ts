@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export const ID_PREFIXES = {
+  tenant: 'ten',
+  apiKey: 'key',
+  user: 'usr',
+  membership: 'mem',
+  session: 'ses',
+  request: 'req',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+/** Type-prefixed, time-sortable id: prefix + '_' + 10 chars of ms timestamp + 16 random chars (ULID layout). */
+export function newId(kind: IdKind, now = Date.now()): string {
+  let time = '';
+  let value = now;
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[value % 32] + time;
+    value = Math.floor(value / 32);
+  }
+  const random = randomBytes(16);
+  let tail = '';
+  for (let i = 0; i < 16; i++) tail += CROCKFORD[random[i] & 31];
+  return `${ID_PREFIXES[kind]}_${time}${tail}`;
+}
+
+export function idPattern(kind: IdKind): string {
+  return `^${ID_PREFIXES[kind]}_[0-9a-hjkmnp-tv-z]{26}$`;
+}

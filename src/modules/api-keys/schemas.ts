@@ -1,0 +1,48 @@
+import { Type, type Static } from 'typebox';
+import { idPattern } from '../../lib/ids.js';
+import { NullableTimestamp, Timestamp } from '../../http/schemas.js';
+import { TenantId } from '../tenants/schemas.js';
+
+export const ApiKeyIdParams = Type.Object({
+  id: Type.String({ pattern: idPattern('apiKey'), description: 'API key id (`key_…`).', examples: ['key_01jdv3k2m8q4r7s9t0v1w2x3y4'] }),
+});
+
+const apiKeyProperties = {
+  id: Type.String({ description: 'API key id (`key_…`).' }),
+  tenant_id: TenantId,
+  name: Type.String(),
+  token_start: Type.String({ description: 'First characters of the token, for recognising it.', examples: ['tgp_A1b2'] }),
+  token_last4: Type.String({ description: 'Last four characters of the token.', examples: ['x9Yz'] }),
+  status: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('expired')]),
+  created_at: Timestamp('When the key was created.'),
+  expires_at: NullableTimestamp('When the key stops working, or null for never.'),
+  last_used_at: NullableTimestamp('Last time the key authenticated a request (updated every few seconds).'),
+  revoked_at: NullableTimestamp('When the key was revoked, or null.'),
+};
+
+export const ApiKey = Type.Object(apiKeyProperties, {
+  additionalProperties: false,
+  description: 'An API key. The secret token is never returned after creation; only its start and last 4 characters.',
+});
+
+export const CreatedApiKey = Type.Object(
+  {
+    ...apiKeyProperties,
+    token: Type.String({
+      description: 'The secret token, `tgp_` + 30 base62 characters + a 6-character checksum. Shown only in this response: store it now.',
+      examples: ['tgp_1A2b3C4d5E6f7G8h9I0jKlMnOpQrSt0Ab1Cd'],
+    }),
+  },
+  { additionalProperties: false, description: 'The new API key, with its token shown this one time.' },
+);
+
+export const CreateApiKeyBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'A name to recognise the key by.' }),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Optional expiry; must be in the future.' })),
+  },
+  { additionalProperties: false, examples: [{ name: 'CI deploys', expires_at: '2027-01-01T00:00:00Z' }] },
+);
+
+export type ApiKeyDto = Static<typeof ApiKey>;
+export type CreateApiKeyInput = Static<typeof CreateApiKeyBody>;

@@ -1,0 +1,88 @@
+import type { Database } from '../../db/index.js';
+import type { ApiKeyRow } from '../../db/schema.js';
+import type { AuthService } from '../../http/auth.js';
+import type { AuthContext } from '../../http/context.js';
+import { forbidden, invalidRequest, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { generateApiToken, sha256Hex, tokenHint } from '../../lib/tokens.js';
+import * as queries from './queries.js';
+import type { ApiKeyDto } from './schemas.js';
+
+const MAX_ACTIVE_KEYS_PER_TENANT = 100;
+
+export class ApiKeyService {
+  constructor(
+    private readonly database: Database,
+    private readonly auth: AuthService,
+  ) {}
+
+  toDto(row: ApiKeyRow): ApiKeyDto {
+    const pending = this.auth.pendingLastUsedAt(row.id);
+    const lastUsed = pending && (!row.lastUsedAt || pending > row.lastUsedAt) ? pending : row.lastUsedAt;
+    const status = row.revokedAt ? 'revoked' : row.expiresAt && row.expiresAt.getTime() <= Date.now() ? 'expired' : 'active';
+    return {
+      id: row.id,
+      tenant_id: row.tenantId,
+      name: row.name,
+      token_start: row.tokenStart,
+      token_last4: row.tokenLast4,
+      status,
+      created_at: row.createdAt.toISOString(),
+      expires_at: row.expiresAt?.toISOString() ?? null,
+      last_used_at: lastUsed?.toISOString() ?? null,
+      revoked_at: row.revokedAt?.toISOString() ?? null,
+    };
+  }
+
+  async list(auth: AuthContext, limit: number, offset: number) {
+    const { rows, total } = await queries.listKeys(this.database.db, auth.tenantId, limit, offset);
+    return { results: rows.map((row) => this.toDto(row)), total };
+  }
+
+  async create(tenantId: string, input: { name: string; expires_at?: string }): Promise<ApiKeyDto & { token: string }> {
+    let expiresAt: Date | null = null;
+    if (input.expires_at !== undefined) {
+      expiresAt = new Date(input.expires_at);
+      if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) {
+        throw invalidRequest('invalid_expiry', 'expires_at must be a date-time in the future.', 'expires_at');
+      }
+    }
+    if ((await queries.countActiveKeys(this.database.db, tenantId)) >= MAX_ACTIVE_KEYS_PER_TENANT) {
+      throw forbidden('too_many_api_keys', `A tenant can have at most ${MAX_ACTIVE_KEYS_PER_TENANT} unrevoked API keys; revoke unused ones.`);
+    }
+    const token = generateApiToken();
+    const hint = tokenHint(token);
+    const row = await queries.insertKey(this.database.db, {
+      id: newId('apiKey'),
+      tenantId,
+      name: input.name.trim(),
+      tokenHash: sha256Hex(token),
+      tokenStart: hint.start,
+      tokenLast4: hint.last4,
+      expiresAt,
+    });
+    return { ...this.toDto(row), token };
+  }
+
+  async createFor(auth: AuthContext, input: { name: string; expires_at?: string }) {
+    if (auth.kind === 'session' && auth.role === 'member') throw forbidden('insufficient_role', 'Members cannot create API keys; ask an admin or owner.');
+    return this.create(auth.tenantId, input);
+  }
+
+  /** Revokes a key; it fails at once on every instance. Revoking a revoked key returns it unchanged. */
+  async revoke(tenantId: string, keyId: string): Promise<ApiKeyDto> {
+    const revoked = await queries.revokeKey(this.database.db, tenantId, keyId);
+    if (revoked) {
+      await this.auth.invalidate({ kind: 'api_key', id: keyId });
+      return this.toDto(revoked);
+    }
+    const existing = await queries.findKey(this.database.db, tenantId, keyId);
+    if (!existing) throw notFound('API key', keyId);
+    return this.toDto(existing);
+  }
+
+  async revokeFor(auth: AuthContext, keyId: string) {
+    if (auth.kind === 'session' && auth.role === 'member') throw forbidden('insufficient_role', 'Members cannot revoke API keys; ask an admin or owner.');
+    return this.revoke(auth.tenantId, keyId);
+  }
+}

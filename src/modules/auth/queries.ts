@@ -1,0 +1,59 @@
+import { and, eq, gt, sql } from 'drizzle-orm';
+import type { Db } from '../../db/index.js';
+import { memberships, sessions, tenants, users } from '../../db/schema.js';
+import type { Role } from '../../http/context.js';
+
+export interface SessionCredential {
+  sessionId: string;
+  userId: string;
+  tenantId: string;
+  tenantStatus: string;
+  role: Role;
+  expiresAt: Date;
+}
+
+export async function findSessionByHash(db: Db, tokenHash: string): Promise<SessionCredential | null> {
+  const rows = await db
+    .select({
+      sessionId: sessions.id,
+      userId: sessions.userId,
+      tenantId: sessions.tenantId,
+      tenantStatus: tenants.status,
+      role: memberships.role,
+      expiresAt: sessions.expiresAt,
+    })
+    .from(sessions)
+    .innerJoin(tenants, eq(tenants.id, sessions.tenantId))
+    .innerJoin(memberships, and(eq(memberships.userId, sessions.userId), eq(memberships.tenantId, sessions.tenantId)))
+    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, sql`now()`)))
+    .limit(1);
+  const row = rows[0];
+  return row ? { ...row, role: row.role as Role } : null;
+}
+
+export async function findUserByEmail(db: Db, email: string) {
+  const rows = await db.select().from(users).where(eq(users.email, email)).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function membershipsOf(db: Db, userId: string) {
+  return db
+    .select({ tenantId: memberships.tenantId, role: memberships.role, tenantName: tenants.name, tenantStatus: tenants.status })
+    .from(memberships)
+    .innerJoin(tenants, eq(tenants.id, memberships.tenantId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(memberships.createdAt);
+}
+
+export async function insertSession(db: Db, row: typeof sessions.$inferInsert) {
+  await db.insert(sessions).values(row);
+}
+
+export async function deleteSession(db: Db, sessionId: string) {
+  await db.delete(sessions).where(eq(sessions.id, sessionId));
+}
+
+export async function findUser(db: Db, userId: string) {
+  const rows = await db.select().from(users).where(eq(users.id, userId)).limit(1);
+  return rows[0] ?? null;
+}

@@ -1,0 +1,90 @@
+import { and, asc, count, eq, or, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/index.js';
+import { plans, tenants } from '../../db/schema.js';
+
+const tenantWithPlan = {
+  id: tenants.id,
+  name: tenants.name,
+  planId: tenants.planId,
+  parentId: tenants.parentId,
+  status: tenants.status,
+  planFeatures: plans.features,
+  featureOverrides: tenants.featureOverrides,
+  createdAt: tenants.createdAt,
+  updatedAt: tenants.updatedAt,
+  archivedAt: tenants.archivedAt,
+};
+
+export type TenantRecord = {
+  id: string;
+  name: string;
+  planId: string;
+  parentId: string | null;
+  status: string;
+  planFeatures: Record<string, number | boolean>;
+  featureOverrides: Record<string, number | boolean>;
+  createdAt: Date;
+  updatedAt: Date;
+  archivedAt: Date | null;
+};
+
+export type TenantStatusFilter = 'active' | 'archived' | 'all';
+
+/** A tenant sees itself and its client tenants. */
+const visibleTo = (tenantId: string) => or(eq(tenants.id, tenantId), eq(tenants.parentId, tenantId));
+
+function statusCondition(status: TenantStatusFilter): SQL | undefined {
+  return status === 'all' ? undefined : eq(tenants.status, status);
+}
+
+export async function listVisibleTenants(db: Db, tenantId: string, status: TenantStatusFilter, limit: number, offset: number) {
+  const where = and(visibleTo(tenantId), statusCondition(status));
+  const rows = await db
+    .select({ ...tenantWithPlan, total: sql<number>`count(*) over()`.mapWith(Number) })
+    .from(tenants)
+    .innerJoin(plans, eq(plans.id, tenants.planId))
+    .where(where)
+    .orderBy(asc(tenants.createdAt), asc(tenants.id))
+    .limit(limit)
+    .offset(offset);
+  if (rows.length > 0) return { rows: rows as TenantRecord[], total: rows[0].total };
+  const [{ total }] = await db.select({ total: count() }).from(tenants).where(where);
+  return { rows: [] as TenantRecord[], total };
+}
+
+export async function findVisibleTenant(db: Db, callerTenantId: string, id: string): Promise<TenantRecord | null> {
+  const rows = await db
+    .select(tenantWithPlan)
+    .from(tenants)
+    .innerJoin(plans, eq(plans.id, tenants.planId))
+    .where(and(eq(tenants.id, id), visibleTo(callerTenantId)))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export async function findClientTenant(db: Db, parentId: string, id: string) {
+  const rows = await db
+    .select({ id: tenants.id })
+    .from(tenants)
+    .where(and(eq(tenants.id, id), eq(tenants.parentId, parentId), eq(tenants.status, 'active')))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+export async function findTenantById(db: Db, id: string): Promise<TenantRecord | null> {
+  const rows = await db.select(tenantWithPlan).from(tenants).innerJoin(plans, eq(plans.id, tenants.planId)).where(eq(tenants.id, id)).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function insertTenant(db: Db, row: typeof tenants.$inferInsert): Promise<void> {
+  await db.insert(tenants).values(row);
+}
+
+export async function updateTenant(db: Db, id: string, changes: Partial<typeof tenants.$inferInsert>): Promise<void> {
+  await db.update(tenants).set({ ...changes, updatedAt: sql`now()` }).where(eq(tenants.id, id));
+}
+
+export async function listPlanIds(db: Db): Promise<string[]> {
+  const rows = await db.select({ id: plans.id }).from(plans);
+  return rows.map((row) => row.id);
+}

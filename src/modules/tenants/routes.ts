@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireAuth } from '../../http/context.js';
+import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, withMeta } from '../../http/schemas.js';
+import { CreateTenantBody, ListTenantsQuery, Tenant, TenantIdParams, UpdateTenantBody } from './schemas.js';
+import { TenantService } from './service.js';
+
+export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const tenants = new TenantService(app.database, app.auth);
+  const tags = ['Tenants'];
+
+  app.get('/api/tenants/', {
+    schema: {
+      operationId: 'listTenants',
+      summary: 'List tenants',
+      description: 'The tenant of the credential and, for agencies and partners, its client tenants. Archived tenants are listed with `status=archived` or `status=all`.',
+      tags,
+      querystring: ListTenantsQuery,
+      response: { 200: listEnvelope(Tenant, 'A page of tenants.'), ...errorResponses() },
+    },
+    handler: async (request) => {
+      const auth = requireAuth(request);
+      const params = pageParams(request.query);
+      const { results, total } = await tenants.list(auth, request.query.status ?? 'active', params.pageSize, params.offset);
+      return pageEnvelope(request, params, total, results);
+    },
+  });
+
+  app.post('/api/tenants/', {
+    schema: {
+      operationId: 'createClientTenant',
+      summary: 'Create a client tenant',
+      description: 'Agency and partner tenants create client tenants they manage. Their keys act on a client with the `Tagport-Tenant` header.',
+      tags,
+      body: CreateTenantBody,
+      response: { 201: withMeta(Tenant), ...errorResponses(403, 413, 415) },
+    },
+    handler: async (request, reply) => {
+      const tenant = await tenants.createClient(requireAuth(request), request.body);
+      return reply.code(201).send(tenant);
+    },
+  });
+
+  app.get('/api/tenants/:id/', {
+    schema: {
+      operationId: 'getTenant',
+      summary: 'Get a tenant',
+      tags,
+      params: TenantIdParams,
+      response: { 200: withMeta(Tenant), ...errorResponses(404) },
+    },
+    handler: async (request) => tenants.get(requireAuth(request), request.params.id),
+  });
+
+  app.patch('/api/tenants/:id/', {
+    schema: {
+      operationId: 'updateTenant',
+      summary: 'Update a tenant',
+      description: 'Anyone with access may rename a tenant; plan and feature overrides can only be changed by the parent agency or partner of a client tenant.',
+      tags,
+      params: TenantIdParams,
+      body: UpdateTenantBody,
+      response: { 200: withMeta(Tenant), ...errorResponses(403, 404, 413, 415) },
+    },
+    handler: async (request) => tenants.update(requireAuth(request), request.params.id, request.body),
+  });
+
+  app.delete('/api/tenants/:id/', {
+    schema: {
+      operationId: 'archiveTenant',
+      summary: 'Archive a client tenant',
+      description: 'Archives the tenant; its API keys and sessions stop working at once on every instance. Archiving again returns the archived tenant.',
+      tags,
+      params: TenantIdParams,
+      response: { 200: withMeta(Tenant), ...errorResponses(403, 404) },
+    },
+    handler: async (request) => tenants.archive(requireAuth(request), request.params.id),
+  });
+};

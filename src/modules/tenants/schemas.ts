@@ -1,0 +1,65 @@
+import { Type, type Static } from 'typebox';
+import { idPattern } from '../../lib/ids.js';
+import { NullableTimestamp, PaginationQuery, Timestamp } from '../../http/schemas.js';
+
+export const PLAN_IDS = ['free', 'pro', 'business', 'agency', 'partner'] as const;
+/** Plans an agency or partner may give its client tenants. */
+export const CLIENT_PLAN_IDS = ['free', 'pro', 'business'] as const;
+
+const PlanId = Type.Union(PLAN_IDS.map((plan) => Type.Literal(plan)), { description: 'Billing plan; sets the default limits in `features`.' });
+const Features = Type.Record(Type.String(), Type.Union([Type.Number(), Type.Boolean()]), {
+  description: 'Effective limits and switches: the plan defaults merged with tenant overrides.',
+  examples: [{ max_containers: 100, max_monitors: 500, monitor_min_interval_seconds: 30, tracking_checker_api_hourly: 300, can_own_clients: true }],
+});
+
+export const TenantId = Type.String({ pattern: idPattern('tenant'), description: 'Tenant id (`ten_…`).', examples: ['ten_01jdv3k2m8q4r7s9t0v1w2x3y4'] });
+export const TenantIdParams = Type.Object({ id: TenantId });
+
+export const Tenant = Type.Object(
+  {
+    id: TenantId,
+    name: Type.String(),
+    plan: PlanId,
+    parent_id: Type.Union([TenantId, Type.Null()], { description: 'The agency or partner tenant that owns this client tenant.' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('archived')]),
+    features: Features,
+    created_at: Timestamp('When the tenant was created.'),
+    updated_at: Timestamp('When the tenant was last changed.'),
+    archived_at: NullableTimestamp('When the tenant was archived, or null.'),
+  },
+  { additionalProperties: false, description: 'A tenant: a customer account (project) with its plan and limits.' },
+);
+
+const TenantName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name.' });
+const FeatureOverrides = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }), Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Boolean()]), {
+  description: 'Overrides of plan limits for this tenant (only a parent agency or partner may set them). Keys must be known feature names.',
+  maxProperties: 50,
+});
+
+export const CreateTenantBody = Type.Object(
+  {
+    name: TenantName,
+    plan: Type.Optional(Type.Union(CLIENT_PLAN_IDS.map((plan) => Type.Literal(plan)), { default: 'free', description: 'Plan of the client tenant.' })),
+  },
+  { additionalProperties: false, examples: [{ name: 'Acme GmbH', plan: 'pro' }] },
+);
+
+export const UpdateTenantBody = Type.Object(
+  {
+    name: Type.Optional(TenantName),
+    plan: Type.Optional(PlanId),
+    feature_overrides: Type.Optional(FeatureOverrides),
+  },
+  { additionalProperties: false, minProperties: 1, examples: [{ name: 'Acme Europe GmbH' }] },
+);
+
+export const ListTenantsQuery = Type.Object({
+  ...PaginationQuery.properties,
+  status: Type.Optional(
+    Type.Union([Type.Literal('active'), Type.Literal('archived'), Type.Literal('all')], { default: 'active', description: 'Which tenants to list.' }),
+  ),
+});
+
+export type TenantDto = Static<typeof Tenant>;
+export type CreateTenantInput = Static<typeof CreateTenantBody>;
+export type UpdateTenantInput = Static<typeof UpdateTenantBody>;

@@ -1,0 +1,118 @@
+import type { Database } from '../../db/index.js';
+import type { AuthContext } from '../../http/context.js';
+import { forbidden, invalidRequest, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { AuthService } from '../../http/auth.js';
+import * as queries from './queries.js';
+import type { TenantRecord, TenantStatusFilter } from './queries.js';
+import { CLIENT_PLAN_IDS, PLAN_IDS, type CreateTenantInput, type TenantDto, type UpdateTenantInput } from './schemas.js';
+
+export function toTenantDto(row: TenantRecord): TenantDto {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.planId as TenantDto['plan'],
+    parent_id: row.parentId,
+    status: row.status as TenantDto['status'],
+    features: { ...row.planFeatures, ...row.featureOverrides },
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+    archived_at: row.archivedAt?.toISOString() ?? null,
+  };
+}
+
+export function effectiveFeatures(row: TenantRecord): Record<string, number | boolean> {
+  return { ...row.planFeatures, ...row.featureOverrides };
+}
+
+function requireWriter(auth: AuthContext): void {
+  if (auth.kind === 'session' && auth.role === 'member') throw forbidden('insufficient_role', 'Members can read but not change tenants; ask an admin or owner.');
+}
+
+export class TenantService {
+  constructor(
+    private readonly database: Database,
+    private readonly auth: AuthService,
+  ) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  async list(auth: AuthContext, status: TenantStatusFilter, limit: number, offset: number) {
+    const { rows, total } = await queries.listVisibleTenants(this.db, auth.tenantId, status, limit, offset);
+    return { results: rows.map(toTenantDto), total };
+  }
+
+  async get(auth: AuthContext, id: string): Promise<TenantDto> {
+    const row = await queries.findVisibleTenant(this.db, auth.tenantId, id);
+    if (!row) throw notFound('tenant', id);
+    return toTenantDto(row);
+  }
+
+  /** Creates a client tenant under the caller, which must be allowed to own clients (agency, partner). */
+  async createClient(auth: AuthContext, input: CreateTenantInput): Promise<TenantDto> {
+    requireWriter(auth);
+    const parent = await queries.findTenantById(this.db, auth.tenantId);
+    if (!parent || parent.parentId || effectiveFeatures(parent).can_own_clients !== true) {
+      throw forbidden('clients_not_allowed', 'Only agency and partner tenants can create client tenants.');
+    }
+    return this.create({ name: input.name.trim(), plan: input.plan ?? 'free', parentId: parent.id });
+  }
+
+  /** Operator path (CLI): any plan, optional parent. */
+  async create(input: { name: string; plan: string; parentId?: string | null }): Promise<TenantDto> {
+    if (!(PLAN_IDS as readonly string[]).includes(input.plan)) throw invalidRequest('invalid_plan', `Unknown plan '${input.plan}'; use one of ${PLAN_IDS.join(', ')}.`, 'plan');
+    if (input.parentId) {
+      const parent = await queries.findTenantById(this.db, input.parentId);
+      if (!parent) throw notFound('tenant', input.parentId);
+      if (parent.parentId || effectiveFeatures(parent).can_own_clients !== true) {
+        throw invalidRequest('parent_cannot_own_clients', 'The parent tenant must be an agency or partner tenant that is not itself a client.', 'parent_id');
+      }
+      if (!(CLIENT_PLAN_IDS as readonly string[]).includes(input.plan)) {
+        throw invalidRequest('invalid_client_plan', `Client tenants can have the plans ${CLIENT_PLAN_IDS.join(', ')}.`, 'plan');
+      }
+    }
+    const id = newId('tenant');
+    await queries.insertTenant(this.db, { id, name: input.name, planId: input.plan, parentId: input.parentId ?? null });
+    return toTenantDto((await queries.findTenantById(this.db, id))!);
+  }
+
+  async update(auth: AuthContext, id: string, input: UpdateTenantInput): Promise<TenantDto> {
+    requireWriter(auth);
+    const row = await queries.findVisibleTenant(this.db, auth.tenantId, id);
+    if (!row) throw notFound('tenant', id);
+    const actingOnClient = row.parentId === auth.tenantId;
+    if ((input.plan !== undefined || input.feature_overrides !== undefined) && !actingOnClient) {
+      throw forbidden('plan_change_not_allowed', 'Plans and limits of a tenant can only be changed by its parent agency or partner.');
+    }
+    if (input.plan !== undefined && !(CLIENT_PLAN_IDS as readonly string[]).includes(input.plan)) {
+      throw invalidRequest('invalid_client_plan', `Client tenants can have the plans ${CLIENT_PLAN_IDS.join(', ')}.`, 'plan');
+    }
+    if (input.feature_overrides) {
+      const unknown = Object.keys(input.feature_overrides).filter((key) => !(key in row.planFeatures));
+      if (unknown.length) throw invalidRequest('unknown_feature', `Unknown feature '${unknown[0]}'; known: ${Object.keys(row.planFeatures).join(', ')}.`, 'feature_overrides');
+      if ('can_own_clients' in input.feature_overrides) throw invalidRequest('feature_not_overridable', 'can_own_clients follows the plan.', 'feature_overrides');
+    }
+    if (row.status === 'archived') throw invalidRequest('tenant_archived', 'An archived tenant cannot be changed.', 'id');
+    await queries.updateTenant(this.db, id, {
+      name: input.name?.trim(),
+      planId: input.plan,
+      featureOverrides: input.feature_overrides,
+    });
+    return toTenantDto((await queries.findTenantById(this.db, id))!);
+  }
+
+  /** Archives a client tenant: its keys and sessions stop working at once. */
+  async archive(auth: AuthContext, id: string): Promise<TenantDto> {
+    requireWriter(auth);
+    const row = await queries.findVisibleTenant(this.db, auth.tenantId, id);
+    if (!row) throw notFound('tenant', id);
+    if (row.id === auth.credentialTenantId) throw forbidden('cannot_archive_self', 'A tenant cannot archive itself; its parent agency or support can.');
+    if (row.status !== 'archived') {
+      await queries.updateTenant(this.db, id, { status: 'archived', archivedAt: new Date() });
+      await this.auth.invalidate({ kind: 'tenant', id });
+    }
+    return toTenantDto((await queries.findTenantById(this.db, id))!);
+  }
+}

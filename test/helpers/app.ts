@@ -1,0 +1,58 @@
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import type { Database } from '../../src/db/index.js';
+import { ApiKeyService } from '../../src/modules/api-keys/service.js';
+import { UserService } from '../../src/modules/auth/service.js';
+import { TenantService } from '../../src/modules/tenants/service.js';
+import { createTestDatabase, type Backend, type TestDatabase } from './database.js';
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return loadConfig({ LOG_LEVEL: 'silent' }, { runMigrations: false, ...overrides });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: Database;
+  testDatabase: TestDatabase;
+  tenants: TenantService;
+  keys: ApiKeyService;
+  users: UserService;
+  /** Creates a tenant and a key for it through the real services. */
+  tenantWithKey(plan?: string, parentId?: string | null): Promise<{ tenantId: string; token: string; keyId: string }>;
+  inject(options: InjectOptions & { token?: string }): ReturnType<FastifyInstance['inject']>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(backend: Backend, overrides: Partial<Config> = {}, existing?: TestDatabase): Promise<TestApp> {
+  const testDatabase = existing ?? (await createTestDatabase(backend));
+  const config = testConfig(overrides);
+  const app = await buildApp({ config, database: testDatabase.database });
+  await app.ready();
+  const tenants = new TenantService(testDatabase.database, app.auth);
+  const keys = new ApiKeyService(testDatabase.database, app.auth);
+  const users = new UserService(testDatabase.database, app.auth, config.sessionTtlHours);
+  let counter = 0;
+  return {
+    app,
+    database: testDatabase.database,
+    testDatabase,
+    tenants,
+    keys,
+    users,
+    async tenantWithKey(plan = 'pro', parentId = null) {
+      const tenant = await tenants.create({ name: `Tenant ${++counter}`, plan, parentId });
+      const key = await keys.create(tenant.id, { name: 'test key' });
+      return { tenantId: tenant.id, token: key.token, keyId: key.id };
+    },
+    inject({ token, ...options }) {
+      const headers = { ...(options.headers ?? {}) } as Record<string, string>;
+      if (token) headers.authorization = `Bearer ${token}`;
+      return app.inject({ ...options, headers });
+    },
+    async close() {
+      await app.close();
+      if (!existing) await testDatabase.drop();
+    },
+  };
+}
