@@ -51,6 +51,7 @@ export async function buildApp({ config, database }: AppDependencies): Promise<F
   app.decorateRequest('authContext', null);
 
   await app.auth.start();
+  await app.rateLimits.ready();
   app.addHook('onClose', async () => {
     await app.auth.stop().catch((error: unknown) => app.log.warn({ err: error }, 'could not flush last_used_at'));
     await app.rateLimits.close();

@@ -41,6 +41,19 @@ export class RateLimits {
     });
   }
 
+  /** Waits until Redis is connected (when configured), so the first requests are counted in the shared store. */
+  async ready(timeoutMs = 5000): Promise<void> {
+    const redis = this.redis;
+    if (!redis || redis.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Redis not reachable within ${timeoutMs} ms`)), timeoutMs);
+      redis.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   /** Counts the request, sets the RateLimit headers, and throws 429 rate_limited when over the limit. */
   async apply(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const credential = request.authContext?.apiKeyId ?? request.authContext?.sessionId;
