@@ -62,7 +62,7 @@ describe('tagport CLI on the embedded database', () => {
     expect(refused.statusCode).toBe(401);
     await refused.body.dump();
     expect((await again.stop()).code).toBe(0);
-  });
+  }, 180_000);
 
   it('explains usage errors with exit code 64', async () => {
     const failure = await run(process.execPath, [bin, 'keys', 'create'], { env }).catch((error) => error);

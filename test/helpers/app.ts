@@ -1,4 +1,4 @@
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
@@ -20,7 +20,7 @@ export interface TestApp {
   users: UserService;
   /** Creates a tenant and a key for it through the real services. */
   tenantWithKey(plan?: string, parentId?: string | null): Promise<{ tenantId: string; token: string; keyId: string }>;
-  inject(options: InjectOptions & { token?: string }): ReturnType<FastifyInstance['inject']>;
+  inject(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 }
 
