@@ -6,11 +6,12 @@ import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
-import { AuthService, authenticate } from './http/auth.js';
+import { authenticate } from './http/auth.js';
 import { registerConventions } from './http/conventions.js';
 import { registerOpenApi } from './http/openapi.js';
 import { RateLimits } from './http/rate-limit.js';
 import { newId } from './lib/ids.js';
+import { createServices } from './services.js';
 import { apiKeyRoutes } from './modules/api-keys/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
@@ -46,14 +47,14 @@ export async function buildApp({ config, database }: AppDependencies): Promise<F
   app.setValidatorCompiler(buildValidators());
   app.decorate('config', config);
   app.decorate('database', database);
-  app.decorate('auth', new AuthService(database, config));
+  app.decorate('services', createServices(database, config));
   app.decorate('rateLimits', new RateLimits(config));
   app.decorateRequest('authContext', null);
 
-  await app.auth.start();
+  await app.services.start();
   await app.rateLimits.ready();
   app.addHook('onClose', async () => {
-    await app.auth.stop().catch((error: unknown) => app.log.warn({ err: error }, 'could not flush last_used_at'));
+    await app.services.stop().catch((error: unknown) => app.log.warn({ err: error }, 'could not flush last_used_at'));
     await app.rateLimits.close();
   });
 

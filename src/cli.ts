@@ -1,10 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from './config.js';
 import { openConfiguredDatabase, startRuntime } from './runtime.js';
-import { AuthService } from './http/auth.js';
-import { ApiKeyService } from './modules/api-keys/service.js';
-import { UserService } from './modules/auth/service.js';
-import { TenantService } from './modules/tenants/service.js';
+import { createServices, type Services } from './services.js';
 import type { Role } from './http/context.js';
 import { ApiError } from './http/errors.js';
 
@@ -36,18 +33,13 @@ async function serve(config: Config) {
 }
 
 /** Runs an administrative command with the services, without an HTTP listener. */
-async function withServices<T>(config: Config, run: (services: { tenants: TenantService; keys: ApiKeyService; users: UserService }) => Promise<T>) {
+async function withServices<T>(config: Config, run: (services: Services) => Promise<T>) {
   const database = await openConfiguredDatabase(config);
-  const auth = new AuthService(database, config);
+  const services = createServices(database, config);
   try {
-    const result = await run({
-      tenants: new TenantService(database, auth),
-      keys: new ApiKeyService(database, auth),
-      users: new UserService(database, auth, config.sessionTtlHours),
-    });
-    console.log(JSON.stringify(result, null, 2));
+    console.log(JSON.stringify(await run(services), null, 2));
   } finally {
-    await auth.flushLastUsed().catch(() => {});
+    await services.stop().catch(() => {});
     await database.close();
   }
 }
@@ -89,11 +81,11 @@ export async function main(argv: string[]): Promise<void> {
     return withServices(config, ({ tenants }) => tenants.create({ name: required(values, 'name'), plan: values.plan ?? 'free', parentId: values.parent ?? null }));
   }
   if (command === 'keys' && action === 'create') {
-    return withServices(config, ({ keys }) => keys.create(required(values, 'tenant'), { name: required(values, 'name'), expires_at: values['expires-at'] }));
+    return withServices(config, ({ apiKeys }) => apiKeys.create(required(values, 'tenant'), { name: required(values, 'name'), expires_at: values['expires-at'] }));
   }
   if (command === 'keys' && action === 'revoke') {
     if (!target) throw new UsageError('keys revoke needs the key id');
-    return withServices(config, ({ keys }) => keys.revoke(required(values, 'tenant'), target));
+    return withServices(config, ({ apiKeys }) => apiKeys.revoke(required(values, 'tenant'), target));
   }
   if (command === 'users' && action === 'create') {
     const password = values.password ?? process.env.TAGPORT_PASSWORD;

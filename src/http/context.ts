@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
-import type { AuthService } from './auth.js';
+import type { Services } from '../services.js';
 import type { RateLimits } from './rate-limit.js';
 
 export type Role = 'owner' | 'admin' | 'member';
@@ -21,7 +21,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     database: Database;
-    auth: AuthService;
+    services: Services;
     rateLimits: RateLimits;
   }
   interface FastifyRequest {

@@ -260,7 +260,7 @@ describe.each(backends)('API foundation on %s', (backend) => {
       await t.inject({ method: 'GET', url: '/api/tenants/', token: key.token });
       const query = `select last_used_at as value from api_keys where id = '${key.id}'`;
       expect(await column(query)).toBeNull();
-      await t.app.auth.flushLastUsed();
+      await t.app.services.auth.flushLastUsed();
       expect(await column(query)).not.toBeNull();
     });
 

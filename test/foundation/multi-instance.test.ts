@@ -54,6 +54,23 @@ describe.runIf(postgresUrl)('two instances on one PostgreSQL database', () => {
     expect(Date.now() - started).toBeLessThan(500);
   });
 
+  it("a tenant created on one instance appears in the other instance's cached list at once", async () => {
+    const agency = await a.tenantWithKey('agency');
+    expect((await getTenants(baseB, agency.token)).body.count).toBe(1);
+    const created = await request(`${baseA}/api/tenants/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agency.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'New client' }),
+    });
+    expect(created.statusCode).toBe(201);
+    await created.body.dump();
+    const started = Date.now();
+    let count = 1;
+    while (count === 1 && Date.now() - started < 2000) count = (await getTenants(baseB, agency.token)).body.count;
+    expect(count).toBe(2);
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
   it('an archived client tenant is refused on the other instance', async () => {
     const agency = await a.tenantWithKey('agency');
     const client = await a.tenantWithKey('pro', agency.tenantId);

@@ -2,9 +2,9 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
-import { ApiKeyService } from '../../src/modules/api-keys/service.js';
-import { UserService } from '../../src/modules/auth/service.js';
-import { TenantService } from '../../src/modules/tenants/service.js';
+import type { ApiKeyService } from '../../src/modules/api-keys/service.js';
+import type { UserService } from '../../src/modules/auth/service.js';
+import type { TenantService } from '../../src/modules/tenants/service.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './database.js';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -29,9 +29,7 @@ export async function startTestApp(backend: Backend, overrides: Partial<Config> 
   const config = testConfig(overrides);
   const app = await buildApp({ config, database: testDatabase.database });
   await app.ready();
-  const tenants = new TenantService(testDatabase.database, app.auth);
-  const keys = new ApiKeyService(testDatabase.database, app.auth);
-  const users = new UserService(testDatabase.database, app.auth, config.sessionTtlHours);
+  const { tenants, apiKeys: keys, users } = app.services;
   let counter = 0;
   return {
     app,

@@ -3,10 +3,9 @@ import { requireAuth } from '../../http/context.js';
 import { pageEnvelope, pageParams } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ApiKey, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas.js';
-import { ApiKeyService } from './service.js';
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const keys = new ApiKeyService(app.database, app.auth);
+  const keys = app.services.apiKeys;
   const tags = ['API keys'];
 
   app.get('/api/api-keys/', {

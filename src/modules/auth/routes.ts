@@ -4,11 +4,10 @@ import { requireAuth } from '../../http/context.js';
 import { unauthenticated } from '../../http/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
 import { LoginBody, Session } from './schemas.js';
-import { UserService } from './service.js';
 import { Type } from 'typebox';
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const users = new UserService(app.database, app.auth, app.config.sessionTtlHours);
+  const { users } = app.services;
   const tags = ['Web sessions'];
 
   app.post('/api/auth/login', {
@@ -25,7 +24,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const { token, expiresAt } = await users.login(request.body, request.ip);
       reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies, path: '/', expires: expiresAt });
-      const session = await app.auth.verifySession(token);
+      const session = await app.services.auth.verifySession(token);
       if (!session) throw unauthenticated('missing_credentials', 'The session could not be opened.');
       return { ...(await users.describe(session.userId, session.tenantId, session.role)), csrf_token: reply.generateCsrf() };
     },

@@ -3,10 +3,9 @@ import { requireAuth } from '../../http/context.js';
 import { pageEnvelope, pageParams } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, withMeta } from '../../http/schemas.js';
 import { CreateTenantBody, ListTenantsQuery, Tenant, TenantIdParams, UpdateTenantBody } from './schemas.js';
-import { TenantService } from './service.js';
 
 export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const tenants = new TenantService(app.database, app.auth);
+  const { tenants } = app.services;
   const tags = ['Tenants'];
 
   app.get('/api/tenants/', {

@@ -2,7 +2,8 @@ import type { Database } from '../../db/index.js';
 import type { AuthContext } from '../../http/context.js';
 import { forbidden, invalidRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
-import type { AuthService } from '../../http/auth.js';
+import type { InvalidationBus } from '../../db/invalidation.js';
+import { ReadThroughCache } from '../../lib/cache.js';
 import * as queries from './queries.js';
 import type { TenantRecord, TenantStatusFilter } from './queries.js';
 import { CLIENT_PLAN_IDS, PLAN_IDS, type CreateTenantInput, type TenantDto, type UpdateTenantInput } from './schemas.js';
@@ -29,19 +30,35 @@ function requireWriter(auth: AuthContext): void {
   if (auth.kind === 'session' && auth.role === 'member') throw forbidden('insufficient_role', 'Members can read but not change tenants; ask an admin or owner.');
 }
 
+type TenantPage = { results: TenantDto[]; total: number };
+
 export class TenantService {
+  /** Tenant lists are read on every dashboard load and rarely change: cached, and cleared on any tenant write. */
+  private readonly lists: ReadThroughCache<TenantPage>;
+
   constructor(
     private readonly database: Database,
-    private readonly auth: AuthService,
-  ) {}
+    private readonly invalidations: InvalidationBus,
+    cacheTtlMs: number,
+  ) {
+    this.lists = new ReadThroughCache(cacheTtlMs);
+    invalidations.subscribe(({ kind }) => kind === 'tenant' && this.lists.clear());
+  }
 
   private get db() {
     return this.database.db;
   }
 
-  async list(auth: AuthContext, status: TenantStatusFilter, limit: number, offset: number) {
-    const { rows, total } = await queries.listVisibleTenants(this.db, auth.tenantId, status, limit, offset);
-    return { results: rows.map(toTenantDto), total };
+  async list(auth: AuthContext, status: TenantStatusFilter, limit: number, offset: number): Promise<TenantPage> {
+    return this.lists.get(`${auth.tenantId}|${status}|${limit}|${offset}`, async () => {
+      const { rows, total } = await queries.listVisibleTenants(this.db, auth.tenantId, status, limit, offset);
+      return { results: rows.map(toTenantDto), total };
+    });
+  }
+
+  private async changed(id: string): Promise<TenantDto> {
+    await this.invalidations.publish({ kind: 'tenant', id });
+    return toTenantDto((await queries.findTenantById(this.db, id))!);
   }
 
   async get(auth: AuthContext, id: string): Promise<TenantDto> {
@@ -75,7 +92,7 @@ export class TenantService {
     }
     const id = newId('tenant');
     await queries.insertTenant(this.db, { id, name: input.name, planId: input.plan, parentId: input.parentId ?? null });
-    return toTenantDto((await queries.findTenantById(this.db, id))!);
+    return this.changed(id);
   }
 
   async update(auth: AuthContext, id: string, input: UpdateTenantInput): Promise<TenantDto> {
@@ -100,19 +117,17 @@ export class TenantService {
       planId: input.plan,
       featureOverrides: input.feature_overrides,
     });
-    return toTenantDto((await queries.findTenantById(this.db, id))!);
+    return this.changed(id);
   }
 
-  /** Archives a client tenant: its keys and sessions stop working at once. */
+  /** Archives a client tenant: its keys and sessions stop working at once (the invalidation reaches the auth caches). */
   async archive(auth: AuthContext, id: string): Promise<TenantDto> {
     requireWriter(auth);
     const row = await queries.findVisibleTenant(this.db, auth.tenantId, id);
     if (!row) throw notFound('tenant', id);
     if (row.id === auth.credentialTenantId) throw forbidden('cannot_archive_self', 'A tenant cannot archive itself; its parent agency or support can.');
-    if (row.status !== 'archived') {
-      await queries.updateTenant(this.db, id, { status: 'archived', archivedAt: new Date() });
-      await this.auth.invalidate({ kind: 'tenant', id });
-    }
-    return toTenantDto((await queries.findTenantById(this.db, id))!);
+    if (row.status === 'archived') return toTenantDto(row);
+    await queries.updateTenant(this.db, id, { status: 'archived', archivedAt: new Date() });
+    return this.changed(id);
   }
 }

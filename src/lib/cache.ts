@@ -1,0 +1,34 @@
+/**
+ * A bounded in-memory read-through cache with a TTL and a generation counter: `clear()` bumps the
+ * generation, and a load that started before a clear is not stored, so a concurrent invalidation
+ * can never be overwritten by a stale read.
+ */
+export class ReadThroughCache<V> {
+  private readonly entries = new Map<string, { value: V; storedAt: number }>();
+  private generation = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async get(key: string, load: () => Promise<V>): Promise<V> {
+    const hit = this.entries.get(key);
+    if (hit && Date.now() - hit.storedAt < this.ttlMs) return hit.value;
+    const generation = this.generation;
+    const value = await load();
+    if (value != null && generation === this.generation && this.ttlMs > 0) {
+      this.entries.delete(key);
+      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(key, { value, storedAt: Date.now() });
+    }
+    return value;
+  }
+
+  /** Drops entries matching the predicate, or all of them. */
+  clear(matches?: (key: string, value: V) => boolean): void {
+    this.generation++;
+    if (!matches) return this.entries.clear();
+    for (const [key, entry] of this.entries) if (matches(key, entry.value)) this.entries.delete(key);
+  }
+}
