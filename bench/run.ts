@@ -4,7 +4,7 @@ const only = process.argv[2];
 
 if (!only || only === 'api') {
   const results = await runApiBench();
-  console.log('\nAPI throughput (autocannon, 50 connections)');
+  console.log('\nAPI throughput (autocannon, 50 connections, median of interleaved rounds)');
   console.table(results);
   console.log(JSON.stringify({ api: results }));
 }

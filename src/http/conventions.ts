@@ -7,15 +7,17 @@ import { ApiError, type ErrorType } from './errors.js';
  * object body, the error body for every failure, and 405 with Allow for known paths with another method.
  */
 export function registerConventions(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback-style hooks: they run on every request, and skip the promise an async hook allocates.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
-  app.addHook('preSerialization', async (request, _reply, payload: unknown) => {
+  app.addHook('preSerialization', (request, _reply, payload: unknown, done) => {
     if (payload && typeof payload === 'object' && !Array.isArray(payload) && !Buffer.isBuffer(payload)) {
-      return { ...(payload as object), api_meta: { request_id: request.id } };
+      return done(null, { ...(payload as object), api_meta: { request_id: request.id } });
     }
-    return payload;
+    done(null, payload);
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, toApiError(error, request)));

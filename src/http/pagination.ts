@@ -22,14 +22,16 @@ function pageUrl(request: FastifyRequest, baseUrl: string, page: number, pageSiz
 /** Builds the list envelope {count, page, page_size, total_pages, next, previous, results}. */
 export function pageEnvelope<T>(request: FastifyRequest, params: PageParams, count: number, results: T[]) {
   const totalPages = Math.ceil(count / params.pageSize);
-  const baseUrl = request.server.config.publicBaseUrl ?? requestOrigin(request);
+  const hasNext = params.page < totalPages;
+  const hasPrevious = params.page > 1;
+  const baseUrl = hasNext || hasPrevious ? (request.server.config.publicBaseUrl ?? requestOrigin(request)) : '';
   return {
     count,
     page: params.page,
     page_size: params.pageSize,
     total_pages: totalPages,
-    next: params.page < totalPages ? pageUrl(request, baseUrl, params.page + 1, params.pageSize) : null,
-    previous: params.page > 1 ? pageUrl(request, baseUrl, Math.min(params.page - 1, Math.max(totalPages, 1)), params.pageSize) : null,
+    next: hasNext ? pageUrl(request, baseUrl, params.page + 1, params.pageSize) : null,
+    previous: hasPrevious ? pageUrl(request, baseUrl, Math.min(params.page - 1, Math.max(totalPages, 1)), params.pageSize) : null,
     results,
   };
 }

@@ -10,6 +10,9 @@ interface Policy {
   name: 'token' | 'ip';
   limiter: RateLimiterAbstract;
   quota: number;
+  quotaText: string;
+  /** The constant `RateLimit-Policy` value. */
+  header: string;
 }
 
 /**
@@ -26,8 +29,12 @@ export class RateLimits {
     this.redis?.on('error', () => {
       /* the in-memory insurance limiter takes over while Redis is unreachable */
     });
-    this.token = { name: 'token', quota: config.rateLimitPerMinute, limiter: this.limiter('token', config.rateLimitPerMinute) };
-    this.ip = { name: 'ip', quota: config.anonymousRateLimitPerMinute, limiter: this.limiter('ip', config.anonymousRateLimitPerMinute) };
+    this.token = this.policy('token', config.rateLimitPerMinute);
+    this.ip = this.policy('ip', config.anonymousRateLimitPerMinute);
+  }
+
+  private policy(name: Policy['name'], quota: number): Policy {
+    return { name, quota, quotaText: String(quota), header: `"${name}";q=${quota};w=${WINDOW_SECONDS}`, limiter: this.limiter(name, quota) };
   }
 
   private limiter(prefix: string, points: number): RateLimiterAbstract {
@@ -70,11 +77,13 @@ export class RateLimits {
     }
     const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
     const remaining = Math.max(0, result.remainingPoints);
-    reply.header('ratelimit-policy', `"${policy.name}";q=${policy.quota};w=${WINDOW_SECONDS}`);
-    reply.header('ratelimit', `"${policy.name}";r=${remaining};t=${resetSeconds}`);
-    reply.header('x-ratelimit-limit', policy.quota);
-    reply.header('x-ratelimit-remaining', remaining);
-    reply.header('x-ratelimit-reset', Math.ceil((Date.now() + result.msBeforeNext) / 1000));
+    reply.headers({
+      'ratelimit-policy': policy.header,
+      ratelimit: `"${policy.name}";r=${remaining};t=${resetSeconds}`,
+      'x-ratelimit-limit': policy.quotaText,
+      'x-ratelimit-remaining': String(remaining),
+      'x-ratelimit-reset': String(Math.ceil((Date.now() + result.msBeforeNext) / 1000)),
+    });
     if (limited) {
       throw new ApiError(429, 'rate_limit_error', 'rate_limited', `Rate limit of ${policy.quota} requests per minute exceeded; retry in ${resetSeconds} s.`, {
         headers: { 'retry-after': String(resetSeconds) },

@@ -1,4 +1,17 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
+
+/**
+ * `enum` and `type: [x, 'null']` instead of anyOf unions: the same JSON Schema meaning, but the response
+ * serialiser (fast-json-stringify) has to validate each anyOf branch at run time, which is slow on hot paths.
+ */
+export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+export function Nullable<T extends TSchema>(schema: T, options: Record<string, unknown> = {}) {
+  const { type, ...rest } = schema as unknown as { type: string };
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'], ...options });
+}
 
 /** Shared schemas for every route: api_meta, the error body, the list envelope and pagination. */
 
@@ -11,7 +24,7 @@ export const ErrorBody = Type.Object(
   {
     error: Type.Object(
       {
-        type: Type.Union(
+        type: StringEnum(
           [
             'invalid_request_error',
             'authentication_error',
@@ -21,7 +34,7 @@ export const ErrorBody = Type.Object(
             'rate_limit_error',
             'quota_error',
             'api_error',
-          ].map((value) => Type.Literal(value)),
+          ] as const,
           { description: 'Broad category of the error.' },
         ),
         code: Type.String({ description: 'Machine-readable error code, stable across releases.' }),
@@ -79,8 +92,8 @@ export function listEnvelope<T extends TSchema>(item: T, description: string) {
       page: Type.Integer(),
       page_size: Type.Integer(),
       total_pages: Type.Integer(),
-      next: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'URL of the next page, or null.' }),
-      previous: Type.Union([Type.String({ format: 'uri' }), Type.Null()], { description: 'URL of the previous page, or null.' }),
+      next: Nullable(Type.String({ format: 'uri' }), { description: 'URL of the next page, or null.' }),
+      previous: Nullable(Type.String({ format: 'uri' }), { description: 'URL of the previous page, or null.' }),
       results: Type.Array(item),
       api_meta: ApiMeta,
     },
@@ -110,4 +123,4 @@ export function withMeta<T extends TSchema>(object: T) {
 }
 
 export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
-export const NullableTimestamp = (description: string) => Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description });
+export const NullableTimestamp = (description: string) => Nullable(Type.String({ format: 'date-time' }), { description });

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { idPattern } from '../../lib/ids.js';
-import { NullableTimestamp, Timestamp } from '../../http/schemas.js';
+import { NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.js';
 import { TenantId } from '../tenants/schemas.js';
 
 export const ApiKeyIdParams = Type.Object({
@@ -13,7 +13,7 @@ const apiKeyProperties = {
   name: Type.String(),
   token_start: Type.String({ description: 'First characters of the token, for recognising it.', examples: ['tgp_A1b2'] }),
   token_last4: Type.String({ description: 'Last four characters of the token.', examples: ['x9Yz'] }),
-  status: Type.Union([Type.Literal('active'), Type.Literal('revoked'), Type.Literal('expired')]),
+  status: StringEnum(['active', 'revoked', 'expired'] as const),
   created_at: Timestamp('When the key was created.'),
   expires_at: NullableTimestamp('When the key stops working, or null for never.'),
   last_used_at: NullableTimestamp('Last time the key authenticated a request (updated every few seconds).'),

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { TenantId } from '../tenants/schemas.js';
+import { StringEnum } from '../../http/schemas.js';
 
 export const LoginBody = Type.Object(
   {
@@ -14,7 +15,7 @@ export const Session = Type.Object(
   {
     user: Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() }, { additionalProperties: false }),
     tenant_id: TenantId,
-    role: Type.Union([Type.Literal('owner'), Type.Literal('admin'), Type.Literal('member')]),
+    role: StringEnum(['owner', 'admin', 'member'] as const),
     memberships: Type.Array(
       Type.Object({ tenant_id: TenantId, tenant_name: Type.String(), role: Type.String() }, { additionalProperties: false }),
     ),

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { withMeta } from '../../http/schemas.js';
+import { StringEnum, withMeta } from '../../http/schemas.js';
 
 const Health = Type.Object(
-  { status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]), checks: Type.Optional(Type.Record(Type.String(), Type.String())) },
+  { status: StringEnum(['ok', 'unavailable'] as const), checks: Type.Optional(Type.Record(Type.String(), Type.String())) },
   { additionalProperties: false },
 );
 

@@ -1,13 +1,13 @@
 import { Type, type Static } from 'typebox';
 import { idPattern } from '../../lib/ids.js';
-import { NullableTimestamp, PaginationQuery, Timestamp } from '../../http/schemas.js';
+import { Nullable, NullableTimestamp, PaginationQuery, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const PLAN_IDS = ['free', 'pro', 'business', 'agency', 'partner'] as const;
 /** Plans an agency or partner may give its client tenants. */
 export const CLIENT_PLAN_IDS = ['free', 'pro', 'business'] as const;
 
-const PlanId = Type.Union(PLAN_IDS.map((plan) => Type.Literal(plan)), { description: 'Billing plan; sets the default limits in `features`.' });
-const Features = Type.Record(Type.String(), Type.Union([Type.Number(), Type.Boolean()]), {
+const PlanId = StringEnum(PLAN_IDS, { description: 'Billing plan; sets the default limits in `features`.' });
+const Features = Type.Record(Type.String(), Type.Unsafe<number | boolean>({ type: ['number', 'boolean'] }), {
   description: 'Effective limits and switches: the plan defaults merged with tenant overrides.',
   examples: [{ max_containers: 100, max_monitors: 500, monitor_min_interval_seconds: 30, tracking_checker_api_hourly: 300, can_own_clients: true }],
 });
@@ -20,8 +20,8 @@ export const Tenant = Type.Object(
     id: TenantId,
     name: Type.String(),
     plan: PlanId,
-    parent_id: Type.Union([TenantId, Type.Null()], { description: 'The agency or partner tenant that owns this client tenant.' }),
-    status: Type.Union([Type.Literal('active'), Type.Literal('archived')]),
+    parent_id: Nullable(TenantId, { description: 'The agency or partner tenant that owns this client tenant.' }),
+    status: StringEnum(['active', 'archived'] as const),
     features: Features,
     created_at: Timestamp('When the tenant was created.'),
     updated_at: Timestamp('When the tenant was last changed.'),
@@ -39,7 +39,7 @@ const FeatureOverrides = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,6
 export const CreateTenantBody = Type.Object(
   {
     name: TenantName,
-    plan: Type.Optional(Type.Union(CLIENT_PLAN_IDS.map((plan) => Type.Literal(plan)), { default: 'free', description: 'Plan of the client tenant.' })),
+    plan: Type.Optional(StringEnum(CLIENT_PLAN_IDS, { default: 'free', description: 'Plan of the client tenant.' })),
   },
   { additionalProperties: false, examples: [{ name: 'Acme GmbH', plan: 'pro' }] },
 );
@@ -56,7 +56,7 @@ export const UpdateTenantBody = Type.Object(
 export const ListTenantsQuery = Type.Object({
   ...PaginationQuery.properties,
   status: Type.Optional(
-    Type.Union([Type.Literal('active'), Type.Literal('archived'), Type.Literal('all')], { default: 'active', description: 'Which tenants to list.' }),
+    StringEnum(['active', 'archived', 'all'] as const, { default: 'active', description: 'Which tenants to list.' }),
   ),
 });
 
