@@ -91,3 +91,26 @@ export type TenantRow = typeof tenants.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 export type PlanRow = typeof plans.$inferSelect;
 export type UserRow = typeof users.$inferSelect;
+
+export const scans = pgTable(
+  'scans',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    apiKeyId: text('api_key_id'),
+    url: text('url').notNull(),
+    language: text('language').notNull(),
+    options: jsonb('options').$type<{ ai_summary: boolean; pagespeed: boolean }>().notNull(),
+    status: text('status').notNull(),
+    result: jsonb('result').$type<Record<string, unknown>>(),
+    error: jsonb('error').$type<{ code: string; message: string }>(),
+    createdAt: createdAt(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('scans_tenant_created_idx').on(t.tenantId, t.createdAt),
+    check('scans_status_check', sql`${t.status} in ('running', 'completed', 'failed')`),
+  ],
+);
+
+export type ScanRow = typeof scans.$inferSelect;

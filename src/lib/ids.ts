@@ -9,6 +9,7 @@ export const ID_PREFIXES = {
   membership: 'mem',
   session: 'ses',
   request: 'req',
+  scan: 'scn',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
