@@ -16,6 +16,9 @@ import { apiKeyRoutes } from './modules/api-keys/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { tenantRoutes } from './modules/tenants/routes.js';
+import { trackingCheckerRoutes } from './modules/tracking-checker/routes.js';
+import type { Scanner } from './scanner/index.js';
+import { webRoutes } from './web/routes.js';
 
 /** Bodies are validated strictly (no type coercion); query strings and path params are coerced from text. */
 function buildValidators() {
@@ -31,10 +34,12 @@ const UNLIMITED_PATHS = new Set(['/healthz', '/readyz']);
 export interface AppDependencies {
   config: Config;
   database: Database;
+  /** Replaces the scanner built from config (tests: fixture CA and host mapping). */
+  scanner?: Scanner;
 }
 
 /** Builds the Fastify app. The caller owns the database; app.close() stops the app's own services. */
-export async function buildApp({ config, database }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ config, database, scanner }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
     genReqId: () => newId('request'),
@@ -47,7 +52,7 @@ export async function buildApp({ config, database }: AppDependencies): Promise<F
   app.setValidatorCompiler(buildValidators());
   app.decorate('config', config);
   app.decorate('database', database);
-  app.decorate('services', createServices(database, config));
+  app.decorate('services', createServices(database, config, scanner));
   app.decorate('rateLimits', new RateLimits(config));
   app.decorateRequest('authContext', null);
 
@@ -66,7 +71,7 @@ export async function buildApp({ config, database }: AppDependencies): Promise<F
 
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0];
-    if (UNLIMITED_PATHS.has(path)) return;
+    if (UNLIMITED_PATHS.has(path) || path.startsWith('/assets/')) return;
     const needsAuth = path.startsWith('/api/') && request.routeOptions.url !== undefined && !request.routeOptions.config.public && !path.startsWith('/api/docs');
     let failure: unknown = null;
     if (needsAuth) {
@@ -85,5 +90,7 @@ export async function buildApp({ config, database }: AppDependencies): Promise<F
   await app.register(authRoutes);
   await app.register(tenantRoutes);
   await app.register(apiKeyRoutes);
+  await app.register(trackingCheckerRoutes);
+  await app.register(webRoutes);
   return app;
 }

@@ -16,6 +16,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Requests per minute for unauthenticated traffic, counted per IP. */
   anonymousRateLimitPerMinute: number;
+  /** Scans per hour per IP on the public tracking checker (no API key). */
+  publicScansPerHour: number;
   bodyLimitBytes: number;
   logLevel: string;
   /** Session cookie is marked Secure (set this behind https). */
@@ -30,6 +32,17 @@ export interface Config {
   /** How long a verified API key stays in the in-memory cache, in ms. */
   authCacheTtlMs: number;
   runMigrations: boolean;
+  /** Test-only: let scans (and other outbound requests) reach loopback and private addresses. */
+  allowPrivateNetworks: boolean;
+  scanner: {
+    chromiumPath: string;
+    /** Chromium --host-resolver-rules; unset in production (the SSRF guard filters every request). */
+    hostResolverRules: string | null;
+    concurrency: number;
+    scanTimeoutMs: number;
+  };
+  /** OpenAI-compatible chat completions for AI summaries; the built-in writer is used when unset. */
+  ai: { baseUrl: string; model: string; apiKey: string } | null;
 }
 
 type Env = Record<string, string | undefined>;
@@ -57,6 +70,14 @@ function optional(env: Env, name: string): string | null {
   return raw ? raw : null;
 }
 
+function aiConfig(env: Env): Config['ai'] {
+  const baseUrl = optional(env, 'AI_BASE_URL');
+  const model = optional(env, 'AI_MODEL');
+  if (!baseUrl && !model) return null;
+  if (!baseUrl || !model) throw new ConfigError('Set both AI_BASE_URL and AI_MODEL (and AI_API_KEY) to use an AI provider');
+  return { baseUrl: baseUrl.replace(/\/+$/, ''), model, apiKey: env.AI_API_KEY ?? '' };
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const config: Config = {
     host: env.HOST || '127.0.0.1',
@@ -68,6 +89,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     redisUrl: optional(env, 'REDIS_URL'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100, 1),
     anonymousRateLimitPerMinute: integer(env, 'ANONYMOUS_RATE_LIMIT_PER_MINUTE', 60, 1),
+    publicScansPerHour: integer(env, 'PUBLIC_SCANS_PER_HOUR', 10, 1),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     logLevel: env.LOG_LEVEL || 'info',
     secureCookies: bool(env, 'SECURE_COOKIES', false),
@@ -77,6 +99,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 15_000, 10),
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 60_000, 0),
     runMigrations: bool(env, 'RUN_MIGRATIONS', true),
+    allowPrivateNetworks: bool(env, 'ALLOW_PRIVATE_NETWORKS', false),
+    scanner: {
+      chromiumPath: env.SCANNER_CHROMIUM_PATH || '/usr/lib/chromium/chromium',
+      hostResolverRules: optional(env, 'SCANNER_HOST_RESOLVER_RULES'),
+      concurrency: integer(env, 'SCANNER_CONCURRENCY', 2, 1),
+      scanTimeoutMs: integer(env, 'SCAN_TIMEOUT_MS', 45_000, 1000),
+    },
+    ai: aiConfig(env),
     ...overrides,
   };
   if (config.cookieSecret.length < 32) throw new ConfigError('COOKIE_SECRET must be at least 32 characters');

@@ -5,6 +5,8 @@ import { AuthService } from './http/auth.js';
 import { ApiKeyService } from './modules/api-keys/service.js';
 import { UserService } from './modules/auth/service.js';
 import { TenantService } from './modules/tenants/service.js';
+import { TrackingCheckerService } from './modules/tracking-checker/service.js';
+import { Scanner } from './scanner/index.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -13,11 +15,25 @@ export interface Services {
   tenants: TenantService;
   apiKeys: ApiKeyService;
   users: UserService;
+  scanner: Scanner;
+  trackingChecker: TrackingCheckerService;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
 
-export function createServices(database: Database, config: Config): Services {
+/** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
+export function scannerFromConfig(config: Config): Scanner {
+  return new Scanner({
+    chromiumPath: config.scanner.chromiumPath,
+    hostResolverRules: config.scanner.hostResolverRules ?? '',
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    browserConcurrency: config.scanner.concurrency,
+    scanTimeoutMs: config.scanner.scanTimeoutMs,
+    ai: config.ai,
+  });
+}
+
+export function createServices(database: Database, config: Config, scanner: Scanner = scannerFromConfig(config)): Services {
   const invalidations = new InvalidationBus(database);
   const auth = new AuthService(database, config, invalidations);
   return {
@@ -26,6 +42,8 @@ export function createServices(database: Database, config: Config): Services {
     tenants: new TenantService(database, invalidations, config.authCacheTtlMs),
     apiKeys: new ApiKeyService(database, auth),
     users: new UserService(database, auth, config.sessionTtlHours),
+    scanner,
+    trackingChecker: new TrackingCheckerService(database, scanner),
     async start() {
       await invalidations.start();
       auth.start();
@@ -33,6 +51,7 @@ export function createServices(database: Database, config: Config): Services {
     async stop() {
       await invalidations.stop();
       await auth.stop();
+      await scanner.close();
     },
   };
 }

@@ -89,6 +89,8 @@ function validationMessage(issue: ValidationIssue, context: string, param: strin
       return `Missing required ${where} '${param}'.`;
     case 'type':
       return `The ${where} '${param}' must be of type ${issue.params.type}.`;
+    case 'enum':
+      return `The ${where} '${param}' must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}.`;
     default:
       return param ? `The ${where} '${param}' ${issue.message}.` : `The request ${context} ${issue.message}.`;
   }
@@ -114,7 +116,7 @@ function toApiError(error: FastifyError & { validation?: ValidationIssue[]; vali
     const param = validationParam(issue);
     return new ApiError(400, 'invalid_request_error', issue.keyword === 'additionalProperties' ? 'unknown_parameter' : 'invalid_parameter', validationMessage(issue, context, param), {
       param,
-      details: { location: context },
+      details: issue.keyword === 'enum' ? { location: context, allowed_values: issue.params.allowedValues } : { location: context },
     });
   }
   const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;

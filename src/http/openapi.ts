@@ -30,6 +30,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'Tenants', description: 'Customer accounts and, for agencies and partners, their client tenants.' },
         { name: 'API keys', description: 'Bearer tokens of a tenant.' },
         { name: 'Web sessions', description: 'Cookie sessions of the web dashboard.' },
+        { name: 'Tracking checker', description: 'Scans of web pages for trackers, consent and server-side tagging (partner endpoint).' },
         { name: 'System', description: 'Health and readiness.' },
       ],
     },

@@ -22,6 +22,8 @@ interface Policy {
 export class RateLimits {
   private readonly token: Policy;
   private readonly ip: Policy;
+  private readonly publicScans: RateLimiterAbstract;
+  private readonly publicScanQuota: number;
   readonly redis: Redis | null;
 
   constructor(config: Config) {
@@ -31,20 +33,22 @@ export class RateLimits {
     });
     this.token = this.policy('token', config.rateLimitPerMinute);
     this.ip = this.policy('ip', config.anonymousRateLimitPerMinute);
+    this.publicScanQuota = config.publicScansPerHour;
+    this.publicScans = this.limiter('public-scan', config.publicScansPerHour, 3600);
   }
 
   private policy(name: Policy['name'], quota: number): Policy {
     return { name, quota, quotaText: String(quota), header: `"${name}";q=${quota};w=${WINDOW_SECONDS}`, limiter: this.limiter(name, quota) };
   }
 
-  private limiter(prefix: string, points: number): RateLimiterAbstract {
-    if (!this.redis) return new RateLimiterMemory({ keyPrefix: prefix, points, duration: WINDOW_SECONDS });
+  private limiter(prefix: string, points: number, duration = WINDOW_SECONDS): RateLimiterAbstract {
+    if (!this.redis) return new RateLimiterMemory({ keyPrefix: prefix, points, duration });
     return new RateLimiterRedis({
       storeClient: this.redis,
       keyPrefix: `tagport:rl:${prefix}`,
       points,
-      duration: WINDOW_SECONDS,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${prefix}-insurance`, points, duration: WINDOW_SECONDS }),
+      duration,
+      insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${prefix}-insurance`, points, duration }),
     });
   }
 
@@ -88,6 +92,31 @@ export class RateLimits {
       throw new ApiError(429, 'rate_limit_error', 'rate_limited', `Rate limit of ${policy.quota} requests per minute exceeded; retry in ${resetSeconds} s.`, {
         headers: { 'retry-after': String(resetSeconds) },
         details: { limit: policy.quota, window_seconds: WINDOW_SECONDS, retry_after_seconds: resetSeconds },
+      });
+    }
+  }
+
+  /** The public tracking checker: scans per hour per IP, as a "public-scan" item in the RateLimit headers. */
+  async consumePublicScan(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    let result: RateLimiterRes;
+    let limited = false;
+    try {
+      result = await this.publicScans.consume(request.ip);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      result = rejection;
+      limited = true;
+    }
+    const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
+    const append = (name: string, item: string) => {
+      const existing = reply.getHeader(name);
+      reply.header(name, existing ? `${existing}, ${item}` : item);
+    };
+    append('ratelimit-policy', `"public-scan";q=${this.publicScanQuota};w=3600`);
+    append('ratelimit', `"public-scan";r=${Math.max(0, result.remainingPoints)};t=${resetSeconds}`);
+    if (limited) {
+      throw new ApiError(429, 'rate_limit_error', 'public_scan_limit', `The public checker allows ${this.publicScanQuota} scans per hour per address; retry in ${resetSeconds} s, or use the API with a key.`, {
+        headers: { 'retry-after': String(resetSeconds) },
       });
     }
   }

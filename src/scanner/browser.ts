@@ -382,6 +382,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
       const response = await page.goto(url, { waitUntil: 'load', timeout: navigationBudget });
       findings.mainStatus = response?.status() ?? null;
     } catch (error) {
+      // The page's own address or an HTTP redirect of it was refused: the scan target itself is not allowed.
       if (mainRefused) throw mainRefused;
       if (options.signal?.aborted) throw error;
       const message = error instanceof Error ? error.message : String(error);
@@ -389,7 +390,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
       else if (!page.url() || page.url() === 'about:blank') throw error;
       else findings.problems.push(`navigation: ${message.split('\n')[0]}`);
     }
-    if (mainRefused) throw mainRefused;
+    // A refused navigation after load (e.g. a script redirect) is only reported as a refused request.
 
     // Let tags that fire after load (timers, window-loaded triggers) run, until the network is quiet.
     const settleUntil = Math.min(Date.now() + options.settleMs, options.deadline - SNAPSHOT_RESERVE_MS);

@@ -9,11 +9,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-const literals = <T extends readonly string[]>(values: T, options: { description: string }) =>
-  Type.Union(
-    values.map((value) => Type.Literal(value)),
-    options,
-  ) as unknown as TSchema & { static: T[number] };
+const literals = <const T extends string[]>(values: readonly [...T], options: { description: string }) => Type.Enum<T>(values, options);
 
 const nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
 

@@ -182,10 +182,11 @@ export function matchUrl(raw: string): UrlMatch[] {
     add('google_tag_manager', 'loader', [param(url, 'id')], `GTM noscript iframe for ${param(url, 'id')}`);
   }
   if (/\/gtag\/js$/.test(path)) {
+    // gtag.js is the loader of the product its id names; only an unknown or missing id leaves a bare "Google tag".
     const id = param(url, 'id');
     const key = id ? trackerForGoogleId(id) : null;
-    add('google_tag', 'loader', id ? [id] : [], `gtag.js loaded${id ? ` for ${id}` : ''}`);
-    if (key && key !== 'google_tag_manager') add(key, 'loader', [id], `gtag.js loaded for ${id}`);
+    if (key) add(key, 'loader', [id], `gtag.js loaded for ${id}`);
+    else add('google_tag', 'loader', id ? [id] : [], `gtag.js loaded${id ? ` for ${id}` : ''}`);
   }
   const gcs = param(url, 'gcs') ?? undefined;
   const gcd = param(url, 'gcd') ?? undefined;

@@ -4,7 +4,7 @@ import type { Database } from '../../db/index.js';
 import { memberships, users } from '../../db/schema.js';
 import type { AuthService } from '../../http/auth.js';
 import type { Role } from '../../http/context.js';
-import { ApiError, invalidRequest, notFound, unauthenticated } from '../../http/errors.js';
+import { ApiError, conflict, invalidRequest, notFound, unauthenticated } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { sha256Hex } from '../../lib/tokens.js';
@@ -27,6 +27,22 @@ export class UserService {
     private readonly auth: AuthService,
     private readonly sessionTtlHours: number,
   ) {}
+
+  /** True while the database has no users: the first-run set-up page is open. */
+  async needsSetup(): Promise<boolean> {
+    return !(await queries.anyUser(this.database.db));
+  }
+
+  /** First-run set-up: the first tenant and its owner. Refused (409) once any user exists. */
+  async setup(
+    input: { organisation: string; plan?: string; name: string; email: string; password: string },
+    createTenant: (tenant: { name: string; plan: string }) => Promise<{ id: string }>,
+  ) {
+    if (!(await this.needsSetup())) throw conflict('already_set_up', 'Tagport is already set up; sign in instead.');
+    const tenant = await createTenant({ name: input.organisation.trim(), plan: input.plan ?? 'agency' });
+    const user = await this.createUser({ email: input.email, name: input.name.trim(), password: input.password, tenantId: tenant.id, role: 'owner' });
+    return { tenant_id: tenant.id, user_id: user.id };
+  }
 
   async createUser(input: { email: string; name: string; password: string; tenantId: string; role: Role }) {
     if (input.password.length < 12) throw invalidRequest('weak_password', 'Passwords need at least 12 characters.', 'password');

@@ -1,0 +1,69 @@
+import { and, count, desc, eq, gt, min, sql } from 'drizzle-orm';
+import type { Db } from '../../db/index.js';
+import { scans, tenants, type ScanRow } from '../../db/schema.js';
+
+export interface QuotaUsage {
+  used: number;
+  oldest: Date | null;
+}
+
+/**
+ * Reserves a scan slot exactly: the tenant row is locked, the scans of the last hour are counted and the
+ * new scan row is inserted in one transaction, so parallel requests cannot both take the last slot.
+ */
+export async function reserveScan(db: Db, row: typeof scans.$inferInsert, hourlyQuota: number): Promise<{ reserved: boolean; usage: QuotaUsage }> {
+  return db.transaction(async (tx) => {
+    await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, row.tenantId)).for('update');
+    const [usage] = await tx
+      .select({ used: count(), oldest: min(scans.createdAt) })
+      .from(scans)
+      .where(and(eq(scans.tenantId, row.tenantId), gt(scans.createdAt, sql`now() - interval '1 hour'`)));
+    const current = { used: usage.used, oldest: usage.oldest ? new Date(usage.oldest) : null };
+    if (current.used >= hourlyQuota) return { reserved: false, usage: current };
+    await tx.insert(scans).values(row);
+    return { reserved: true, usage: { used: current.used + 1, oldest: current.oldest ?? new Date() } };
+  });
+}
+
+export async function completeScan(db: Db, id: string, result: Record<string, unknown>): Promise<void> {
+  await db.update(scans).set({ status: 'completed', result, completedAt: sql`now()` }).where(eq(scans.id, id));
+}
+
+export async function failScan(db: Db, id: string, error: { code: string; message: string }): Promise<void> {
+  await db.update(scans).set({ status: 'failed', error, completedAt: sql`now()` }).where(eq(scans.id, id));
+}
+
+/** A refused target did no work: its reservation is given back. */
+export async function releaseScan(db: Db, id: string): Promise<void> {
+  await db.delete(scans).where(eq(scans.id, id));
+}
+
+export async function listScans(db: Db, tenantId: string, limit: number, offset: number) {
+  const where = eq(scans.tenantId, tenantId);
+  const [rows, [{ total }]] = await Promise.all([
+    db
+      .select({
+        id: scans.id,
+        url: scans.url,
+        language: scans.language,
+        options: scans.options,
+        status: scans.status,
+        error: scans.error,
+        createdAt: scans.createdAt,
+        completedAt: scans.completedAt,
+        trackerCount: sql<number | null>`jsonb_array_length(${scans.result} -> 'trackers')`,
+      })
+      .from(scans)
+      .where(where)
+      .orderBy(desc(scans.createdAt), desc(scans.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ total: count() }).from(scans).where(where),
+  ]);
+  return { rows, total };
+}
+
+export async function findScan(db: Db, tenantId: string, id: string): Promise<ScanRow | null> {
+  const rows = await db.select().from(scans).where(and(eq(scans.id, id), eq(scans.tenantId, tenantId))).limit(1);
+  return rows[0] ?? null;
+}

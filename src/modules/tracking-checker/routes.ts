@@ -1,0 +1,70 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { requireAuth } from '../../http/context.js';
+import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { ScanIdParams, ScanRequestBody, ScanResponse, ScanSummary } from './schemas.js';
+import { scanQuotaHeaderItems, type ScanQuota } from './service.js';
+
+function appendHeaderItem(reply: FastifyReply, name: string, item: string): void {
+  const existing = reply.getHeader(name);
+  reply.header(name, existing ? `${existing}, ${item}` : item);
+}
+
+const SCAN_DESCRIPTION = `Loads the page twice: a plain HTTP fetch with static HTML analysis, then headless Chromium that records every request, cookie and tag global without giving consent. Returns the trackers found (with ids and evidence), consent management and Google Consent Mode findings, server-side tagging, a loss estimate with its assumptions and sources, and on request a summary and a Lighthouse performance score.
+
+**Quota:** 60 scans per hour per tenant, or the plan feature \`tracking_checker_api_hourly\` (agency 300, partner 1000). Every scan response carries the \`"scan-hourly"\` items in \`RateLimit-Policy\` and \`RateLimit\`; over the quota the answer is 429 \`scan_quota_exceeded\` with \`Retry-After\` (seconds until a slot frees). A URL refused by the network guard does not use up the quota.
+
+A scan takes a few seconds (Lighthouse adds ~7–10 s); it is capped, and returns partial results with \`warnings\` rather than hanging.`;
+
+export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const checker = app.services.trackingChecker;
+  const tags = ['Tracking checker'];
+
+  app.post('/api/v1/tracking-checker/scan/', {
+    schema: {
+      operationId: 'scanPage',
+      summary: 'Scan a page for trackers',
+      description: SCAN_DESCRIPTION,
+      tags,
+      body: ScanRequestBody,
+      response: { 200: withMeta(ScanResponse), ...errorResponses(413, 415, 422) },
+    },
+    handler: async (request, reply) => {
+      const onQuota = (quota: ScanQuota) => {
+        const items = scanQuotaHeaderItems(quota);
+        appendHeaderItem(reply, 'ratelimit-policy', items.policy);
+        appendHeaderItem(reply, 'ratelimit', items.state);
+      };
+      return checker.scan(requireAuth(request), request.body, onQuota);
+    },
+  });
+
+  app.get('/api/v1/tracking-checker/scans/', {
+    schema: {
+      operationId: 'listScans',
+      summary: 'List scans',
+      description: 'Scans of the tenant, newest first, without their full results.',
+      tags,
+      querystring: PaginationQuery,
+      response: { 200: listEnvelope(ScanSummary, 'A page of scans.'), ...errorResponses() },
+    },
+    handler: async (request) => {
+      const params = pageParams(request.query);
+      const { results, total } = await checker.list(requireAuth(request), params.pageSize, params.offset);
+      return pageEnvelope(request, params, total, results);
+    },
+  });
+
+  app.get('/api/v1/tracking-checker/scans/:id/', {
+    schema: {
+      operationId: 'getScan',
+      summary: 'Get a scan result',
+      description: 'The stored result of a completed scan, in the same shape as the scan response. 409 while it runs or when it failed.',
+      tags,
+      params: ScanIdParams,
+      response: { 200: withMeta(ScanResponse), ...errorResponses(404, 409) },
+    },
+    handler: async (request) => checker.get(requireAuth(request), request.params.id),
+  });
+};

@@ -1,0 +1,150 @@
+import type { Database } from '../../db/index.js';
+import type { ScanRow } from '../../db/schema.js';
+import type { AuthContext } from '../../http/context.js';
+import { ApiError, invalidRequest, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
+import type { Scanner } from '../../scanner/index.js';
+import type { Language, ScanResult } from '../../scanner/schema.js';
+import { findTenantById } from '../tenants/queries.js';
+import { effectiveFeatures } from '../tenants/service.js';
+import * as queries from './queries.js';
+import type { ScanRequestInput, ScanSummaryDto } from './schemas.js';
+
+export const SCAN_WINDOW_SECONDS = 3600;
+export const DEFAULT_HOURLY_SCANS = 60;
+
+export interface ScanQuota {
+  limit: number;
+  remaining: number;
+  /** Seconds until the oldest scan in the window leaves it (a slot frees). */
+  resetSeconds: number;
+}
+
+/** Checks the URL before any quota is spent: an absolute https URL with a host and no credentials. */
+export function parseScanUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw invalidRequest('invalid_url', 'url must be an absolute URL such as https://example.com/.', 'url');
+  }
+  if (url.protocol !== 'https:') throw invalidRequest('invalid_url', `url must use https, not ${url.protocol.replace(':', '')}.`, 'url');
+  if (url.username || url.password) throw invalidRequest('invalid_url', 'url must not contain credentials.', 'url');
+  if (!url.hostname) throw invalidRequest('invalid_url', 'url must have a host name.', 'url');
+  return url;
+}
+
+function quotaOf(limit: number, usage: queries.QuotaUsage): ScanQuota {
+  const resetMs = usage.oldest ? usage.oldest.getTime() + SCAN_WINDOW_SECONDS * 1000 - Date.now() : SCAN_WINDOW_SECONDS * 1000;
+  return { limit, remaining: Math.max(0, limit - usage.used), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
+}
+
+/** The scan quota as items of the IETF `RateLimit-Policy` and `RateLimit` header lists. */
+export function scanQuotaHeaderItems(quota: ScanQuota): { policy: string; state: string } {
+  return {
+    policy: `"scan-hourly";q=${quota.limit};w=${SCAN_WINDOW_SECONDS}`,
+    state: `"scan-hourly";r=${quota.remaining};t=${quota.resetSeconds}`,
+  };
+}
+
+export class TrackingCheckerService {
+  constructor(
+    private readonly database: Database,
+    private readonly scanner: Scanner,
+  ) {}
+
+  private async hourlyQuota(tenantId: string): Promise<number> {
+    const tenant = await findTenantById(this.database.db, tenantId);
+    const value = tenant ? effectiveFeatures(tenant).tracking_checker_api_hourly : undefined;
+    return typeof value === 'number' ? value : DEFAULT_HOURLY_SCANS;
+  }
+
+  /**
+   * Runs a scan for the tenant: reserves a slot of the hourly quota (exactly, under concurrency), scans,
+   * stores the result. `onQuota` receives the quota state for the response headers, also when refused.
+   */
+  async scan(auth: AuthContext, input: ScanRequestInput, onQuota: (quota: ScanQuota) => void): Promise<ScanResult & { scan_id: string }> {
+    const url = parseScanUrl(input.url);
+    const language = (input.language ?? 'en') as Language;
+    const options = { ai_summary: input.ai_summary ?? false, pagespeed: input.pagespeed ?? false };
+    const limit = await this.hourlyQuota(auth.tenantId);
+    const id = newId('scan');
+    const { reserved, usage } = await queries.reserveScan(
+      this.database.db,
+      { id, tenantId: auth.tenantId, apiKeyId: auth.apiKeyId, url: url.toString(), language, options, status: 'running' },
+      limit,
+    );
+    const quota = quotaOf(limit, usage);
+    onQuota(quota);
+    if (!reserved) {
+      throw new ApiError(429, 'quota_error', 'scan_quota_exceeded', `The hourly scan quota of ${limit} is used up; a slot frees in ${quota.resetSeconds} s.`, {
+        headers: { 'retry-after': String(quota.resetSeconds) },
+        details: { limit, window_seconds: SCAN_WINDOW_SECONDS, retry_after_seconds: quota.resetSeconds },
+      });
+    }
+    try {
+      const result = await this.scanner.scan({ url: url.toString(), aiSummary: options.ai_summary, pagespeed: options.pagespeed, language });
+      await queries.completeScan(this.database.db, id, result as unknown as Record<string, unknown>);
+      return { scan_id: id, ...result };
+    } catch (error) {
+      if (error instanceof ScanTargetRefusedError) {
+        await queries.releaseScan(this.database.db, id);
+        onQuota({ ...quota, remaining: quota.remaining + 1 });
+        throw invalidRequest('url_not_allowed', error.message, 'url', { reason: error.code });
+      }
+      const failure = error instanceof ScanTargetUnreachableError
+        ? { code: error.code, message: error.message }
+        : { code: 'scan_failed', message: 'The scan failed unexpectedly.' };
+      await queries.failScan(this.database.db, id, failure);
+      if (error instanceof ScanTargetUnreachableError) {
+        throw new ApiError(422, 'invalid_request_error', 'target_unreachable', error.message, { param: 'url', details: { scan_id: id } });
+      }
+      throw error;
+    }
+  }
+
+  /** The public checker: same scanner, no tenant, nothing stored (the caller limits it per IP). */
+  async scanAnonymously(input: ScanRequestInput): Promise<ScanResult> {
+    const url = parseScanUrl(input.url);
+    try {
+      return await this.scanner.scan({
+        url: url.toString(),
+        aiSummary: input.ai_summary ?? false,
+        pagespeed: input.pagespeed ?? false,
+        language: (input.language ?? 'en') as Language,
+      });
+    } catch (error) {
+      if (error instanceof ScanTargetRefusedError) throw invalidRequest('url_not_allowed', error.message, 'url', { reason: error.code });
+      if (error instanceof ScanTargetUnreachableError) throw new ApiError(422, 'invalid_request_error', 'target_unreachable', error.message, { param: 'url' });
+      throw error;
+    }
+  }
+
+  async list(auth: AuthContext, limit: number, offset: number) {
+    const { rows, total } = await queries.listScans(this.database.db, auth.tenantId, limit, offset);
+    const results: ScanSummaryDto[] = rows.map((row) => ({
+      scan_id: row.id,
+      url: row.url,
+      language: row.language as Language,
+      ai_summary: row.options.ai_summary,
+      pagespeed: row.options.pagespeed,
+      status: row.status as ScanSummaryDto['status'],
+      tracker_count: row.trackerCount === null ? null : Number(row.trackerCount),
+      error: row.error ?? null,
+      created_at: row.createdAt.toISOString(),
+      completed_at: row.completedAt?.toISOString() ?? null,
+    }));
+    return { results, total };
+  }
+
+  async get(auth: AuthContext, id: string): Promise<ScanResult & { scan_id: string }> {
+    const row: ScanRow | null = await queries.findScan(this.database.db, auth.tenantId, id);
+    if (!row) throw notFound('scan', id);
+    if (row.status === 'running') throw new ApiError(409, 'conflict_error', 'scan_in_progress', 'The scan is still running; its result is returned by the POST that started it.');
+    if (row.status === 'failed' || !row.result) {
+      throw new ApiError(409, 'conflict_error', 'scan_failed', `The scan failed: ${row.error?.message ?? 'unknown error'}.`, { details: { error: row.error } });
+    }
+    return { scan_id: row.id, ...(row.result as unknown as ScanResult) };
+  }
+}

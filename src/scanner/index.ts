@@ -1,0 +1,339 @@
+import { BrowserPool, DEFAULT_HOST_RESOLVER_RULES, capturePage, type RuntimeFindings } from './browser.ts';
+import { detect, registrableDomain } from './detect.ts';
+import { ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.ts';
+import { fetchPage, type FetchOutcome } from './fetch.ts';
+import { estimateLoss } from './loss.ts';
+import { runPagespeed } from './pagespeed.ts';
+import { parseHtml, type StaticFindings } from './parse.ts';
+import { LANGUAGES, type AiSummary, type Language, type PagespeedResult, type ScanResult, type ScanWarning, type StageStatus } from './schema.ts';
+import { SsrfGuard, type ResolveHost } from './ssrf.ts';
+import { BuiltinSummaryProvider, OpenAiCompatibleProvider, type SummaryProvider } from './summary.ts';
+
+export { LANGUAGES, ScanResultSchema } from './schema.ts';
+export type { Language, ScanResult, ScanWarning, Tracker, Evidence, LossEstimate, AiSummary, PagespeedResult } from './schema.ts';
+export { ScanTargetRefusedError, ScanTargetUnreachableError, type ScanTargetRefusedCode } from './errors.ts';
+export { DEFAULT_HOST_RESOLVER_RULES } from './browser.ts';
+export { blockedAddressReason, type ResolveHost } from './ssrf.ts';
+
+export interface ScannerOptions {
+  /** Chromium binary for the browser stage and Lighthouse. Default '/usr/lib/chromium/chromium'. */
+  chromiumPath: string;
+  /** Chromium --host-resolver-rules. Default 'MAP * ~NOTFOUND , EXCLUDE 127.0.0.1' (no outside network); '' passes none. */
+  hostResolverRules?: string;
+  /** Test-only: allow targets on loopback/private networks. Default false. */
+  allowPrivateNetworks: boolean;
+  /** Extra PEM CA certificates trusted by the stage-1 fetch (in addition to Node's bundled roots). */
+  extraCaCertificates?: string[];
+  /** base64 SHA-256 SPKI hashes passed to Chromium's --ignore-certificate-errors-spki-list (test certificates). */
+  ignoreCertSpkiList?: string[];
+  /** Browser scans at a time. Default 2. */
+  browserConcurrency: number;
+  /** Total time limit of one scan; past it, what was gathered is returned with warnings. Default 45000. */
+  scanTimeoutMs: number;
+  /** Stage-1 body cap in bytes. Default 5 MB. */
+  maxPageBytes: number;
+  /** OpenAI-compatible chat completions endpoint for ai_summary; builtin writer when null. */
+  ai?: { baseUrl: string; model: string; apiKey: string } | null;
+  /** DNS resolution used by the SSRF guard (tests map hostnames to 127.0.0.1). Default: the system resolver. */
+  resolveHost?: ResolveHost;
+}
+
+export interface ScanRequest {
+  url: string;
+  aiSummary: boolean;
+  pagespeed: boolean;
+  language: Language;
+}
+
+export const DEFAULT_SCANNER_OPTIONS: ScannerOptions = {
+  chromiumPath: '/usr/lib/chromium/chromium',
+  hostResolverRules: DEFAULT_HOST_RESOLVER_RULES,
+  allowPrivateNetworks: false,
+  browserConcurrency: 2,
+  scanTimeoutMs: 45_000,
+  maxPageBytes: 5 * 1024 * 1024,
+  ai: null,
+};
+
+const LOCALES: Record<Language, string> = { en: 'en-US', de: 'de-DE', fr: 'fr-FR', es: 'es-ES', it: 'it-IT', nl: 'nl-NL', pt: 'pt-PT', pl: 'pl-PL' };
+const STAGE1_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const PAGESPEED_RESERVE_MS = 15_000;
+const AI_RESERVE_MS = 8_000;
+const MAX_REDIRECTS = 5;
+
+interface StageOutcome<T> {
+  value: T | null;
+  status: StageStatus;
+  durationMs: number;
+}
+
+/** Resolves with the promise's value, or rejects once `ms` has passed (the promise keeps running on its own). */
+function hardLimit<T>(promise: Promise<T>, ms: number, code: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error(`${code}: no answer within ${ms} ms`), { code })), Math.max(0, ms));
+    }),
+  ]);
+}
+
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0].slice(0, 300);
+}
+
+export class Scanner {
+  readonly options: ScannerOptions;
+  private readonly pool: BrowserPool;
+
+  constructor(options: Partial<ScannerOptions> = {}) {
+    this.options = { ...DEFAULT_SCANNER_OPTIONS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
+    if (!(this.options.browserConcurrency >= 1)) throw new RangeError('browserConcurrency must be at least 1');
+    this.pool = new BrowserPool({
+      chromiumPath: this.options.chromiumPath,
+      concurrency: this.options.browserConcurrency,
+      hostResolverRules: this.options.hostResolverRules,
+      ignoreCertSpkiList: this.options.ignoreCertSpkiList,
+    });
+  }
+
+  /** Browser scans running and waiting for a slot. */
+  get browserStats(): { active: number; waiting: number } {
+    return this.pool.stats;
+  }
+
+  async scan(request: ScanRequest): Promise<ScanResult> {
+    if (!LANGUAGES.includes(request.language)) throw new RangeError(`language must be one of ${LANGUAGES.join(', ')}`);
+    const started = Date.now();
+    const scannedAt = new Date(started).toISOString();
+    const deadline = started + this.options.scanTimeoutMs;
+    const warnings: ScanWarning[] = [];
+    const target = SsrfGuard.parseTarget(request.url);
+    const guard = new SsrfGuard({ allowPrivateNetworks: this.options.allowPrivateNetworks, resolveHost: this.options.resolveHost });
+    try {
+      await guard.checkUrl(target);
+    } catch (error) {
+      if (error instanceof ScanTargetRefusedError) throw error;
+      throw new ScanTargetUnreachableError(`Cannot resolve ${target.hostname}: ${messageOf(error)}`, { cause: error });
+    }
+
+    const reserve = (request.pagespeed ? PAGESPEED_RESERVE_MS : 0) + (request.aiSummary && this.options.ai ? AI_RESERVE_MS : 0);
+    const stagesDeadline = Math.max(started + this.options.scanTimeoutMs * 0.4, deadline - reserve);
+    const abort = new AbortController();
+    const refusal = (error: unknown): never => {
+      if (error instanceof ScanTargetRefusedError && !abort.signal.aborted) abort.abort(error);
+      throw error;
+    };
+    const [fetched, browsed] = await Promise.allSettled([
+      this.stageFetch(target, guard, stagesDeadline, request.language, abort.signal).catch(refusal),
+      this.stageBrowser(target, guard, stagesDeadline, request.language, abort.signal).catch(refusal),
+    ]);
+    for (const settled of [fetched, browsed]) if (settled.status === 'rejected' && settled.reason instanceof ScanTargetRefusedError) throw settled.reason;
+    if (fetched.status === 'rejected' || browsed.status === 'rejected') {
+      throw fetched.status === 'rejected' ? fetched.reason : (browsed as PromiseRejectedResult).reason;
+    }
+    const fetchStage = fetched.value;
+    const browserStage = browsed.value;
+    warnings.push(...fetchStage.warnings, ...browserStage.warnings);
+    const outcome = fetchStage.outcome;
+    const runtime = browserStage.value;
+    if (!fetchStage.value && !runtime && fetchStage.status === 'failed' && browserStage.status === 'failed') {
+      throw new ScanTargetUnreachableError(`The page could not be loaded: ${outcome?.error?.message ?? 'fetch failed'}; browser: ${browserStage.error ?? 'failed'}`);
+    }
+
+    const finalUrl = runtime?.finalUrl ?? outcome?.finalUrl ?? target.href;
+    const siteDomain = registrableDomain(new URL(finalUrl).hostname);
+    const detection = detect(finalUrl, fetchStage.value, runtime);
+    warnings.push(...detection.warnings);
+    const lossEstimate = estimateLoss({
+      trackers: detection.trackers,
+      consentMechanism: !!detection.consent.cmp || detection.consent.banner_detected === true,
+      language: request.language,
+    });
+
+    const result: ScanResult = {
+      url: request.url,
+      final_url: finalUrl,
+      scanned_at: scannedAt,
+      duration_ms: 0,
+      stages: {
+        fetch: {
+          status: fetchStage.status,
+          duration_ms: fetchStage.durationMs,
+          ...(outcome?.status ? { http_status: outcome.status } : {}),
+          redirects: outcome?.redirects ?? [],
+        },
+        browser: { status: browserStage.status, duration_ms: browserStage.durationMs },
+      },
+      trackers: detection.trackers,
+      consent: detection.consent,
+      server_side_tagging: detection.serverSide,
+      cookies: detection.cookies,
+      loss_estimate: lossEstimate,
+      ai_summary: null,
+      pagespeed: null,
+      warnings,
+    };
+
+    if (request.pagespeed) {
+      const pagespeed = await this.stagePagespeed(finalUrl, guard, deadline - (request.aiSummary && this.options.ai ? AI_RESERVE_MS / 2 : 500));
+      result.pagespeed = pagespeed.value;
+      result.stages.pagespeed = { status: pagespeed.status, duration_ms: pagespeed.durationMs };
+      warnings.push(...pagespeed.warnings);
+    }
+    if (request.aiSummary) {
+      const summary = await this.stageSummary(result, request.language, siteDomain, deadline);
+      result.ai_summary = summary.value;
+      result.stages.summary = { status: summary.status, duration_ms: summary.durationMs };
+      warnings.push(...summary.warnings);
+    }
+    result.duration_ms = Date.now() - started;
+    if (Date.now() > deadline) warnings.push({ code: 'scan_time_limit', message: `The scan took longer than its ${this.options.scanTimeoutMs} ms limit.` });
+    return result;
+  }
+
+  private async stageFetch(
+    target: URL,
+    guard: SsrfGuard,
+    deadline: number,
+    language: Language,
+    signal: AbortSignal,
+  ): Promise<StageOutcome<StaticFindings> & { outcome: FetchOutcome | null; warnings: ScanWarning[] }> {
+    const started = Date.now();
+    const warnings: ScanWarning[] = [];
+    const timeoutMs = Math.max(1_000, Math.min(20_000, deadline - started));
+    const outcome = await hardLimit(
+      fetchPage(target, {
+        guard,
+        maxPageBytes: this.options.maxPageBytes,
+        maxRedirects: MAX_REDIRECTS,
+        timeoutMs,
+        hopTimeoutMs: Math.min(10_000, timeoutMs),
+        extraCaCertificates: this.options.extraCaCertificates,
+        userAgent: STAGE1_USER_AGENT,
+        acceptLanguage: `${LOCALES[language]},${language};q=0.9,en;q=0.5`,
+        signal,
+      }),
+      timeoutMs + 2_000,
+      'fetch_timeout',
+    ).catch((error: unknown) => {
+      if (error instanceof ScanTargetRefusedError) throw error;
+      return { finalUrl: target.href, redirects: [], status: null, contentType: null, html: null, truncated: null, bytes: 0, error: { code: 'fetch_timeout', message: messageOf(error) }, timedOut: true } satisfies FetchOutcome;
+    });
+    let findings: StaticFindings | null = null;
+    if (outcome.html !== null) {
+      try {
+        findings = parseHtml(outcome.html, outcome.finalUrl);
+      } catch (error) {
+        warnings.push({ code: 'parse_failed', message: `The HTML could not be parsed: ${messageOf(error)}` });
+      }
+    }
+    if (outcome.truncated === 'size') {
+      warnings.push({ code: 'page_truncated', message: `The page is larger than ${this.options.maxPageBytes} bytes; only the first ${this.options.maxPageBytes} bytes were analysed.` });
+    }
+    if (outcome.error) {
+      const code = outcome.error.code === 'too_many_redirects' || outcome.error.code === 'not_html' ? outcome.error.code : outcome.timedOut ? 'fetch_timeout' : 'fetch_failed';
+      warnings.push({ code, message: `${outcome.truncated === 'timeout' ? 'Partial page: ' : ''}${outcome.error.message}` });
+    }
+    if (outcome.status && outcome.status >= 400) warnings.push({ code: 'http_error_status', message: `The page answered HTTP ${outcome.status}.` });
+    let status: StageStatus;
+    if (findings && !outcome.error && !outcome.truncated) status = 'ok';
+    else if (findings) status = outcome.timedOut ? 'timeout' : 'partial';
+    else status = outcome.timedOut ? 'timeout' : 'failed';
+    return { value: findings, status, durationMs: Date.now() - started, outcome, warnings };
+  }
+
+  private async stageBrowser(
+    target: URL,
+    guard: SsrfGuard,
+    deadline: number,
+    language: Language,
+    signal: AbortSignal,
+  ): Promise<StageOutcome<RuntimeFindings> & { warnings: ScanWarning[]; error: string | null }> {
+    const started = Date.now();
+    const warnings: ScanWarning[] = [];
+    let slot: Awaited<ReturnType<BrowserPool['acquire']>> | null = null;
+    const stageAbort = new AbortController();
+    const forward = () => stageAbort.abort(signal.reason);
+    signal.addEventListener('abort', forward, { once: true });
+    try {
+      slot = await this.pool.acquire(deadline - 3_000);
+      const findings = await hardLimit(
+        capturePage(slot.browser, target.href, { guard, deadline, settleMs: 4_000, quietMs: 700, locale: LOCALES[language], signal: stageAbort.signal }),
+        deadline - Date.now() + 3_000,
+        'browser_timeout',
+      );
+      if (findings.timedOut) warnings.push({ code: 'browser_timeout', message: 'The page did not finish loading in time; findings cover what it did until then.' });
+      return { value: findings, status: findings.timedOut ? 'timeout' : 'ok', durationMs: Date.now() - started, warnings, error: null };
+    } catch (error) {
+      if (error instanceof ScanTargetRefusedError) throw error;
+      stageAbort.abort();
+      const code = (error as { code?: string }).code;
+      const timedOut = code === 'browser_timeout' || code === 'browser_busy';
+      warnings.push({
+        code: code === 'browser_busy' ? 'browser_busy' : timedOut ? 'browser_timeout' : 'browser_failed',
+        message: `Browser stage ${timedOut ? 'timed out' : 'failed'}: ${messageOf(error)}. Results come from the HTML only.`,
+      });
+      return { value: null, status: timedOut ? 'timeout' : 'failed', durationMs: Date.now() - started, warnings, error: messageOf(error) };
+    } finally {
+      signal.removeEventListener('abort', forward);
+      slot?.release();
+    }
+  }
+
+  private async stagePagespeed(url: string, guard: SsrfGuard, deadline: number): Promise<StageOutcome<PagespeedResult> & { warnings: ScanWarning[] }> {
+    const started = Date.now();
+    const timeoutMs = deadline - started;
+    if (timeoutMs < 5_000) {
+      return { value: null, status: 'skipped', durationMs: 0, warnings: [{ code: 'pagespeed_timeout', message: 'No time was left for the page-speed run.' }] };
+    }
+    const abort = new AbortController();
+    try {
+      const outcome = await hardLimit(
+        runPagespeed(url, { chromiumPath: this.options.chromiumPath, hostResolverRules: this.options.hostResolverRules, ignoreCertSpkiList: this.options.ignoreCertSpkiList, guard, timeoutMs, signal: abort.signal }),
+        timeoutMs + 3_000,
+        'pagespeed_timeout',
+      );
+      const warnings: ScanWarning[] = [];
+      if (outcome.error) warnings.push({ code: outcome.error.code, message: outcome.error.message });
+      if (outcome.refused.length) warnings.push({ code: 'requests_refused', message: `Lighthouse: ${outcome.refused.length} request(s) to non-public addresses were blocked.` });
+      return { value: outcome.result, status: outcome.result ? 'ok' : outcome.error?.code === 'pagespeed_timeout' ? 'timeout' : 'failed', durationMs: Date.now() - started, warnings };
+    } catch (error) {
+      abort.abort();
+      const timedOut = (error as { code?: string }).code === 'pagespeed_timeout';
+      return {
+        value: null,
+        status: timedOut ? 'timeout' : 'failed',
+        durationMs: Date.now() - started,
+        warnings: [{ code: timedOut ? 'pagespeed_timeout' : 'pagespeed_failed', message: `Page speed: ${messageOf(error)}` }],
+      };
+    }
+  }
+
+  private async stageSummary(result: ScanResult, language: Language, siteDomain: string, deadline: number): Promise<StageOutcome<AiSummary> & { warnings: ScanWarning[] }> {
+    const started = Date.now();
+    const builtin = new BuiltinSummaryProvider((url) => (url === result.final_url ? siteDomain : registrableDomain(new URL(url).hostname)));
+    const warnings: ScanWarning[] = [];
+    const provider: SummaryProvider | null = this.options.ai ? new OpenAiCompatibleProvider(this.options.ai) : null;
+    if (provider) {
+      const timeoutMs = Math.min(20_000, deadline - started);
+      if (timeoutMs >= 1_000) {
+        try {
+          const value = await provider.summarize(result, language, { timeoutMs });
+          return { value, status: 'ok', durationMs: Date.now() - started, warnings };
+        } catch (error) {
+          warnings.push({ code: 'ai_summary_fallback', message: `The language model could not write the summary (${messageOf(error)}); the builtin writer was used.` });
+        }
+      } else {
+        warnings.push({ code: 'ai_summary_fallback', message: 'No time was left for the language model; the builtin writer was used.' });
+      }
+    }
+    const value = await builtin.summarize(result, language);
+    return { value, status: provider ? 'partial' : 'ok', durationMs: Date.now() - started, warnings };
+  }
+
+  /** Closes the shared browser. Scans still running fail. */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

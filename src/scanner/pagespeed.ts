@@ -1,0 +1,140 @@
+import { launch, type LaunchedChrome } from 'chrome-launcher';
+import lighthouse from 'lighthouse';
+import { chromium, type Browser } from 'playwright-core';
+import { chromiumFlags, type ChromiumFlagOptions } from './browser.ts';
+import { ScanTargetRefusedError } from './errors.ts';
+import type { PagespeedResult } from './schema.ts';
+import type { SsrfGuard } from './ssrf.ts';
+
+/**
+ * Page performance with Lighthouse 12: performance category only, default (mobile, simulated throttling) settings,
+ * on the system Chromium launched by chrome-launcher with the scanner's flags. Runs are queued one at a time per
+ * process, since Lighthouse's timings suffer when runs share the CPU.
+ *
+ * Every request of the Lighthouse browser goes through the same SSRF guard as the scan: Playwright attaches to the
+ * launched Chromium over CDP and routes its default context before Lighthouse opens its page.
+ */
+
+export interface PagespeedOptions extends ChromiumFlagOptions {
+  chromiumPath: string;
+  guard: SsrfGuard;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface PagespeedOutcome {
+  result: PagespeedResult | null;
+  refused: Array<{ url: string; reason: string }>;
+  error: { code: string; message: string } | null;
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+let queued = 0;
+
+/** Runs `task` after every run queued before it (one Lighthouse run at a time in this process). */
+function enqueue<T>(task: () => Promise<T>): Promise<T> {
+  queued++;
+  const run = queue.then(task, task).finally(() => queued--);
+  queue = run.catch(() => {});
+  return run;
+}
+
+export function pagespeedQueueLength(): number {
+  return queued;
+}
+
+export function runPagespeed(url: string, options: PagespeedOptions): Promise<PagespeedOutcome> {
+  const enqueuedAt = Date.now();
+  return enqueue(() => {
+    const remaining = options.timeoutMs - (Date.now() - enqueuedAt);
+    if (remaining < 3_000 || options.signal?.aborted) {
+      return Promise.resolve({ result: null, refused: [], error: { code: 'pagespeed_timeout', message: 'No time was left for the Lighthouse run after waiting in the queue.' } });
+    }
+    return runOnce(url, { ...options, timeoutMs: remaining });
+  });
+}
+
+async function runOnce(url: string, options: PagespeedOptions): Promise<PagespeedOutcome> {
+  const refused: PagespeedOutcome['refused'] = [];
+  let chrome: LaunchedChrome | null = null;
+  let guardBrowser: Browser | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  const kill = () => {
+    try {
+      chrome?.kill();
+    } catch {
+      /* already gone */
+    }
+  };
+  options.signal?.addEventListener('abort', kill, { once: true });
+  try {
+    await options.guard.checkUrl(new URL(url));
+    chrome = await launch({
+      chromePath: options.chromiumPath,
+      chromeFlags: ['--headless=new', ...chromiumFlags(options)],
+      logLevel: 'silent',
+      handleSIGINT: false,
+    });
+    guardBrowser = await chromium.connectOverCDP(`http://127.0.0.1:${chrome.port}`, { timeout: 10_000 });
+    const context = guardBrowser.contexts()[0];
+    await context.route('**/*', async (route) => {
+      const target = route.request().url();
+      try {
+        await options.guard.checkUrl(new URL(target));
+        await route.continue();
+      } catch (error) {
+        if (error instanceof ScanTargetRefusedError) refused.push({ url: target.slice(0, 2000), reason: error.message });
+        await route.abort(error instanceof ScanTargetRefusedError ? 'blockedbyclient' : 'namenotresolved').catch(() => {});
+      }
+    });
+    const run = lighthouse(url, {
+      port: chrome.port,
+      output: 'json',
+      logLevel: 'error',
+      onlyCategories: ['performance'],
+      maxWaitForLoad: Math.max(5_000, Math.min(35_000, options.timeoutMs - 5_000)),
+    });
+    run.catch(() => {}); // a run cut off by the timeout below rejects later, when its browser is killed
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(Object.assign(new Error(`Lighthouse took longer than ${options.timeoutMs} ms`), { code: 'pagespeed_timeout' })), options.timeoutMs);
+    });
+    const outcome = await Promise.race([run, timeout]);
+    const lhr = outcome?.lhr;
+    if (!lhr) return { result: null, refused, error: { code: 'pagespeed_failed', message: 'Lighthouse returned no result.' } };
+    if (lhr.runtimeError) return { result: null, refused, error: { code: 'pagespeed_failed', message: `Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}` } };
+    const score = lhr.categories.performance?.score;
+    const metric = (id: string) => {
+      const value = lhr.audits[id]?.numericValue;
+      return typeof value === 'number' && Number.isFinite(value) ? value : null;
+    };
+    const metrics = {
+      fcp_ms: metric('first-contentful-paint'),
+      lcp_ms: metric('largest-contentful-paint'),
+      tbt_ms: metric('total-blocking-time'),
+      cls: metric('cumulative-layout-shift'),
+      si_ms: metric('speed-index'),
+    };
+    if (typeof score !== 'number' || Object.values(metrics).some((value) => value === null)) {
+      return { result: null, refused, error: { code: 'pagespeed_failed', message: 'Lighthouse could not compute the performance score for this page.' } };
+    }
+    const round = (value: number | null, digits = 0) => Math.round((value ?? 0) * 10 ** digits) / 10 ** digits;
+    return {
+      result: {
+        score: Math.round(score * 100),
+        metrics: { fcp_ms: round(metrics.fcp_ms), lcp_ms: round(metrics.lcp_ms), tbt_ms: round(metrics.tbt_ms), cls: round(metrics.cls, 3), si_ms: round(metrics.si_ms) },
+        lighthouse_version: lhr.lighthouseVersion,
+      },
+      refused,
+      error: null,
+    };
+  } catch (error) {
+    if (error instanceof ScanTargetRefusedError) throw error;
+    const err = error as { code?: string; message?: string };
+    return { result: null, refused, error: { code: err.code === 'pagespeed_timeout' ? 'pagespeed_timeout' : 'pagespeed_failed', message: String(err.message ?? error).split('\n')[0] } };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', kill);
+    await guardBrowser?.close().catch(() => {});
+    kill();
+  }
+}

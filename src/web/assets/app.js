@@ -1,0 +1,294 @@
+// Tagport web UI: plain browser JavaScript, no build step. Talks to the JSON API with the session cookie.
+(() => {
+  'use strict';
+  const $ = (selector) => document.querySelector(selector);
+
+  /** Builds DOM nodes; text is always set as text, never parsed as HTML. */
+  function el(tag, attrs = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs)) {
+      if (value === false || value === null || value === undefined) continue;
+      if (name.startsWith('on')) node.addEventListener(name.slice(2), value);
+      else node.setAttribute(name, value === true ? '' : String(value));
+    }
+    for (const child of children.flat()) if (child !== null && child !== undefined && child !== false) node.append(child instanceof Node ? child : String(child));
+    return node;
+  }
+
+  let csrfToken = null;
+  async function csrf() {
+    if (!csrfToken) csrfToken = (await api('GET', '/api/auth/session')).csrf_token;
+    return csrfToken;
+  }
+
+  async function api(method, path, body) {
+    const headers = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (method !== 'GET' && !path.startsWith('/api/auth/login') && !path.startsWith('/api/setup') && !path.startsWith('/api/public/')) headers['x-csrf-token'] = await csrf();
+    const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
+    const data = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      if (response.status === 401 && location.pathname.startsWith('/dashboard')) location.href = '/login?next=' + encodeURIComponent(location.pathname);
+      const error = new Error((data.error && data.error.message) || `Request failed (${response.status})`);
+      error.status = response.status;
+      error.body = data;
+      throw error;
+    }
+    return data;
+  }
+
+  function showError(target, error) {
+    target.textContent = error ? error.message : '';
+    target.hidden = !error;
+  }
+
+  const date = (iso) => (iso ? new Date(iso).toLocaleString() : '—');
+  const day = (iso) => (iso ? new Date(iso).toLocaleDateString() : '—');
+
+  function bindForm(form, errorBox, submit) {
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      showError(errorBox, null);
+      const button = form.querySelector('button[type="submit"]');
+      button.disabled = true;
+      try {
+        await submit(new FormData(form));
+      } catch (error) {
+        showError(errorBox, error);
+      } finally {
+        button.disabled = false;
+      }
+    });
+  }
+
+  // Sign in, set-up, sign out
+  const loginForm = $('#login-form');
+  if (loginForm) {
+    bindForm(loginForm, $('#login-error'), async (data) => {
+      await api('POST', '/api/auth/login', { email: data.get('email'), password: data.get('password') });
+      const next = new URLSearchParams(location.search).get('next');
+      location.href = next && next.startsWith('/') && !next.startsWith('//') ? next : '/dashboard';
+    });
+  }
+  const setupForm = $('#setup-form');
+  if (setupForm) {
+    bindForm(setupForm, $('#setup-error'), async (data) => {
+      const account = Object.fromEntries(data.entries());
+      await api('POST', '/api/setup/', account);
+      await api('POST', '/api/auth/login', { email: account.email, password: account.password });
+      location.href = '/dashboard';
+    });
+  }
+  const signOut = $('#sign-out');
+  if (signOut) signOut.addEventListener('click', async () => {
+    await api('POST', '/api/auth/logout').catch(() => {});
+    location.href = '/login';
+  });
+
+  // Overview: tenants
+  const tenantsTable = $('#tenants-table');
+  async function loadTenants() {
+    const [session, tenants] = await Promise.all([api('GET', '/api/auth/session'), api('GET', '/api/tenants/?page_size=100')]);
+    const body = tenantsTable.querySelector('tbody');
+    body.replaceChildren(...tenants.results.map((tenant) => el('tr', {},
+      el('td', {}, tenant.name, tenant.parent_id ? el('span', { class: 'pill' }, 'client') : null),
+      el('td', {}, tenant.plan),
+      el('td', {}, tenant.id === session.tenant_id ? session.role : '—'),
+      el('td', {}, String(tenant.features.tracking_checker_api_hourly ?? '—')),
+      el('td', {}, day(tenant.created_at)))));
+    const own = tenants.results.find((tenant) => tenant.id === session.tenant_id);
+    $('#client-form').hidden = !(own && own.features.can_own_clients === true);
+  }
+  if (tenantsTable) {
+    loadTenants().catch((error) => tenantsTable.querySelector('tbody').replaceChildren(el('tr', {}, el('td', { colspan: 5, class: 'error' }, error.message))));
+    bindForm($('#client-form'), $('#client-error'), async (data) => {
+      await api('POST', '/api/tenants/', { name: data.get('name') });
+      $('#client-form').reset();
+      await loadTenants();
+    });
+  }
+
+  // API keys
+  const keysTable = $('#keys-table');
+  async function loadKeys() {
+    const keys = await api('GET', '/api/api-keys/?page_size=100');
+    const body = keysTable.querySelector('tbody');
+    if (keys.results.length === 0) return body.replaceChildren(el('tr', {}, el('td', { colspan: 7 }, 'No keys yet.')));
+    body.replaceChildren(...keys.results.map((key) => el('tr', { 'data-key-id': key.id },
+      el('td', {}, key.name),
+      el('td', {}, el('code', {}, `${key.token_start}…${key.token_last4}`)),
+      el('td', {}, date(key.created_at)),
+      el('td', {}, key.last_used_at ? date(key.last_used_at) : 'never'),
+      el('td', {}, key.expires_at ? day(key.expires_at) : 'never'),
+      el('td', { class: `status-${key.status}` }, key.status),
+      el('td', {}, key.status === 'active'
+        ? el('button', { type: 'button', class: 'danger', 'aria-label': `Revoke ${key.name}`, onclick: () => revokeKey(key) }, 'Revoke')
+        : null))));
+  }
+  async function revokeKey(key) {
+    if (!window.confirm(`Revoke the key "${key.name}"? Requests using it will fail at once.`)) return;
+    try {
+      await api('DELETE', `/api/api-keys/${key.id}/`);
+      await loadKeys();
+    } catch (error) {
+      showError($('#key-error'), error);
+    }
+  }
+  if (keysTable) {
+    loadKeys().catch((error) => showError($('#key-error'), error));
+    bindForm($('#key-form'), $('#key-error'), async (data) => {
+      const body = { name: data.get('name') };
+      if (data.get('expires_at')) body.expires_at = new Date(`${data.get('expires_at')}T23:59:59Z`).toISOString();
+      const key = await api('POST', '/api/api-keys/', body);
+      $('#key-form').reset();
+      $('#new-key-token').textContent = key.token;
+      $('#copy-status').textContent = '';
+      $('#new-key').hidden = false;
+      $('#copy-token').focus();
+      await loadKeys();
+    });
+    $('#copy-token').addEventListener('click', async () => {
+      try {
+        await navigator.clipboard.writeText($('#new-key-token').textContent);
+        $('#copy-status').textContent = 'Copied.';
+      } catch {
+        const range = document.createRange();
+        range.selectNodeContents($('#new-key-token'));
+        getSelection().removeAllRanges();
+        getSelection().addRange(range);
+        $('#copy-status').textContent = 'Selected: press Ctrl+C to copy.';
+      }
+    });
+    $('#dismiss-token').addEventListener('click', () => {
+      $('#new-key-token').textContent = '';
+      $('#new-key').hidden = true;
+    });
+  }
+
+  // Scans
+  const scansTable = $('#scans-table');
+  let scansPage = 1;
+  async function loadScans() {
+    const scans = await api('GET', `/api/v1/tracking-checker/scans/?page=${scansPage}&page_size=20`);
+    const body = scansTable.querySelector('tbody');
+    body.replaceChildren(...(scans.results.length ? scans.results.map((scan) => el('tr', {},
+      el('td', {}, scan.status === 'completed' ? el('a', { href: `/dashboard/scans/${scan.scan_id}` }, scan.url) : scan.url),
+      el('td', { class: `status-${scan.status}` }, scan.status, scan.error ? ` (${scan.error.message})` : ''),
+      el('td', {}, scan.tracker_count === null ? '—' : String(scan.tracker_count)),
+      el('td', {}, scan.language),
+      el('td', {}, date(scan.created_at)))) : [el('tr', {}, el('td', { colspan: 5 }, 'No scans yet.'))]));
+    $('#scans-prev').disabled = !scans.previous;
+    $('#scans-next').disabled = !scans.next;
+  }
+  if (scansTable) {
+    loadScans();
+    $('#scans-prev').addEventListener('click', () => { scansPage -= 1; loadScans(); });
+    $('#scans-next').addEventListener('click', () => { scansPage += 1; loadScans(); });
+  }
+
+  // Scan result rendering (dashboard result view and public checker)
+  const CATEGORY_NAMES = { tag_manager: 'Tag managers', analytics: 'Analytics', advertising: 'Advertising', session_replay: 'Session replay', social: 'Social', customer_data_platform: 'Customer data platforms', marketing: 'Marketing' };
+  let lossChart = null;
+
+  function yesNo(value) {
+    if (value === null || value === undefined) return el('span', {}, 'unknown');
+    return el('span', { class: value ? 'yes' : 'no' }, value ? 'yes' : 'no');
+  }
+
+  function renderResult(result, target) {
+    const byCategory = {};
+    for (const tracker of result.trackers) (byCategory[tracker.category] = byCategory[tracker.category] || []).push(tracker);
+    const consent = result.consent;
+    const loss = result.loss_estimate;
+    const cards = el('div', { class: 'cards' },
+      el('div', { class: 'card' }, el('div', {}, 'Trackers found'), el('div', { class: 'big', 'data-testid': 'tracker-count' }, String(result.trackers.length))),
+      el('div', { class: 'card' }, el('div', {}, 'Consent banner (CMP)'), el('div', { class: 'big' }, consent.cmp ? consent.cmp.name : 'none')),
+      el('div', { class: 'card' }, el('div', {}, 'Server-side tagging'), el('div', { class: 'big' }, result.server_side_tagging.detected ? 'yes' : 'no')),
+      result.pagespeed ? el('div', { class: 'card' }, el('div', {}, 'Performance score'), el('div', { class: 'big', 'data-testid': 'pagespeed-score' }, String(result.pagespeed.score))) : null);
+
+    const trackers = el('section', { 'aria-labelledby': 'trackers-heading' }, el('h2', { id: 'trackers-heading' }, 'Trackers by category'),
+      result.trackers.length === 0 ? el('p', {}, 'No trackers found.') : Object.entries(byCategory).map(([category, list]) => el('div', { class: 'tracker-group' },
+        el('h3', {}, `${CATEGORY_NAMES[category] || category} (${list.length})`),
+        el('div', { class: 'table-wrap' }, el('table', {},
+          el('thead', {}, el('tr', {}, ['Tracker', 'Ids', 'First-party', 'Server-side', 'Fires before consent'].map((h) => el('th', { scope: 'col' }, h)))),
+          el('tbody', {}, list.map((tracker) => el('tr', {},
+            el('td', {}, el('strong', {}, tracker.name), el('div', { class: 'hint' }, tracker.vendor)),
+            el('td', {}, tracker.ids.length ? tracker.ids.map((id) => el('code', { class: 'pill' }, id)) : '—'),
+            el('td', {}, yesNo(tracker.first_party)),
+            el('td', {}, yesNo(tracker.server_side)),
+            el('td', {}, yesNo(tracker.fires_before_consent))))))))));
+
+    const mode = consent.consent_mode;
+    const consentSection = el('section', { 'aria-labelledby': 'consent-heading' }, el('h2', { id: 'consent-heading' }, 'Consent'),
+      el('ul', {},
+        el('li', {}, 'Consent management platform: ', consent.cmp ? consent.cmp.name : 'none found'),
+        el('li', {}, 'Google Consent Mode: ', mode.detected ? `${mode.version || ''} ${mode.mode ? `(${mode.mode})` : ''}`.trim() || 'detected' : 'not detected'),
+        mode.detected && mode.defaults ? el('li', {}, 'Defaults: ', Object.entries(mode.defaults).map(([key, value]) => `${key}=${value ?? 'unset'}`).join(', ')) : null,
+        el('li', {}, 'Tags firing before consent: ', consent.tags_before_consent.length
+          ? consent.tags_before_consent.map((tag) => `${tag.name} (${tag.requests} request${tag.requests === 1 ? '' : 's'}${tag.cookieless ? ', cookieless pings' : ''})`).join(', ')
+          : 'none observed')));
+
+    const lossSection = el('section', { 'aria-labelledby': 'loss-heading' }, el('h2', { id: 'loss-heading' }, 'Estimated data loss'));
+    const figures = [['Analytics events', loss.analytics_events], ['Ad conversions', loss.ad_conversions]].filter(([, figure]) => figure);
+    if (figures.length) {
+      lossSection.append(el('div', { class: 'chart-box' }, el('canvas', { id: 'loss-chart', role: 'img', 'aria-label': figures.map(([label, f]) => `${label}: ${f.lost_pct}% lost, ${f.lost_pct_with_server_side}% with server-side tagging`).join('; ') })));
+      lossSection.append(el('table', {}, el('caption', { class: 'sr-only' }, 'Loss by cause'),
+        el('thead', {}, el('tr', {}, ['', 'Lost', 'Consent', 'Ad blockers', 'Safari ITP', 'With server-side', 'Recoverable'].map((h) => el('th', { scope: 'col' }, h)))),
+        el('tbody', {}, figures.map(([label, f]) => el('tr', {}, el('th', { scope: 'row' }, label), el('td', {}, `${f.lost_pct}%`), el('td', {}, `${f.by_cause.consent}%`),
+          el('td', {}, `${f.by_cause.ad_blockers}%`), el('td', {}, `${f.by_cause.itp}%`), el('td', {}, `${f.lost_pct_with_server_side}%`), el('td', {}, `${f.recoverable_pct} pp`))))));
+    } else {
+      lossSection.append(el('p', {}, 'No measuring trackers found, so nothing is lost.'));
+    }
+    lossSection.append(el('p', {}, loss.explanation));
+    lossSection.append(el('details', {}, el('summary', {}, 'Assumptions and sources'), el('ul', {}, loss.assumptions.map((a) => el('li', {}, `${a.key}: ${a.value} — ${a.source}`)))));
+
+    const summary = result.ai_summary ? el('section', { 'aria-labelledby': 'summary-heading' }, el('h2', { id: 'summary-heading' }, 'Summary'),
+      el('p', {}, result.ai_summary.text), el('ul', {}, result.ai_summary.recommendations.map((r) => el('li', {}, r))),
+      el('p', { class: 'hint' }, `Written by: ${result.ai_summary.provider}${result.ai_summary.model ? ` (${result.ai_summary.model})` : ''}`)) : null;
+    const pagespeed = result.pagespeed ? el('section', { 'aria-labelledby': 'perf-heading' }, el('h2', { id: 'perf-heading' }, 'Page performance'),
+      el('p', {}, `Lighthouse ${result.pagespeed.lighthouse_version} score ${result.pagespeed.score}/100: FCP ${Math.round(result.pagespeed.metrics.fcp_ms)} ms, LCP ${Math.round(result.pagespeed.metrics.lcp_ms)} ms, TBT ${Math.round(result.pagespeed.metrics.tbt_ms)} ms, CLS ${result.pagespeed.metrics.cls}, SI ${Math.round(result.pagespeed.metrics.si_ms)} ms.`)) : null;
+    const warnings = result.warnings.length ? el('section', { 'aria-labelledby': 'warnings-heading' }, el('h2', { id: 'warnings-heading' }, 'Warnings'), el('ul', {}, result.warnings.map((w) => el('li', {}, `${w.message} (${w.code})`)))) : null;
+
+    target.replaceChildren(el('h2', {}, 'Result for ', el('a', { href: result.final_url, rel: 'noopener noreferrer nofollow' }, result.final_url)), cards, summary, trackers, consentSection, lossSection, pagespeed, warnings);
+    if (figures.length && window.Chart) {
+      if (lossChart) lossChart.destroy();
+      lossChart = new window.Chart(document.getElementById('loss-chart'), {
+        type: 'bar',
+        data: {
+          labels: figures.flatMap(([label]) => [`${label}: today`, `${label}: server-side`]),
+          datasets: [
+            { label: 'Consent refusal', data: figures.flatMap(([, f]) => [f.by_cause.consent, f.by_cause.consent]), backgroundColor: '#b54708' },
+            { label: 'Ad blockers', data: figures.flatMap(([, f]) => [f.by_cause.ad_blockers, null]), backgroundColor: '#b42318' },
+            { label: 'Safari ITP', data: figures.flatMap(([, f]) => [f.by_cause.itp, null]), backgroundColor: '#6941c6' },
+            { label: 'Other losses with server-side', data: figures.flatMap(([, f]) => [null, Math.max(0, f.lost_pct_with_server_side - f.by_cause.consent)]), backgroundColor: '#667085' },
+          ],
+        },
+        options: { indexAxis: 'y', responsive: true, maintainAspectRatio: false, animation: false, scales: { x: { stacked: true, max: 100, title: { display: true, text: '% lost' } }, y: { stacked: true } } },
+      });
+    }
+  }
+
+  const resultBox = $('#scan-result');
+  if (resultBox && resultBox.dataset.scanId) {
+    api('GET', `/api/v1/tracking-checker/scans/${resultBox.dataset.scanId}/`).then((result) => renderResult(result, resultBox))
+      .catch((error) => resultBox.replaceChildren(el('p', { class: 'error' }, error.message)));
+  }
+
+  const checkForm = $('#check-form');
+  if (checkForm) {
+    const signedIn = Boolean($('#sign-out'));
+    bindForm(checkForm, $('#check-error'), async (data) => {
+      $('#check-progress').hidden = false;
+      resultBox.replaceChildren();
+      try {
+        const body = { url: String(data.get('url')).trim(), language: data.get('language'), ai_summary: data.get('ai_summary') === 'on', pagespeed: data.get('pagespeed') === 'on' };
+        const result = await api('POST', signedIn ? '/api/v1/tracking-checker/scan/' : '/api/public/tracking-checker/scan/', body);
+        renderResult(result, resultBox);
+        resultBox.querySelector('h2').setAttribute('tabindex', '-1');
+        resultBox.querySelector('h2').focus();
+      } finally {
+        $('#check-progress').hidden = true;
+      }
+    });
+  }
+})();

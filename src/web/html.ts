@@ -1,0 +1,67 @@
+/** Minimal server-side HTML: escaped interpolation and the page layout. */
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(value: unknown): string {
+  return String(value ?? '').replace(/[&<>"']/g, (char) => ESCAPES[char]);
+}
+
+/** A trusted HTML fragment (already escaped). */
+export class Html {
+  constructor(readonly value: string) {}
+  toString() {
+    return this.value;
+  }
+}
+
+/** Tagged template: interpolations are escaped unless they are Html (or arrays of Html). */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0];
+  values.forEach((value, index) => {
+    const parts = Array.isArray(value) ? value : [value];
+    out += parts.map((part) => (part instanceof Html ? part.value : escapeHtml(part))).join('') + strings[index + 1];
+  });
+  return new Html(out);
+}
+
+export interface LayoutOptions {
+  title: string;
+  /** Signed-in user's name; shows the dashboard navigation and sign-out. */
+  user?: { name: string; tenantName: string } | null;
+  current?: string;
+  body: Html;
+  scripts?: string[];
+}
+
+const DASHBOARD_LINKS: Array<[string, string]> = [
+  ['/dashboard', 'Overview'],
+  ['/dashboard/api-keys', 'API keys'],
+  ['/dashboard/scans', 'Scans'],
+];
+
+export function layout({ title, user, current, body, scripts = [] }: LayoutOptions): string {
+  const nav = user
+    ? html`<nav aria-label="Dashboard"><ul>${DASHBOARD_LINKS.map(
+        ([href, label]) => html`<li><a href="${href}"${new Html(current === href ? ' aria-current="page"' : '')}>${label}</a></li>`,
+      )}<li><a href="/check">Tracking checker</a></li><li><a href="/api/docs/">API</a></li></ul>
+      <div class="who"><span>${user.name} · ${user.tenantName}</span> <button type="button" id="sign-out" class="link">Sign out</button></div></nav>`
+    : html`<nav aria-label="Site"><ul><li><a href="/check">Tracking checker</a></li><li><a href="/api/docs/">API</a></li><li><a href="/status">Status</a></li><li><a href="/login">Sign in</a></li></ul></nav>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)} · Tagport</title>
+<link rel="stylesheet" href="/assets/app.css">
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top"><a class="brand" href="/">Tagport</a>${nav}</header>
+<main id="main" tabindex="-1">
+${body}
+</main>
+<script src="/assets/app.js"></script>
+${scripts.map((src) => `<script src="${escapeHtml(src)}"></script>`).join('\n')}
+</body>
+</html>`;
+}

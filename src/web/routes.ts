@@ -1,0 +1,118 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { SESSION_COOKIE } from '../http/auth.js';
+import { errorResponses, withMeta } from '../http/schemas.js';
+import { ScanRequestBody } from '../modules/tracking-checker/schemas.js';
+import { ScanResultSchema } from '../scanner/schema.js';
+import { layout, type Html } from './html.js';
+import { apiKeysPage, checkerPage, loginPage, overviewPage, scanResultPage, scansPage, setupPage } from './pages.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+
+/** Static files served from memory: our own assets and the chart library from node_modules (no CDN). */
+const ASSETS: Record<string, { file: string; type: string }> = {
+  'app.css': { file: path.join(here, 'assets', 'app.css'), type: 'text/css; charset=utf-8' },
+  'app.js': { file: path.join(here, 'assets', 'app.js'), type: 'text/javascript; charset=utf-8' },
+  'chart.js': { file: path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), type: 'text/javascript; charset=utf-8' },
+};
+
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+};
+
+export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const assets = new Map(Object.entries(ASSETS).map(([name, asset]) => [name, { body: fs.readFileSync(asset.file), type: asset.type }]));
+
+  app.get('/assets/:name', { config: { public: true }, schema: { hide: true, params: Type.Object({ name: Type.String() }) } }, async (request, reply) => {
+    const asset = assets.get(request.params.name);
+    if (!asset) return reply.code(404).type('text/plain').send('Not found');
+    return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body);
+  });
+
+  async function sessionUser(request: FastifyRequest) {
+    const token = request.cookies[SESSION_COOKIE];
+    const session = token ? await app.services.auth.verifySession(token) : null;
+    if (!session) return null;
+    const described = await app.services.users.describe(session.userId, session.tenantId, session.role);
+    const tenant = described.memberships.find((membership) => membership.tenant_id === session.tenantId);
+    return { name: described.user.name, tenantName: tenant?.tenant_name ?? session.tenantId };
+  }
+
+  function page(reply: FastifyReply, title: string, body: Html, user: Awaited<ReturnType<typeof sessionUser>>, current?: string, scripts?: string[]) {
+    return reply.headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(layout({ title, body, user, current, scripts }));
+  }
+
+  const dashboard = (title: string, current: string, body: (request: FastifyRequest) => Html, scripts?: string[]) =>
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const user = await sessionUser(request);
+      if (!user) return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`);
+      return page(reply, title, body(request), user, current, scripts);
+    };
+
+  const hidden = { config: { public: true }, schema: { hide: true } };
+  app.get('/', hidden, async (request, reply) => reply.redirect((await sessionUser(request)) ? '/dashboard' : '/check'));
+  app.get('/login', hidden, async (request, reply) => {
+    if (await app.services.users.needsSetup()) return reply.redirect('/setup');
+    return page(reply, 'Sign in', loginPage(), null);
+  });
+  app.get('/setup', hidden, async (_request, reply) => {
+    if (!(await app.services.users.needsSetup())) return reply.redirect('/login');
+    return page(reply, 'Set up', setupPage(), null);
+  });
+  app.get('/check', hidden, async (request, reply) => page(reply, 'Tracking checker', checkerPage(), await sessionUser(request), undefined, ['/assets/chart.js']));
+  app.get('/dashboard', hidden, dashboard('Overview', '/dashboard', overviewPage));
+  app.get('/dashboard/api-keys', hidden, dashboard('API keys', '/dashboard/api-keys', apiKeysPage));
+  app.get('/dashboard/scans', hidden, dashboard('Scans', '/dashboard/scans', scansPage));
+  app.get<{ Params: { id: string } }>('/dashboard/scans/:id', hidden, dashboard('Scan', '/dashboard/scans', (request) => scanResultPage((request.params as { id: string }).id), ['/assets/chart.js']));
+
+  app.post('/api/setup/', {
+    config: { public: true },
+    schema: {
+      operationId: 'firstRunSetup',
+      summary: 'First-run set-up',
+      description: 'Creates the first tenant and its owner account. Only works while the database has no users; 409 afterwards.',
+      tags: ['Web sessions'],
+      security: [],
+      body: Type.Object(
+        {
+          organisation: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+          plan: Type.Optional(Type.String({ enum: ['free', 'pro', 'business', 'agency', 'partner'], default: 'agency' })),
+          name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+          email: Type.String({ format: 'email', maxLength: 254 }),
+          password: Type.String({ minLength: 12, maxLength: 1024 }),
+        },
+        { additionalProperties: false },
+      ),
+      response: { 201: withMeta(Type.Object({ tenant_id: Type.String(), user_id: Type.String() }, { additionalProperties: false })), ...errorResponses(409, 413, 415) },
+    },
+    handler: async (request, reply) => {
+      const created = await app.services.users.setup(request.body, (input) => app.services.tenants.create(input));
+      return reply.code(201).send(created);
+    },
+  });
+
+  app.post('/api/public/tracking-checker/scan/', {
+    config: { public: true },
+    schema: {
+      operationId: 'publicScanPage',
+      summary: 'Scan a page (public checker)',
+      description: 'The public tracking checker behind /check: the same scanner without an API key, limited per IP address (see `PUBLIC_SCANS_PER_HOUR`). Results are not stored.',
+      tags: ['Tracking checker'],
+      security: [],
+      body: ScanRequestBody,
+      response: { 200: withMeta(ScanResultSchema), ...errorResponses(413, 415, 422) },
+    },
+    handler: async (request, reply) => {
+      await app.rateLimits.consumePublicScan(request, reply);
+      return app.services.trackingChecker.scanAnonymously(request.body);
+    },
+  });
+};
