@@ -5,6 +5,7 @@ import type { Database } from '../../src/db/index.js';
 import type { ApiKeyService } from '../../src/modules/api-keys/service.js';
 import type { UserService } from '../../src/modules/auth/service.js';
 import type { TenantService } from '../../src/modules/tenants/service.js';
+import type { Scanner } from '../../src/scanner/index.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './database.js';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -24,10 +25,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(backend: Backend, overrides: Partial<Config> = {}, existing?: TestDatabase): Promise<TestApp> {
+export async function startTestApp(backend: Backend, overrides: Partial<Config> = {}, existing?: TestDatabase, extras: { scanner?: Scanner } = {}): Promise<TestApp> {
   const testDatabase = existing ?? (await createTestDatabase(backend));
   const config = testConfig(overrides);
-  const app = await buildApp({ config, database: testDatabase.database });
+  const app = await buildApp({ config, database: testDatabase.database, scanner: extras.scanner });
   await app.ready();
   const { tenants, apiKeys: keys, users } = app.services;
   let counter = 0;

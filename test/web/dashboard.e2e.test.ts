@@ -4,12 +4,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
 
-export const CHROMIUM_PATH = '/usr/lib/chromium/chromium';
-export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
-];
 const SCREENSHOTS = path.resolve('.tmp/screenshots');
 
 describe('web dashboard in a real browser', () => {

@@ -1,0 +1,68 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Scanner } from '../../src/scanner/index.js';
+import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
+
+const SCREENSHOTS = path.resolve('.tmp/screenshots');
+
+describe('public tracking checker page in a real browser', () => {
+  let fixture: FixtureServer;
+  let scanner: Scanner;
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    fixture = await startFixtureServer();
+    scanner = new Scanner(fixture.scannerOptions());
+    t = await startTestApp('pglite', { publicScansPerHour: 2 }, undefined, { scanner });
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await scanner?.close();
+    await fixture?.close();
+  });
+
+  it('scans a fixture shop without a key and shows trackers by category, consent, the loss picture and the summary in French', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${base}/check`);
+    await page.getByLabel('Page address').fill(fixture.url('shop.example.test', '/'));
+    await page.getByLabel('Language').selectOption('fr');
+    await page.getByRole('button', { name: 'Scan page' }).click();
+    await page.locator('#scan-result h2').first().waitFor({ timeout: 60_000 });
+    const count = Number(await page.getByTestId('tracker-count').textContent());
+    expect(count).toBeGreaterThanOrEqual(3);
+    const headings = await page.locator('#scan-result h3').allTextContents();
+    expect(headings.join(' ')).toMatch(/Analytics/);
+    expect(headings.join(' ')).toMatch(/Advertising/);
+    expect(await page.locator('#consent-heading + ul').textContent()).toContain('Cookiebot');
+    expect(await page.locator('#loss-chart').count()).toBe(1);
+    expect(await page.evaluate(() => Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('loss-chart')))).toBe(true);
+    const summary = await page.locator('#summary-heading + p').textContent();
+    expect(summary!.length).toBeGreaterThan(20);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'checker-result-desktop.png'), fullPage: true });
+    await page.close();
+  }, 90_000);
+
+  it('limits the public checker per IP with a clear message', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(`${base}/check`);
+    await page.getByLabel('Page address').fill(fixture.url('clean.example.test', '/'));
+    await page.getByRole('button', { name: 'Scan page' }).click();
+    await page.locator('#scan-result h2').first().waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Scan page' }).click();
+    const error = page.locator('#check-error');
+    await error.waitFor({ state: 'visible', timeout: 30_000 });
+    expect(await error.textContent()).toContain('scans per hour per address');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'checker-limited-phone.png'), fullPage: true });
+    await page.close();
+  }, 90_000);
+});
