@@ -190,9 +190,10 @@
   const CATEGORY_NAMES = { tag_manager: 'Tag managers', analytics: 'Analytics', advertising: 'Advertising', session_replay: 'Session replay', social: 'Social', customer_data_platform: 'Customer data platforms', marketing: 'Marketing' };
   let lossChart = null;
 
-  function yesNo(value) {
+  /** yes/no, coloured only where one answer is a problem (`bad` is the worrying value). */
+  function yesNo(value, bad) {
     if (value === null || value === undefined) return el('span', {}, 'unknown');
-    return el('span', { class: value ? 'yes' : 'no' }, value ? 'yes' : 'no');
+    return el('span', { class: bad === undefined ? '' : value === bad ? 'no' : 'yes' }, value ? 'yes' : 'no');
   }
 
   function renderResult(result, target) {
@@ -216,7 +217,7 @@
             el('td', {}, tracker.ids.length ? tracker.ids.map((id) => el('code', { class: 'pill' }, id)) : '—'),
             el('td', {}, yesNo(tracker.first_party)),
             el('td', {}, yesNo(tracker.server_side)),
-            el('td', {}, yesNo(tracker.fires_before_consent))))))))));
+            el('td', {}, yesNo(tracker.fires_before_consent, true))))))))));
 
     const mode = consent.consent_mode;
     const consentSection = el('section', { 'aria-labelledby': 'consent-heading' }, el('h2', { id: 'consent-heading' }, 'Consent'),
@@ -249,7 +250,8 @@
       el('p', {}, `Lighthouse ${result.pagespeed.lighthouse_version} score ${result.pagespeed.score}/100: FCP ${Math.round(result.pagespeed.metrics.fcp_ms)} ms, LCP ${Math.round(result.pagespeed.metrics.lcp_ms)} ms, TBT ${Math.round(result.pagespeed.metrics.tbt_ms)} ms, CLS ${result.pagespeed.metrics.cls}, SI ${Math.round(result.pagespeed.metrics.si_ms)} ms.`)) : null;
     const warnings = result.warnings.length ? el('section', { 'aria-labelledby': 'warnings-heading' }, el('h2', { id: 'warnings-heading' }, 'Warnings'), el('ul', {}, result.warnings.map((w) => el('li', {}, `${w.message} (${w.code})`)))) : null;
 
-    target.replaceChildren(el('h2', {}, 'Result for ', el('a', { href: result.final_url, rel: 'noopener noreferrer nofollow' }, result.final_url)), cards, summary, trackers, consentSection, lossSection, pagespeed, warnings);
+    const sections = [cards, summary, trackers, consentSection, lossSection, pagespeed, warnings].filter(Boolean);
+    target.replaceChildren(el('h2', {}, 'Result for ', el('a', { href: result.final_url, rel: 'noopener noreferrer nofollow' }, result.final_url)), ...sections);
     if (figures.length && window.Chart) {
       if (lossChart) lossChart.destroy();
       lossChart = new window.Chart(document.getElementById('loss-chart'), {
