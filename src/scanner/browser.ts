@@ -1,7 +1,8 @@
 import { chromium, type Browser, type BrowserContext, type Frame, type Request } from 'playwright-core';
-import { ScanTargetRefusedError } from './errors.ts';
 import { CMP_RULES, GLOBAL_RULES } from './signatures.ts';
-import type { SsrfGuard } from './ssrf.ts';
+import { BANNER_SCRIPT, COOKIE_WRITES_SCRIPT, DATALAYER_SCRIPT, GLOBALS_SCRIPT, INIT_SCRIPT, inPage } from './page-scripts.ts';
+import { startGuardProxy } from './proxy.ts';
+import { bareHost, type SsrfGuard } from './ssrf.ts';
 
 /** Stage 2: load the page in headless Chromium without interacting, and record what it does. */
 
@@ -163,32 +164,13 @@ export interface CaptureOptions {
   /** Network quiet period that ends the settle phase. */
   quietMs: number;
   locale: string;
+  /** MAP/EXCLUDE host rules the guard proxy applies (the same string Chromium gets as --host-resolver-rules). */
+  hostRules?: string;
   signal?: AbortSignal;
 }
 
 const SNAPSHOT_RESERVE_MS = 2_500;
 
-const INIT_SCRIPT = `(() => {
-  const writes = [];
-  try { Object.defineProperty(window, '__tagportCookieWrites', { value: writes, enumerable: false }); } catch (e) { return; }
-  const descriptor = Object.getOwnPropertyDescriptor(Document.prototype, 'cookie');
-  if (!descriptor || !descriptor.set || !descriptor.get) return;
-  Object.defineProperty(Document.prototype, 'cookie', {
-    configurable: true,
-    enumerable: descriptor.enumerable,
-    get() { return descriptor.get.call(this); },
-    set(value) {
-      try {
-        if (writes.length < 1000) {
-          const name = String(value).split(';')[0].split('=')[0].trim();
-          const urls = (new Error().stack || '').match(/https?:\\/\\/[^\\s)]+/g);
-          writes.push({ name, script: urls ? urls[0].replace(/:\\d+:\\d+$/, '') : null });
-        }
-      } catch (e) {}
-      return descriptor.set.call(this, value);
-    },
-  });
-})();`;
 
 function isMainNavigation(request: Request): boolean {
   try {
@@ -208,83 +190,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   ]);
 }
 
-/** Runs in the page: which of the given globals exist, and the tag ids google_tag_manager knows. */
-function pageGlobals(names: string[]): { present: string[]; googleTagIds: string[] } {
-  const w = window as unknown as Record<string, unknown>;
-  const gtm = w.google_tag_manager;
-  const googleTagIds = gtm && typeof gtm === 'object' ? Object.keys(gtm).filter((key) => /^(GTM|G|AW|DC|UA)-[A-Z0-9-]+$/.test(key)).slice(0, 50) : [];
-  const present = names.filter((name) => {
-    try {
-      const value = w[name];
-      if (value === undefined || value === null) return false;
-      if (name === 'analytics') return typeof (value as { load?: unknown }).load === 'function' || Array.isArray(value);
-      if (name === 'hj' || name === 'clarity' || name === 'ga') return typeof value === 'function';
-      return true;
-    } catch {
-      return false;
-    }
-  });
-  return { present, googleTagIds };
-}
-
-/** Runs in the page: dataLayer as JSON-safe values; gtag() Arguments objects become arrays. */
-function pageDataLayer(): unknown[] {
-  const seen = new WeakSet<object>();
-  const serialise = (value: unknown, depth: number): unknown => {
-    if (value === null || value === undefined) return null;
-    if (typeof value === 'string') return value.slice(0, 500);
-    if (typeof value === 'number' || typeof value === 'boolean') return value;
-    if (typeof value === 'function') return '[function]';
-    if (typeof value !== 'object') return String(value);
-    if (depth > 4) return '[depth]';
-    if (seen.has(value)) return '[circular]';
-    seen.add(value);
-    if (typeof Node !== 'undefined' && value instanceof Node) return '[node]';
-    if (Array.isArray(value) || Object.prototype.toString.call(value) === '[object Arguments]') {
-      return Array.from(value as ArrayLike<unknown>).slice(0, 50).map((item) => serialise(item, depth + 1));
-    }
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).slice(0, 60)) {
-      try {
-        out[key] = serialise((value as Record<string, unknown>)[key], depth + 1);
-      } catch {
-        out[key] = '[unreadable]';
-      }
-    }
-    return out;
-  };
-  const layer = (window as unknown as { dataLayer?: unknown }).dataLayer;
-  return Array.isArray(layer) ? layer.slice(0, 300).map((entry) => serialise(entry, 0)) : [];
-}
-
-/** Runs in the page: is a consent banner visible? */
-function pageBanner(known: Array<{ cmp: string; selector: string }>): { visible: boolean; via: string | null; cmp: string | null } {
-  const isVisible = (element: Element) => {
-    const rect = element.getBoundingClientRect();
-    const style = getComputedStyle(element);
-    return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none' && Number(style.opacity) > 0.05;
-  };
-  for (const { cmp, selector } of known) {
-    const element = document.querySelector(selector);
-    if (!element) continue;
-    if (isVisible(element) || (element.shadowRoot && element.shadowRoot.childElementCount > 0)) return { visible: true, via: selector, cmp };
-  }
-  const words = /cookie|consent|datenschutz|einwilligung|privacidad|confidentialit|consentement|riservatezza|privacy|toestemming|prywatno|zgod|aceitar|aceptar|accetta|akzeptieren|accepter|accepteren|akceptuj/i;
-  const elements = document.body ? document.body.querySelectorAll('*') : [];
-  const limit = Math.min(elements.length, 4000);
-  for (let i = 0; i < limit; i++) {
-    const element = elements[i] as HTMLElement;
-    const style = getComputedStyle(element);
-    if (style.position !== 'fixed' && style.position !== 'sticky') continue;
-    if (!isVisible(element)) continue;
-    const text = (element.innerText || '').slice(0, 4000);
-    if (words.test(text) && element.querySelector('button, [role="button"], input[type="button"], input[type="submit"], a')) {
-      return { visible: true, via: 'fixed element with cookie/consent text and a button', cmp: null };
-    }
-  }
-  return { visible: false, via: null, cmp: null };
-}
-
 export async function capturePage(browser: Browser, url: string, options: CaptureOptions): Promise<RuntimeFindings> {
   const findings: RuntimeFindings = {
     finalUrl: url,
@@ -300,48 +205,40 @@ export async function capturePage(browser: Browser, url: string, options: Captur
     timedOut: false,
     problems: [],
   };
-  const context: BrowserContext = await browser.newContext({
+  const proxy = await startGuardProxy({ guard: options.guard, hostRules: options.hostRules });
+  const context: BrowserContext = await browser
+    .newContext({
+    // Every request of the context, redirects and WebSockets included, goes through the guard proxy; '<-loopback>'
+    // removes Chromium's implicit proxy bypass for localhost and loopback addresses.
+    proxy: { server: proxy.server, bypass: '<-loopback>' },
     serviceWorkers: 'block',
     acceptDownloads: false,
     locale: options.locale,
     userAgent: userAgentFor(browser.version()),
     viewport: { width: 1366, height: 768 },
-  });
+    })
+    .catch(async (error: unknown) => {
+      await proxy.close();
+      throw error;
+    });
   const closeContext = () => context.close().catch(() => {});
   options.signal?.addEventListener('abort', closeContext, { once: true });
   const started = Date.now();
   const records = new Map<Request, RuntimeRequest>();
   let inflight = 0;
   let lastActivity = Date.now();
-  let mainRefused: ScanTargetRefusedError | null = null;
+  const mainNavigationHosts = new Set<string>();
 
   try {
     await context.addInitScript({ content: INIT_SCRIPT });
-    await context.route('**/*', async (route) => {
-      const request = route.request();
-      try {
-        await options.guard.checkUrl(new URL(request.url()));
-        await route.continue();
-      } catch (error) {
-        const refused = error instanceof ScanTargetRefusedError;
-        if (refused) {
-          findings.refused.push({ url: request.url().slice(0, 2000), reason: error.message });
-          if (isMainNavigation(request)) mainRefused = error;
-        }
-        await route.abort(refused ? 'blockedbyclient' : 'namenotresolved').catch(() => {});
-      }
-    });
-    await context.routeWebSocket(/.*/, async (socket) => {
-      const wsUrl = new URL(socket.url());
-      try {
-        await options.guard.checkHost(wsUrl.hostname.replace(/^\[|\]$/g, ''));
-        socket.connectToServer();
-      } catch (error) {
-        findings.refused.push({ url: socket.url().slice(0, 2000), reason: error instanceof Error ? error.message : String(error) });
-        await socket.close({ code: 1008, reason: 'refused' }).catch(() => {});
-      }
-    });
     context.on('request', (request) => {
+      if (isMainNavigation(request)) {
+        try {
+          mainNavigationHosts.add(bareHost(new URL(request.url()).hostname).toLowerCase());
+        } catch {
+          /* not a URL with a host */
+        }
+      }
       inflight++;
       lastActivity = Date.now();
       let frameUrl: string | null = null;
@@ -378,12 +275,16 @@ export async function capturePage(browser: Browser, url: string, options: Captur
     const page = await context.newPage();
     const navigationBudget = options.deadline - Date.now() - SNAPSHOT_RESERVE_MS;
     if (navigationBudget <= 0) throw Object.assign(new Error('no time left for the browser stage'), { code: 'browser_timeout' });
+    // The page's own address, an HTTP redirect of it or a navigation during load was refused: the target is not allowed.
+    const refusedNavigation = () => proxy.refused.find((item) => mainNavigationHosts.has(item.host))?.error;
     try {
       const response = await page.goto(url, { waitUntil: 'load', timeout: navigationBudget });
       findings.mainStatus = response?.status() ?? null;
+      const refused = refusedNavigation();
+      if (refused) throw refused;
     } catch (error) {
-      // The page's own address or an HTTP redirect of it was refused: the scan target itself is not allowed.
-      if (mainRefused) throw mainRefused;
+      const refused = refusedNavigation();
+      if (refused) throw refused;
       if (options.signal?.aborted) throw error;
       const message = error instanceof Error ? error.message : String(error);
       if (/Timeout/i.test(message)) findings.timedOut = true;
@@ -401,6 +302,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
     if (!findings.timedOut && Date.now() >= options.deadline - SNAPSHOT_RESERVE_MS) findings.timedOut = true;
 
     findings.finalUrl = page.url() && page.url() !== 'about:blank' ? page.url() : url;
+    findings.refused = proxy.refused.map((item) => ({ url: item.target, reason: item.error.message }));
     const snapshotEnds = Math.max(Date.now() + 1_000, options.deadline - 200);
     const step = async <T>(what: string, run: () => Promise<T>, fallback: T): Promise<T> => {
       try {
@@ -413,9 +315,9 @@ export async function capturePage(browser: Browser, url: string, options: Captur
     const globalNames = [...new Set([...GLOBAL_RULES.map((rule) => rule.global), ...CMP_RULES.flatMap((rule) => rule.globals), '__tcfapi'])];
     const known = CMP_RULES.flatMap((rule) => rule.selectors.map((selector) => ({ cmp: rule.name, selector })));
     const [globals, dataLayer, banner, browserCookies, writes] = await Promise.all([
-      step('globals', () => page.evaluate(pageGlobals, globalNames), { present: [] as string[], googleTagIds: [] as string[] }),
-      step('dataLayer', () => page.evaluate(pageDataLayer), [] as unknown[]),
-      step('banner', () => page.evaluate(pageBanner, known), findings.banner),
+      step('globals', () => page.evaluate<{ present: string[]; googleTagIds: string[] }>(inPage(GLOBALS_SCRIPT, globalNames)), { present: [] as string[], googleTagIds: [] as string[] }),
+      step('dataLayer', () => page.evaluate<unknown[]>(inPage(DATALAYER_SCRIPT)), [] as unknown[]),
+      step('banner', () => page.evaluate<RuntimeFindings['banner']>(inPage(BANNER_SCRIPT, known)), findings.banner),
       step('cookies', () => context.cookies(), []),
       step(
         'cookie writes',
@@ -423,9 +325,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
           const frames: Frame[] = page.frames().slice(0, 20);
           const lists = await Promise.all(
             frames.map((frame) =>
-              frame
-                .evaluate(() => ((window as unknown as { __tagportCookieWrites?: Array<{ name: string; script: string | null }> }).__tagportCookieWrites ?? []).slice())
-                .catch(() => [] as Array<{ name: string; script: string | null }>),
+              frame.evaluate<Array<{ name: string; script: string | null }>>(COOKIE_WRITES_SCRIPT).catch(() => [] as Array<{ name: string; script: string | null }>),
             ),
           );
           return lists.flat();
@@ -451,5 +351,6 @@ export async function capturePage(browser: Browser, url: string, options: Captur
   } finally {
     options.signal?.removeEventListener('abort', closeContext);
     await closeContext();
+    await proxy.close();
   }
 }

@@ -328,7 +328,8 @@ export function detect(siteUrl: string, staticFindings: StaticFindings | null, r
       const cmp = cmpForCookie(cookie.name);
       if (cmp) book.addCmp(cmp.name, { kind: 'cookie', detail: `${cookie.name} cookie` });
     }
-    if (runtime.banner.cmp) book.addCmp(runtime.banner.cmp, { kind: 'global', detail: `visible banner ${runtime.banner.via}` });
+    // A banner of a known CMP found only through its DOM container: named, without evidence of the kinds above.
+    if (runtime.banner.cmp && !book.cmp.has(runtime.banner.cmp)) book.cmp.set(runtime.banner.cmp, []);
     if (runtime.refused.length) {
       warnings.push({
         code: 'requests_refused',

@@ -108,6 +108,7 @@ export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<F
           'accept-encoding': 'identity',
         },
       });
+      response.body.on('error', () => {}); // destroying the body below (redirects, size cap) must not throw elsewhere
       outcome.status = response.statusCode;
       const location = response.headers.location;
       if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string' && location) {

@@ -60,6 +60,7 @@ const STAGE1_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (K
 const PAGESPEED_RESERVE_MS = 15_000;
 const AI_RESERVE_MS = 8_000;
 const MAX_REDIRECTS = 5;
+const ASSEMBLY_RESERVE_MS = 300;
 
 interface StageOutcome<T> {
   value: T | null;
@@ -118,7 +119,8 @@ export class Scanner {
     }
 
     const reserve = (request.pagespeed ? PAGESPEED_RESERVE_MS : 0) + (request.aiSummary && this.options.ai ? AI_RESERVE_MS : 0);
-    const stagesDeadline = Math.max(started + this.options.scanTimeoutMs * 0.4, deadline - reserve);
+    // Stages 1 and 2 run side by side until this point; what is left is for page speed, the summary and assembly.
+    const stagesDeadline = Math.max(started + this.options.scanTimeoutMs * 0.4, deadline - reserve - ASSEMBLY_RESERVE_MS);
     const abort = new AbortController();
     const refusal = (error: unknown): never => {
       if (error instanceof ScanTargetRefusedError && !abort.signal.aborted) abort.abort(error);
@@ -233,7 +235,9 @@ export class Scanner {
     }
     if (outcome.error) {
       const code = outcome.error.code === 'too_many_redirects' || outcome.error.code === 'not_html' ? outcome.error.code : outcome.timedOut ? 'fetch_timeout' : 'fetch_failed';
-      warnings.push({ code, message: `${outcome.truncated === 'timeout' ? 'Partial page: ' : ''}${outcome.error.message}` });
+      const partial = outcome.truncated === 'timeout' ? ` The ${outcome.bytes} bytes received until then were analysed.` : '';
+      const message = code === 'fetch_timeout' ? 'The HTTP fetch hit its time limit' : outcome.error.message.replace(/\.$/, '');
+      warnings.push({ code, message: `${message}.${partial}` });
     }
     if (outcome.status && outcome.status >= 400) warnings.push({ code: 'http_error_status', message: `The page answered HTTP ${outcome.status}.` });
     let status: StageStatus;
@@ -259,11 +263,20 @@ export class Scanner {
     try {
       slot = await this.pool.acquire(deadline - 3_000);
       const findings = await hardLimit(
-        capturePage(slot.browser, target.href, { guard, deadline, settleMs: 4_000, quietMs: 700, locale: LOCALES[language], signal: stageAbort.signal }),
+        capturePage(slot.browser, target.href, {
+          guard,
+          deadline,
+          settleMs: 4_000,
+          quietMs: 700,
+          locale: LOCALES[language],
+          hostRules: this.options.hostResolverRules,
+          signal: stageAbort.signal,
+        }),
         deadline - Date.now() + 3_000,
         'browser_timeout',
       );
       if (findings.timedOut) warnings.push({ code: 'browser_timeout', message: 'The page did not finish loading in time; findings cover what it did until then.' });
+      if (findings.problems.length) warnings.push({ code: 'browser_incomplete', message: `Some page data could not be read: ${findings.problems.join('; ').slice(0, 500)}` });
       return { value: findings, status: findings.timedOut ? 'timeout' : 'ok', durationMs: Date.now() - started, warnings, error: null };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) throw error;

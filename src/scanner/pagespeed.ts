@@ -1,8 +1,8 @@
 import { launch, type LaunchedChrome } from 'chrome-launcher';
 import lighthouse from 'lighthouse';
-import { chromium, type Browser } from 'playwright-core';
 import { chromiumFlags, type ChromiumFlagOptions } from './browser.ts';
 import { ScanTargetRefusedError } from './errors.ts';
+import { startGuardProxy, type GuardProxy } from './proxy.ts';
 import type { PagespeedResult } from './schema.ts';
 import type { SsrfGuard } from './ssrf.ts';
 
@@ -11,8 +11,7 @@ import type { SsrfGuard } from './ssrf.ts';
  * on the system Chromium launched by chrome-launcher with the scanner's flags. Runs are queued one at a time per
  * process, since Lighthouse's timings suffer when runs share the CPU.
  *
- * Every request of the Lighthouse browser goes through the same SSRF guard as the scan: Playwright attaches to the
- * launched Chromium over CDP and routes its default context before Lighthouse opens its page.
+ * Every request of the Lighthouse browser goes through the same SSRF guard as the scan, via the guard proxy.
  */
 
 export interface PagespeedOptions extends ChromiumFlagOptions {
@@ -54,10 +53,13 @@ export function runPagespeed(url: string, options: PagespeedOptions): Promise<Pa
   });
 }
 
+function refusedOf(proxy: GuardProxy | null): PagespeedOutcome['refused'] {
+  return (proxy?.refused ?? []).map((item) => ({ url: item.target, reason: item.error.message }));
+}
+
 async function runOnce(url: string, options: PagespeedOptions): Promise<PagespeedOutcome> {
-  const refused: PagespeedOutcome['refused'] = [];
   let chrome: LaunchedChrome | null = null;
-  let guardBrowser: Browser | null = null;
+  let proxy: GuardProxy | null = null;
   let timer: NodeJS.Timeout | undefined;
   const kill = () => {
     try {
@@ -69,23 +71,12 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
   options.signal?.addEventListener('abort', kill, { once: true });
   try {
     await options.guard.checkUrl(new URL(url));
+    proxy = await startGuardProxy({ guard: options.guard, hostRules: options.hostResolverRules });
     chrome = await launch({
       chromePath: options.chromiumPath,
-      chromeFlags: ['--headless=new', ...chromiumFlags(options)],
+      chromeFlags: ['--headless=new', ...chromiumFlags(options), `--proxy-server=${proxy.server}`, '--proxy-bypass-list=<-loopback>'],
       logLevel: 'silent',
       handleSIGINT: false,
-    });
-    guardBrowser = await chromium.connectOverCDP(`http://127.0.0.1:${chrome.port}`, { timeout: 10_000 });
-    const context = guardBrowser.contexts()[0];
-    await context.route('**/*', async (route) => {
-      const target = route.request().url();
-      try {
-        await options.guard.checkUrl(new URL(target));
-        await route.continue();
-      } catch (error) {
-        if (error instanceof ScanTargetRefusedError) refused.push({ url: target.slice(0, 2000), reason: error.message });
-        await route.abort(error instanceof ScanTargetRefusedError ? 'blockedbyclient' : 'namenotresolved').catch(() => {});
-      }
     });
     const run = lighthouse(url, {
       port: chrome.port,
@@ -100,8 +91,8 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
     });
     const outcome = await Promise.race([run, timeout]);
     const lhr = outcome?.lhr;
-    if (!lhr) return { result: null, refused, error: { code: 'pagespeed_failed', message: 'Lighthouse returned no result.' } };
-    if (lhr.runtimeError) return { result: null, refused, error: { code: 'pagespeed_failed', message: `Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}` } };
+    if (!lhr) return { result: null, refused: refusedOf(proxy), error: { code: 'pagespeed_failed', message: 'Lighthouse returned no result.' } };
+    if (lhr.runtimeError) return { result: null, refused: refusedOf(proxy), error: { code: 'pagespeed_failed', message: `Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}` } };
     const score = lhr.categories.performance?.score;
     const metric = (id: string) => {
       const value = lhr.audits[id]?.numericValue;
@@ -115,7 +106,7 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
       si_ms: metric('speed-index'),
     };
     if (typeof score !== 'number' || Object.values(metrics).some((value) => value === null)) {
-      return { result: null, refused, error: { code: 'pagespeed_failed', message: 'Lighthouse could not compute the performance score for this page.' } };
+      return { result: null, refused: refusedOf(proxy), error: { code: 'pagespeed_failed', message: 'Lighthouse could not compute the performance score for this page.' } };
     }
     const round = (value: number | null, digits = 0) => Math.round((value ?? 0) * 10 ** digits) / 10 ** digits;
     return {
@@ -124,17 +115,17 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
         metrics: { fcp_ms: round(metrics.fcp_ms), lcp_ms: round(metrics.lcp_ms), tbt_ms: round(metrics.tbt_ms), cls: round(metrics.cls, 3), si_ms: round(metrics.si_ms) },
         lighthouse_version: lhr.lighthouseVersion,
       },
-      refused,
+      refused: refusedOf(proxy),
       error: null,
     };
   } catch (error) {
     if (error instanceof ScanTargetRefusedError) throw error;
     const err = error as { code?: string; message?: string };
-    return { result: null, refused, error: { code: err.code === 'pagespeed_timeout' ? 'pagespeed_timeout' : 'pagespeed_failed', message: String(err.message ?? error).split('\n')[0] } };
+    return { result: null, refused: refusedOf(proxy), error: { code: err.code === 'pagespeed_timeout' ? 'pagespeed_timeout' : 'pagespeed_failed', message: String(err.message ?? error).split('\n')[0] } };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', kill);
-    await guardBrowser?.close().catch(() => {});
     kill();
+    await proxy?.close();
   }
 }

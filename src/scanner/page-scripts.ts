@@ -1,0 +1,106 @@
+/**
+ * Code evaluated inside the scanned page. Kept as plain JavaScript source so no transpiler helper
+ * (e.g. esbuild's __name) ends up in code that runs in the browser.
+ */
+
+/** `(source)(arg)` as an expression string for page.evaluate. */
+export function inPage(source: string, arg?: unknown): string {
+  return `(${source})(${arg === undefined ? '' : JSON.stringify(arg)})`;
+}
+
+/** Added to every frame before its scripts run: records document.cookie writes and the script that made them. */
+export const INIT_SCRIPT = `(() => {
+  const writes = [];
+  try { Object.defineProperty(window, '__tagportCookieWrites', { value: writes, enumerable: false }); } catch (e) { return; }
+  const descriptor = Object.getOwnPropertyDescriptor(Document.prototype, 'cookie');
+  if (!descriptor || !descriptor.set || !descriptor.get) return;
+  Object.defineProperty(Document.prototype, 'cookie', {
+    configurable: true,
+    enumerable: descriptor.enumerable,
+    get() { return descriptor.get.call(this); },
+    set(value) {
+      try {
+        if (writes.length < 1000) {
+          const name = String(value).split(';')[0].split('=')[0].trim();
+          const urls = (new Error().stack || '').match(/https?:\\/\\/[^\\s)]+/g);
+          writes.push({ name, script: urls ? urls[0].replace(/:\\d+:\\d+$/, '') : null });
+        }
+      } catch (e) {}
+      return descriptor.set.call(this, value);
+    },
+  });
+})();`;
+
+export const COOKIE_WRITES_SCRIPT = `(window.__tagportCookieWrites || []).slice()`;
+
+/** Which of the given globals exist, and the tag ids window.google_tag_manager knows. */
+export const GLOBALS_SCRIPT = `function (names) {
+  const gtm = window.google_tag_manager;
+  const googleTagIds = gtm && typeof gtm === 'object' ? Object.keys(gtm).filter((key) => /^(GTM|G|AW|DC|UA)-[A-Z0-9-]+$/.test(key)).slice(0, 50) : [];
+  const present = names.filter((name) => {
+    try {
+      const value = window[name];
+      if (value === undefined || value === null) return false;
+      if (name === 'analytics') return typeof value.load === 'function' || Array.isArray(value);
+      if (name === 'hj' || name === 'clarity' || name === 'ga') return typeof value === 'function';
+      return true;
+    } catch (e) {
+      return false;
+    }
+  });
+  return { present, googleTagIds };
+}`;
+
+/** window.dataLayer as JSON-safe values; gtag() Arguments objects become arrays. */
+export const DATALAYER_SCRIPT = `function () {
+  const seen = new WeakSet();
+  function serialise(value, depth) {
+    if (value === null || value === undefined) return null;
+    if (typeof value === 'string') return value.slice(0, 500);
+    if (typeof value === 'number' || typeof value === 'boolean') return value;
+    if (typeof value === 'function') return '[function]';
+    if (typeof value !== 'object') return String(value);
+    if (depth > 4) return '[depth]';
+    if (seen.has(value)) return '[circular]';
+    seen.add(value);
+    if (typeof Node !== 'undefined' && value instanceof Node) return '[node]';
+    if (Array.isArray(value) || Object.prototype.toString.call(value) === '[object Arguments]') {
+      return Array.from(value).slice(0, 50).map((item) => serialise(item, depth + 1));
+    }
+    const out = {};
+    for (const key of Object.keys(value).slice(0, 60)) {
+      try { out[key] = serialise(value[key], depth + 1); } catch (e) { out[key] = '[unreadable]'; }
+    }
+    return out;
+  }
+  const layer = window.dataLayer;
+  return Array.isArray(layer) ? layer.slice(0, 300).map((entry) => serialise(entry, 0)) : [];
+}`;
+
+/** Is a consent banner visible? Known CMP containers first, then any fixed element with consent words and a button. */
+export const BANNER_SCRIPT = `function (known) {
+  function isVisible(element) {
+    const rect = element.getBoundingClientRect();
+    const style = getComputedStyle(element);
+    return rect.width > 0 && rect.height > 0 && style.visibility !== 'hidden' && style.display !== 'none' && Number(style.opacity) > 0.05;
+  }
+  for (const { cmp, selector } of known) {
+    const element = document.querySelector(selector);
+    if (!element) continue;
+    if (isVisible(element) || (element.shadowRoot && element.shadowRoot.childElementCount > 0)) return { visible: true, via: selector, cmp };
+  }
+  const words = /cookie|consent|datenschutz|einwilligung|privacidad|confidentialit|consentement|riservatezza|privacy|toestemming|prywatno|zgod|aceitar|aceptar|accetta|akzeptieren|accepter|accepteren|akceptuj/i;
+  const elements = document.body ? document.body.querySelectorAll('*') : [];
+  const limit = Math.min(elements.length, 4000);
+  for (let i = 0; i < limit; i++) {
+    const element = elements[i];
+    const style = getComputedStyle(element);
+    if (style.position !== 'fixed' && style.position !== 'sticky') continue;
+    if (!isVisible(element)) continue;
+    const text = (element.innerText || '').slice(0, 4000);
+    if (words.test(text) && element.querySelector('button, [role="button"], input[type="button"], input[type="submit"], a')) {
+      return { visible: true, via: 'fixed element with cookie/consent text and a button', cmp: null };
+    }
+  }
+  return { visible: false, via: null, cmp: null };
+}`;
