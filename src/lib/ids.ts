@@ -10,6 +10,14 @@ export const ID_PREFIXES = {
   session: 'ses',
   request: 'req',
   scan: 'scn',
+  monitor: 'mon',
+  check: 'chk',
+  incident: 'inc',
+  webhook: 'whk',
+  delivery: 'dlv',
+  report: 'rpt',
+  platformIncident: 'pin',
+  event: 'evt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
