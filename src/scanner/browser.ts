@@ -140,7 +140,6 @@ export interface RuntimeCookie {
 
 export interface RuntimeFindings {
   finalUrl: string;
-  mainStatus: number | null;
   requests: RuntimeRequest[];
   refused: Array<{ url: string; reason: string }>;
   cookies: RuntimeCookie[];
@@ -171,7 +170,6 @@ export interface CaptureOptions {
 
 const SNAPSHOT_RESERVE_MS = 2_500;
 
-
 function isMainNavigation(request: Request): boolean {
   try {
     return request.isNavigationRequest() && request.frame() === request.frame().page().mainFrame();
@@ -193,7 +191,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export async function capturePage(browser: Browser, url: string, options: CaptureOptions): Promise<RuntimeFindings> {
   const findings: RuntimeFindings = {
     finalUrl: url,
-    mainStatus: null,
     requests: [],
     refused: [],
     cookies: [],
@@ -208,14 +205,14 @@ export async function capturePage(browser: Browser, url: string, options: Captur
   const proxy = await startGuardProxy({ guard: options.guard, hostRules: options.hostRules });
   const context: BrowserContext = await browser
     .newContext({
-    // Every request of the context, redirects and WebSockets included, goes through the guard proxy; '<-loopback>'
-    // removes Chromium's implicit proxy bypass for localhost and loopback addresses.
-    proxy: { server: proxy.server, bypass: '<-loopback>' },
-    serviceWorkers: 'block',
-    acceptDownloads: false,
-    locale: options.locale,
-    userAgent: userAgentFor(browser.version()),
-    viewport: { width: 1366, height: 768 },
+      // Every request of the context, redirects and WebSockets included, goes through the guard proxy; '<-loopback>'
+      // removes Chromium's implicit proxy bypass for localhost and loopback addresses.
+      proxy: { server: proxy.server, bypass: '<-loopback>' },
+      serviceWorkers: 'block',
+      acceptDownloads: false,
+      locale: options.locale,
+      userAgent: userAgentFor(browser.version()),
+      viewport: { width: 1366, height: 768 },
     })
     .catch(async (error: unknown) => {
       await proxy.close();
@@ -278,8 +275,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
     // The page's own address, an HTTP redirect of it or a navigation during load was refused: the target is not allowed.
     const refusedNavigation = () => proxy.refused.find((item) => mainNavigationHosts.has(item.host))?.error;
     try {
-      const response = await page.goto(url, { waitUntil: 'load', timeout: navigationBudget });
-      findings.mainStatus = response?.status() ?? null;
+      await page.goto(url, { waitUntil: 'load', timeout: navigationBudget });
       const refused = refusedNavigation();
       if (refused) throw refused;
     } catch (error) {

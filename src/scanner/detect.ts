@@ -320,7 +320,8 @@ export function detect(siteUrl: string, staticFindings: StaticFindings | null, r
     for (const cookie of runtime.cookies) {
       const key = trackerForCookie(cookie.name);
       if (key) {
-        book.add(TRACKERS[key], { kind: 'cookie', detail: `${cookie.name} on ${cookie.domain} (${cookie.setBy === 'script' ? 'set by script' : 'set by HTTP header'})` });
+        const setBy = cookie.setBy === 'http' ? 'set by HTTP header' : cookie.script ? `set by script ${shorten(cookie.script, 200)}` : 'set by script';
+        book.add(TRACKERS[key], { kind: 'cookie', detail: `${cookie.name} on ${cookie.domain} (${setBy})` });
         if (cookie.setBy === 'http' && book.isFirstParty(cookie.domain) && GOOGLE_KEYS.includes(key)) {
           book.addServer({ kind: 'cookie', detail: `${cookie.name} set by an HTTP response on the site's domain (server-set cookie)` }, null);
         }

@@ -1,5 +1,7 @@
 import type { LookupFunction } from 'node:net';
+import { pipeline, type Readable } from 'node:stream';
 import tls from 'node:tls';
+import zlib from 'node:zlib';
 import { Agent, request } from 'undici';
 import { ScanTargetRefusedError } from './errors.ts';
 import { bareHost, type SsrfGuard } from './ssrf.ts';
@@ -78,10 +80,22 @@ function decode(bytes: Buffer, contentType: string | null): string {
   }
 }
 
+/** TLS context trusting Node's roots plus extra CAs, built once per list (parsing ~140 roots costs tens of ms). */
+const secureContexts = new WeakMap<string[], tls.SecureContext>();
+function secureContextFor(extra: string[] | undefined): tls.SecureContext | undefined {
+  if (!extra?.length) return undefined;
+  let context = secureContexts.get(extra);
+  if (!context) {
+    context = tls.createSecureContext({ ca: [...tls.rootCertificates, ...extra] });
+    secureContexts.set(extra, context);
+  }
+  return context;
+}
+
 export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<FetchOutcome> {
-  const ca = options.extraCaCertificates?.length ? [...tls.rootCertificates, ...options.extraCaCertificates] : undefined;
+  const secureContext = secureContextFor(options.extraCaCertificates);
   const agent = new Agent({
-    connect: { lookup: pinnedLookup(options.guard), timeout: Math.min(10_000, options.hopTimeoutMs), ...(ca ? { ca } : {}) },
+    connect: { lookup: pinnedLookup(options.guard), timeout: Math.min(10_000, options.hopTimeoutMs), ...(secureContext ? { secureContext } : {}) },
     headersTimeout: options.hopTimeoutMs,
     bodyTimeout: options.hopTimeoutMs,
     connections: 2,
@@ -105,7 +119,7 @@ export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<F
           'user-agent': options.userAgent,
           accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8',
           'accept-language': options.acceptLanguage,
-          'accept-encoding': 'identity',
+          'accept-encoding': 'gzip, deflate, br',
         },
       });
       response.body.on('error', () => {}); // destroying the body below (redirects, size cap) must not throw elsewhere
@@ -133,16 +147,25 @@ export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<F
       }
       const contentType = response.headers['content-type'];
       outcome.contentType = typeof contentType === 'string' ? contentType : null;
+      if (outcome.contentType && !/html|xml/i.test(outcome.contentType)) {
+        response.body.destroy();
+        outcome.error = { code: 'not_html', message: `The page is ${outcome.contentType.split(';')[0]}, not HTML` };
+        return outcome;
+      }
+      // The size cap applies to the decompressed bytes.
+      const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+      const decompressor =
+        encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : encoding === 'br' ? zlib.createBrotliDecompress() : null;
+      const body: Readable = decompressor ? pipeline(response.body, decompressor, () => {}) : response.body;
       const chunks: Buffer[] = [];
       try {
-        for await (const chunk of response.body) {
+        for await (const chunk of body) {
           const buffer = chunk as Buffer;
           const room = options.maxPageBytes - outcome.bytes;
           if (buffer.length > room) {
             chunks.push(buffer.subarray(0, room));
             outcome.bytes += room;
             outcome.truncated = 'size';
-            response.body.destroy();
             break;
           }
           chunks.push(buffer);
@@ -153,10 +176,11 @@ export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<F
         outcome.truncated = 'timeout';
         outcome.timedOut = controller.signal.aborted || /timeout/i.test(errorInfo(error).code + errorInfo(error).message);
         outcome.error = errorInfo(error);
+      } finally {
+        body.destroy();
+        response.body.destroy();
       }
-      const isHtml = !outcome.contentType || /html|xml/i.test(outcome.contentType);
-      outcome.html = isHtml ? decode(Buffer.concat(chunks), outcome.contentType) : null;
-      if (!isHtml && !outcome.error) outcome.error = { code: 'not_html', message: `The page is ${outcome.contentType}, not HTML.` };
+      outcome.html = decode(Buffer.concat(chunks), outcome.contentType);
       return outcome;
     }
   } catch (error) {

@@ -130,10 +130,9 @@ export class Scanner {
       this.stageFetch(target, guard, stagesDeadline, request.language, abort.signal).catch(refusal),
       this.stageBrowser(target, guard, stagesDeadline, request.language, abort.signal).catch(refusal),
     ]);
-    for (const settled of [fetched, browsed]) if (settled.status === 'rejected' && settled.reason instanceof ScanTargetRefusedError) throw settled.reason;
-    if (fetched.status === 'rejected' || browsed.status === 'rejected') {
-      throw fetched.status === 'rejected' ? fetched.reason : (browsed as PromiseRejectedResult).reason;
-    }
+    // The stages report their own failures; they only reject when the target (or a redirect of it) is refused.
+    if (fetched.status === 'rejected') throw fetched.reason;
+    if (browsed.status === 'rejected') throw browsed.reason;
     const fetchStage = fetched.value;
     const browserStage = browsed.value;
     warnings.push(...fetchStage.warnings, ...browserStage.warnings);

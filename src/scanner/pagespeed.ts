@@ -28,18 +28,12 @@ export interface PagespeedOutcome {
 }
 
 let queue: Promise<unknown> = Promise.resolve();
-let queued = 0;
 
 /** Runs `task` after every run queued before it (one Lighthouse run at a time in this process). */
 function enqueue<T>(task: () => Promise<T>): Promise<T> {
-  queued++;
-  const run = queue.then(task, task).finally(() => queued--);
+  const run = queue.then(task, task);
   queue = run.catch(() => {});
   return run;
-}
-
-export function pagespeedQueueLength(): number {
-  return queued;
 }
 
 export function runPagespeed(url: string, options: PagespeedOptions): Promise<PagespeedOutcome> {

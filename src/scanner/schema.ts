@@ -257,7 +257,7 @@ export const ScanResultSchema = Type.Object(
         ),
         browser: stageTiming('Stage 2: the page loaded in headless Chromium, every request recorded, no consent given.'),
         pagespeed: Type.Optional(stageTiming('Lighthouse run, when pagespeed was asked for.')),
-        summary: Type.Optional(stageTiming('Summary writing, when ai_summary was asked for.')),
+        summary: Type.Optional(stageTiming('Summary writing, when ai_summary was asked for; partial when the language model failed and the builtin writer was used instead.')),
       },
       { additionalProperties: false },
     ),

@@ -117,19 +117,19 @@ describe('redirect hops and browser requests go through the guard', () => {
     expect(fixture.log).toContain(`redirect.example.test /to-metadata`);
   });
 
-  it('the browser aborts requests to non-public addresses and reports them', async () => {
+  it('the browser aborts requests (and WebSockets) to non-public addresses and reports them', async () => {
     // metadata.internal.test is a name that resolves to the metadata address (and a host rule would let it connect).
-    const guard = new FixtureGuard({ 'metadata.internal.test': ['169.254.169.254'] });
-    const hostRules = `MAP metadata.internal.test 127.0.0.1:${fixture.port} , ${fixture.hostResolverRules}`;
+    const guard = new FixtureGuard({ 'metadata.internal.test': ['169.254.169.254'], 'socket.internal.test': ['10.0.0.7'] });
+    const hostRules = `MAP metadata.internal.test 127.0.0.1:${fixture.port} , MAP socket.internal.test 127.0.0.1:${fixture.port} , ${fixture.hostResolverRules}`;
     const { browser, release } = await pool.acquire(Date.now() + 10_000);
     try {
       const findings = await capturePage(browser, fixture.url('clean.example.test', '/leaky'), { guard, hostRules, deadline: Date.now() + 15_000, settleMs: 1_500, quietMs: 300, locale: 'en-US' });
-      expect(findings.refused.map((item) => item.url).sort()).toEqual([`http://127.0.0.1:${fixture.port}/admin`, 'metadata.internal.test:443']);
+      expect(findings.refused.map((item) => item.url).sort()).toEqual([`http://127.0.0.1:${fixture.port}/admin`, 'metadata.internal.test:443', 'socket.internal.test:443']);
       expect(findings.refused.find((item) => item.url.startsWith('metadata'))?.reason).toBe('Refused metadata.internal.test: it resolves to 169.254.169.254, a link-local / cloud metadata address.');
       expect(findings.refused.find((item) => item.url.startsWith('http:'))?.reason).toBe('Refused 127.0.0.1: loopback address.');
       const failed = findings.requests.filter((request) => request.failure);
       expect(failed.map((request) => request.url).sort()).toEqual([`http://127.0.0.1:${fixture.port}/admin`, 'https://metadata.internal.test/latest/meta-data/']);
-      expect(fixture.log.filter((line) => line.startsWith('metadata.internal.test') || line.endsWith(' /admin'))).toEqual([]);
+      expect(fixture.log.filter((line) => /^(metadata|socket)\.internal\.test/.test(line) || line.endsWith(' /admin'))).toEqual([]);
     } finally {
       release();
     }

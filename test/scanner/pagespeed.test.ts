@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Scanner } from '../../src/scanner/index.ts';
+import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.ts';
+
+// One real Lighthouse 12 run (performance only, mobile defaults) on a fixture page, through the guard proxy.
+
+let fixture: FixtureServer;
+let scanner: Scanner;
+beforeAll(async () => {
+  fixture = await startFixtureServer({ bigPageBytes: 1 });
+  scanner = new Scanner(fixture.scannerOptions());
+});
+afterAll(async () => {
+  await scanner?.close();
+  await fixture?.close();
+});
+
+it('scores a fixture page with Lighthouse', { timeout: 60_000 }, async () => {
+  const before = fixture.log.length;
+  const result = await scanner.scan({ url: fixture.url('shop.example.test'), aiSummary: true, pagespeed: true, language: 'it' });
+  expect(result.warnings).toEqual([]);
+  expect(result.stages.pagespeed?.status).toBe('ok');
+  const pagespeed = result.pagespeed!;
+  expect(pagespeed.lighthouse_version).toMatch(/^12\./);
+  expect(pagespeed.score).toBeGreaterThanOrEqual(0);
+  expect(pagespeed.score).toBeLessThanOrEqual(100);
+  for (const value of Object.values(pagespeed.metrics)) expect(Number.isFinite(value)).toBe(true);
+  expect(pagespeed.metrics.fcp_ms).toBeGreaterThan(0);
+  expect(pagespeed.metrics.lcp_ms).toBeGreaterThanOrEqual(pagespeed.metrics.fcp_ms);
+  // Lighthouse's browser loaded the page and its vendor scripts from the fixture server (via the guard proxy and host rules).
+  const served = fixture.log.slice(before);
+  expect(served.filter((line) => line === 'shop.example.test /').length).toBeGreaterThanOrEqual(3); // stage 1, stage 2, Lighthouse
+  expect(served.filter((line) => line.startsWith('connect.facebook.net /en_US/fbevents.js')).length).toBeGreaterThanOrEqual(2);
+  expect(result.ai_summary?.text).toContain(`Punteggio di prestazioni mobile: ${pagespeed.score}/100`);
+});
