@@ -1,5 +1,7 @@
 import { runApiBench } from './api.js';
+import { printScannerBench, runScannerBench } from './scanner.js';
 
+/** `npm run bench [api|scanner]`: all benchmarks, or one. */
 const only = process.argv[2];
 
 if (!only || only === 'api') {
@@ -7,4 +9,8 @@ if (!only || only === 'api') {
   console.log('\nAPI throughput (autocannon, 50 connections, median of interleaved rounds)');
   console.table(results);
   console.log(JSON.stringify({ api: results }));
+}
+
+if (!only || only === 'scanner') {
+  printScannerBench(await runScannerBench());
 }

@@ -128,8 +128,7 @@ export async function runScannerBench(options: { scans?: number; concurrency?: n
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const result = await runScannerBench();
+export function printScannerBench(result: ScannerBenchResult): void {
   console.log(`\nScanner benchmark: ${result.scans} scans per kind, concurrency ${result.concurrency}, ${result.machine.cpus} CPUs, Node ${result.machine.node}`);
   console.table({
     'stage 1 only (fetch + parse + detect)': { ...result.stage1_only.total, scans_per_minute: result.stage1_only.scans_per_minute },
@@ -138,4 +137,8 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     'full scan: browser stage': { ...result.full.browser, scans_per_minute: '' },
   });
   console.log(JSON.stringify({ scanner: result }));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  printScannerBench(await runScannerBench());
 }
