@@ -19,6 +19,8 @@ import { tenantRoutes } from './modules/tenants/routes.js';
 import { trackingCheckerRoutes } from './modules/tracking-checker/routes.js';
 import type { Scanner } from './scanner/index.js';
 import { webRoutes } from './web/routes.js';
+import { monitorRoutes } from './modules/monitors/routes.js';
+import { webhookRoutes } from './modules/webhooks/routes.js';
 
 /** Bodies are validated strictly (no type coercion); query strings and path params are coerced from text. */
 function buildValidators() {
@@ -52,7 +54,7 @@ export async function buildApp({ config, database, scanner }: AppDependencies): 
   app.setValidatorCompiler(buildValidators());
   app.decorate('config', config);
   app.decorate('database', database);
-  app.decorate('services', createServices(database, config, scanner));
+  app.decorate('services', createServices(database, config, scanner, (error) => app.log.error({ err: error }, 'background work failed')));
   app.decorate('rateLimits', new RateLimits(config));
   app.decorateRequest('authContext', null);
 
@@ -91,6 +93,8 @@ export async function buildApp({ config, database, scanner }: AppDependencies): 
   await app.register(tenantRoutes);
   await app.register(apiKeyRoutes);
   await app.register(trackingCheckerRoutes);
+  await app.register(monitorRoutes);
+  await app.register(webhookRoutes);
   await app.register(webRoutes);
   return app;
 }

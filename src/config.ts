@@ -41,6 +41,12 @@ export interface Config {
     concurrency: number;
     scanTimeoutMs: number;
   };
+  monitoring: { tickMs: number; batchSize: number; maxInFlight: number; retentionDays: number };
+  webhooks: { pollMs: number; retryBaseMs: number; maxAttempts: number; timeoutMs: number };
+  /** Extra CA certificates trusted by outbound monitor and webhook requests (tests' throw-away CA). */
+  outboundCaCertificates: string[];
+  /** Run the monitor scheduler and webhook worker in this process. */
+  runWorkers: boolean;
   /** OpenAI-compatible chat completions for AI summaries; the built-in writer is used when unset. */
   ai: { baseUrl: string; model: string; apiKey: string } | null;
 }
@@ -107,6 +113,20 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       scanTimeoutMs: integer(env, 'SCAN_TIMEOUT_MS', 45_000, 1000),
     },
     ai: aiConfig(env),
+    monitoring: {
+      tickMs: integer(env, 'MONITOR_TICK_MS', 1000, 10),
+      batchSize: integer(env, 'MONITOR_BATCH_SIZE', 20, 1),
+      maxInFlight: integer(env, 'MONITOR_MAX_IN_FLIGHT', 50, 1),
+      retentionDays: integer(env, 'MONITOR_RETENTION_DAYS', 30, 1),
+    },
+    webhooks: {
+      pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 10),
+      retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 1),
+      maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1),
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
+    },
+    outboundCaCertificates: [],
+    runWorkers: bool(env, 'RUN_WORKERS', true),
     ...overrides,
   };
   if (config.cookieSecret.length < 32) throw new ConfigError('COOKIE_SECRET must be at least 32 characters');

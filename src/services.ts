@@ -7,6 +7,11 @@ import { UserService } from './modules/auth/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { TrackingCheckerService } from './modules/tracking-checker/service.js';
 import { Scanner } from './scanner/index.js';
+import { OutboundClient } from './lib/outbound.js';
+import { startLoop } from './lib/loop.js';
+import { MonitorScheduler } from './modules/monitors/scheduler.js';
+import { MonitorService } from './modules/monitors/service.js';
+import { WebhookService } from './modules/webhooks/service.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -17,6 +22,10 @@ export interface Services {
   users: UserService;
   scanner: Scanner;
   trackingChecker: TrackingCheckerService;
+  outbound: OutboundClient;
+  webhooks: WebhookService;
+  monitors: MonitorService;
+  scheduler: MonitorScheduler;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -33,9 +42,18 @@ export function scannerFromConfig(config: Config): Scanner {
   });
 }
 
-export function createServices(database: Database, config: Config, scanner: Scanner = scannerFromConfig(config)): Services {
+export function createServices(
+  database: Database,
+  config: Config,
+  scanner: Scanner = scannerFromConfig(config),
+  onError: (error: unknown) => void = () => {},
+): Services {
   const invalidations = new InvalidationBus(database);
   const auth = new AuthService(database, config, invalidations);
+  const outbound = new OutboundClient({ allowPrivateNetworks: config.allowPrivateNetworks, ca: config.outboundCaCertificates });
+  const webhooks = new WebhookService(database, outbound, config.webhooks);
+  const scheduler = new MonitorScheduler(database, outbound, webhooks, config.monitoring, onError);
+  let deliveryLoop: { stop(): Promise<void> } | null = null;
   return {
     invalidations,
     auth,
@@ -43,15 +61,26 @@ export function createServices(database: Database, config: Config, scanner: Scan
     apiKeys: new ApiKeyService(database, auth),
     users: new UserService(database, auth, config.sessionTtlHours),
     scanner,
-    trackingChecker: new TrackingCheckerService(database, scanner),
+    trackingChecker: new TrackingCheckerService(database, scanner, webhooks),
+    outbound,
+    webhooks,
+    monitors: new MonitorService(database, outbound, webhooks),
+    scheduler,
     async start() {
       await invalidations.start();
       auth.start();
+      if (config.runWorkers) {
+        scheduler.start();
+        deliveryLoop = startLoop(() => webhooks.deliverDue(), config.webhooks.pollMs, onError);
+      }
     },
     async stop() {
+      await scheduler.stop();
+      await deliveryLoop?.stop();
       await invalidations.stop();
       await auth.stop();
       await scanner.close();
+      await outbound.close();
     },
   };
 }

@@ -31,6 +31,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'API keys', description: 'Bearer tokens of a tenant.' },
         { name: 'Web sessions', description: 'Cookie sessions of the web dashboard.' },
         { name: 'Tracking checker', description: 'Scans of web pages for trackers, consent and server-side tagging (partner endpoint).' },
+        { name: 'Monitoring', description: 'Uptime monitors, their checks and statistics, and incidents.' },
+        { name: 'Webhooks', description: 'Signed event deliveries to your endpoints, with retries.' },
         { name: 'System', description: 'Health and readiness.' },
       ],
     },

@@ -8,6 +8,7 @@ import type { Scanner } from '../../scanner/index.js';
 import type { Language, ScanResult } from '../../scanner/schema.js';
 import { findTenantById } from '../tenants/queries.js';
 import { effectiveFeatures } from '../tenants/service.js';
+import type { WebhookService } from '../webhooks/service.js';
 import * as queries from './queries.js';
 import type { ScanRequestInput, ScanSummaryDto } from './schemas.js';
 
@@ -52,6 +53,7 @@ export class TrackingCheckerService {
   constructor(
     private readonly database: Database,
     private readonly scanner: Scanner,
+    private readonly webhooks: WebhookService,
   ) {}
 
   private async hourlyQuota(tenantId: string): Promise<number> {
@@ -86,6 +88,7 @@ export class TrackingCheckerService {
     try {
       const result = await this.scanner.scan({ url: url.toString(), aiSummary: options.ai_summary, pagespeed: options.pagespeed, language });
       await queries.completeScan(this.database.db, id, result as unknown as Record<string, unknown>);
+      await this.webhooks.publish(auth.tenantId, 'tracking_checker.scan.completed', { scan_id: id, url: result.url, final_url: result.final_url, trackers: result.trackers.length });
       return { scan_id: id, ...result };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) {

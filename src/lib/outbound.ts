@@ -1,0 +1,117 @@
+import type { LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
+import { ScanTargetRefusedError } from '../scanner/errors.js';
+import { bareHost, SsrfGuard, type ResolveHost } from '../scanner/ssrf.js';
+
+export interface OutboundOptions {
+  /** Test-only: allow loopback/private targets and plain http. */
+  allowPrivateNetworks: boolean;
+  resolveHost?: ResolveHost;
+  /** Extra trusted CAs (tests' throw-away CA). */
+  ca?: string[];
+}
+
+export interface OutboundResponse {
+  statusCode: number;
+  body: string;
+  timings: { ttfb_ms: number; total_ms: number };
+}
+
+export class OutboundRefusedError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Outbound HTTP for monitors and webhooks with the scanner's SSRF guard on every connection: the address
+ * connected to is the address that was checked (the lookup itself goes through the guard, so no rebinding).
+ */
+export class OutboundClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: OutboundOptions) {
+    this.agent = new Agent({
+      connect: { lookup: this.guardedLookup(), ...(options.ca?.length ? { ca: options.ca } : {}) },
+      keepAliveTimeout: 4_000,
+    });
+  }
+
+  /** Validates scheme and target before any request: https only unless private networks are allowed (tests). */
+  async checkUrl(raw: string): Promise<URL> {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new OutboundRefusedError('invalid_url', 'Not an absolute URL.');
+    }
+    if (url.protocol !== 'https:' && !(this.options.allowPrivateNetworks && url.protocol === 'http:')) {
+      throw new OutboundRefusedError('https_required', 'Only https URLs are allowed.');
+    }
+    if (url.username || url.password) throw new OutboundRefusedError('credentials_in_url', 'URLs must not contain credentials.');
+    try {
+      await this.guard().checkUrl(url);
+    } catch (error) {
+      if (error instanceof ScanTargetRefusedError) throw new OutboundRefusedError('private_address', error.message);
+      throw new OutboundRefusedError('unresolvable', `${url.hostname} does not resolve.`);
+    }
+    return url;
+  }
+
+  private guard(): SsrfGuard {
+    return new SsrfGuard({ allowPrivateNetworks: this.options.allowPrivateNetworks, resolveHost: this.options.resolveHost });
+  }
+
+  private guardedLookup(): LookupFunction {
+    return (hostname, options, callback) => {
+      this.guard()
+        .checkHost(bareHost(hostname))
+        .then(
+          (resolved) => {
+            const entries = resolved.addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+            if (options.all) (callback as unknown as (error: null, all: typeof entries) => void)(null, entries);
+            else callback(null, entries[0].address, entries[0].family);
+          },
+          (error: Error) => callback(Object.assign(error, { code: (error as { code?: string }).code ?? 'EREFUSED' }) as NodeJS.ErrnoException, '', 4),
+        );
+    };
+  }
+
+  /** One request with a hard timeout; the body is read up to 1 MB. Errors carry a short `code`. */
+  async send(url: URL, init: { method: string; headers?: Record<string, string>; body?: string; timeoutMs: number }): Promise<OutboundResponse> {
+    const started = performance.now();
+    const signal = AbortSignal.timeout(init.timeoutMs);
+    const response = await request(url, {
+      method: init.method as 'GET',
+      headers: { 'user-agent': 'Tagport/1.0 (+monitoring)', ...init.headers },
+      body: init.body,
+      dispatcher: this.agent,
+      signal,
+      headersTimeout: init.timeoutMs,
+      bodyTimeout: init.timeoutMs,
+    });
+    const ttfb = performance.now() - started;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY_BYTES) break;
+      chunks.push(chunk as Buffer);
+    }
+    response.body.destroy();
+    return {
+      statusCode: response.statusCode,
+      body: Buffer.concat(chunks).toString('utf8'),
+      timings: { ttfb_ms: Math.round(ttfb), total_ms: Math.round(performance.now() - started) },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}

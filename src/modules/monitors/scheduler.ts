@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/index.js';
+import { monitors, type MonitorRow } from '../../db/schema.js';
+import { newId } from '../../lib/ids.js';
+import { startLoop } from '../../lib/loop.js';
+import type { OutboundClient } from '../../lib/outbound.js';
+import type { WebhookService } from '../webhooks/service.js';
+import { runCheck, type CheckOutcome } from './checker.js';
+import * as queries from './queries.js';
+
+export interface SchedulerSettings {
+  tickMs: number;
+  batchSize: number;
+  maxInFlight: number;
+  retentionDays: number;
+}
+
+/**
+ * Runs due checks. Every instance runs a scheduler; database leases (FOR UPDATE SKIP LOCKED) give each due
+ * monitor to exactly one of them. Checks run concurrently and each has its own hard timeout, so a
+ * hanging target never holds up other monitors.
+ */
+export class MonitorScheduler {
+  readonly instanceId = randomUUID();
+  private readonly inFlight = new Set<Promise<void>>();
+  private loop: { stop(): Promise<void> } | null = null;
+  private ticks = 0;
+  lastTickAt: Date | null = null;
+
+  constructor(
+    private readonly database: Database,
+    private readonly outbound: OutboundClient,
+    private readonly webhooks: WebhookService,
+    private readonly settings: SchedulerSettings,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.loop = startLoop(() => this.tick(), this.settings.tickMs, this.onError);
+  }
+
+  async stop(): Promise<void> {
+    await this.loop?.stop();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Claims the due monitors this instance has room for and starts their checks (not awaited). */
+  async tick(): Promise<number> {
+    this.lastTickAt = new Date();
+    if (++this.ticks % 600 === 1) await this.applyRetention();
+    const room = this.settings.maxInFlight - this.inFlight.size;
+    if (room <= 0) return 0;
+    const claimed = await queries.claimDueMonitors(this.database.db, this.instanceId, Math.min(room, this.settings.batchSize), 90);
+    for (const monitor of claimed) {
+      const running: Promise<void> = this.check(monitor).catch(this.onError).finally(() => this.inFlight.delete(running));
+      this.inFlight.add(running);
+    }
+    return claimed.length;
+  }
+
+  /** Waits for the checks started so far (tests). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async applyRetention(): Promise<void> {
+    await queries.deleteChecksBefore(this.database.db, new Date(Date.now() - this.settings.retentionDays * 86_400_000));
+  }
+
+  private async check(monitor: MonitorRow): Promise<void> {
+    const checkedAt = new Date();
+    const outcome = await runCheck(this.outbound, monitor);
+    await queries.insertCheck(this.database.db, {
+      id: newId('check'),
+      monitorId: monitor.id,
+      tenantId: monitor.tenantId,
+      checkedAt,
+      result: outcome.result,
+      statusCode: outcome.statusCode,
+      latencyMs: outcome.latencyMs,
+      timings: outcome.timings,
+      error: outcome.error,
+    });
+    await this.record(monitor, outcome, checkedAt);
+  }
+
+  private async record(monitor: MonitorRow, outcome: CheckOutcome, checkedAt: Date): Promise<void> {
+    const failures = outcome.result === 'down' ? monitor.consecutiveFailures + 1 : 0;
+    const confirmedDown = outcome.result === 'down' && failures >= monitor.confirmationChecks;
+    const status = outcome.result !== 'down' ? outcome.result : confirmedDown ? 'down' : monitor.status;
+    const updated = await queries.finishCheck(this.database.db, monitor.id, this.instanceId, {
+      status: sql`case when ${monitors.paused} then 'paused' else ${status} end` as unknown as string,
+      consecutiveFailures: failures,
+      lastCheckedAt: checkedAt,
+      nextCheckAt: new Date(checkedAt.getTime() + monitor.intervalSeconds * 1000),
+    });
+    if (!updated) return; // deleted meanwhile, or the lease was lost
+    const wasDown = monitor.status === 'down';
+    const base = { monitor_id: monitor.id, name: monitor.name, url: monitor.url };
+    if (confirmedDown && !wasDown) {
+      const incident = await queries.openIncident(this.database.db, {
+        id: newId('incident'),
+        tenantId: monitor.tenantId,
+        monitorId: monitor.id,
+        status: 'open',
+        cause: outcome.error ?? 'check failed',
+      });
+      await this.webhooks.publish(monitor.tenantId, 'monitor.down', { ...base, error: outcome.error, status_code: outcome.statusCode });
+      if (incident) await this.webhooks.publish(monitor.tenantId, 'incident.opened', { ...base, incident_id: incident.id, cause: incident.cause });
+    }
+    if (wasDown && outcome.result !== 'down') {
+      const incident = await queries.resolveOpenIncident(this.database.db, monitor.id);
+      await this.webhooks.publish(monitor.tenantId, 'monitor.up', { ...base, status_code: outcome.statusCode, latency_ms: outcome.latencyMs });
+      if (incident) await this.webhooks.publish(monitor.tenantId, 'incident.resolved', { ...base, incident_id: incident.id });
+    }
+  }
+}

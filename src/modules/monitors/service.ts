@@ -1,0 +1,260 @@
+import { sql } from 'drizzle-orm';
+import type { Database } from '../../db/index.js';
+import type { IncidentRow, MonitorRow } from '../../db/schema.js';
+import { monitors } from '../../db/schema.js';
+import { ApiError, conflict, invalidRequest, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
+import { findTenantById } from '../tenants/queries.js';
+import { effectiveFeatures } from '../tenants/service.js';
+import type { WebhookService } from '../webhooks/service.js';
+import * as queries from './queries.js';
+import type { CheckDto, CreateMonitorInput, IncidentDto, MonitorDto, UpdateMonitorInput } from './schemas.js';
+
+function toDto(row: MonitorRow): MonitorDto {
+  return {
+    id: row.id,
+    name: row.name,
+    target: { type: 'url', url: row.url },
+    method: row.method as MonitorDto['method'],
+    interval_seconds: row.intervalSeconds,
+    timeout_ms: row.timeoutMs,
+    expected_status_codes: row.expectedStatusCodes as unknown as string[],
+    keyword: row.keyword,
+    keyword_mode: row.keywordMode as MonitorDto['keyword_mode'],
+    degraded_after_ms: row.degradedAfterMs,
+    confirmation_checks: row.confirmationChecks,
+    status: row.status as MonitorDto['status'],
+    last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
+    next_check_at: row.paused ? null : row.nextCheckAt.toISOString(),
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+export function incidentDto(row: IncidentRow): IncidentDto {
+  return {
+    id: row.id,
+    monitor_id: row.monitorId,
+    status: row.status as IncidentDto['status'],
+    cause: row.cause,
+    opened_at: row.openedAt.toISOString(),
+    acknowledged_at: row.acknowledgedAt?.toISOString() ?? null,
+    resolved_at: row.resolvedAt?.toISOString() ?? null,
+  };
+}
+
+type Settings = Required<Omit<CreateMonitorInput, 'target'>> & { url: string };
+
+export class MonitorService {
+  constructor(
+    private readonly database: Database,
+    private readonly outbound: OutboundClient,
+    private readonly webhooks: WebhookService,
+  ) {}
+
+  private get db() {
+    return this.database.db;
+  }
+
+  private async features(tenantId: string) {
+    const tenant = await findTenantById(this.db, tenantId);
+    return tenant ? effectiveFeatures(tenant) : {};
+  }
+
+  /** Checks a full set of settings: plan minimum interval, keyword/mode pairing, regex, timeouts and the target URL. */
+  private async validate(tenantId: string, settings: Settings): Promise<void> {
+    const minimum = Number((await this.features(tenantId)).monitor_min_interval_seconds ?? 60);
+    if (settings.interval_seconds < minimum) {
+      throw invalidRequest('interval_too_short', `Your plan checks at most every ${minimum} s; interval_seconds must be at least ${minimum}.`, 'interval_seconds', { minimum });
+    }
+    if ((settings.keyword === null) !== (settings.keyword_mode === null)) {
+      throw invalidRequest('keyword_mode_required', 'Set keyword and keyword_mode together (or neither).', settings.keyword === null ? 'keyword' : 'keyword_mode');
+    }
+    if (settings.keyword_mode === 'regex') {
+      try {
+        new RegExp(settings.keyword!, 'u');
+      } catch (error) {
+        throw invalidRequest('invalid_regex', `keyword is not a valid regular expression: ${(error as Error).message}`, 'keyword');
+      }
+    }
+    if (settings.degraded_after_ms !== null && settings.degraded_after_ms >= settings.timeout_ms) {
+      throw invalidRequest('invalid_degraded_after', 'degraded_after_ms must be below timeout_ms.', 'degraded_after_ms');
+    }
+    try {
+      await this.outbound.checkUrl(settings.url);
+    } catch (error) {
+      if (error instanceof OutboundRefusedError) throw invalidRequest(error.code === 'https_required' ? 'https_required' : 'url_not_allowed', `Monitor target refused: ${error.message}`, 'target.url');
+      throw error;
+    }
+  }
+
+  async create(tenantId: string, input: CreateMonitorInput): Promise<MonitorDto> {
+    const features = await this.features(tenantId);
+    const limit = Number(features.max_monitors ?? 0);
+    if ((await queries.countMonitors(this.db, tenantId)) >= limit) {
+      throw new ApiError(402, 'quota_error', 'plan_limit_reached', `Your plan allows ${limit} monitors; delete one or upgrade.`, { details: { limit } });
+    }
+    const settings: Settings = {
+      name: input.name.trim(),
+      url: input.target.url,
+      method: input.method ?? 'GET',
+      interval_seconds: input.interval_seconds ?? Math.max(60, Number(features.monitor_min_interval_seconds ?? 60)),
+      timeout_ms: input.timeout_ms ?? 10_000,
+      expected_status_codes: input.expected_status_codes ?? ['2xx'],
+      keyword: input.keyword ?? null,
+      keyword_mode: input.keyword_mode ?? null,
+      degraded_after_ms: input.degraded_after_ms ?? null,
+      confirmation_checks: input.confirmation_checks ?? 2,
+    };
+    await this.validate(tenantId, settings);
+    const row = await queries.insertMonitor(this.db, {
+      id: newId('monitor'),
+      tenantId,
+      name: settings.name,
+      targetType: 'url',
+      url: settings.url,
+      method: settings.method,
+      intervalSeconds: settings.interval_seconds,
+      timeoutMs: settings.timeout_ms,
+      expectedStatusCodes: settings.expected_status_codes as unknown as number[],
+      keyword: settings.keyword,
+      keywordMode: settings.keyword_mode,
+      degradedAfterMs: settings.degraded_after_ms,
+      confirmationChecks: settings.confirmation_checks,
+      status: 'pending',
+    });
+    return toDto(row);
+  }
+
+  async list(tenantId: string, limit: number, offset: number) {
+    const { rows, total } = await queries.listMonitors(this.db, tenantId, limit, offset);
+    return { results: rows.map(toDto), total };
+  }
+
+  private async find(tenantId: string, id: string): Promise<MonitorRow> {
+    const row = await queries.findMonitor(this.db, tenantId, id);
+    if (!row) throw notFound('monitor', id);
+    return row;
+  }
+
+  async get(tenantId: string, id: string): Promise<MonitorDto> {
+    return toDto(await this.find(tenantId, id));
+  }
+
+  async update(tenantId: string, id: string, input: UpdateMonitorInput): Promise<MonitorDto> {
+    const current = toDto(await this.find(tenantId, id));
+    const merged = { ...current, ...input };
+    const settings: Settings = {
+      name: merged.name.trim(),
+      url: (input.target ?? current.target).url,
+      method: merged.method,
+      interval_seconds: merged.interval_seconds,
+      timeout_ms: merged.timeout_ms,
+      expected_status_codes: merged.expected_status_codes,
+      keyword: merged.keyword,
+      keyword_mode: merged.keyword_mode,
+      degraded_after_ms: merged.degraded_after_ms,
+      confirmation_checks: merged.confirmation_checks,
+    };
+    await this.validate(tenantId, settings);
+    const row = await queries.updateMonitor(this.db, tenantId, id, {
+      name: settings.name,
+      url: settings.url,
+      method: settings.method,
+      intervalSeconds: settings.interval_seconds,
+      timeoutMs: settings.timeout_ms,
+      expectedStatusCodes: settings.expected_status_codes as unknown as number[],
+      keyword: settings.keyword,
+      keywordMode: settings.keyword_mode,
+      degradedAfterMs: settings.degraded_after_ms,
+      confirmationChecks: settings.confirmation_checks,
+    });
+    if (!row) throw notFound('monitor', id);
+    return toDto(row);
+  }
+
+  async delete(tenantId: string, id: string): Promise<MonitorDto> {
+    const row = await queries.deleteMonitor(this.db, tenantId, id);
+    if (!row) throw notFound('monitor', id);
+    return toDto(row);
+  }
+
+  async pause(tenantId: string, id: string): Promise<MonitorDto> {
+    const row = await queries.updateMonitor(this.db, tenantId, id, { paused: true, status: 'paused' }, sql`${monitors.paused} = false`);
+    if (row) return toDto(row);
+    await this.find(tenantId, id);
+    throw conflict('monitor_already_paused', 'The monitor is already paused.', { allowed_actions: ['resume'] });
+  }
+
+  async resume(tenantId: string, id: string): Promise<MonitorDto> {
+    const row = await queries.updateMonitor(
+      this.db,
+      tenantId,
+      id,
+      { paused: false, status: 'pending', consecutiveFailures: 0, nextCheckAt: new Date() },
+      sql`${monitors.paused} = true`,
+    );
+    if (row) return toDto(row);
+    await this.find(tenantId, id);
+    throw conflict('monitor_not_paused', 'The monitor is not paused.', { allowed_actions: ['pause'] });
+  }
+
+  async checks(tenantId: string, id: string, limit: number, offset: number) {
+    await this.find(tenantId, id);
+    const { rows, total } = await queries.listChecks(this.db, id, limit, offset);
+    const results: CheckDto[] = rows.map((row) => ({
+      id: row.id,
+      checked_at: row.checkedAt.toISOString(),
+      result: row.result as CheckDto['result'],
+      status_code: row.statusCode,
+      latency_ms: row.latencyMs,
+      timings: row.timings,
+      error: row.error,
+    }));
+    return { results, total };
+  }
+
+  async stats(tenantId: string, id: string) {
+    await this.find(tenantId, id);
+    const window = async (hours: number) => {
+      const row = await queries.windowStats(this.db, id, hours);
+      const round = (value: number | null) => (value === null ? null : Math.round(Number(value) * 10) / 10);
+      return {
+        uptime_pct: row.checks === 0 ? null : Math.round((row.up / row.checks) * 100_000) / 1000,
+        checks: row.checks,
+        p50_ms: round(row.p50),
+        p95_ms: round(row.p95),
+        p99_ms: round(row.p99),
+      };
+    };
+    return { monitor_id: id, last_24h: await window(24), last_7d: await window(24 * 7), last_30d: await window(24 * 30) };
+  }
+
+  async incidents(tenantId: string, filters: { status?: string; monitorId?: string }, limit: number, offset: number) {
+    const { rows, total } = await queries.listIncidents(this.db, tenantId, filters, limit, offset);
+    return { results: rows.map(incidentDto), total };
+  }
+
+  async acknowledge(tenantId: string, id: string): Promise<IncidentDto> {
+    const row = await queries.transitionIncident(this.db, tenantId, id, ['open'], { status: 'acknowledged', acknowledgedAt: new Date() });
+    if (row) return incidentDto(row);
+    return this.refuseTransition(tenantId, id, 'acknowledge');
+  }
+
+  async resolve(tenantId: string, id: string): Promise<IncidentDto> {
+    const row = await queries.transitionIncident(this.db, tenantId, id, ['open', 'acknowledged'], { status: 'resolved', resolvedAt: new Date() });
+    if (row) {
+      await this.webhooks.publish(tenantId, 'incident.resolved', { incident_id: row.id, monitor_id: row.monitorId, resolved_by: 'user' });
+      return incidentDto(row);
+    }
+    return this.refuseTransition(tenantId, id, 'resolve');
+  }
+
+  private async refuseTransition(tenantId: string, id: string, action: string): Promise<never> {
+    const incident = await queries.findIncident(this.db, tenantId, id);
+    if (!incident) throw notFound('incident', id);
+    const allowed = incident.status === 'open' ? ['acknowledge', 'resolve'] : incident.status === 'acknowledged' ? ['resolve'] : [];
+    throw conflict('invalid_transition', `Cannot ${action} an incident that is ${incident.status}; allowed: ${allowed.join(', ') || 'none'}.`, { status: incident.status, allowed_actions: allowed });
+  }
+}

@@ -1,0 +1,94 @@
+import { and, count, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import type { Db } from '../../db/index.js';
+import { webhookDeliveries, webhooks } from '../../db/schema.js';
+
+export async function insertWebhook(db: Db, row: typeof webhooks.$inferInsert) {
+  const [created] = await db.insert(webhooks).values(row).returning();
+  return created;
+}
+
+export async function listWebhooks(db: Db, tenantId: string, limit: number, offset: number) {
+  const where = eq(webhooks.tenantId, tenantId);
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(webhooks).where(where).orderBy(desc(webhooks.createdAt)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(webhooks).where(where),
+  ]);
+  return { rows, total };
+}
+
+export async function findWebhook(db: Db, tenantId: string, id: string) {
+  const rows = await db.select().from(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.tenantId, tenantId))).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function deleteWebhook(db: Db, tenantId: string, id: string) {
+  const rows = await db.delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.tenantId, tenantId))).returning();
+  return rows[0] ?? null;
+}
+
+export async function subscribedWebhooks(db: Db, tenantId: string, eventType: string) {
+  return db
+    .select({ id: webhooks.id })
+    .from(webhooks)
+    .where(and(eq(webhooks.tenantId, tenantId), sql`${webhooks.eventTypes} ? ${eventType}`));
+}
+
+export async function insertDeliveries(db: Db, rows: Array<typeof webhookDeliveries.$inferInsert>) {
+  if (rows.length) await db.insert(webhookDeliveries).values(rows);
+}
+
+export async function listDeliveries(db: Db, webhookId: string, limit: number, offset: number) {
+  const where = eq(webhookDeliveries.webhookId, webhookId);
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(webhookDeliveries).where(where),
+  ]);
+  return { rows, total };
+}
+
+/** Claims due deliveries with a lease; SKIP LOCKED lets several instances share the work without doubles. */
+export async function claimDueDeliveries(db: Db, limit: number, leaseSeconds: number) {
+  const due = db
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.status, 'pending'),
+        lte(webhookDeliveries.nextAttemptAt, sql`now()`),
+        sql`(${webhookDeliveries.leaseUntil} is null or ${webhookDeliveries.leaseUntil} < now())`,
+      ),
+    )
+    .orderBy(webhookDeliveries.nextAttemptAt)
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  return db
+    .update(webhookDeliveries)
+    .set({ leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })
+    .where(inArray(webhookDeliveries.id, due))
+    .returning();
+}
+
+export async function webhookSecrets(db: Db, ids: string[]) {
+  if (ids.length === 0) return new Map<string, { url: string; secret: string }>();
+  const rows = await db.select({ id: webhooks.id, url: webhooks.url, secret: webhooks.secret }).from(webhooks).where(inArray(webhooks.id, ids));
+  return new Map(rows.map((row) => [row.id, { url: row.url, secret: row.secret }]));
+}
+
+export async function recordAttempt(
+  db: Db,
+  id: string,
+  outcome: { status: 'pending' | 'succeeded' | 'failed'; statusCode: number | null; error: string | null; nextAttemptAt: Date | null },
+) {
+  await db
+    .update(webhookDeliveries)
+    .set({
+      status: outcome.status,
+      attempts: sql`${webhookDeliveries.attempts} + 1`,
+      lastStatusCode: outcome.statusCode,
+      lastError: outcome.error,
+      nextAttemptAt: outcome.nextAttemptAt ?? sql`now()`,
+      deliveredAt: outcome.status === 'succeeded' ? sql`now()` : null,
+      leaseUntil: null,
+    })
+    .where(eq(webhookDeliveries.id, id));
+}

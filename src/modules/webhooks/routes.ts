@@ -1,0 +1,57 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireAuth } from '../../http/context.js';
+import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { CreatedWebhook, CreateWebhookBody, Delivery, Webhook, WebhookIdParams } from './schemas.js';
+
+export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const webhooks = app.services.webhooks;
+  const tags = ['Webhooks'];
+
+  app.get('/api/webhooks/', {
+    schema: { operationId: 'listWebhooks', summary: 'List webhooks', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Webhook, 'A page of webhooks.'), ...errorResponses() } },
+    handler: async (request) => {
+      const params = pageParams(request.query);
+      const { results, total } = await webhooks.list(requireAuth(request).tenantId, params.pageSize, params.offset);
+      return pageEnvelope(request, params, total, results);
+    },
+  });
+
+  app.post('/api/webhooks/', {
+    schema: {
+      operationId: 'createWebhook',
+      summary: 'Create a webhook',
+      description: 'Subscribes an https endpoint to event types. Deliveries are POSTed as JSON `{id, type, created_at, tenant_id, data}`, signed in `Tagport-Signature`, and retried with exponential backoff until the endpoint answers 2xx.',
+      tags,
+      body: CreateWebhookBody,
+      response: { 201: withMeta(CreatedWebhook), ...errorResponses(413, 415) },
+    },
+    handler: async (request, reply) => reply.code(201).send(await webhooks.create(requireAuth(request).tenantId, request.body)),
+  });
+
+  app.get('/api/webhooks/:id/', {
+    schema: { operationId: 'getWebhook', summary: 'Get a webhook', tags, params: WebhookIdParams, response: { 200: withMeta(Webhook), ...errorResponses(404) } },
+    handler: async (request) => webhooks.get(requireAuth(request).tenantId, request.params.id),
+  });
+
+  app.delete('/api/webhooks/:id/', {
+    schema: { operationId: 'deleteWebhook', summary: 'Delete a webhook', description: 'Stops deliveries to the endpoint; pending ones are dropped.', tags, params: WebhookIdParams, response: { 200: withMeta(Webhook), ...errorResponses(404) } },
+    handler: async (request) => webhooks.delete(requireAuth(request).tenantId, request.params.id),
+  });
+
+  app.get('/api/webhooks/:id/deliveries/', {
+    schema: {
+      operationId: 'listWebhookDeliveries',
+      summary: 'List deliveries of a webhook',
+      tags,
+      params: WebhookIdParams,
+      querystring: PaginationQuery,
+      response: { 200: listEnvelope(Delivery, 'A page of deliveries, newest first.'), ...errorResponses(404) },
+    },
+    handler: async (request) => {
+      const params = pageParams(request.query);
+      const { results, total } = await webhooks.deliveries(requireAuth(request).tenantId, request.params.id, params.pageSize, params.offset);
+      return pageEnvelope(request, params, total, results);
+    },
+  });
+};

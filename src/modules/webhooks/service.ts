@@ -1,0 +1,147 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Database } from '../../db/index.js';
+import type { webhookDeliveries, WebhookRow } from '../../db/schema.js';
+import { invalidRequest, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
+import * as queries from './queries.js';
+import type { DeliveryDto, EventType, WebhookDto } from './schemas.js';
+
+export const SIGNATURE_HEADER = 'tagport-signature';
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`, the scheme Stripe made familiar. */
+export function signPayload(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): string {
+  const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
+  return `t=${timestamp},v1=${signature}`;
+}
+
+export interface WebhookSettings {
+  /** Delay before the first retry; doubles with every attempt. */
+  retryBaseMs: number;
+  maxAttempts: number;
+  timeoutMs: number;
+}
+
+function toDto(row: WebhookRow): WebhookDto {
+  return { id: row.id, url: row.url, event_types: row.eventTypes as EventType[], created_at: row.createdAt.toISOString() };
+}
+
+/** Webhook endpoints, the event publisher and the delivery attempts. */
+export class WebhookService {
+  constructor(
+    private readonly database: Database,
+    private readonly outbound: OutboundClient,
+    readonly settings: WebhookSettings,
+  ) {}
+
+  async create(tenantId: string, input: { url: string; event_types: EventType[] }): Promise<WebhookDto & { secret: string }> {
+    try {
+      await this.outbound.checkUrl(input.url);
+    } catch (error) {
+      if (error instanceof OutboundRefusedError) throw invalidRequest(error.code === 'https_required' ? 'https_required' : 'url_not_allowed', `Webhook url refused: ${error.message}`, 'url');
+      throw error;
+    }
+    const secret = `whsec_${randomBytes(24).toString('base64url')}`;
+    const row = await queries.insertWebhook(this.database.db, { id: newId('webhook'), tenantId, url: input.url, eventTypes: [...new Set(input.event_types)], secret });
+    return { ...toDto(row), secret };
+  }
+
+  async list(tenantId: string, limit: number, offset: number) {
+    const { rows, total } = await queries.listWebhooks(this.database.db, tenantId, limit, offset);
+    return { results: rows.map(toDto), total };
+  }
+
+  async get(tenantId: string, id: string): Promise<WebhookDto> {
+    const row = await queries.findWebhook(this.database.db, tenantId, id);
+    if (!row) throw notFound('webhook', id);
+    return toDto(row);
+  }
+
+  async delete(tenantId: string, id: string): Promise<WebhookDto> {
+    const row = await queries.deleteWebhook(this.database.db, tenantId, id);
+    if (!row) throw notFound('webhook', id);
+    return toDto(row);
+  }
+
+  async deliveries(tenantId: string, id: string, limit: number, offset: number) {
+    await this.get(tenantId, id);
+    const { rows, total } = await queries.listDeliveries(this.database.db, id, limit, offset);
+    const results: DeliveryDto[] = rows.map((row) => ({
+      id: row.id,
+      event_id: row.eventId,
+      event_type: row.eventType as EventType,
+      status: row.status as DeliveryDto['status'],
+      attempts: row.attempts,
+      last_status_code: row.lastStatusCode,
+      last_error: row.lastError,
+      next_attempt_at: row.status === 'pending' ? row.nextAttemptAt.toISOString() : null,
+      created_at: row.createdAt.toISOString(),
+      delivered_at: row.deliveredAt?.toISOString() ?? null,
+      payload: row.payload,
+    }));
+    return { results, total };
+  }
+
+  /** Queues one delivery per subscribed endpoint of the tenant; the worker sends them. */
+  async publish(tenantId: string, type: EventType, data: Record<string, unknown>): Promise<string> {
+    const eventId = newId('event');
+    const payload = { id: eventId, type, created_at: new Date().toISOString(), tenant_id: tenantId, data };
+    const endpoints = await queries.subscribedWebhooks(this.database.db, tenantId, type);
+    const rows: Array<typeof webhookDeliveries.$inferInsert> = endpoints.map((endpoint) => ({
+      id: newId('delivery'),
+      webhookId: endpoint.id,
+      tenantId,
+      eventId,
+      eventType: type,
+      payload,
+      status: 'pending',
+    }));
+    await queries.insertDeliveries(this.database.db, rows);
+    return eventId;
+  }
+
+  /** Sends the due deliveries once; failures are retried with exponential backoff until maxAttempts. */
+  async deliverDue(limit = 20): Promise<number> {
+    const due = await queries.claimDueDeliveries(this.database.db, limit, Math.ceil(this.settings.timeoutMs / 1000) + 30);
+    if (due.length === 0) return 0;
+    const endpoints = await queries.webhookSecrets(this.database.db, [...new Set(due.map((delivery) => delivery.webhookId))]);
+    await Promise.all(
+      due.map(async (delivery) => {
+        const endpoint = endpoints.get(delivery.webhookId);
+        if (!endpoint) return;
+        const body = JSON.stringify(delivery.payload);
+        let statusCode: number | null = null;
+        let error: string | null = null;
+        try {
+          const url = await this.outbound.checkUrl(endpoint.url);
+          const response = await this.outbound.send(url, {
+            method: 'POST',
+            timeoutMs: this.settings.timeoutMs,
+            headers: {
+              'content-type': 'application/json',
+              [SIGNATURE_HEADER]: signPayload(endpoint.secret, body),
+              'tagport-event-id': delivery.eventId,
+              'tagport-event-type': delivery.eventType,
+              'tagport-delivery-id': delivery.id,
+            },
+            body,
+          });
+          statusCode = response.statusCode;
+          if (statusCode < 200 || statusCode >= 300) error = `endpoint answered ${statusCode}`;
+        } catch (caught) {
+          error = caught instanceof Error ? `${(caught as { code?: string }).code ?? 'error'}: ${caught.message}` : String(caught);
+        }
+        const attempts = delivery.attempts + 1;
+        const succeeded = error === null;
+        const exhausted = !succeeded && attempts >= this.settings.maxAttempts;
+        await queries.recordAttempt(this.database.db, delivery.id, {
+          status: succeeded ? 'succeeded' : exhausted ? 'failed' : 'pending',
+          statusCode,
+          error,
+          nextAttemptAt: succeeded || exhausted ? null : new Date(Date.now() + this.settings.retryBaseMs * 2 ** (attempts - 1)),
+        });
+      }),
+    );
+    return due.length;
+  }
+}
