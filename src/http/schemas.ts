@@ -9,8 +9,9 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 }
 
 export function Nullable<T extends TSchema>(schema: T, options: Record<string, unknown> = {}) {
-  const { type, ...rest } = schema as unknown as { type: string };
-  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'], ...options });
+  const { type, ...rest } = schema as unknown as { type: string; enum?: unknown[] };
+  const values = rest.enum ? { enum: [...rest.enum, null] } : {};
+  return Type.Unsafe<Static<T> | null>({ ...rest, ...values, type: [type, 'null'], ...options });
 }
 
 /** Shared schemas for every route: api_meta, the error body, the list envelope and pagination. */
