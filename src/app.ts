@@ -21,6 +21,7 @@ import type { Scanner } from './scanner/index.js';
 import { webRoutes } from './web/routes.js';
 import { monitorRoutes } from './modules/monitors/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
+import { reportRoutes } from './modules/reports/routes.js';
 
 /** Bodies are validated strictly (no type coercion); query strings and path params are coerced from text. */
 function buildValidators() {
@@ -95,6 +96,7 @@ export async function buildApp({ config, database, scanner }: AppDependencies): 
   await app.register(trackingCheckerRoutes);
   await app.register(monitorRoutes);
   await app.register(webhookRoutes);
+  await app.register(reportRoutes);
   await app.register(webRoutes);
   return app;
 }

@@ -12,6 +12,7 @@ import { startLoop } from './lib/loop.js';
 import { MonitorScheduler } from './modules/monitors/scheduler.js';
 import { MonitorService } from './modules/monitors/service.js';
 import { WebhookService } from './modules/webhooks/service.js';
+import { ReportService } from './modules/reports/service.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -26,6 +27,7 @@ export interface Services {
   webhooks: WebhookService;
   monitors: MonitorService;
   scheduler: MonitorScheduler;
+  reports: ReportService;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -53,7 +55,9 @@ export function createServices(
   const outbound = new OutboundClient({ allowPrivateNetworks: config.allowPrivateNetworks, ca: config.outboundCaCertificates });
   const webhooks = new WebhookService(database, outbound, config.webhooks);
   const scheduler = new MonitorScheduler(database, outbound, webhooks, config.monitoring, onError);
+  const reports = new ReportService(database, webhooks);
   let deliveryLoop: { stop(): Promise<void> } | null = null;
+  let reportLoop: { stop(): Promise<void> } | null = null;
   return {
     invalidations,
     auth,
@@ -66,17 +70,20 @@ export function createServices(
     webhooks,
     monitors: new MonitorService(database, outbound, webhooks),
     scheduler,
+    reports,
     async start() {
       await invalidations.start();
       auth.start();
       if (config.runWorkers) {
         scheduler.start();
         deliveryLoop = startLoop(() => webhooks.deliverDue(), config.webhooks.pollMs, onError);
+        reportLoop = startLoop(async () => { while (await reports.runNext()); }, config.webhooks.pollMs, onError);
       }
     },
     async stop() {
       await scheduler.stop();
       await deliveryLoop?.stop();
+      await reportLoop?.stop();
       await invalidations.stop();
       await auth.stop();
       await scanner.close();

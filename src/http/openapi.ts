@@ -33,6 +33,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'Tracking checker', description: 'Scans of web pages for trackers, consent and server-side tagging (partner endpoint).' },
         { name: 'Monitoring', description: 'Uptime monitors, their checks and statistics, and incidents.' },
         { name: 'Webhooks', description: 'Signed event deliveries to your endpoints, with retries.' },
+        { name: 'Reports', description: 'Uptime, usage and scan reports as JSON or CSV.' },
         { name: 'System', description: 'Health and readiness.' },
       ],
     },

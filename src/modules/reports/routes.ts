@@ -1,0 +1,54 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { requireAuth } from '../../http/context.js';
+import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { CreateReportBody, Report, ReportIdParams } from './schemas.js';
+
+export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const reports = app.services.reports;
+  const tags = ['Reports'];
+  const tenant = (request: Parameters<typeof requireAuth>[0]) => requireAuth(request).tenantId;
+
+  app.post('/api/reports/', {
+    schema: {
+      operationId: 'createReport',
+      summary: 'Request a report',
+      description: 'Queues a report over [period_start, period_end) in UTC, built from the stored data. It moves queued → running → ready | failed; a `report.ready` webhook event fires when it is ready.',
+      tags,
+      body: CreateReportBody,
+      response: { 202: withMeta(Report), ...errorResponses(413, 415) },
+    },
+    handler: async (request, reply) => reply.code(202).send(await reports.create(tenant(request), request.body)),
+  });
+
+  app.get('/api/reports/', {
+    schema: { operationId: 'listReports', summary: 'List reports', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Report, 'A page of reports, newest first.'), ...errorResponses() } },
+    handler: async (request) => {
+      const params = pageParams(request.query);
+      const { results, total } = await reports.list(tenant(request), params.pageSize, params.offset);
+      return pageEnvelope(request, params, total, results);
+    },
+  });
+
+  app.get('/api/reports/:id/', {
+    schema: { operationId: 'getReport', summary: 'Get a report', tags, params: ReportIdParams, response: { 200: withMeta(Report), ...errorResponses(404) } },
+    handler: async (request) => reports.get(tenant(request), request.params.id),
+  });
+
+  app.get('/api/reports/:id/download/', {
+    schema: {
+      operationId: 'downloadReport',
+      summary: 'Download a report',
+      description: 'The report file: JSON `{report_id, kind, period_start, period_end, rows}` or CSV with a header row. 409 until it is ready.',
+      tags,
+      params: ReportIdParams,
+      produces: ['application/json', 'text/csv'],
+      response: { 200: Type.String({ description: 'The report file.' }), ...errorResponses(404, 409) },
+    },
+    handler: async (request, reply) => {
+      const file = await reports.download(tenant(request), request.params.id);
+      return reply.type(file.contentType).header('content-disposition', `attachment; filename="${file.filename}"`).serializer((payload) => payload as string).send(file.content);
+    },
+  });
+};

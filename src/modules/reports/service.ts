@@ -1,0 +1,136 @@
+import type { Database } from '../../db/index.js';
+import type { ReportRow } from '../../db/schema.js';
+import { conflict, invalidRequest, notFound } from '../../http/errors.js';
+import { newId } from '../../lib/ids.js';
+import type { WebhookService } from '../webhooks/service.js';
+import * as queries from './queries.js';
+import { MAX_PERIOD_DAYS, type CreateReportInput, type ReportDto } from './schemas.js';
+
+type Row = Record<string, string | number | null>;
+
+/** RFC 4180: quote fields with commas, quotes or line breaks; double inner quotes. */
+export function toCsv(rows: Row[], columns: string[]): string {
+  const field = (value: string | number | null) => {
+    const text = value === null ? '' : String(value);
+    return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  };
+  return [columns.join(','), ...rows.map((row) => columns.map((column) => field(row[column] ?? null)).join(','))].join('\r\n') + '\r\n';
+}
+
+const round = (value: number | string | null) => (value === null ? null : Math.round(Number(value) * 10) / 10);
+
+/** Every UTC day touched by [start, end), as YYYY-MM-DD. */
+export function utcDays(start: Date, end: Date): string[] {
+  const days: string[] = [];
+  const cursor = new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth(), start.getUTCDate()));
+  while (cursor < end) {
+    days.push(cursor.toISOString().slice(0, 10));
+    cursor.setUTCDate(cursor.getUTCDate() + 1);
+  }
+  return days;
+}
+
+export class ReportService {
+  constructor(
+    private readonly database: Database,
+    private readonly webhooks: WebhookService,
+  ) {}
+
+  toDto(row: ReportRow): ReportDto {
+    return {
+      id: row.id,
+      kind: row.kind as ReportDto['kind'],
+      format: row.format as ReportDto['format'],
+      period_start: row.periodStart.toISOString(),
+      period_end: row.periodEnd.toISOString(),
+      status: row.status as ReportDto['status'],
+      error: row.error,
+      download_url: row.status === 'ready' ? `/api/reports/${row.id}/download/` : null,
+      created_at: row.createdAt.toISOString(),
+      completed_at: row.completedAt?.toISOString() ?? null,
+    };
+  }
+
+  async create(tenantId: string, input: CreateReportInput): Promise<ReportDto> {
+    const start = new Date(input.period_start);
+    const end = new Date(input.period_end);
+    if (Number.isNaN(start.getTime())) throw invalidRequest('invalid_period', 'period_start is not a valid date-time.', 'period_start');
+    if (Number.isNaN(end.getTime())) throw invalidRequest('invalid_period', 'period_end is not a valid date-time.', 'period_end');
+    if (end <= start) throw invalidRequest('period_reversed', 'period_end must be after period_start.', 'period_end');
+    if (end.getTime() - start.getTime() > MAX_PERIOD_DAYS * 86_400_000) {
+      throw invalidRequest('period_too_long', `A report covers at most ${MAX_PERIOD_DAYS} days.`, 'period_end', { max_days: MAX_PERIOD_DAYS });
+    }
+    const row = await queries.insertReport(this.database.db, {
+      id: newId('report'),
+      tenantId,
+      kind: input.kind,
+      format: input.format ?? 'json',
+      periodStart: start,
+      periodEnd: end,
+      status: 'queued',
+    });
+    return this.toDto(row);
+  }
+
+  async list(tenantId: string, limit: number, offset: number) {
+    const { rows, total } = await queries.listReports(this.database.db, tenantId, limit, offset);
+    return { results: rows.map((row) => this.toDto(row)), total };
+  }
+
+  async get(tenantId: string, id: string): Promise<ReportDto> {
+    const row = await queries.findReport(this.database.db, tenantId, id);
+    if (!row) throw notFound('report', id);
+    return this.toDto(row);
+  }
+
+  async download(tenantId: string, id: string): Promise<{ filename: string; contentType: string; content: string }> {
+    const row = await queries.findReport(this.database.db, tenantId, id);
+    if (!row) throw notFound('report', id);
+    if (row.status !== 'ready' || row.content === null) throw conflict('report_not_ready', `The report is ${row.status}; download it once it is ready.`, { status: row.status });
+    const csv = row.format === 'csv';
+    return { filename: `${row.id}-${row.kind}.${row.format}`, contentType: csv ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8', content: row.content };
+  }
+
+  /** Builds the oldest queued report, if any. Returns whether one was processed. */
+  async runNext(): Promise<boolean> {
+    const report = await queries.claimQueuedReport(this.database.db);
+    if (!report) return false;
+    try {
+      const content = await this.build(report);
+      await queries.finishReport(this.database.db, report.id, { status: 'ready', content });
+      await this.webhooks.publish(report.tenantId, 'report.ready', { report_id: report.id, kind: report.kind, format: report.format });
+    } catch (error) {
+      await queries.finishReport(this.database.db, report.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
+    }
+    return true;
+  }
+
+  private async build(report: ReportRow): Promise<string> {
+    const { rows, columns } = await this.rows(report);
+    if (report.format === 'csv') return toCsv(rows, columns);
+    return JSON.stringify({ report_id: report.id, kind: report.kind, period_start: report.periodStart.toISOString(), period_end: report.periodEnd.toISOString(), rows });
+  }
+
+  private async rows(report: ReportRow): Promise<{ rows: Row[]; columns: string[] }> {
+    const db = this.database.db;
+    const [start, end] = [report.periodStart, report.periodEnd];
+    if (report.kind === 'uptime') {
+      const rows = (await queries.uptimeRows(db, report.tenantId, start, end)).map((row) => ({
+        ...row,
+        uptime_pct: row.checks === 0 ? null : Math.round((row.up_checks / row.checks) * 100_000) / 1000,
+        p50_ms: round(row.p50_ms),
+        p95_ms: round(row.p95_ms),
+      }));
+      return { rows, columns: ['monitor_id', 'name', 'url', 'checks', 'up_checks', 'uptime_pct', 'p50_ms', 'p95_ms'] };
+    }
+    if (report.kind === 'scans') {
+      const rows = (await queries.scanRows(db, report.tenantId, start, end)).map((row) => ({ ...row, trackers: row.trackers === null ? null : Number(row.trackers), created_at: row.created_at.toISOString() }));
+      return { rows, columns: ['scan_id', 'url', 'status', 'language', 'trackers', 'created_at'] };
+    }
+    const { scanDays, checkDays } = await queries.usageRows(db, report.tenantId, start, end);
+    const scansByDay = new Map(scanDays.map((row) => [row.day, row.n]));
+    const checksByDay = new Map(checkDays.map((row) => [row.day, row.n]));
+    const rows = utcDays(start, end).map((day) => ({ day, scans: scansByDay.get(day) ?? 0, monitor_checks: checksByDay.get(day) ?? 0 }));
+    return { rows, columns: ['day', 'scans', 'monitor_checks'] };
+  }
+}
