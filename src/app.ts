@@ -22,6 +22,7 @@ import { webRoutes } from './web/routes.js';
 import { monitorRoutes } from './modules/monitors/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { reportRoutes } from './modules/reports/routes.js';
+import { statusRoutes } from './modules/status/routes.js';
 
 /** Bodies are validated strictly (no type coercion); query strings and path params are coerced from text. */
 function buildValidators() {
@@ -97,6 +98,7 @@ export async function buildApp({ config, database, scanner }: AppDependencies): 
   await app.register(monitorRoutes);
   await app.register(webhookRoutes);
   await app.register(reportRoutes);
+  await app.register(statusRoutes);
   await app.register(webRoutes);
   return app;
 }

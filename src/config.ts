@@ -45,6 +45,8 @@ export interface Config {
   webhooks: { pollMs: number; retryBaseMs: number; maxAttempts: number; timeoutMs: number };
   /** Extra CA certificates trusted by outbound monitor and webhook requests (tests' throw-away CA). */
   outboundCaCertificates: string[];
+  /** How often Tagport checks its own components for the status page. */
+  statusCheckMs: number;
   /** Run the monitor scheduler and webhook worker in this process. */
   runWorkers: boolean;
   /** OpenAI-compatible chat completions for AI summaries; the built-in writer is used when unset. */
@@ -127,6 +129,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     outboundCaCertificates: [],
     runWorkers: bool(env, 'RUN_WORKERS', true),
+    statusCheckMs: integer(env, 'STATUS_CHECK_MS', 30_000, 100),
     ...overrides,
   };
   if (config.cookieSecret.length < 32) throw new ConfigError('COOKIE_SECRET must be at least 32 characters');

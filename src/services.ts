@@ -13,6 +13,7 @@ import { MonitorScheduler } from './modules/monitors/scheduler.js';
 import { MonitorService } from './modules/monitors/service.js';
 import { WebhookService } from './modules/webhooks/service.js';
 import { ReportService } from './modules/reports/service.js';
+import { StatusService } from './modules/status/service.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -28,6 +29,7 @@ export interface Services {
   monitors: MonitorService;
   scheduler: MonitorScheduler;
   reports: ReportService;
+  status: StatusService;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -56,6 +58,7 @@ export function createServices(
   const webhooks = new WebhookService(database, outbound, config.webhooks);
   const scheduler = new MonitorScheduler(database, outbound, webhooks, config.monitoring, onError);
   const reports = new ReportService(database, webhooks);
+  const status = new StatusService(database, { chromiumPath: config.scanner.chromiumPath, scheduler, workersRunning: config.runWorkers, tickMs: config.monitoring.tickMs });
   let deliveryLoop: { stop(): Promise<void> } | null = null;
   let reportLoop: { stop(): Promise<void> } | null = null;
   return {
@@ -71,12 +74,14 @@ export function createServices(
     monitors: new MonitorService(database, outbound, webhooks),
     scheduler,
     reports,
+    status,
     async start() {
       await invalidations.start();
       auth.start();
       if (config.runWorkers) {
         scheduler.start();
         deliveryLoop = startLoop(() => webhooks.deliverDue(), config.webhooks.pollMs, onError);
+        status.start(config.statusCheckMs, onError);
         reportLoop = startLoop(async () => { while (await reports.runNext()); }, config.webhooks.pollMs, onError);
       }
     },
@@ -84,6 +89,7 @@ export function createServices(
       await scheduler.stop();
       await deliveryLoop?.stop();
       await reportLoop?.stop();
+      await status.stop();
       await invalidations.stop();
       await auth.stop();
       await scanner.close();
