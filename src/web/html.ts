@@ -36,6 +36,8 @@ export interface LayoutOptions {
 const DASHBOARD_LINKS: Array<[string, string]> = [
   ['/dashboard', 'Overview'],
   ['/dashboard/api-keys', 'API keys'],
+  ['/dashboard/monitors', 'Monitors'],
+  ['/dashboard/reports', 'Reports'],
   ['/dashboard/scans', 'Scans'],
 ];
 

@@ -112,3 +112,54 @@ export const checkerPage = (): Html => html`
 </form>
 <p id="check-progress" role="status" hidden>Scanning… this takes a few seconds.</p>
 <div id="scan-result" aria-live="polite"></div>`;
+
+export const monitorsPage = (): Html => html`
+<h1>Monitors</h1>
+<form id="monitor-form" class="inline">
+  <label for="monitor-name">Name</label>
+  <input id="monitor-name" name="name" required maxlength="200">
+  <label for="monitor-url">https URL</label>
+  <input id="monitor-url" name="url" type="url" required placeholder="https://www.example.com/">
+  <label for="monitor-interval">Every (s)</label>
+  <input id="monitor-interval" name="interval_seconds" type="number" min="10" max="86400" value="300">
+  <button type="submit">Add monitor</button>
+  <p class="error" role="alert" id="monitor-error" hidden></p>
+</form>
+<div class="table-wrap"><table id="monitors-table"><caption class="sr-only">Monitors</caption>
+  <thead><tr><th scope="col">Name</th><th scope="col">Target</th><th scope="col">Status</th><th scope="col">Every</th><th scope="col">Last check</th></tr></thead>
+  <tbody><tr><td colspan="5">Loading…</td></tr></tbody></table></div>
+<h2>Incidents</h2>
+<div class="table-wrap"><table id="incidents-table"><caption class="sr-only">Incidents</caption>
+  <thead><tr><th scope="col">Monitor</th><th scope="col">Status</th><th scope="col">Cause</th><th scope="col">Opened</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+  <tbody><tr><td colspan="5">Loading…</td></tr></tbody></table></div>`;
+
+export const monitorPage = (monitorId: string): Html => html`
+<p><a href="/dashboard/monitors">← All monitors</a></p>
+<div id="monitor-detail" data-monitor-id="${monitorId}">
+  <h1 id="monitor-title">Monitor</h1>
+  <p><span id="monitor-status"></span> · <span id="monitor-target"></span> <button type="button" id="monitor-toggle">Pause</button></p>
+  <div class="cards" id="monitor-stats"></div>
+  <h2>Latency of recent checks</h2>
+  <div class="chart-box"><canvas id="latency-chart" role="img" aria-label="Latency of the recent checks in milliseconds"></canvas></div>
+  <h2>Recent checks</h2>
+  <div class="table-wrap"><table id="checks-table"><caption class="sr-only">Checks</caption>
+    <thead><tr><th scope="col">When</th><th scope="col">Result</th><th scope="col">Status code</th><th scope="col">Latency</th><th scope="col">Error</th></tr></thead><tbody></tbody></table></div>
+</div>`;
+
+export const reportsPage = (): Html => html`
+<h1>Reports</h1>
+<form id="report-form" class="inline">
+  <label for="report-kind">Kind</label>
+  <select id="report-kind" name="kind"><option value="uptime">Uptime</option><option value="usage">Usage</option><option value="scans">Scans</option></select>
+  <label for="report-start">From (UTC)</label>
+  <input id="report-start" name="start" type="date" required>
+  <label for="report-end">To (UTC, exclusive)</label>
+  <input id="report-end" name="end" type="date" required>
+  <label for="report-format">Format</label>
+  <select id="report-format" name="format"><option value="csv">CSV</option><option value="json">JSON</option></select>
+  <button type="submit">Request report</button>
+  <p class="error" role="alert" id="report-error" hidden></p>
+</form>
+<div class="table-wrap"><table id="reports-table"><caption class="sr-only">Reports</caption>
+  <thead><tr><th scope="col">Kind</th><th scope="col">Period</th><th scope="col">Status</th><th scope="col">Requested</th><th scope="col"><span class="sr-only">Download</span></th></tr></thead>
+  <tbody><tr><td colspan="5">Loading…</td></tr></tbody></table></div>`;

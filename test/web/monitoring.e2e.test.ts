@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
+import { startHttpsTarget } from '../helpers/https-target.js';
+
+const SCREENSHOTS = path.resolve('.tmp/screenshots');
+
+describe('monitors and reports pages in a real browser', () => {
+  let target: Awaited<ReturnType<typeof startHttpsTarget>>;
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    target = await startHttpsTarget(() => ({ status: 200, body: 'ok', delayMs: 20 }));
+    t = await startTestApp('pglite', { allowPrivateNetworks: true, outboundCaCertificates: [target.ca], monitoring: { tickMs: 50, batchSize: 20, maxInFlight: 50, retentionDays: 30 }, webhooks: { pollMs: 50, retryBaseMs: 10, maxAttempts: 3, timeoutMs: 2000 } });
+    const tenant = await t.tenants.create({ name: 'Ops Co', plan: 'business' });
+    await t.users.createUser({ email: 'ops@example.com', name: 'Otto Ops', password: 'a very long password', tenantId: tenant.id, role: 'owner' });
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+    page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Email').fill('ops@example.com');
+    await page.getByLabel('Password').fill('a very long password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard`);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await target?.close();
+  });
+
+  it('adds a monitor, sees it checked with uptime and a latency chart, and pauses it', async () => {
+    await page.getByRole('link', { name: 'Monitors' }).click();
+    await page.getByLabel('Name').fill('Homepage');
+    await page.getByLabel('https URL').fill(target.url('/'));
+    await page.getByLabel('Every (s)').fill('60');
+    await page.getByRole('button', { name: 'Add monitor' }).click();
+    await page.getByRole('link', { name: 'Homepage' }).click();
+    await page.waitForURL(/\/dashboard\/monitors\/mon_/);
+    await expect.poll(async () => {
+      await page.reload();
+      await page.locator('#monitor-stats .card').first().waitFor();
+      return page.locator('#monitor-stats .big').first().textContent();
+    }, { timeout: 10_000 }).toBe('100%');
+    expect(await page.locator('#monitor-status').textContent()).toBe('Status: up');
+    expect(await page.evaluate(() => Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('latency-chart')))).toBe(true);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'monitor-detail.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => page.locator('#monitor-status').textContent()).toBe('Status: paused');
+  });
+
+  it('requests a CSV uptime report and downloads it', async () => {
+    await page.getByRole('link', { name: 'Reports' }).click();
+    const today = new Date().toISOString().slice(0, 10);
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('From (UTC)').fill(today);
+    await page.getByLabel('To (UTC, exclusive)').fill(tomorrow);
+    await page.getByRole('button', { name: 'Request report' }).click();
+    const link = page.getByRole('link', { name: 'Download' });
+    await link.waitFor({ timeout: 10_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    const file = fs.readFileSync((await download.path())!, 'utf8');
+    expect(file.split('\r\n')[0]).toBe('monitor_id,name,url,checks,up_checks,uptime_pct,p50_ms,p95_ms');
+    expect(file).toContain('Homepage');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'reports.png'), fullPage: true });
+  });
+});
