@@ -249,3 +249,85 @@ export type MonitorRow = typeof monitors.$inferSelect;
 export type IncidentRow = typeof incidents.$inferSelect;
 export type WebhookRow = typeof webhooks.$inferSelect;
 export type ReportRow = typeof reports.$inferSelect;
+
+export const containers = pgTable(
+  'containers',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    name: text('name').notNull(),
+    region: text('region').notNull(),
+    status: text('status').notNull(),
+    statusReason: text('status_reason'),
+    /** A transition queued behind the current one (restart = stop, then start). */
+    pendingAction: text('pending_action'),
+    config: text('config').notNull(),
+    upstreamUrl: text('upstream_url'),
+    defaultHostname: text('default_hostname').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('containers_tenant_idx').on(t.tenantId, t.createdAt), uniqueIndex('containers_default_hostname_idx').on(t.defaultHostname)],
+);
+
+export const domains = pgTable(
+  'domains',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    containerId: text('container_id').notNull().references(() => containers.id),
+    hostname: text('hostname').notNull(),
+    status: text('status').notNull(),
+    failureReason: text('failure_reason'),
+    verificationToken: text('verification_token').notNull(),
+    lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
+    verifiedAt: timestamp('verified_at', { withTimezone: true }),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('domains_hostname_live_idx').on(t.hostname).where(sql`deleted_at is null`), index('domains_tenant_idx').on(t.tenantId, t.createdAt)],
+);
+
+export const events = pgTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    type: text('type').notNull(),
+    objectType: text('object_type').notNull(),
+    objectId: text('object_id').notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('events_tenant_idx').on(t.tenantId, t.createdAt), index('events_object_idx').on(t.objectId, t.createdAt)],
+);
+
+export const containerUsage = pgTable(
+  'container_usage',
+  {
+    containerId: text('container_id').notNull(),
+    day: text('day').notNull(),
+    hostname: text('hostname').notNull(),
+    statusClass: text('status_class').notNull(),
+    requests: integer('requests').notNull(),
+  },
+  (t) => [uniqueIndex('container_usage_key').on(t.containerId, t.day, t.hostname, t.statusClass)],
+);
+
+export const containerRequestLogs = pgTable(
+  'container_request_logs',
+  {
+    id: text('id').primaryKey(),
+    containerId: text('container_id').notNull(),
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    hostname: text('hostname').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    statusCode: integer('status_code').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+  },
+  (t) => [index('container_request_logs_idx').on(t.containerId, t.at)],
+);
+
+export type ContainerRow = typeof containers.$inferSelect;
+export type DomainRow = typeof domains.$inferSelect;

@@ -18,6 +18,9 @@ export const ID_PREFIXES = {
   report: 'rpt',
   platformIncident: 'pin',
   event: 'evt',
+  container: 'ctr',
+  domain: 'dom',
+  requestLog: 'log',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
