@@ -50,7 +50,7 @@ async function startTagport(env: NodeJS.ProcessEnv) {
   const tenant = await tagportCli(env, 'tenants', 'create', '--name', 'Bench Agency', '--plan', 'agency');
   for (let i = 0; i < 5; i++) await tagportCli(env, 'tenants', 'create', '--name', `Bench client ${i}`, '--parent', tenant.id);
   const key = await tagportCli(env, 'keys', 'create', '--tenant', tenant.id, '--name', 'bench');
-  const server = await startProcess([bin, 'serve'], { ...env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000' }, '/readyz');
+  const server = await startProcess([bin, 'serve'], { ...env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', GATEWAY_PORT: '0' }, '/readyz');
   return { ...server, url: `${server.base}/api/tenants/`, headers: { authorization: `Bearer ${key.token}` } };
 }
 

@@ -23,6 +23,9 @@ import { monitorRoutes } from './modules/monitors/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { reportRoutes } from './modules/reports/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
+import { containerRoutes } from './modules/containers/routes.js';
+import { domainRoutes } from './modules/domains/routes.js';
+import { eventRoutes } from './modules/events/routes.js';
 
 /** Bodies are validated strictly (no type coercion); query strings and path params are coerced from text. */
 function buildValidators() {
@@ -99,6 +102,9 @@ export async function buildApp({ config, database, scanner }: AppDependencies): 
   await app.register(webhookRoutes);
   await app.register(reportRoutes);
   await app.register(statusRoutes);
+  await app.register(containerRoutes);
+  await app.register(domainRoutes);
+  await app.register(eventRoutes);
   await app.register(webRoutes);
   return app;
 }

@@ -18,6 +18,8 @@ const USAGE = `Usage: tagport <command>
 async function serve(config: Config) {
   const runtime = await startRuntime(config);
   await runtime.app.listen({ host: config.host, port: config.port });
+  const gatewayUrl = await runtime.app.services.gateway.listen(config.gateway.port, config.host);
+  runtime.app.log.info({ gateway: gatewayUrl }, 'gateway listening');
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -45,6 +45,18 @@ export interface Config {
   webhooks: { pollMs: number; retryBaseMs: number; maxAttempts: number; timeoutMs: number };
   /** Extra CA certificates trusted by outbound monitor and webhook requests (tests' throw-away CA). */
   outboundCaCertificates: string[];
+  gateway: {
+    port: number;
+    /** Containers get `<id>.<baseDomain>` as default hostname. */
+    baseDomain: string;
+    /** Public IPs of the gateway, offered as A records for custom domains. */
+    publicIps: string[];
+    flushMs: number;
+    logSampleRate: number;
+    upstreamTimeoutMs: number;
+  };
+  containerTransitionDelayMs: number;
+  dns: { resolvers: string[]; timeoutMs: number; recheckIntervalMs: number };
   /** How often Tagport checks its own components for the status page. */
   statusCheckMs: number;
   /** Run the monitor scheduler and webhook worker in this process. */
@@ -71,6 +83,10 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   if (/^(1|true|yes|on)$/i.test(raw)) return true;
   if (/^(0|false|no|off)$/i.test(raw)) return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function list(env: Env, name: string): string[] {
+  return (env[name] ?? '').split(',').map((item) => item.trim()).filter(Boolean);
 }
 
 function optional(env: Env, name: string): string | null {
@@ -130,6 +146,20 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     outboundCaCertificates: [],
     runWorkers: bool(env, 'RUN_WORKERS', true),
     statusCheckMs: integer(env, 'STATUS_CHECK_MS', 30_000, 100),
+    gateway: {
+      port: integer(env, 'GATEWAY_PORT', 3001),
+      baseDomain: (env.GATEWAY_BASE_DOMAIN || 'containers.tagport.localhost').toLowerCase(),
+      publicIps: list(env, 'GATEWAY_PUBLIC_IPS'),
+      flushMs: integer(env, 'GATEWAY_FLUSH_MS', 5000, 10),
+      logSampleRate: Number(env.GATEWAY_LOG_SAMPLE_RATE ?? 0.1),
+      upstreamTimeoutMs: integer(env, 'GATEWAY_UPSTREAM_TIMEOUT_MS', 15_000, 100),
+    },
+    containerTransitionDelayMs: integer(env, 'CONTAINER_TRANSITION_DELAY_MS', 2000, 0),
+    dns: {
+      resolvers: list(env, 'DNS_RESOLVERS'),
+      timeoutMs: integer(env, 'DNS_TIMEOUT_MS', 3000, 100),
+      recheckIntervalMs: integer(env, 'DOMAIN_RECHECK_INTERVAL_MS', 600_000, 100),
+    },
     ...overrides,
   };
   if (config.cookieSecret.length < 32) throw new ConfigError('COOKIE_SECRET must be at least 32 characters');

@@ -14,6 +14,12 @@ import { MonitorService } from './modules/monitors/service.js';
 import { WebhookService } from './modules/webhooks/service.js';
 import { ReportService } from './modules/reports/service.js';
 import { StatusService } from './modules/status/service.js';
+import { EventLog } from './modules/events/service.js';
+import { ContainerService } from './modules/containers/service.js';
+import { ContainerWorker } from './modules/containers/worker.js';
+import { DomainVerifier } from './modules/domains/dns.js';
+import { DomainService } from './modules/domains/service.js';
+import { Gateway } from './gateway/server.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -30,6 +36,11 @@ export interface Services {
   scheduler: MonitorScheduler;
   reports: ReportService;
   status: StatusService;
+  events: EventLog;
+  containers: ContainerService;
+  containerWorker: ContainerWorker;
+  domains: DomainService;
+  gateway: Gateway;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -59,6 +70,19 @@ export function createServices(
   const scheduler = new MonitorScheduler(database, outbound, webhooks, config.monitoring, onError);
   const reports = new ReportService(database, webhooks);
   const status = new StatusService(database, { chromiumPath: config.scanner.chromiumPath, scheduler, workersRunning: config.runWorkers, tickMs: config.monitoring.tickMs });
+  const events = new EventLog(database, webhooks);
+  const containerWorker = new ContainerWorker(database, outbound, events, invalidations, config.containerTransitionDelayMs, onError);
+  const containers = new ContainerService(database, outbound, events, containerWorker, config.gateway.baseDomain);
+  const domains = new DomainService(database, containers, new DomainVerifier(config.dns.resolvers, config.dns.timeoutMs, config.gateway.publicIps), events, invalidations, {
+    gatewayBaseDomain: config.gateway.baseDomain,
+    gatewayIps: config.gateway.publicIps,
+    recheckIntervalMs: config.dns.recheckIntervalMs,
+  });
+  const gateway = new Gateway(database, invalidations, outbound, config.gateway, onError);
+  status.register('Gateway', async () =>
+    gateway.listening ? { status: 'operational', detail: 'Accepting container traffic.' } : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
+  );
+  let recheckLoop: { stop(): Promise<void> } | null = null;
   let deliveryLoop: { stop(): Promise<void> } | null = null;
   let reportLoop: { stop(): Promise<void> } | null = null;
   return {
@@ -75,6 +99,11 @@ export function createServices(
     scheduler,
     reports,
     status,
+    events,
+    containers,
+    containerWorker,
+    domains,
+    gateway,
     async start() {
       await invalidations.start();
       auth.start();
@@ -82,6 +111,8 @@ export function createServices(
         scheduler.start();
         deliveryLoop = startLoop(() => webhooks.deliverDue(), config.webhooks.pollMs, onError);
         status.start(config.statusCheckMs, onError);
+        await containerWorker.start();
+        recheckLoop = startLoop(() => domains.recheckDue(), Math.min(config.dns.recheckIntervalMs, 60_000), onError);
         reportLoop = startLoop(async () => { while (await reports.runNext()); }, config.webhooks.pollMs, onError);
       }
     },
@@ -90,6 +121,9 @@ export function createServices(
       await deliveryLoop?.stop();
       await reportLoop?.stop();
       await status.stop();
+      await recheckLoop?.stop();
+      await containerWorker.stop();
+      await gateway.close();
       await invalidations.stop();
       await auth.stop();
       await scanner.close();

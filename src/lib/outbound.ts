@@ -111,6 +111,11 @@ export class OutboundClient {
     };
   }
 
+  /** The guarded undici dispatcher, for streaming callers (the gateway's proxy). */
+  get dispatcher(): Agent {
+    return this.agent;
+  }
+
   async close(): Promise<void> {
     await this.agent.close();
   }

@@ -10,7 +10,7 @@ import { freePort, waitFor } from '../helpers/processes.js';
 const run = promisify(execFile);
 const bin = path.resolve('bin/tagport.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-cli-'));
-const env = { ...process.env, PGLITE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '' };
+const env = { ...process.env, PGLITE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '', GATEWAY_PORT: '0' };
 
 async function tagport(...args: string[]) {
   const { stdout } = await run(process.execPath, [bin, ...args], { env, timeout: 60_000 });

@@ -15,7 +15,7 @@ describe('public status page and changelog', () => {
     expect(Date.now() - started).toBeLessThan(5000);
     const document = (await t.inject({ method: 'GET', url: '/api/status.json' })).json();
     expect(document.status).toBe('outage');
-    expect(document.components.map((component: { name: string }) => component.name)).toEqual(['API', 'Database', 'Scanner', 'Monitoring worker']);
+    expect(document.components.map((component: { name: string }) => component.name)).toEqual(['API', 'Database', 'Scanner', 'Monitoring worker', 'Gateway']);
     expect(document.components.find((component: { name: string }) => component.name === 'Database').status).toBe('operational');
     expect(document.components.find((component: { name: string }) => component.name === 'Monitoring worker').status).toBe('operational');
     expect(document.open_incidents[0]).toMatchObject({ component: 'Scanner', status: 'open' });

@@ -1,0 +1,171 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { and, eq, isNull } from 'drizzle-orm';
+import { request as upstreamRequest } from 'undici';
+import type { Database } from '../db/index.js';
+import type { InvalidationBus } from '../db/invalidation.js';
+import { containers, domains } from '../db/schema.js';
+import { newId } from '../lib/ids.js';
+import { startLoop } from '../lib/loop.js';
+import type { OutboundClient } from '../lib/outbound.js';
+import { addUsage, insertRequestLogs, trimRequestLogs } from '../modules/containers/queries.js';
+
+interface Route {
+  containerId: string;
+  status: string;
+  upstreamUrl: string | null;
+}
+
+export interface GatewaySettings {
+  flushMs: number;
+  logSampleRate: number;
+  upstreamTimeoutMs: number;
+}
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+const KEPT_LOGS_PER_CONTAINER = 1000;
+
+/**
+ * The built-in container runtime: an HTTP listener that routes by Host (a container's default hostname or
+ * a verified custom domain) to the running container and proxies to its upstream tagging server with
+ * undici (SSRF-guarded). Every routed request is metered per UTC day, hostname and status class; a
+ * sample is kept as request logs. Both are buffered and written in batches.
+ */
+export class Gateway {
+  private server: http.Server | null = null;
+  private readonly routes = new Map<string, { route: Route | null; at: number }>();
+  private readonly meter = new Map<string, number>();
+  private logs: Array<{ id: string; containerId: string; at: Date; hostname: string; method: string; path: string; statusCode: number; durationMs: number }> = [];
+  private flushLoop: { stop(): Promise<void> } | null = null;
+  private flushes = 0;
+
+  constructor(
+    private readonly database: Database,
+    invalidations: InvalidationBus,
+    private readonly outbound: OutboundClient,
+    private readonly settings: GatewaySettings,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    invalidations.subscribe(({ kind }) => {
+      if (kind === 'container' || kind === 'domain') this.routes.clear();
+    });
+  }
+
+  get listening(): boolean {
+    return this.server?.listening ?? false;
+  }
+
+  async listen(port: number, host: string): Promise<string> {
+    this.server = http.createServer((req, res) => void this.handle(req, res).catch((error) => {
+      this.onError(error);
+      if (!res.headersSent) this.json(res, 500, 'gateway_error', 'The gateway failed to handle the request.');
+      else res.destroy();
+    }));
+    await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
+    this.flushLoop = startLoop(() => this.flush(), this.settings.flushMs, this.onError);
+    const address = this.server.address() as AddressInfo;
+    return `http://${address.address}:${address.port}`;
+  }
+
+  async close(): Promise<void> {
+    await this.flushLoop?.stop();
+    if (this.server) {
+      this.server.closeIdleConnections();
+      await new Promise((resolve) => this.server!.close(resolve));
+    }
+    await this.flush();
+  }
+
+  /** Writes buffered usage counts and sampled logs. */
+  async flush(): Promise<void> {
+    const counts = [...this.meter.entries()];
+    this.meter.clear();
+    const logs = this.logs;
+    this.logs = [];
+    const usage = counts.map(([key, requests]) => {
+      const [containerId, day, hostname, statusClass] = key.split('|');
+      return { containerId, day, hostname, statusClass, requests };
+    });
+    try {
+      await addUsage(this.database.db, usage);
+      await insertRequestLogs(this.database.db, logs);
+      if (logs.length && ++this.flushes % 20 === 1) await trimRequestLogs(this.database.db, KEPT_LOGS_PER_CONTAINER);
+    } catch (error) {
+      for (const [key, value] of counts) this.meter.set(key, (this.meter.get(key) ?? 0) + value);
+      throw error;
+    }
+  }
+
+  private async route(hostname: string): Promise<Route | null> {
+    const cached = this.routes.get(hostname);
+    if (cached && Date.now() - cached.at < 30_000) return cached.route;
+    const db = this.database.db;
+    const byDefault = await db.select({ containerId: containers.id, status: containers.status, upstreamUrl: containers.upstreamUrl }).from(containers).where(eq(containers.defaultHostname, hostname)).limit(1);
+    const byDomain = byDefault.length
+      ? byDefault
+      : await db
+          .select({ containerId: containers.id, status: containers.status, upstreamUrl: containers.upstreamUrl })
+          .from(domains)
+          .innerJoin(containers, eq(containers.id, domains.containerId))
+          .where(and(eq(domains.hostname, hostname), eq(domains.status, 'active'), isNull(domains.deletedAt)))
+          .limit(1);
+    const route = byDomain[0] ?? null;
+    this.routes.set(hostname, { route, at: Date.now() });
+    return route;
+  }
+
+  private json(res: http.ServerResponse, status: number, code: string, message: string) {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { code, message } }));
+  }
+
+  private record(route: Route, hostname: string, req: http.IncomingMessage, status: number, started: number) {
+    const at = new Date();
+    const key = [route.containerId, at.toISOString().slice(0, 10), hostname, `${Math.floor(status / 100)}xx`].join('|');
+    this.meter.set(key, (this.meter.get(key) ?? 0) + 1);
+    if (Math.random() < this.settings.logSampleRate) {
+      this.logs.push({ id: newId('requestLog'), containerId: route.containerId, at, hostname, method: req.method ?? 'GET', path: (req.url ?? '/').slice(0, 2000), statusCode: status, durationMs: Math.round(performance.now() - started) });
+    }
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const started = performance.now();
+    const hostname = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+    if (req.url === '/healthz') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    const route = hostname ? await this.route(hostname) : null;
+    if (!route || route.status === 'deleted') return this.json(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
+    if (route.status !== 'running') {
+      this.record(route, hostname, req, 503, started);
+      return this.json(res, 503, 'container_not_running', `The container is ${route.status}.`);
+    }
+    if (!route.upstreamUrl) {
+      this.record(route, hostname, req, 503, started);
+      return this.json(res, 503, 'no_upstream', 'The container has no upstream tagging server configured.');
+    }
+    const target = new URL(req.url ?? '/', route.upstreamUrl);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
+    headers['x-forwarded-host'] = hostname;
+    headers['x-forwarded-proto'] = 'https';
+    let upstream;
+    try {
+      upstream = await upstreamRequest(target, {
+        method: (req.method ?? 'GET') as 'GET',
+        headers,
+        body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req,
+        dispatcher: this.outbound.dispatcher,
+        headersTimeout: this.settings.upstreamTimeoutMs,
+        bodyTimeout: this.settings.upstreamTimeoutMs,
+      });
+    } catch (error) {
+      this.record(route, hostname, req, 502, started);
+      return this.json(res, 502, 'upstream_error', `The upstream tagging server failed: ${(error as Error).message}`);
+    }
+    const responseHeaders: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) responseHeaders[name] = value;
+    res.writeHead(upstream.statusCode, responseHeaders);
+    for await (const chunk of upstream.body) res.write(chunk);
+    res.end();
+    this.record(route, hostname, req, upstream.statusCode, started);
+  }
+}

@@ -1,0 +1,98 @@
+import { and, count, desc, eq, gte, inArray, lte, ne, sql } from 'drizzle-orm';
+import type { Db } from '../../db/index.js';
+import { containerRequestLogs, containers, containerUsage, type ContainerRow } from '../../db/schema.js';
+
+export async function insertContainer(db: Db, row: typeof containers.$inferInsert): Promise<ContainerRow> {
+  const [created] = await db.insert(containers).values(row).returning();
+  return created;
+}
+
+export async function countLiveContainers(db: Db, tenantId: string): Promise<number> {
+  const [{ total }] = await db.select({ total: count() }).from(containers).where(and(eq(containers.tenantId, tenantId), ne(containers.status, 'deleted')));
+  return total;
+}
+
+export async function listContainers(db: Db, tenantId: string, limit: number, offset: number) {
+  const where = and(eq(containers.tenantId, tenantId), ne(containers.status, 'deleted'));
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(containers).where(where).orderBy(desc(containers.createdAt), desc(containers.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(containers).where(where),
+  ]);
+  return { rows, total };
+}
+
+export async function findContainer(db: Db, tenantId: string, id: string): Promise<ContainerRow | null> {
+  const rows = await db.select().from(containers).where(and(eq(containers.id, id), eq(containers.tenantId, tenantId))).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function findContainerById(db: Db, id: string): Promise<ContainerRow | null> {
+  const rows = await db.select().from(containers).where(eq(containers.id, id)).limit(1);
+  return rows[0] ?? null;
+}
+
+/** Moves a container from one of `from` to `to` atomically; null when it was not in one of `from`. */
+export async function transition(db: Db, id: string, from: string[], changes: Partial<typeof containers.$inferInsert> & { status: string }): Promise<ContainerRow | null> {
+  const rows = await db
+    .update(containers)
+    .set({ ...changes, updatedAt: sql`now()` })
+    .where(and(eq(containers.id, id), inArray(containers.status, from)))
+    .returning();
+  return rows[0] ?? null;
+}
+
+export async function updateContainer(db: Db, tenantId: string, id: string, changes: Partial<typeof containers.$inferInsert>): Promise<ContainerRow | null> {
+  const rows = await db
+    .update(containers)
+    .set({ ...changes, updatedAt: sql`now()` })
+    .where(and(eq(containers.id, id), eq(containers.tenantId, tenantId), sql`${containers.status} not in ('deleting', 'deleted')`))
+    .returning();
+  return rows[0] ?? null;
+}
+
+export async function transitionalContainers(db: Db): Promise<string[]> {
+  const rows = await db
+    .select({ id: containers.id })
+    .from(containers)
+    .where(sql`${containers.status} in ('provisioning', 'starting', 'stopping', 'deleting') or (${containers.status} = 'stopped' and ${containers.pendingAction} is not null)`);
+  return rows.map((row) => row.id);
+}
+
+export async function usage(db: Db, containerId: string, from: string, to: string) {
+  return db
+    .select({ day: containerUsage.day, hostname: containerUsage.hostname, statusClass: containerUsage.statusClass, requests: containerUsage.requests })
+    .from(containerUsage)
+    .where(and(eq(containerUsage.containerId, containerId), gte(containerUsage.day, from), lte(containerUsage.day, to)));
+}
+
+/** Adds counts from the gateway's in-memory meter; one statement per batch. */
+export async function addUsage(db: Db, rows: Array<typeof containerUsage.$inferInsert>): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insert(containerUsage)
+    .values(rows)
+    .onConflictDoUpdate({
+      target: [containerUsage.containerId, containerUsage.day, containerUsage.hostname, containerUsage.statusClass],
+      set: { requests: sql`${containerUsage.requests} + excluded.requests` },
+    });
+}
+
+export async function insertRequestLogs(db: Db, rows: Array<typeof containerRequestLogs.$inferInsert>): Promise<void> {
+  if (rows.length) await db.insert(containerRequestLogs).values(rows);
+}
+
+/** Keeps the newest `keep` sampled logs per container. */
+export async function trimRequestLogs(db: Db, keep: number): Promise<void> {
+  await db.execute(sql`delete from container_request_logs where id in (
+    select id from (select id, row_number() over (partition by container_id order by at desc) as position from container_request_logs) ranked
+    where position > ${keep})`);
+}
+
+export async function listRequestLogs(db: Db, containerId: string, limit: number, offset: number) {
+  const where = eq(containerRequestLogs.containerId, containerId);
+  const [rows, [{ total }]] = await Promise.all([
+    db.select().from(containerRequestLogs).where(where).orderBy(desc(containerRequestLogs.at), desc(containerRequestLogs.id)).limit(limit).offset(offset),
+    db.select({ total: count() }).from(containerRequestLogs).where(where),
+  ]);
+  return { rows, total };
+}

@@ -1,0 +1,95 @@
+import { Type, type Static } from 'typebox';
+import { idPattern } from '../../lib/ids.js';
+import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+
+export const REGIONS = ['eu-central', 'eu-west', 'us-east', 'us-west', 'ap-southeast'] as const;
+export const CONTAINER_STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'starting', 'failed', 'deleting', 'deleted'] as const;
+export type ContainerStatus = (typeof CONTAINER_STATUSES)[number];
+export const ACTIONS = ['start', 'stop', 'restart', 'delete'] as const;
+export type ContainerAction = (typeof ACTIONS)[number];
+
+/** Which actions each state allows, and the transitional state each leads to. */
+export const TRANSITIONS: Record<ContainerAction, { from: ContainerStatus[]; to: ContainerStatus }> = {
+  start: { from: ['stopped', 'failed'], to: 'starting' },
+  stop: { from: ['running'], to: 'stopping' },
+  restart: { from: ['running'], to: 'stopping' },
+  delete: { from: ['provisioning', 'running', 'stopped', 'failed', 'starting', 'stopping'], to: 'deleting' },
+};
+
+export const STATE_MACHINE = `provisioning → running (or failed); running —stop→ stopping → stopped; stopped/failed —start→ starting → running (or failed); running —restart→ stopping → stopped → starting → running; any state but deleting/deleted —delete→ deleting → deleted. Transitional states are completed by the background worker.`;
+
+export const ContainerIdParams = Type.Object({ id: Type.String({ pattern: idPattern('container'), description: 'Container id (`ctr_…`).' }) });
+
+const Config = Type.String({
+  minLength: 8,
+  maxLength: 4096,
+  description: 'The server-side Google Tag Manager container config: the base64 string from GTM (Admin → Container settings), decoding to `id=GTM-…&env=…&auth=…`.',
+  examples: ['aWQ9R1RNLUFCQzEyMyZlbnY9MSZhdXRoPWFiY2RlZmdoaWprbG1u'],
+});
+
+export const Container = Type.Object(
+  {
+    id: Type.String(),
+    tenant_id: Type.String(),
+    name: Type.String(),
+    region: StringEnum(REGIONS, { description: `Where the container runs: ${REGIONS.join(', ')}.` }),
+    status: StringEnum(CONTAINER_STATUSES, { description: STATE_MACHINE }),
+    status_reason: Nullable(Type.String(), { description: 'Why the container is failed, or what it is doing.' }),
+    config: Config,
+    gtm_container_id: Type.String({ description: 'The GTM container id read from config.' }),
+    upstream_url: Nullable(Type.String(), { description: 'The tagging server the gateway forwards to.' }),
+    default_hostname: Type.String({ description: 'Hostname served by the gateway for this container; point custom domains here with a CNAME.' }),
+    allowed_actions: Type.Array(StringEnum(ACTIONS), { description: 'Actions valid in the current state.' }),
+    created_at: Timestamp('When the container was created.'),
+    updated_at: Timestamp('When it last changed.'),
+  },
+  { additionalProperties: false, description: 'A hosted server-side tagging container.' },
+);
+
+const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
+const Upstream = Nullable(Type.String({ minLength: 1, maxLength: 2048 }), { description: 'https URL of the tagging server (a public address).' });
+
+export const CreateContainerBody = Type.Object(
+  { name: Name, region: StringEnum(REGIONS), config: Config, upstream_url: Type.Optional(Upstream) },
+  { additionalProperties: false, examples: [{ name: 'Shop sGTM', region: 'eu-central', config: 'aWQ9R1RNLUFCQzEyMyZlbnY9MSZhdXRoPWFiY2RlZmdoaWprbG1u', upstream_url: 'https://tagging.example.com' }] },
+);
+
+export const UpdateContainerBody = Type.Object(
+  { name: Type.Optional(Name), config: Type.Optional(Config), upstream_url: Type.Optional(Upstream) },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const UsageQuery = Type.Object({
+  from: Type.Optional(Type.String({ format: 'date', description: 'First UTC day (YYYY-MM-DD), default 30 days ago.' })),
+  to: Type.Optional(Type.String({ format: 'date', description: 'Last UTC day, inclusive, default today.' })),
+});
+
+export const Usage = Type.Object(
+  {
+    container_id: Type.String(),
+    from: Type.String(),
+    to: Type.String(),
+    total_requests: Type.Integer(),
+    days: Type.Array(Type.Object({ day: Type.String(), requests: Type.Integer() }, { additionalProperties: false })),
+    by_hostname: Type.Array(Type.Object({ hostname: Type.String(), requests: Type.Integer() }, { additionalProperties: false })),
+    by_status_class: Type.Record(Type.String(), Type.Integer(), { description: 'Requests per status class: 2xx, 3xx, 4xx, 5xx.' }),
+  },
+  { additionalProperties: false, description: 'Requests through the gateway, per UTC day, hostname and status class.' },
+);
+
+export const RequestLog = Type.Object(
+  {
+    id: Type.String(),
+    at: Timestamp('When the request arrived.'),
+    hostname: Type.String(),
+    method: Type.String(),
+    path: Type.String(),
+    status_code: Type.Integer(),
+    duration_ms: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export type ContainerDto = Static<typeof Container>;
+export type CreateContainerInput = Static<typeof CreateContainerBody>;
+export type UpdateContainerInput = Static<typeof UpdateContainerBody>;

@@ -1,0 +1,47 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireAuth } from '../../http/context.js';
+import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { CreateDomainBody, Domain, DomainIdParams } from './schemas.js';
+
+export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const domains = app.services.domains;
+  const tags = ['Domains'];
+  const tenant = (request: Parameters<typeof requireAuth>[0]) => requireAuth(request).tenantId;
+
+  app.get('/api/domains/', {
+    schema: { operationId: 'listDomains', summary: 'List custom domains', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Domain, 'A page of domains.'), ...errorResponses() } },
+    handler: async (request) => {
+      const params = pageParams(request.query);
+      const { results, total } = await domains.list(tenant(request), params.pageSize, params.offset);
+      return pageEnvelope(request, params, total, results);
+    },
+  });
+
+  app.post('/api/domains/', {
+    schema: {
+      operationId: 'createDomain',
+      summary: 'Attach a custom domain',
+      description: 'Returns the DNS records to create: a CNAME to the container (or A records) and a TXT ownership record. Then call verify (domains are also re-checked on a schedule).',
+      tags,
+      body: CreateDomainBody,
+      response: { 201: withMeta(Domain), ...errorResponses(404, 409, 413, 415) },
+    },
+    handler: async (request, reply) => reply.code(201).send(await domains.create(tenant(request), request.body)),
+  });
+
+  app.get('/api/domains/:id/', {
+    schema: { operationId: 'getDomain', summary: 'Get a domain', tags, params: DomainIdParams, response: { 200: withMeta(Domain), ...errorResponses(404) } },
+    handler: async (request) => domains.get(tenant(request), request.params.id),
+  });
+
+  app.delete('/api/domains/:id/', {
+    schema: { operationId: 'deleteDomain', summary: 'Detach a domain', description: 'The gateway stops serving the hostname at once; it can be claimed again.', tags, params: DomainIdParams, response: { 200: withMeta(Domain), ...errorResponses(404) } },
+    handler: async (request) => domains.delete(tenant(request), request.params.id),
+  });
+
+  app.post('/api/domains/:id/verify/', {
+    schema: { operationId: 'verifyDomain', summary: 'Verify a domain now', description: 'Real DNS lookups (CNAME or A, and the TXT token); the domain becomes active or failed with a reason: wrong_target, missing_txt, nxdomain, timeout.', tags, params: DomainIdParams, response: { 200: withMeta(Domain), ...errorResponses(404) } },
+    handler: async (request) => domains.verify(tenant(request), request.params.id),
+  });
+};
