@@ -36,6 +36,7 @@ export interface LayoutOptions {
 const DASHBOARD_LINKS: Array<[string, string]> = [
   ['/dashboard', 'Overview'],
   ['/dashboard/api-keys', 'API keys'],
+  ['/dashboard/containers', 'Containers'],
   ['/dashboard/monitors', 'Monitors'],
   ['/dashboard/reports', 'Reports'],
   ['/dashboard/scans', 'Scans'],

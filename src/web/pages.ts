@@ -163,3 +163,34 @@ export const reportsPage = (): Html => html`
 <div class="table-wrap"><table id="reports-table"><caption class="sr-only">Reports</caption>
   <thead><tr><th scope="col">Kind</th><th scope="col">Period</th><th scope="col">Status</th><th scope="col">Requested</th><th scope="col"><span class="sr-only">Download</span></th></tr></thead>
   <tbody><tr><td colspan="5">Loading…</td></tr></tbody></table></div>`;
+
+export const containersPage = (): Html => html`
+<h1>Containers</h1>
+<form id="container-form" class="inline">
+  <label for="container-name">Name</label>
+  <input id="container-name" name="name" required maxlength="100">
+  <label for="container-region">Region</label>
+  <select id="container-region" name="region"><option>eu-central</option><option>eu-west</option><option>us-east</option><option>us-west</option><option>ap-southeast</option></select>
+  <label for="container-config">GTM container config</label>
+  <input id="container-config" name="config" required placeholder="base64 string from GTM">
+  <label for="container-upstream">Upstream (https)</label>
+  <input id="container-upstream" name="upstream_url" type="url" placeholder="https://tagging.example.com">
+  <button type="submit">Create container</button>
+  <p class="error" role="alert" id="container-error" hidden></p>
+</form>
+<div class="table-wrap"><table id="containers-table"><caption class="sr-only">Containers</caption>
+  <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Region</th><th scope="col">Hostname</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+  <tbody><tr><td colspan="5">Loading…</td></tr></tbody></table></div>
+<h2>Requests, last 30 days</h2>
+<p class="hint" id="usage-caption">Choose a container to see its usage.</p>
+<div class="chart-box"><canvas id="usage-chart" role="img" aria-label="Requests per day"></canvas></div>
+<h2>Custom domains</h2>
+<form id="domain-form" class="inline">
+  <label for="domain-hostname">Hostname</label>
+  <input id="domain-hostname" name="hostname" required placeholder="data.shop.example">
+  <label for="domain-container">Container</label>
+  <select id="domain-container" name="container_id"></select>
+  <button type="submit">Add domain</button>
+  <p class="error" role="alert" id="domain-error" hidden></p>
+</form>
+<div id="domains-list" aria-live="polite"></div>`;

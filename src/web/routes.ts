@@ -10,7 +10,7 @@ import { errorResponses, withMeta } from '../http/schemas.js';
 import { ScanRequestBody } from '../modules/tracking-checker/schemas.js';
 import { ScanResultSchema } from '../scanner/schema.js';
 import { layout, type Html } from './html.js';
-import { apiKeysPage, checkerPage, loginPage, monitorPage, monitorsPage, overviewPage, reportsPage, scanResultPage, scansPage, setupPage } from './pages.js';
+import { apiKeysPage, checkerPage, containersPage, loginPage, monitorPage, monitorsPage, overviewPage, reportsPage, scanResultPage, scansPage, setupPage } from './pages.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -71,6 +71,7 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/dashboard', hidden, dashboard('Overview', '/dashboard', overviewPage));
   app.get('/dashboard/api-keys', hidden, dashboard('API keys', '/dashboard/api-keys', apiKeysPage));
   app.get('/dashboard/scans', hidden, dashboard('Scans', '/dashboard/scans', scansPage));
+  app.get('/dashboard/containers', hidden, dashboard('Containers', '/dashboard/containers', containersPage, ['/assets/chart.js']));
   app.get('/dashboard/monitors', hidden, dashboard('Monitors', '/dashboard/monitors', monitorsPage));
   app.get('/dashboard/monitors/:id', hidden, dashboard('Monitor', '/dashboard/monitors', (request) => monitorPage((request.params as { id: string }).id), ['/assets/chart.js']));
   app.get('/dashboard/reports', hidden, dashboard('Reports', '/dashboard/reports', reportsPage));

@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
+
+const SCREENSHOTS = path.resolve('.tmp/screenshots');
+const CONFIG = Buffer.from('id=GTM-WEB1234&env=1&auth=AbCdEf123456').toString('base64');
+
+describe('containers and domains page in a real browser', () => {
+  let upstream: http.Server;
+  let upstreamUrl: string;
+  let t: TestApp;
+  let base: string;
+  let gatewayUrl: string;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    fs.mkdirSync(SCREENSHOTS, { recursive: true });
+    upstream = http.createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    t = await startTestApp('pglite', {
+      allowPrivateNetworks: true,
+      containerTransitionDelayMs: 20,
+      gateway: { port: 0, baseDomain: 'containers.tagport.test', publicIps: [], flushMs: 60_000, logSampleRate: 1, upstreamTimeoutMs: 2000 },
+      dns: { resolvers: ['127.0.0.1:9'], timeoutMs: 300, recheckIntervalMs: 600_000 },
+    });
+    gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
+    const tenant = await t.tenants.create({ name: 'Host Co', plan: 'business' });
+    await t.users.createUser({ email: 'host@example.com', name: 'Hana Host', password: 'a very long password', tenantId: tenant.id, role: 'owner' });
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+    page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
+    await page.goto(`${base}/login`);
+    await page.getByLabel('Email').fill('host@example.com');
+    await page.getByLabel('Password').fill('a very long password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/dashboard`);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    await new Promise((resolve) => upstream?.close(resolve));
+  });
+
+  it('creates a container, sees it running with its usage chart, adds a domain and sees its DNS records and why verification failed', async () => {
+    await page.getByRole('link', { name: 'Containers' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Web sGTM');
+    await page.getByLabel('GTM container config').fill(CONFIG);
+    await page.getByLabel('Upstream (https)').fill(upstreamUrl);
+    await page.getByRole('button', { name: 'Create container' }).click();
+    const row = page.locator('#containers-table tbody tr', { hasText: 'Web sGTM' });
+    await row.locator('td.yes', { hasText: 'running' }).waitFor({ timeout: 10_000 });
+    const hostname = (await row.locator('code').textContent())!;
+    for (let i = 0; i < 3; i++) expect((await request(`${gatewayUrl}/g/collect`, { headers: { host: hostname } })).statusCode).toBe(204);
+    await row.getByRole('button', { name: 'Web sGTM' }).click();
+    await expect.poll(() => page.locator('#usage-caption').textContent()).toContain('3 requests (2xx 3)');
+    expect(await page.evaluate(() => Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('usage-chart')))).toBe(true);
+
+    await page.getByLabel('Hostname').fill('data.shop.example');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    const card = page.locator('#domains-list section', { hasText: 'data.shop.example' });
+    await card.waitFor();
+    expect(await card.locator('tbody').textContent()).toContain(hostname);
+    expect(await card.locator('tbody').textContent()).toContain('_tagport-verify.data.shop.example');
+    await card.getByRole('button', { name: 'Verify now' }).click();
+    await card.locator('.no', { hasText: 'failed' }).waitFor({ timeout: 10_000 });
+    expect(await card.locator('.error').textContent()).toMatch(/DNS|answer|exist/);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'containers.png'), fullPage: true });
+
+    await row.getByRole('button', { name: 'stop' }).click();
+    await row.locator('td', { hasText: /^stopp(ing|ed)$/ }).first().waitFor();
+  });
+});
