@@ -10,3 +10,12 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
   '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
 ];
+
+/** Signs in through the real login form and waits for the dashboard. */
+export async function signIn(page: import('playwright-core').Page, base: string, email: string, password: string): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(`${base}/dashboard`);
+}

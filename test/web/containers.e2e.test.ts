@@ -6,7 +6,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
 
 const SCREENSHOTS = path.resolve('.tmp/screenshots');
 const CONFIG = Buffer.from('id=GTM-WEB1234&env=1&auth=AbCdEf123456').toString('base64');
@@ -37,11 +37,7 @@ describe('containers and domains page in a real browser', () => {
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
     page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill('host@example.com');
-    await page.getByLabel('Password').fill('a very long password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await signIn(page, base, 'host@example.com', 'a very long password');
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
 import { startHttpsTarget } from '../helpers/https-target.js';
 
 const SCREENSHOTS = path.resolve('.tmp/screenshots');
@@ -24,11 +24,7 @@ describe('monitors and reports pages in a real browser', () => {
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    await page.goto(`${base}/login`);
-    await page.getByLabel('Email').fill('ops@example.com');
-    await page.getByLabel('Password').fill('a very long password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await signIn(page, base, 'ops@example.com', 'a very long password');
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

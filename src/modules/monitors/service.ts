@@ -46,6 +46,21 @@ export function incidentDto(row: IncidentRow): IncidentDto {
 
 type Settings = Required<Omit<CreateMonitorInput, 'target'>> & { url: string };
 
+function columns(settings: Settings) {
+  return {
+    name: settings.name,
+    url: settings.url,
+    method: settings.method,
+    intervalSeconds: settings.interval_seconds,
+    timeoutMs: settings.timeout_ms,
+    expectedStatusCodes: settings.expected_status_codes as unknown as number[],
+    keyword: settings.keyword,
+    keywordMode: settings.keyword_mode,
+    degradedAfterMs: settings.degraded_after_ms,
+    confirmationChecks: settings.confirmation_checks,
+  };
+}
+
 export class MonitorService {
   constructor(
     private readonly database: Database,
@@ -108,22 +123,7 @@ export class MonitorService {
       confirmation_checks: input.confirmation_checks ?? 2,
     };
     await this.validate(tenantId, settings);
-    const row = await queries.insertMonitor(this.db, {
-      id: newId('monitor'),
-      tenantId,
-      name: settings.name,
-      targetType: 'url',
-      url: settings.url,
-      method: settings.method,
-      intervalSeconds: settings.interval_seconds,
-      timeoutMs: settings.timeout_ms,
-      expectedStatusCodes: settings.expected_status_codes as unknown as number[],
-      keyword: settings.keyword,
-      keywordMode: settings.keyword_mode,
-      degradedAfterMs: settings.degraded_after_ms,
-      confirmationChecks: settings.confirmation_checks,
-      status: 'pending',
-    });
+    const row = await queries.insertMonitor(this.db, { id: newId('monitor'), tenantId, targetType: 'url', status: 'pending', ...columns(settings) });
     return toDto(row);
   }
 
@@ -158,18 +158,7 @@ export class MonitorService {
       confirmation_checks: merged.confirmation_checks,
     };
     await this.validate(tenantId, settings);
-    const row = await queries.updateMonitor(this.db, tenantId, id, {
-      name: settings.name,
-      url: settings.url,
-      method: settings.method,
-      intervalSeconds: settings.interval_seconds,
-      timeoutMs: settings.timeout_ms,
-      expectedStatusCodes: settings.expected_status_codes as unknown as number[],
-      keyword: settings.keyword,
-      keywordMode: settings.keyword_mode,
-      degradedAfterMs: settings.degraded_after_ms,
-      confirmationChecks: settings.confirmation_checks,
-    });
+    const row = await queries.updateMonitor(this.db, tenantId, id, columns(settings));
     if (!row) throw notFound('monitor', id);
     return toDto(row);
   }
