@@ -79,7 +79,8 @@ export async function buildApp({ config, database, scanner }: AppDependencies): 
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0];
     if (UNLIMITED_PATHS.has(path) || path.startsWith('/assets/')) return;
-    const needsAuth = path.startsWith('/api/') && request.routeOptions.url !== undefined && !request.routeOptions.config.public && !path.startsWith('/api/docs');
+    const route = request.routeOptions; // a getter that builds an object: read it once
+    const needsAuth = path.startsWith('/api/') && route.url !== undefined && !route.config.public && !path.startsWith('/api/docs');
     let failure: unknown = null;
     if (needsAuth) {
       try {

@@ -7,10 +7,22 @@ export const PLAN_IDS = ['free', 'pro', 'business', 'agency', 'partner'] as cons
 export const CLIENT_PLAN_IDS = ['free', 'pro', 'business'] as const;
 
 const PlanId = StringEnum(PLAN_IDS, { description: 'Billing plan; sets the default limits in `features`.' });
-const Features = Type.Record(Type.String(), Type.Unsafe<number | boolean>({ type: ['number', 'boolean'] }), {
-  description: 'Effective limits and switches: the plan defaults merged with tenant overrides.',
-  examples: [{ max_containers: 100, max_monitors: 500, monitor_min_interval_seconds: 30, tracking_checker_api_hourly: 300, can_own_clients: true }],
-});
+// Every plan feature is listed: the serialiser compiles them directly (plans and overrides only use these keys).
+const limit = (description: string) => Type.Optional(Type.Integer({ description }));
+const Features = Type.Object(
+  {
+    max_containers: limit('Containers the tenant may run.'),
+    max_monitors: limit('Monitors the tenant may have.'),
+    monitor_min_interval_seconds: limit('Shortest monitor interval.'),
+    tracking_checker_api_hourly: limit('Scans per hour through the tracking checker API.'),
+    can_own_clients: Type.Optional(Type.Boolean({ description: 'Agency/partner: may create client tenants.' })),
+  },
+  {
+    additionalProperties: false,
+    description: 'Effective limits and switches: the plan defaults merged with tenant overrides.',
+    examples: [{ max_containers: 100, max_monitors: 500, monitor_min_interval_seconds: 30, tracking_checker_api_hourly: 300, can_own_clients: true }],
+  },
+);
 
 export const TenantId = Type.String({ pattern: idPattern('tenant'), description: 'Tenant id (`ten_…`).', examples: ['ten_01jdv3k2m8q4r7s9t0v1w2x3y4'] });
 export const TenantIdParams = Type.Object({ id: TenantId });
