@@ -9,6 +9,7 @@ import type { Database } from './db/index.js';
 import { authenticate } from './http/auth.js';
 import { registerConventions } from './http/conventions.js';
 import { registerOpenApi } from './http/openapi.js';
+import { lazyChildLogger } from './http/request-logger.js';
 import { RateLimits } from './http/rate-limit.js';
 import { newId } from './lib/ids.js';
 import { createServices } from './services.js';
@@ -52,6 +53,7 @@ export async function buildApp({ config, database, scanner }: AppDependencies): 
     // cookies stay out of the logs without a redaction pass (which cost ~10 µs per request).
     logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
     genReqId: () => newId('request'),
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },

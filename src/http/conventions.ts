@@ -52,7 +52,6 @@ export function registerConventions(app: FastifyInstance): void {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
-  if (error.statusCode >= 500) request.log.error({ err: error }, 'request failed');
   for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
   const body: { type: ErrorType; code: string; message: string; param?: string; details?: Record<string, unknown> } = {
     type: error.type,

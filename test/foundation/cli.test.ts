@@ -17,9 +17,9 @@ async function tagport(...args: string[]) {
   return JSON.parse(stdout);
 }
 
-async function serve() {
+async function serve(logLevel = 'warn') {
   const port = await freePort();
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...env, PORT: String(port), LOG_LEVEL: logLevel }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -47,13 +47,17 @@ describe('tagport CLI on the embedded database', () => {
     const key = await tagport('keys', 'create', '--tenant', tenant.id, '--name', 'cli');
     expect(key.token).toMatch(/^tgp_/);
 
-    const server = await serve();
+    const server = await serve('info');
     const response = await request(`${server.base}/api/tenants/`, { headers: { authorization: `Bearer ${key.token}` } });
     expect(response.statusCode).toBe(200);
     const body = (await response.body.json()) as { count: number };
     expect(body.count).toBe(2);
-    const { code } = await server.stop();
+    const { code, output } = await server.stop();
     expect(code).toBe(0);
+    const lines = output.split('\n').filter((line) => line.includes(String(response.headers['x-request-id'])));
+    expect(lines.map((line) => JSON.parse(line).msg)).toEqual(['incoming request', 'request completed']);
+    expect(output).not.toContain(key.token);
+    expect(output).toContain('"msg":"shutting down"');
 
     const revoked = await tagport('keys', 'revoke', key.id, '--tenant', tenant.id);
     expect(revoked.status).toBe('revoked');
