@@ -34,14 +34,29 @@ class LazyRequestLogger {
     if (this.isLevelEnabled(level)) (this.logger[level] as (...values: unknown[]) => void)(...args);
   }
 
-  trace = (...args: unknown[]) => this.log('trace', args);
-  debug = (...args: unknown[]) => this.log('debug', args);
-  info = (...args: unknown[]) => this.log('info', args);
-  warn = (...args: unknown[]) => this.log('warn', args);
-  error = (...args: unknown[]) => this.log('error', args);
-  fatal = (...args: unknown[]) => this.log('fatal', args);
-  silent = () => {};
-  child = (bindings: Bindings, options?: Bindings) => this.logger.child(bindings, options);
+  // Prototype methods, not arrow-function fields: one object per request, no closures.
+  trace(...args: unknown[]) {
+    this.log('trace', args);
+  }
+  debug(...args: unknown[]) {
+    this.log('debug', args);
+  }
+  info(...args: unknown[]) {
+    this.log('info', args);
+  }
+  warn(...args: unknown[]) {
+    this.log('warn', args);
+  }
+  error(...args: unknown[]) {
+    this.log('error', args);
+  }
+  fatal(...args: unknown[]) {
+    this.log('fatal', args);
+  }
+  silent() {}
+  child(bindings: Bindings, options?: Bindings) {
+    return this.logger.child(bindings, options);
+  }
 }
 
 /** Fastify `childLoggerFactory`: lazy for pino, unless the route sets its own log level (or logging is off). */
