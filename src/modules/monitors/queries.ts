@@ -60,18 +60,26 @@ export async function claimDueMonitors(db: Db, owner: string, limit: number, lea
     .returning();
 }
 
-export async function insertCheck(db: Db, row: typeof monitorChecks.$inferInsert): Promise<void> {
-  await db.insert(monitorChecks).values(row);
-}
-
-/** Stores the outcome and schedules the next check; only the lease holder may do so. */
-export async function finishCheck(db: Db, id: string, owner: string, changes: Partial<typeof monitors.$inferInsert>): Promise<MonitorRow | null> {
-  const rows = await db
-    .update(monitors)
-    .set({ ...changes, leaseOwner: null, leaseUntil: null })
-    .where(and(eq(monitors.id, id), eq(monitors.leaseOwner, owner)))
-    .returning();
-  return rows[0] ?? null;
+/**
+ * Stores a check's outcome and schedules the next one in one transaction, so a stored check always comes
+ * with its monitor's new state. Only the lease holder may record; otherwise nothing is written.
+ */
+export async function recordCheck(
+  db: Db,
+  check: typeof monitorChecks.$inferInsert,
+  owner: string,
+  changes: Partial<typeof monitors.$inferInsert>,
+): Promise<MonitorRow | null> {
+  return db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(monitors)
+      .set({ ...changes, leaseOwner: null, leaseUntil: null })
+      .where(and(eq(monitors.id, check.monitorId), eq(monitors.leaseOwner, owner)))
+      .returning();
+    if (!updated) return null;
+    await tx.insert(monitorChecks).values(check);
+    return updated;
+  });
 }
 
 export async function listChecks(db: Db, monitorId: string, limit: number, offset: number) {

@@ -71,7 +71,10 @@ export class MonitorScheduler {
   private async check(monitor: MonitorRow): Promise<void> {
     const checkedAt = new Date();
     const outcome = await runCheck(this.outbound, monitor);
-    await queries.insertCheck(this.database.db, {
+    const failures = outcome.result === 'down' ? monitor.consecutiveFailures + 1 : 0;
+    const confirmedDown = outcome.result === 'down' && failures >= monitor.confirmationChecks;
+    const status = outcome.result !== 'down' ? outcome.result : confirmedDown ? 'down' : monitor.status;
+    const check = {
       id: newId('check'),
       monitorId: monitor.id,
       tenantId: monitor.tenantId,
@@ -81,21 +84,18 @@ export class MonitorScheduler {
       latencyMs: outcome.latencyMs,
       timings: outcome.timings,
       error: outcome.error,
-    });
-    await this.record(monitor, outcome, checkedAt);
-  }
-
-  private async record(monitor: MonitorRow, outcome: CheckOutcome, checkedAt: Date): Promise<void> {
-    const failures = outcome.result === 'down' ? monitor.consecutiveFailures + 1 : 0;
-    const confirmedDown = outcome.result === 'down' && failures >= monitor.confirmationChecks;
-    const status = outcome.result !== 'down' ? outcome.result : confirmedDown ? 'down' : monitor.status;
-    const updated = await queries.finishCheck(this.database.db, monitor.id, this.instanceId, {
+    };
+    const updated = await queries.recordCheck(this.database.db, check, this.instanceId, {
       status: sql`case when ${monitors.paused} then 'paused' else ${status} end` as unknown as string,
       consecutiveFailures: failures,
       lastCheckedAt: checkedAt,
       nextCheckAt: new Date(checkedAt.getTime() + monitor.intervalSeconds * 1000),
     });
-    if (!updated) return; // deleted meanwhile, or the lease was lost
+    if (updated) await this.announce(monitor, outcome, confirmedDown);
+  }
+
+  /** Opens or resolves the incident and publishes the webhooks a status change calls for. */
+  private async announce(monitor: MonitorRow, outcome: CheckOutcome, confirmedDown: boolean): Promise<void> {
     const wasDown = monitor.status === 'down';
     const base = { monitor_id: monitor.id, name: monitor.name, url: monitor.url };
     if (confirmedDown && !wasDown) {
