@@ -6,8 +6,8 @@ import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
-import { authenticate } from './http/auth.js';
 import { registerConventions } from './http/conventions.js';
+import { registerRequestGuard } from './http/guard.js';
 import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { RateLimits } from './http/rate-limit.js';
@@ -36,8 +36,6 @@ function buildValidators() {
   for (const ajv of [body, text]) addFormats.default(ajv);
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
 }
-
-const UNLIMITED_PATHS = new Set(['/healthz', '/readyz']);
 
 export interface AppDependencies {
   config: Config;
@@ -80,22 +78,7 @@ export async function buildApp({ config, database, scanner }: AppDependencies): 
   await app.register(cookie, { secret: config.cookieSecret });
   await app.register(csrf, { cookieOpts: { signed: true, httpOnly: true, sameSite: 'strict', secure: config.secureCookies, path: '/' } });
 
-  app.addHook('onRequest', async (request, reply) => {
-    const path = request.url.split('?')[0];
-    if (UNLIMITED_PATHS.has(path) || path.startsWith('/assets/')) return;
-    const route = request.routeOptions; // a getter that builds an object: read it once
-    const needsAuth = path.startsWith('/api/') && route.url !== undefined && !route.config.public && !path.startsWith('/api/docs');
-    let failure: unknown = null;
-    if (needsAuth) {
-      try {
-        request.authContext = await authenticate(app, request, reply);
-      } catch (error) {
-        failure = error;
-      }
-    }
-    await app.rateLimits.apply(request, reply);
-    if (failure) throw failure;
-  });
+  registerRequestGuard(app);
 
   await registerOpenApi(app);
   await app.register(systemRoutes);

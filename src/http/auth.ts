@@ -74,10 +74,19 @@ export class AuthService {
     }
   }
 
-  async verifyApiKey(token: string): Promise<KeyCredential> {
+  /**
+   * Verifies an API token. A cached credential is answered synchronously: this runs on every API call,
+   * and the promise chain of an async lookup is a measurable part of a cached request.
+   */
+  verifyApiKey(token: string): KeyCredential | Promise<KeyCredential> {
     if (!isWellFormedApiToken(token)) throw unauthenticated('invalid_api_key', 'The API key is malformed or its checksum does not match.');
     const hash = sha256Hex(token);
-    const credential = await this.keys.get(hash, () => findCredentialByHash(this.database.db, hash));
+    const cached = this.keys.peek(hash);
+    if (cached !== undefined) return this.acceptKey(cached);
+    return this.keys.get(hash, () => findCredentialByHash(this.database.db, hash)).then((credential) => this.acceptKey(credential));
+  }
+
+  private acceptKey(credential: KeyCredential | null): KeyCredential {
     if (!credential) throw unauthenticated('invalid_api_key', 'The API key is not valid.');
     if (credential.revokedAt) throw unauthenticated('api_key_revoked', 'The API key has been revoked.');
     if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw unauthenticated('api_key_expired', 'The API key has expired.');
@@ -101,35 +110,49 @@ function csrfCheck(app: FastifyInstance, request: FastifyRequest, reply: Fastify
   });
 }
 
-/** Resolves the request's credentials: a bearer API key, or the web UI's session cookie (+ CSRF for unsafe methods). */
-export async function authenticate(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<AuthContext> {
+type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Resolves the request's credentials: a bearer API key, or the web UI's session cookie (+ CSRF for unsafe
+ * methods). Synchronous for a cached API key without `Tagport-Tenant`, the common case.
+ */
+export function authenticate(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): MaybePromise<AuthContext> {
   const header = request.headers.authorization;
-  let context: AuthContext;
-  if (header !== undefined) {
-    const match = BEARER.exec(header.trim());
-    if (!match) throw unauthenticated('invalid_authorization_header', 'Use the header "Authorization: Bearer tgp_…".');
-    const key = await app.services.auth.verifyApiKey(match[1]);
-    context = { kind: 'api_key', tenantId: key.tenantId, credentialTenantId: key.tenantId, apiKeyId: key.keyId, userId: null, sessionId: null, role: null };
-  } else {
-    const cookie = request.cookies[SESSION_COOKIE];
-    const session = cookie ? await app.services.auth.verifySession(cookie) : null;
-    if (!session) throw unauthenticated('missing_credentials', 'Send an API key in the header "Authorization: Bearer tgp_…".');
-    if (UNSAFE_METHODS.has(request.method)) await csrfCheck(app, request, reply);
-    context = {
-      kind: 'session',
-      tenantId: session.tenantId,
-      credentialTenantId: session.tenantId,
-      apiKeyId: null,
-      userId: session.userId,
-      sessionId: session.sessionId,
-      role: session.role,
-    };
-  }
-  const actingTenant = request.headers[TENANT_HEADER];
-  if (typeof actingTenant === 'string' && actingTenant.trim() !== '' && actingTenant.trim() !== context.credentialTenantId) {
-    const client = await findClientTenant(app.database.db, context.credentialTenantId, actingTenant.trim());
-    if (!client) throw notFound('tenant', actingTenant.trim());
-    context.tenantId = client.id;
-  }
-  return context;
+  if (header === undefined) return authenticateSession(app, request, reply).then((context) => actingTenant(app, request, context));
+  const match = BEARER.exec(header.trim());
+  if (!match) throw unauthenticated('invalid_authorization_header', 'Use the header "Authorization: Bearer tgp_…".');
+  const key = app.services.auth.verifyApiKey(match[1]);
+  if (key instanceof Promise) return key.then((verified) => actingTenant(app, request, apiKeyContext(verified)));
+  return actingTenant(app, request, apiKeyContext(key));
+}
+
+function apiKeyContext(key: KeyCredential): AuthContext {
+  return { kind: 'api_key', tenantId: key.tenantId, credentialTenantId: key.tenantId, apiKeyId: key.keyId, userId: null, sessionId: null, role: null };
+}
+
+async function authenticateSession(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<AuthContext> {
+  const cookie = request.cookies[SESSION_COOKIE];
+  const session = cookie ? await app.services.auth.verifySession(cookie) : null;
+  if (!session) throw unauthenticated('missing_credentials', 'Send an API key in the header "Authorization: Bearer tgp_…".');
+  if (UNSAFE_METHODS.has(request.method)) await csrfCheck(app, request, reply);
+  return {
+    kind: 'session',
+    tenantId: session.tenantId,
+    credentialTenantId: session.tenantId,
+    apiKeyId: null,
+    userId: session.userId,
+    sessionId: session.sessionId,
+    role: session.role,
+  };
+}
+
+/** Agencies and partners act on a client tenant with the `Tagport-Tenant` header; anyone else's is a 404. */
+function actingTenant(app: FastifyInstance, request: FastifyRequest, context: AuthContext): MaybePromise<AuthContext> {
+  const header = request.headers[TENANT_HEADER];
+  const requested = typeof header === 'string' ? header.trim() : '';
+  if (requested === '' || requested === context.credentialTenantId) return context;
+  return findClientTenant(app.database.db, context.credentialTenantId, requested).then((client) => {
+    if (!client) throw notFound('tenant', requested);
+    return { ...context, tenantId: client.id };
+  });
 }

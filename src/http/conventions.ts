@@ -3,16 +3,11 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { ApiError, type ErrorType } from './errors.js';
 
 /**
- * Conventions every response follows, written once: X-Request-Id, api_meta.request_id in every JSON
- * object body, the error body for every failure, and 405 with Allow for known paths with another method.
+ * Conventions every response follows, written once: api_meta.request_id in every JSON object body
+ * (X-Request-Id is set by the request guard), the error body for every failure, and 405 with Allow for
+ * known paths with another method.
  */
 export function registerConventions(app: FastifyInstance): void {
-  // Callback-style hooks: they run on every request, and skip the promise an async hook allocates.
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    done();
-  });
-
   app.addHook('preSerialization', (request, _reply, payload: unknown, done) => {
     if (payload && typeof payload === 'object' && !Array.isArray(payload) && !Buffer.isBuffer(payload)) {
       return done(null, { ...(payload as object), api_meta: { request_id: request.id } });

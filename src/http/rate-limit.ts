@@ -65,20 +65,25 @@ export class RateLimits {
     });
   }
 
-  /** Counts the request, sets the RateLimit headers, and throws 429 rate_limited when over the limit. */
-  async apply(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /** Counts the request, sets the RateLimit headers, and rejects with 429 rate_limited when over the limit. */
+  apply(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const credential = request.authContext?.apiKeyId ?? request.authContext?.sessionId;
     const policy = credential ? this.token : this.ip;
-    const key = credential ?? request.ip;
-    let result: RateLimiterRes;
-    let limited = false;
-    try {
-      result = await policy.limiter.consume(key);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      result = rejection;
-      limited = true;
-    }
+    return policy.limiter.consume(credential ?? request.ip).then(
+      (result) => void this.setHeaders(reply, policy, result),
+      (rejection: unknown) => {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        const resetSeconds = this.setHeaders(reply, policy, rejection);
+        throw new ApiError(429, 'rate_limit_error', 'rate_limited', `Rate limit of ${policy.quota} requests per minute exceeded; retry in ${resetSeconds} s.`, {
+          headers: { 'retry-after': String(resetSeconds) },
+          details: { limit: policy.quota, window_seconds: WINDOW_SECONDS, retry_after_seconds: resetSeconds },
+        });
+      },
+    );
+  }
+
+  /** Sets the RateLimit headers of a policy and returns the seconds until the window resets. */
+  private setHeaders(reply: FastifyReply, policy: Policy, result: RateLimiterRes): number {
     const resetSeconds = Math.max(1, Math.ceil(result.msBeforeNext / 1000));
     const remaining = Math.max(0, result.remainingPoints);
     reply.headers({
@@ -88,12 +93,7 @@ export class RateLimits {
       'x-ratelimit-remaining': String(remaining),
       'x-ratelimit-reset': String(Math.ceil((Date.now() + result.msBeforeNext) / 1000)),
     });
-    if (limited) {
-      throw new ApiError(429, 'rate_limit_error', 'rate_limited', `Rate limit of ${policy.quota} requests per minute exceeded; retry in ${resetSeconds} s.`, {
-        headers: { 'retry-after': String(resetSeconds) },
-        details: { limit: policy.quota, window_seconds: WINDOW_SECONDS, retry_after_seconds: resetSeconds },
-      });
-    }
+    return resetSeconds;
   }
 
   /** The public tracking checker: scans per hour per IP, as a "public-scan" item in the RateLimit headers. */

@@ -12,9 +12,15 @@ export class ReadThroughCache<V> {
     private readonly maxEntries = 10_000,
   ) {}
 
-  async get(key: string, load: () => Promise<V>): Promise<V> {
+  /** The fresh cached value, or undefined: lets hot paths answer without a promise. */
+  peek(key: string): V | undefined {
     const hit = this.entries.get(key);
-    if (hit && Date.now() - hit.storedAt < this.ttlMs) return hit.value;
+    return hit && Date.now() - hit.storedAt < this.ttlMs ? hit.value : undefined;
+  }
+
+  async get(key: string, load: () => Promise<V>): Promise<V> {
+    const hit = this.peek(key);
+    if (hit !== undefined) return hit;
     const generation = this.generation;
     const value = await load();
     if (value != null && generation === this.generation && this.ttlMs > 0) {
