@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext, type Frame, type Request } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Request } from 'playwright-core';
 import { CMP_RULES, GLOBAL_RULES } from './signatures.ts';
 import { BANNER_SCRIPT, COOKIE_WRITES_SCRIPT, DATALAYER_SCRIPT, GLOBALS_SCRIPT, INIT_SCRIPT, inPage } from './page-scripts.ts';
 import { startGuardProxy } from './proxy.ts';
@@ -51,12 +51,15 @@ export class BrowserPool {
 
   private launch(): Promise<Browser> {
     if (!this.browser) {
-      const launching = chromium.launch({
-        executablePath: this.options.chromiumPath,
-        headless: true,
-        args: chromiumFlags(this.options),
-        timeout: 30_000,
-      });
+      // Loaded on the first browser scan: playwright-core is large, and most processes never scan.
+      const launching = import('playwright-core').then(({ chromium }) =>
+        chromium.launch({
+          executablePath: this.options.chromiumPath,
+          headless: true,
+          args: chromiumFlags(this.options),
+          timeout: 30_000,
+        }),
+      );
       this.browser = launching;
       launching.then(
         (browser) => browser.on('disconnected', () => {

@@ -1,5 +1,4 @@
-import { launch, type LaunchedChrome } from 'chrome-launcher';
-import lighthouse from 'lighthouse';
+import type { LaunchedChrome } from 'chrome-launcher';
 import { chromiumFlags, type ChromiumFlagOptions } from './browser.ts';
 import { ScanTargetRefusedError } from './errors.ts';
 import { startGuardProxy, type GuardProxy } from './proxy.ts';
@@ -66,6 +65,8 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
   try {
     await options.guard.checkUrl(new URL(url));
     proxy = await startGuardProxy({ guard: options.guard, hostRules: options.hostResolverRules });
+    // Loaded on the first performance run: Lighthouse is large, and most processes never run it.
+    const [{ launch }, { default: lighthouse }] = await Promise.all([import('chrome-launcher'), import('lighthouse')]);
     chrome = await launch({
       chromePath: options.chromiumPath,
       chromeFlags: ['--headless=new', ...chromiumFlags(options), `--proxy-server=${proxy.server}`, '--proxy-bypass-list=<-loopback>'],
