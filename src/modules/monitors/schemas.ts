@@ -14,10 +14,32 @@ const StatusCodeRule = Type.String({
 export const MonitorIdParams = Type.Object({ id: Type.String({ pattern: idPattern('monitor'), description: 'Monitor id (`mon_…`).' }) });
 export const IncidentIdParams = Type.Object({ id: Type.String({ pattern: idPattern('incident'), description: 'Incident id (`inc_…`).' }) });
 
+export const TARGET_TYPES = ['url', 'container', 'domain'] as const;
+const TargetPath = Type.String({ pattern: '^/[^\\s]*$', maxLength: 2048, description: '`container` and `domain`: the path requested (default `/`).' });
+const ContainerRef = Type.String({ pattern: idPattern('container'), description: '`container`: one of your containers (`ctr_…`), checked at its default hostname.' });
+const DomainRef = Type.String({ pattern: idPattern('domain'), description: '`domain`: one of your custom domains (`dom_…`).' });
+const TargetType = StringEnum(TARGET_TYPES, {
+  description: 'What is checked. `url`: any https URL on a public address; `container`: a container, at `https://{default_hostname}{path}`; `domain`: a custom domain, at `https://{hostname}{path}`.',
+});
+
 const Target = Type.Object(
   {
-    type: StringEnum(['url'] as const, { description: 'What is checked. `url`: any https URL on a public address.' }),
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'The https URL to check.' }),
+    type: TargetType,
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: '`url`: the https URL to check.' })),
+    container_id: Type.Optional(ContainerRef),
+    domain_id: Type.Optional(DomainRef),
+    path: Type.Optional(TargetPath),
+  },
+  { additionalProperties: false, description: 'Give `url` for type `url`, `container_id` for `container`, `domain_id` for `domain`.' },
+);
+
+const TargetOut = Type.Object(
+  {
+    type: TargetType,
+    url: Type.String({ description: 'The URL every check requests (for containers and domains, resolved when the monitor was saved).' }),
+    container_id: Nullable(ContainerRef),
+    domain_id: Nullable(DomainRef),
+    path: Nullable(TargetPath),
   },
   { additionalProperties: false },
 );
@@ -37,7 +59,7 @@ const settings = {
 export const Monitor = Type.Object(
   {
     id: Type.String(),
-    target: Target,
+    target: TargetOut,
     ...settings,
     status: StringEnum(MONITOR_STATUSES, { description: 'pending until the first check; paused while paused.' }),
     last_checked_at: NullableTimestamp('When the last check ran.'),
@@ -53,7 +75,7 @@ const optional = <T extends Record<string, import('typebox').TSchema>>(propertie
 
 export const CreateMonitorBody = Type.Object(
   { target: Target, ...optional(settings), name: settings.name, interval_seconds: Type.Optional(settings.interval_seconds) },
-  { additionalProperties: false, examples: [{ name: 'Shop', target: { type: 'url', url: 'https://shop.example.com/' }, interval_seconds: 60, keyword: 'Add to cart', keyword_mode: 'contains' }] },
+  { additionalProperties: false, examples: [{ name: 'Shop', target: { type: 'url', url: 'https://shop.example.com/' }, interval_seconds: 60, keyword: 'Add to cart', keyword_mode: 'contains' }, { name: 'Tagging server', target: { type: 'container', container_id: 'ctr_01jdv3k2m8q4r7s9t0v1w2x3y4', path: '/healthy' } }] },
 );
 
 export const UpdateMonitorBody = Type.Object(optional({ target: Target, ...settings }), { additionalProperties: false, minProperties: 1 });

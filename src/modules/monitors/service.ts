@@ -15,7 +15,7 @@ function toDto(row: MonitorRow): MonitorDto {
   return {
     id: row.id,
     name: row.name,
-    target: { type: 'url', url: row.url },
+    target: targetDto(row),
     method: row.method as MonitorDto['method'],
     interval_seconds: row.intervalSeconds,
     timeout_ms: row.timeoutMs,
@@ -32,6 +32,31 @@ function toDto(row: MonitorRow): MonitorDto {
   };
 }
 
+function targetDto(row: MonitorRow): MonitorDto['target'] {
+  const type = row.targetType as MonitorDto['target']['type'];
+  const path = type === 'url' ? null : pathOf(row.url);
+  return { type, url: row.url, container_id: type === 'container' ? row.targetId : null, domain_id: type === 'domain' ? row.targetId : null, path };
+}
+
+function pathOf(url: string): string {
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
+}
+
+type TargetInput = CreateMonitorInput['target'];
+interface ResolvedTarget {
+  targetType: TargetInput['type'];
+  targetId: string | null;
+  url: string;
+}
+
+/** The fields each target type takes; any other field is a 400 naming it. */
+const TARGET_FIELDS: Record<TargetInput['type'], { required: keyof TargetInput; allowed: Array<keyof TargetInput> }> = {
+  url: { required: 'url', allowed: ['type', 'url'] },
+  container: { required: 'container_id', allowed: ['type', 'container_id', 'path'] },
+  domain: { required: 'domain_id', allowed: ['type', 'domain_id', 'path'] },
+};
+
 export function incidentDto(row: IncidentRow): IncidentDto {
   return {
     id: row.id,
@@ -44,11 +69,13 @@ export function incidentDto(row: IncidentRow): IncidentDto {
   };
 }
 
-type Settings = Required<Omit<CreateMonitorInput, 'target'>> & { url: string };
+type Settings = Required<Omit<CreateMonitorInput, 'target'>> & ResolvedTarget;
 
 function columns(settings: Settings) {
   return {
     name: settings.name,
+    targetType: settings.targetType,
+    targetId: settings.targetId,
     url: settings.url,
     method: settings.method,
     intervalSeconds: settings.interval_seconds,
@@ -77,6 +104,22 @@ export class MonitorService {
     return tenant ? effectiveFeatures(tenant) : {};
   }
 
+  /**
+   * Turns a target into the URL the checks request. Containers and domains must be the tenant's own (another
+   * tenant's id reads as missing) and are checked at their public hostname.
+   */
+  private async resolveTarget(tenantId: string, target: TargetInput): Promise<ResolvedTarget> {
+    const fields = TARGET_FIELDS[target.type];
+    const extra = (Object.keys(target) as Array<keyof TargetInput>).find((key) => !fields.allowed.includes(key));
+    if (extra) throw invalidRequest('invalid_target', `target.${extra} does not apply to a ${target.type} target.`, `target.${extra}`);
+    const reference = target[fields.required];
+    if (!reference) throw invalidRequest('invalid_target', `A ${target.type} target needs target.${fields.required}.`, `target.${fields.required}`);
+    if (target.type === 'url') return { targetType: 'url', targetId: null, url: reference };
+    const hostname = await queries.findTargetHostname(this.db, tenantId, target.type, reference);
+    if (!hostname) throw invalidRequest('resource_missing', `No ${target.type} ${reference} in this tenant.`, `target.${fields.required}`);
+    return { targetType: target.type, targetId: reference, url: `https://${hostname}${target.path ?? '/'}` };
+  }
+
   /** Checks a full set of settings: plan minimum interval, keyword/mode pairing, regex, timeouts and the target URL. */
   private async validate(tenantId: string, settings: Settings): Promise<void> {
     const minimum = Number((await this.features(tenantId)).monitor_min_interval_seconds ?? 60);
@@ -96,6 +139,9 @@ export class MonitorService {
     if (settings.degraded_after_ms !== null && settings.degraded_after_ms >= settings.timeout_ms) {
       throw invalidRequest('invalid_degraded_after', 'degraded_after_ms must be below timeout_ms.', 'degraded_after_ms');
     }
+    // Container and domain hostnames may not resolve yet (a domain still being set up); every check goes
+    // through the same guard, so only URL targets are refused up front.
+    if (settings.targetType !== 'url') return;
     try {
       await this.outbound.checkUrl(settings.url);
     } catch (error) {
@@ -112,7 +158,7 @@ export class MonitorService {
     }
     const settings: Settings = {
       name: input.name.trim(),
-      url: input.target.url,
+      ...(await this.resolveTarget(tenantId, input.target)),
       method: input.method ?? 'GET',
       interval_seconds: input.interval_seconds ?? Math.max(60, Number(features.monitor_min_interval_seconds ?? 60)),
       timeout_ms: input.timeout_ms ?? 10_000,
@@ -123,7 +169,7 @@ export class MonitorService {
       confirmation_checks: input.confirmation_checks ?? 2,
     };
     await this.validate(tenantId, settings);
-    const row = await queries.insertMonitor(this.db, { id: newId('monitor'), tenantId, targetType: 'url', status: 'pending', ...columns(settings) });
+    const row = await queries.insertMonitor(this.db, { id: newId('monitor'), tenantId, status: 'pending', ...columns(settings) });
     return toDto(row);
   }
 
@@ -143,11 +189,13 @@ export class MonitorService {
   }
 
   async update(tenantId: string, id: string, input: UpdateMonitorInput): Promise<MonitorDto> {
-    const current = toDto(await this.find(tenantId, id));
+    const row = await this.find(tenantId, id);
+    const current = toDto(row);
     const merged = { ...current, ...input };
+    const target: ResolvedTarget = input.target ? await this.resolveTarget(tenantId, input.target) : { targetType: current.target.type, targetId: row.targetId, url: row.url };
     const settings: Settings = {
       name: merged.name.trim(),
-      url: (input.target ?? current.target).url,
+      ...target,
       method: merged.method,
       interval_seconds: merged.interval_seconds,
       timeout_ms: merged.timeout_ms,
@@ -158,9 +206,9 @@ export class MonitorService {
       confirmation_checks: merged.confirmation_checks,
     };
     await this.validate(tenantId, settings);
-    const row = await queries.updateMonitor(this.db, tenantId, id, columns(settings));
-    if (!row) throw notFound('monitor', id);
-    return toDto(row);
+    const updated = await queries.updateMonitor(this.db, tenantId, id, columns(settings));
+    if (!updated) throw notFound('monitor', id);
+    return toDto(updated);
   }
 
   async delete(tenantId: string, id: string): Promise<MonitorDto> {
