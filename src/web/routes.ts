@@ -98,7 +98,7 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 201: withMeta(Type.Object({ tenant_id: Type.String(), user_id: Type.String() }, { additionalProperties: false })), ...errorResponses(409, 413, 415) },
     },
     handler: async (request, reply) => {
-      const created = await app.services.users.setup(request.body, (input) => app.services.tenants.create(input));
+      const created = await app.services.users.setup(request.body);
       return reply.code(201).send(created);
     },
   });

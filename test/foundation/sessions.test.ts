@@ -1,5 +1,7 @@
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { backends } from '../helpers/database.js';
 
 function cookiesOf(response: { cookies: Array<{ name: string; value: string }> }): Record<string, string> {
   return Object.fromEntries(response.cookies.map((cookie) => [cookie.name, cookie.value]));
@@ -78,5 +80,26 @@ describe('web sessions with CSRF protection', () => {
     const response = await t.inject({ method: 'GET', url: '/api/auth/session', token: key.token });
     expect(response.statusCode).toBe(401);
     expect(response.json().error.code).toBe('session_required');
+  });
+});
+
+describe.each(backends)('first-run set-up on %s', (backend) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+  });
+  afterAll(() => t?.close());
+
+  it('answers simultaneous set-ups with one 201 and 409s, and creates one owner', async () => {
+    const attempt = (n: number) =>
+      t.inject({ method: 'POST', url: '/api/setup/', payload: { organisation: `Org ${n}`, name: `Owner ${n}`, email: `owner${n}@example.com`, password: 'a long enough password' } });
+    const responses = await Promise.all([1, 2, 3, 4].map(attempt));
+    const codes = responses.map((response) => response.statusCode).sort();
+    expect(codes).toEqual([201, 409, 409, 409]);
+    expect(responses.find((response) => response.statusCode === 409)!.json().error.code).toBe('already_set_up');
+    const counts = (await t.database.db.execute(sql`select (select count(*) from users)::int as users, (select count(*) from tenants)::int as tenants, (select count(*) from memberships)::int as memberships`)) as unknown as {
+      rows: Array<{ users: number; tenants: number; memberships: number }>;
+    };
+    expect(counts.rows[0]).toEqual({ users: 1, tenants: 1, memberships: 1 });
   });
 });

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { sql } from 'drizzle-orm';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Database } from '../../db/index.js';
-import { memberships, users } from '../../db/schema.js';
+import { memberships, tenants, users } from '../../db/schema.js';
 import type { AuthService } from '../../http/auth.js';
 import type { Role } from '../../http/context.js';
 import { ApiError, conflict, invalidRequest, notFound, unauthenticated } from '../../http/errors.js';
@@ -11,6 +12,8 @@ import { sha256Hex } from '../../lib/tokens.js';
 import * as queries from './queries.js';
 
 const LOGIN_ATTEMPTS = 10;
+// Advisory lock key that serialises first-run set-ups (an arbitrary constant of our own).
+const SETUP_LOCK = 7_301_455_211;
 const LOGIN_WINDOW_SECONDS = 15 * 60;
 // Compared against when the email is unknown, so both paths take the same time.
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
@@ -33,15 +36,24 @@ export class UserService {
     return !(await queries.anyUser(this.database.db));
   }
 
-  /** First-run set-up: the first tenant and its owner. Refused (409) once any user exists. */
-  async setup(
-    input: { organisation: string; plan?: string; name: string; email: string; password: string },
-    createTenant: (tenant: { name: string; plan: string }) => Promise<{ id: string }>,
-  ) {
-    if (!(await this.needsSetup())) throw conflict('already_set_up', 'Tagport is already set up; sign in instead.');
-    const tenant = await createTenant({ name: input.organisation.trim(), plan: input.plan ?? 'agency' });
-    const user = await this.createUser({ email: input.email, name: input.name.trim(), password: input.password, tenantId: tenant.id, role: 'owner' });
-    return { tenant_id: tenant.id, user_id: user.id };
+  /**
+   * First-run set-up: the first tenant and its owner. Refused (409) once any user exists. The check and the
+   * inserts run in one transaction under an advisory lock, so of two simultaneous set-ups (on any instances)
+   * exactly one succeeds.
+   */
+  async setup(input: { organisation: string; plan?: string; name: string; email: string; password: string }) {
+    if (input.password.length < 12) throw invalidRequest('weak_password', 'Passwords need at least 12 characters.', 'password');
+    const passwordHash = await hashPassword(input.password);
+    const tenantId = newId('tenant');
+    const userId = newId('user');
+    await this.database.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${SETUP_LOCK})`);
+      if ((await tx.select({ id: users.id }).from(users).limit(1)).length > 0) throw conflict('already_set_up', 'Tagport is already set up; sign in instead.');
+      await tx.insert(tenants).values({ id: tenantId, name: input.organisation.trim(), planId: input.plan ?? 'agency' });
+      await tx.insert(users).values({ id: userId, email: normaliseEmail(input.email), name: input.name.trim(), passwordHash });
+      await tx.insert(memberships).values({ id: newId('membership'), userId, tenantId, role: 'owner' });
+    });
+    return { tenant_id: tenantId, user_id: userId };
   }
 
   async createUser(input: { email: string; name: string; password: string; tenantId: string; role: Role }) {
