@@ -43,3 +43,13 @@ function requestOrigin(request: FastifyRequest): string {
     return 'http://localhost';
   }
 }
+
+/** A list route's answer: reads `page`/`page_size`, loads that slice, and wraps it in the list envelope. */
+export async function listPage<T>(
+  request: FastifyRequest & { query: { page?: number; page_size?: number } },
+  load: (limit: number, offset: number) => Promise<{ results: T[]; total: number }>,
+) {
+  const params = pageParams(request.query);
+  const { results, total } = await load(params.pageSize, params.offset);
+  return pageEnvelope(request, params, total, results);
+}

@@ -118,8 +118,12 @@ export const monitorsPage = (): Html => html`
 <form id="monitor-form" class="inline">
   <label for="monitor-name">Name</label>
   <input id="monitor-name" name="name" required maxlength="200">
-  <label for="monitor-url">https URL</label>
-  <input id="monitor-url" name="url" type="url" required placeholder="https://www.example.com/">
+  <label for="monitor-target-kind">Target</label>
+  <select id="monitor-target-kind" name="target"><option value="url">A URL</option></select>
+  <span id="monitor-url-field"><label for="monitor-url">https URL</label>
+  <input id="monitor-url" name="url" type="url" required placeholder="https://www.example.com/"></span>
+  <span id="monitor-path-field" hidden><label for="monitor-path">Path</label>
+  <input id="monitor-path" name="path" pattern="/[^ ]*" value="/" maxlength="2048"></span>
   <label for="monitor-interval">Every (s)</label>
   <input id="monitor-interval" name="interval_seconds" type="number" min="10" max="86400" value="300">
   <button type="submit">Add monitor</button>

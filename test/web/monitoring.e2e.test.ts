@@ -14,6 +14,7 @@ describe('monitors and reports pages in a real browser', () => {
   let base: string;
   let browser: Browser;
   let page: Page;
+  let opsToken: string;
 
   beforeAll(async () => {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
@@ -21,6 +22,7 @@ describe('monitors and reports pages in a real browser', () => {
     t = await startTestApp('pglite', { allowPrivateNetworks: true, outboundCaCertificates: [target.ca], monitoring: { tickMs: 50, batchSize: 20, maxInFlight: 50, retentionDays: 30 }, webhooks: { pollMs: 50, retryBaseMs: 10, maxAttempts: 3, timeoutMs: 2000 } });
     const tenant = await t.tenants.create({ name: 'Ops Co', plan: 'business' });
     await t.users.createUser({ email: 'ops@example.com', name: 'Otto Ops', password: 'a very long password', tenantId: tenant.id, role: 'owner' });
+    opsToken = (await t.keys.create(tenant.id, { name: 'setup' })).token;
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
     page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
@@ -50,6 +52,20 @@ describe('monitors and reports pages in a real browser', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'monitor-detail.png'), fullPage: true });
     await page.getByRole('button', { name: 'Pause' }).click();
     await expect.poll(() => page.locator('#monitor-status').textContent()).toBe('Status: paused');
+  });
+
+  it('adds a monitor on one of the tenant\'s containers with a path', async () => {
+    const config = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
+    const container = (await t.inject({ method: 'POST', url: '/api/containers/', token: opsToken, payload: { name: 'Tagging', region: 'eu-central', config } })).json();
+    await page.goto(`${base}/dashboard/monitors`);
+    await page.getByLabel('Target').selectOption(`container:${container.id}`);
+    await expect.poll(() => page.getByLabel('https URL').isVisible()).toBe(false);
+    await page.getByLabel('Name').fill('Tagging server');
+    await page.getByLabel('Path').fill('/healthy');
+    await page.getByRole('button', { name: 'Add monitor' }).click();
+    const row = page.getByRole('row', { name: /Tagging server/ });
+    await row.waitFor();
+    expect(await row.textContent()).toContain(`https://${container.default_hostname}/healthy`);
   });
 
   it('requests a CSV uptime report and downloads it', async () => {

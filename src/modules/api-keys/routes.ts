@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ApiKey, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas.js';
 
@@ -18,9 +18,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(ApiKey, 'A page of API keys.'), ...errorResponses() },
     },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await keys.list(requireAuth(request), params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => keys.list(requireAuth(request), limit, offset));
     },
   });
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
 import { invalidRequest } from '../../http/errors.js';
-import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import * as queries from './queries.js';
 import { Container, ContainerIdParams, CreateContainerBody, RequestLog, STATE_MACHINE, UpdateContainerBody, Usage, UsageQuery, type ContainerAction } from './schemas.js';
@@ -16,9 +16,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/containers/', {
     schema: { operationId: 'listContainers', summary: 'List containers', description: 'Containers of the tenant, deleted ones left out.', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Container, 'A page of containers.'), ...errorResponses() } },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await containers.list(tenant(request), params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => containers.list(tenant(request), limit, offset));
     },
   });
 
@@ -96,10 +94,10 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request) => {
       await containers.find(tenant(request), request.params.id);
       await app.services.gateway.flush();
-      const params = pageParams(request.query);
-      const { rows, total } = await queries.listRequestLogs(app.database.db, request.params.id, params.pageSize, params.offset);
-      const results = rows.map((row) => ({ id: row.id, at: row.at.toISOString(), hostname: row.hostname, method: row.method, path: row.path, status_code: row.statusCode, duration_ms: row.durationMs }));
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, async (limit, offset) => {
+        const { rows, total } = await queries.listRequestLogs(app.database.db, request.params.id, limit, offset);
+        return { results: rows.map((row) => ({ id: row.id, at: row.at.toISOString(), hostname: row.hostname, method: row.method, path: row.path, status_code: row.statusCode, duration_ms: row.durationMs })), total };
+      });
     },
   });
 };

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreateDomainBody, Domain, DomainIdParams } from './schemas.js';
 
@@ -12,9 +12,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/domains/', {
     schema: { operationId: 'listDomains', summary: 'List custom domains', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Domain, 'A page of domains.'), ...errorResponses() } },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await domains.list(tenant(request), params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => domains.list(tenant(request), limit, offset));
     },
   });
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
-import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, Timestamp } from '../../http/schemas.js';
 
 const Event = Type.Object(
@@ -27,9 +27,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Event, 'A page of events.'), ...errorResponses() },
     },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await app.services.events.list(requireAuth(request).tenantId, { objectId: request.query.object_id, type: request.query.type }, params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => app.services.events.list(requireAuth(request).tenantId, { objectId: request.query.object_id, type: request.query.type }, limit, offset));
     },
   });
 };

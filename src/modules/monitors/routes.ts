@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { Check, CreateMonitorBody, Incident, IncidentIdParams, ListIncidentsQuery, Monitor, MonitorIdParams, MonitorStats, UpdateMonitorBody } from './schemas.js';
 
@@ -12,9 +12,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/monitors/', {
     schema: { operationId: 'listMonitors', summary: 'List monitors', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Monitor, 'A page of monitors.'), ...errorResponses() } },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await monitors.list(tenant(request), params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => monitors.list(tenant(request), limit, offset));
     },
   });
 
@@ -22,7 +20,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'createMonitor',
       summary: 'Create a monitor',
-      description: 'Checks an https URL every `interval_seconds` (at least the plan minimum). After `confirmation_checks` failures in a row the monitor is down and an incident opens; it resolves on recovery.',
+      description: 'Checks a target (an https URL, one of your containers or one of your custom domains) every `interval_seconds` (at least the plan minimum). After `confirmation_checks` failures in a row the monitor is down and an incident opens; it resolves on recovery.',
       tags,
       body: CreateMonitorBody,
       response: { 201: withMeta(Monitor), ...errorResponses(402, 413, 415) },
@@ -58,9 +56,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/monitors/:id/checks/', {
     schema: { operationId: 'listMonitorChecks', summary: 'List checks of a monitor', description: 'Stored check results, newest first (kept for 30 days by default).', tags, params: MonitorIdParams, querystring: PaginationQuery, response: { 200: listEnvelope(Check, 'A page of checks.'), ...errorResponses(404) } },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await monitors.checks(tenant(request), request.params.id, params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => monitors.checks(tenant(request), request.params.id, limit, offset));
     },
   });
 
@@ -72,9 +68,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/incidents/', {
     schema: { operationId: 'listIncidents', summary: 'List incidents', tags, querystring: ListIncidentsQuery, response: { 200: listEnvelope(Incident, 'A page of incidents, newest first.'), ...errorResponses() } },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await monitors.incidents(tenant(request), { status: request.query.status, monitorId: request.query.monitor_id }, params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => monitors.incidents(tenant(request), { status: request.query.status, monitorId: request.query.monitor_id }, limit, offset));
     },
   });
 

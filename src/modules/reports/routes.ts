@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
-import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreateReportBody, Report, ReportIdParams } from './schemas.js';
 
@@ -25,9 +25,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/reports/', {
     schema: { operationId: 'listReports', summary: 'List reports', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Report, 'A page of reports, newest first.'), ...errorResponses() } },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await reports.list(tenant(request), params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => reports.list(tenant(request), limit, offset));
     },
   });
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, withMeta } from '../../http/schemas.js';
 import { CreateTenantBody, ListTenantsQuery, Tenant, TenantIdParams, UpdateTenantBody } from './schemas.js';
 
@@ -19,9 +19,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request) => {
       const auth = requireAuth(request);
-      const params = pageParams(request.query);
-      const { results, total } = await tenants.list(auth, request.query.status ?? 'active', params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => tenants.list(auth, request.query.status ?? 'active', limit, offset));
     },
   });
 

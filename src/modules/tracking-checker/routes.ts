@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { requireAuth } from '../../http/context.js';
-import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ScanIdParams, ScanRequestBody, ScanResponse, ScanSummary } from './schemas.js';
 import { scanQuotaHeaderItems, type ScanQuota } from './service.js';
@@ -50,9 +50,7 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(ScanSummary, 'A page of scans.'), ...errorResponses() },
     },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await checker.list(requireAuth(request), params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => checker.list(requireAuth(request), limit, offset));
     },
   });
 

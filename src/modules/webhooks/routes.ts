@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { pageEnvelope, pageParams } from '../../http/pagination.js';
+import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreatedWebhook, CreateWebhookBody, Delivery, Webhook, WebhookIdParams } from './schemas.js';
 
@@ -11,9 +11,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/api/webhooks/', {
     schema: { operationId: 'listWebhooks', summary: 'List webhooks', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Webhook, 'A page of webhooks.'), ...errorResponses() } },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await webhooks.list(requireAuth(request).tenantId, params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => webhooks.list(requireAuth(request).tenantId, limit, offset));
     },
   });
 
@@ -49,9 +47,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Delivery, 'A page of deliveries, newest first.'), ...errorResponses(404) },
     },
     handler: async (request) => {
-      const params = pageParams(request.query);
-      const { results, total } = await webhooks.deliveries(requireAuth(request).tenantId, request.params.id, params.pageSize, params.offset);
-      return pageEnvelope(request, params, total, results);
+      return listPage(request, (limit, offset) => webhooks.deliveries(requireAuth(request).tenantId, request.params.id, limit, offset));
     },
   });
 };

@@ -275,11 +275,33 @@
     }
     await loadMonitors();
   }
+  // Targets: a URL, or one of the tenant's containers or custom domains (value "container:ctr_…").
+  async function loadMonitorTargets() {
+    const [containers, domains] = await Promise.all([api('GET', '/api/containers/?page_size=100'), api('GET', '/api/domains/?page_size=100')]);
+    const group = (label, items) => (items.length ? [el('optgroup', { label }, ...items)] : []);
+    $('#monitor-target-kind').append(
+      ...group('Containers', containers.results.map((container) => el('option', { value: `container:${container.id}` }, `${container.name} (${container.default_hostname})`))),
+      ...group('Custom domains', domains.results.map((domain) => el('option', { value: `domain:${domain.id}` }, domain.hostname))));
+  }
+  function showTargetFields() {
+    const isUrl = $('#monitor-target-kind').value === 'url';
+    $('#monitor-url-field').hidden = !isUrl;
+    $('#monitor-url').required = isUrl;
+    $('#monitor-path-field').hidden = isUrl;
+  }
+  function monitorTarget(data) {
+    const [type, id] = data.get('target').split(':');
+    if (type === 'url') return { type, url: data.get('url') };
+    return { type, [`${type}_id`]: id, path: data.get('path') || '/' };
+  }
   if (monitorsTable) {
     loadMonitors().catch((error) => showError($('#monitor-error'), error));
+    loadMonitorTargets().catch((error) => showError($('#monitor-error'), error));
+    $('#monitor-target-kind').addEventListener('change', showTargetFields);
     bindForm($('#monitor-form'), $('#monitor-error'), async (data) => {
-      await api('POST', '/api/monitors/', { name: data.get('name'), target: { type: 'url', url: data.get('url') }, interval_seconds: Number(data.get('interval_seconds')) });
+      await api('POST', '/api/monitors/', { name: data.get('name'), target: monitorTarget(data), interval_seconds: Number(data.get('interval_seconds')) });
       $('#monitor-form').reset();
+      showTargetFields();
       await loadMonitors();
     });
   }
