@@ -18,6 +18,8 @@ export interface LoadResult {
   p99_ms: number;
   non_2xx: number;
   ratio_to_hello_world?: number;
+  /** Median over rounds of (this target's req/s ÷ hello-world's req/s in the same round). */
+  paired_ratio?: number;
 }
 
 async function startProcess(args: string[], env: NodeJS.ProcessEnv, readyPath: string) {
@@ -71,6 +73,8 @@ interface Target {
  * autocannon against GET /api/tenants/ with a real key (an agency with 5 clients: 6 tenants a page), on
  * PGlite and on PostgreSQL, and against a bare Fastify hello-world. All servers run at once and are
  * measured in interleaved rounds; the medians are reported, so a noisy moment hits every target alike.
+ * `paired_ratio` compares each round with the hello-world run just before it (the machine's speed drifts
+ * between rounds), and takes the median of those ratios.
  */
 export async function runApiBench(rounds = Number(process.env.BENCH_ROUNDS ?? 3)): Promise<LoadResult[]> {
   const pgliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-bench-pglite-'));
@@ -99,7 +103,12 @@ export async function runApiBench(rounds = Number(process.env.BENCH_ROUNDS ?? 3)
         non_2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
       };
     });
-    for (const result of results) result.ratio_to_hello_world = Number((result.requests_per_second / results[0].requests_per_second).toFixed(3));
+    const baseline = samples.get(targets[0].name)!;
+    for (const [index, result] of results.entries()) {
+      result.ratio_to_hello_world = Number((result.requests_per_second / results[0].requests_per_second).toFixed(3));
+      const runs = samples.get(targets[index].name)!;
+      result.paired_ratio = Number(median(runs.map((run, round) => run.rps / baseline[round].rps)).toFixed(3));
+    }
     return results;
   } finally {
     await Promise.all([hello.stop(), onPglite.stop(), onPostgres.stop()]);
