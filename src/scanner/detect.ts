@@ -1,7 +1,8 @@
 import thirdPartyWeb from 'third-party-web';
 import type { RuntimeFindings, RuntimeRequest } from './browser.ts';
 import type { StaticFindings } from './parse.ts';
-import type { ConsentResult, ConsentValue, CookieResult, Evidence, ScanWarning, ServerSideResult, Tracker, TrackerCategory } from './schema.ts';
+import type { ConsentResult, ConsentValue, CookieResult, Evidence, ServerSideResult, Tracker, TrackerCategory } from './schema.ts';
+import type { WarningDraft } from './warnings.ts';
 import {
   CMP_RULES,
   GLOBAL_RULES,
@@ -30,7 +31,7 @@ export interface Detection {
   consent: ConsentResult;
   serverSide: ServerSideResult;
   cookies: CookieResult[];
-  warnings: ScanWarning[];
+  warnings: WarningDraft[];
 }
 
 const MAX_EVIDENCE = 12;
@@ -218,7 +219,7 @@ function consentValue(value: string | undefined): ConsentValue | null {
 export function detect(siteUrl: string, staticFindings: StaticFindings | null, runtime: RuntimeFindings | null): Detection {
   const siteHost = hostOf(siteUrl) ?? '';
   const book = new Book(registrableDomain(siteHost));
-  const warnings: ScanWarning[] = [];
+  const warnings: WarningDraft[] = [];
   const codeCommands: ConsentCommand[] = [];
   const serverUrls: Array<{ param: string; url: string; id: string | null; via: Evidence['kind'] }> = [];
 
@@ -332,9 +333,12 @@ export function detect(siteUrl: string, staticFindings: StaticFindings | null, r
     // A banner of a known CMP found only through its DOM container: named, without evidence of the kinds above.
     if (runtime.banner.cmp && !book.cmp.has(runtime.banner.cmp)) book.cmp.set(runtime.banner.cmp, []);
     if (runtime.refused.length) {
+      const count = runtime.refused.length;
+      const example = shorten(runtime.refused[0].url, 120);
       warnings.push({
         code: 'requests_refused',
-        message: `${runtime.refused.length} browser request(s) to non-public addresses were blocked, e.g. ${shorten(runtime.refused[0].url, 120)}.`,
+        message: `${count} browser request(s) to non-public addresses were blocked, e.g. ${example}.`,
+        facts: { kind: 'refused', count, example },
       });
     }
   }
@@ -381,7 +385,11 @@ export function detect(siteUrl: string, staticFindings: StaticFindings | null, r
   }
   const grantedWithoutInteraction = dataLayerCommands.filter((command) => command.command === 'update' && Object.values(command.values).includes('granted'));
   if (grantedWithoutInteraction.length) {
-    warnings.push({ code: 'consent_granted_without_interaction', message: 'A consent update granting storage ran although the scanner never interacted with the page.' });
+    warnings.push({
+      code: 'consent_granted_without_interaction',
+      message: 'A consent update granting storage ran although the scanner never interacted with the page.',
+      facts: { kind: 'consent_without_interaction' },
+    });
   }
 
   const cmpEntries = [...book.cmp.entries()].sort((a, b) => b[1].length - a[1].length);

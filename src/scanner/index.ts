@@ -5,7 +5,8 @@ import { fetchPage, type FetchOutcome } from './fetch.ts';
 import { estimateLoss } from './loss.ts';
 import { runPagespeed } from './pagespeed.ts';
 import { parseHtml, type StaticFindings } from './parse.ts';
-import { LANGUAGES, type AiSummary, type Language, type PagespeedResult, type ScanResult, type ScanWarning, type StageStatus } from './schema.ts';
+import { LANGUAGES, type AiSummary, type Language, type PagespeedResult, type ScanResult, type StageStatus } from './schema.ts';
+import { localiseWarning, type FetchWarningCode, type WarningDraft } from './warnings.ts';
 import { SsrfGuard, type ResolveHost } from './ssrf.ts';
 import { BuiltinSummaryProvider, OpenAiCompatibleProvider, type SummaryProvider } from './summary.ts';
 
@@ -108,7 +109,7 @@ export class Scanner {
     const started = Date.now();
     const scannedAt = new Date(started).toISOString();
     const deadline = started + this.options.scanTimeoutMs;
-    const warnings: ScanWarning[] = [];
+    const warnings: WarningDraft[] = [];
     const target = SsrfGuard.parseTarget(request.url);
     const guard = new SsrfGuard({ allowPrivateNetworks: this.options.allowPrivateNetworks, resolveHost: this.options.resolveHost });
     try {
@@ -189,7 +190,11 @@ export class Scanner {
       warnings.push(...summary.warnings);
     }
     result.duration_ms = Date.now() - started;
-    if (Date.now() > deadline) warnings.push({ code: 'scan_time_limit', message: `The scan took longer than its ${this.options.scanTimeoutMs} ms limit.` });
+    if (Date.now() > deadline) {
+      const ms = this.options.scanTimeoutMs;
+      warnings.push({ code: 'scan_time_limit', message: `The scan took longer than its ${ms} ms limit.`, facts: { kind: 'time_limit', ms } });
+    }
+    result.warnings = warnings.map((warning) => localiseWarning(request.language, warning));
     return result;
   }
 
@@ -199,9 +204,9 @@ export class Scanner {
     deadline: number,
     language: Language,
     signal: AbortSignal,
-  ): Promise<StageOutcome<StaticFindings> & { outcome: FetchOutcome | null; warnings: ScanWarning[] }> {
+  ): Promise<StageOutcome<StaticFindings> & { outcome: FetchOutcome | null; warnings: WarningDraft[] }> {
     const started = Date.now();
-    const warnings: ScanWarning[] = [];
+    const warnings: WarningDraft[] = [];
     const timeoutMs = Math.max(1_000, Math.min(20_000, deadline - started));
     const outcome = await hardLimit(
       fetchPage(target, {
@@ -226,19 +231,25 @@ export class Scanner {
       try {
         findings = parseHtml(outcome.html, outcome.finalUrl);
       } catch (error) {
-        warnings.push({ code: 'parse_failed', message: `The HTML could not be parsed: ${messageOf(error)}` });
+        const detail = messageOf(error);
+        warnings.push({ code: 'parse_failed', message: `The HTML could not be parsed: ${detail}`, facts: { kind: 'parse_failed', detail } });
       }
     }
     if (outcome.truncated === 'size') {
-      warnings.push({ code: 'page_truncated', message: `The page is larger than ${this.options.maxPageBytes} bytes; only the first ${this.options.maxPageBytes} bytes were analysed.` });
+      const bytes = this.options.maxPageBytes;
+      warnings.push({ code: 'page_truncated', message: `The page is larger than ${bytes} bytes; only the first ${bytes} bytes were analysed.`, facts: { kind: 'truncated', bytes } });
     }
     if (outcome.error) {
-      const code = outcome.error.code === 'too_many_redirects' || outcome.error.code === 'not_html' ? outcome.error.code : outcome.timedOut ? 'fetch_timeout' : 'fetch_failed';
-      const partial = outcome.truncated === 'timeout' ? ` The ${outcome.bytes} bytes received until then were analysed.` : '';
+      const code: FetchWarningCode =
+        outcome.error.code === 'too_many_redirects' || outcome.error.code === 'not_html' ? outcome.error.code : outcome.timedOut ? 'fetch_timeout' : 'fetch_failed';
+      const receivedBytes = outcome.truncated === 'timeout' ? outcome.bytes : undefined;
+      const partial = receivedBytes === undefined ? '' : ` The ${receivedBytes} bytes received until then were analysed.`;
       const message = code === 'fetch_timeout' ? 'The HTTP fetch hit its time limit' : outcome.error.message.replace(/\.$/, '');
-      warnings.push({ code, message: `${message}.${partial}` });
+      warnings.push({ code, message: `${message}.${partial}`, facts: { kind: 'fetch', code, detail: outcome.error.message, receivedBytes } });
     }
-    if (outcome.status && outcome.status >= 400) warnings.push({ code: 'http_error_status', message: `The page answered HTTP ${outcome.status}.` });
+    if (outcome.status && outcome.status >= 400) {
+      warnings.push({ code: 'http_error_status', message: `The page answered HTTP ${outcome.status}.`, facts: { kind: 'http_status', status: outcome.status } });
+    }
     let status: StageStatus;
     if (findings && !outcome.error && !outcome.truncated) status = 'ok';
     else if (findings) status = outcome.timedOut ? 'timeout' : 'partial';
@@ -252,9 +263,9 @@ export class Scanner {
     deadline: number,
     language: Language,
     signal: AbortSignal,
-  ): Promise<StageOutcome<RuntimeFindings> & { warnings: ScanWarning[]; error: string | null }> {
+  ): Promise<StageOutcome<RuntimeFindings> & { warnings: WarningDraft[]; error: string | null }> {
     const started = Date.now();
-    const warnings: ScanWarning[] = [];
+    const warnings: WarningDraft[] = [];
     let slot: Awaited<ReturnType<BrowserPool['acquire']>> | null = null;
     const stageAbort = new AbortController();
     const forward = () => stageAbort.abort(signal.reason);
@@ -274,17 +285,24 @@ export class Scanner {
         deadline - Date.now() + 3_000,
         'browser_timeout',
       );
-      if (findings.timedOut) warnings.push({ code: 'browser_timeout', message: 'The page did not finish loading in time; findings cover what it did until then.' });
-      if (findings.problems.length) warnings.push({ code: 'browser_incomplete', message: `Some page data could not be read: ${findings.problems.join('; ').slice(0, 500)}` });
+      if (findings.timedOut) {
+        warnings.push({ code: 'browser_timeout', message: 'The page did not finish loading in time; findings cover what it did until then.', facts: { kind: 'browser_partial' } });
+      }
+      if (findings.problems.length) {
+        const detail = findings.problems.join('; ').slice(0, 500);
+        warnings.push({ code: 'browser_incomplete', message: `Some page data could not be read: ${detail}`, facts: { kind: 'browser_incomplete', detail } });
+      }
       return { value: findings, status: findings.timedOut ? 'timeout' : 'ok', durationMs: Date.now() - started, warnings, error: null };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) throw error;
       stageAbort.abort();
       const code = (error as { code?: string }).code;
       const timedOut = code === 'browser_timeout' || code === 'browser_busy';
+      const detail = messageOf(error);
       warnings.push({
         code: code === 'browser_busy' ? 'browser_busy' : timedOut ? 'browser_timeout' : 'browser_failed',
-        message: `Browser stage ${timedOut ? 'timed out' : 'failed'}: ${messageOf(error)}. Results come from the HTML only.`,
+        message: `Browser stage ${timedOut ? 'timed out' : 'failed'}: ${detail}. Results come from the HTML only.`,
+        facts: { kind: 'browser_failed', timedOut, detail },
       });
       return { value: null, status: timedOut ? 'timeout' : 'failed', durationMs: Date.now() - started, warnings, error: messageOf(error) };
     } finally {
@@ -293,11 +311,11 @@ export class Scanner {
     }
   }
 
-  private async stagePagespeed(url: string, guard: SsrfGuard, deadline: number): Promise<StageOutcome<PagespeedResult> & { warnings: ScanWarning[] }> {
+  private async stagePagespeed(url: string, guard: SsrfGuard, deadline: number): Promise<StageOutcome<PagespeedResult> & { warnings: WarningDraft[] }> {
     const started = Date.now();
     const timeoutMs = deadline - started;
     if (timeoutMs < 5_000) {
-      return { value: null, status: 'skipped', durationMs: 0, warnings: [{ code: 'pagespeed_timeout', message: 'No time was left for the page-speed run.' }] };
+      return { value: null, status: 'skipped', durationMs: 0, warnings: [{ code: 'pagespeed_timeout', message: 'No time was left for the page-speed run.', facts: { kind: 'pagespeed_no_time' } }] };
     }
     const abort = new AbortController();
     try {
@@ -306,9 +324,12 @@ export class Scanner {
         timeoutMs + 3_000,
         'pagespeed_timeout',
       );
-      const warnings: ScanWarning[] = [];
-      if (outcome.error) warnings.push({ code: outcome.error.code, message: outcome.error.message });
-      if (outcome.refused.length) warnings.push({ code: 'requests_refused', message: `Lighthouse: ${outcome.refused.length} request(s) to non-public addresses were blocked.` });
+      const warnings: WarningDraft[] = [];
+      if (outcome.error) warnings.push({ code: outcome.error.code, message: outcome.error.message, facts: { kind: 'pagespeed', detail: outcome.error.message } });
+      if (outcome.refused.length) {
+        const count = outcome.refused.length;
+        warnings.push({ code: 'requests_refused', message: `Lighthouse: ${count} request(s) to non-public addresses were blocked.`, facts: { kind: 'refused', count, lighthouse: true } });
+      }
       return { value: outcome.result, status: outcome.result ? 'ok' : outcome.error?.code === 'pagespeed_timeout' ? 'timeout' : 'failed', durationMs: Date.now() - started, warnings };
     } catch (error) {
       abort.abort();
@@ -317,15 +338,15 @@ export class Scanner {
         value: null,
         status: timedOut ? 'timeout' : 'failed',
         durationMs: Date.now() - started,
-        warnings: [{ code: timedOut ? 'pagespeed_timeout' : 'pagespeed_failed', message: `Page speed: ${messageOf(error)}` }],
+        warnings: [{ code: timedOut ? 'pagespeed_timeout' : 'pagespeed_failed', message: `Page speed: ${messageOf(error)}`, facts: { kind: 'pagespeed', detail: messageOf(error) } }],
       };
     }
   }
 
-  private async stageSummary(result: ScanResult, language: Language, siteDomain: string, deadline: number): Promise<StageOutcome<AiSummary> & { warnings: ScanWarning[] }> {
+  private async stageSummary(result: ScanResult, language: Language, siteDomain: string, deadline: number): Promise<StageOutcome<AiSummary> & { warnings: WarningDraft[] }> {
     const started = Date.now();
     const builtin = new BuiltinSummaryProvider((url) => (url === result.final_url ? siteDomain : registrableDomain(new URL(url).hostname)));
-    const warnings: ScanWarning[] = [];
+    const warnings: WarningDraft[] = [];
     const provider: SummaryProvider | null = this.options.ai ? new OpenAiCompatibleProvider(this.options.ai) : null;
     if (provider) {
       const timeoutMs = Math.min(20_000, deadline - started);
@@ -334,10 +355,11 @@ export class Scanner {
           const value = await provider.summarize(result, language, { timeoutMs });
           return { value, status: 'ok', durationMs: Date.now() - started, warnings };
         } catch (error) {
-          warnings.push({ code: 'ai_summary_fallback', message: `The language model could not write the summary (${messageOf(error)}); the builtin writer was used.` });
+          const detail = messageOf(error);
+          warnings.push({ code: 'ai_summary_fallback', message: `The language model could not write the summary (${detail}); the builtin writer was used.`, facts: { kind: 'ai_fallback', detail } });
         }
       } else {
-        warnings.push({ code: 'ai_summary_fallback', message: 'No time was left for the language model; the builtin writer was used.' });
+        warnings.push({ code: 'ai_summary_fallback', message: 'No time was left for the language model; the builtin writer was used.', facts: { kind: 'ai_fallback' } });
       }
     }
     const value = await builtin.summarize(result, language);

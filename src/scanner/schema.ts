@@ -227,7 +227,7 @@ export const PagespeedSchema = Type.Object(
 export const WarningSchema = Type.Object(
   {
     code: Type.String({ description: 'Machine-readable warning code, e.g. `browser_timeout`, `page_truncated`, `request_refused`.' }),
-    message: Type.String({ description: 'Human-readable explanation, in the requested language where a translation exists.' }),
+    message: Type.String({ description: 'Human-readable explanation in the requested language; technical details (network or browser error texts) are quoted as they are.' }),
   },
   { additionalProperties: false },
 );

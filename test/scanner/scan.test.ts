@@ -223,6 +223,15 @@ describe('limits', () => {
     expect(byKey(result).google_tag_manager.ids).toEqual(['GTM-BIG0001']);
   });
 
+  it('writes warnings in the requested language', async () => {
+    const german = await scan(limited, 'big.example.test', '/', { language: 'de' });
+    expect(german.warnings).toContainEqual({ code: 'page_truncated', message: 'Die Seite ist größer als 200000 Bytes; nur die ersten 200000 Bytes wurden ausgewertet.' });
+    const french = await scan(limited, 'slow.example.test', '/', { language: 'fr' });
+    expect(french.warnings.map((warning) => warning.code)).toEqual(['fetch_timeout', 'browser_timeout']);
+    expect(french.warnings[0].message).toMatch(/^La requête HTTP a atteint sa limite de temps\. Les \d+ octets reçus jusque-là ont été analysés\.$/);
+    expect(french.warnings[1].message).toBe("La page n'a pas fini de se charger à temps ; les résultats couvrent ce qu'elle a fait jusque-là.");
+  });
+
   it('returns a partial result when the page never finishes, within the scan time limit', async () => {
     const started = Date.now();
     const result = await scan(limited, 'slow.example.test');
