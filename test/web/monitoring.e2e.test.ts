@@ -66,6 +66,8 @@ describe('monitors and reports pages in a real browser', () => {
     const row = page.getByRole('row', { name: /Tagging server/ });
     await row.waitFor();
     expect(await row.textContent()).toContain(`https://${container.default_hostname}/healthy`);
+    await page.getByLabel('Target').selectOption(`container:${container.id}`);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'monitors-container-target.png'), fullPage: true });
   });
 
   it('requests a CSV uptime report and downloads it', async () => {
