@@ -333,13 +333,7 @@ export function detect(siteUrl: string, staticFindings: StaticFindings | null, r
     // A banner of a known CMP found only through its DOM container: named, without evidence of the kinds above.
     if (runtime.banner.cmp && !book.cmp.has(runtime.banner.cmp)) book.cmp.set(runtime.banner.cmp, []);
     if (runtime.refused.length) {
-      const count = runtime.refused.length;
-      const example = shorten(runtime.refused[0].url, 120);
-      warnings.push({
-        code: 'requests_refused',
-        message: `${count} browser request(s) to non-public addresses were blocked, e.g. ${example}.`,
-        facts: { kind: 'refused', count, example },
-      });
+      warnings.push({ code: 'requests_refused', facts: { kind: 'refused', count: runtime.refused.length, example: shorten(runtime.refused[0].url, 120) } });
     }
   }
 
@@ -385,11 +379,7 @@ export function detect(siteUrl: string, staticFindings: StaticFindings | null, r
   }
   const grantedWithoutInteraction = dataLayerCommands.filter((command) => command.command === 'update' && Object.values(command.values).includes('granted'));
   if (grantedWithoutInteraction.length) {
-    warnings.push({
-      code: 'consent_granted_without_interaction',
-      message: 'A consent update granting storage ran although the scanner never interacted with the page.',
-      facts: { kind: 'consent_without_interaction' },
-    });
+    warnings.push({ code: 'consent_granted_without_interaction', facts: { kind: 'consent_without_interaction' } });
   }
 
   const cmpEntries = [...book.cmp.entries()].sort((a, b) => b[1].length - a[1].length);

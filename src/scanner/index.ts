@@ -174,7 +174,7 @@ export class Scanner {
       loss_estimate: lossEstimate,
       ai_summary: null,
       pagespeed: null,
-      warnings,
+      warnings: [], // written in the scan's language once every stage has reported
     };
 
     if (request.pagespeed) {
@@ -191,8 +191,7 @@ export class Scanner {
     }
     result.duration_ms = Date.now() - started;
     if (Date.now() > deadline) {
-      const ms = this.options.scanTimeoutMs;
-      warnings.push({ code: 'scan_time_limit', message: `The scan took longer than its ${ms} ms limit.`, facts: { kind: 'time_limit', ms } });
+      warnings.push({ code: 'scan_time_limit', facts: { kind: 'time_limit', ms: this.options.scanTimeoutMs } });
     }
     result.warnings = warnings.map((warning) => localiseWarning(request.language, warning));
     return result;
@@ -231,24 +230,20 @@ export class Scanner {
       try {
         findings = parseHtml(outcome.html, outcome.finalUrl);
       } catch (error) {
-        const detail = messageOf(error);
-        warnings.push({ code: 'parse_failed', message: `The HTML could not be parsed: ${detail}`, facts: { kind: 'parse_failed', detail } });
+        warnings.push({ code: 'parse_failed', facts: { kind: 'parse_failed', detail: messageOf(error) } });
       }
     }
     if (outcome.truncated === 'size') {
-      const bytes = this.options.maxPageBytes;
-      warnings.push({ code: 'page_truncated', message: `The page is larger than ${bytes} bytes; only the first ${bytes} bytes were analysed.`, facts: { kind: 'truncated', bytes } });
+      warnings.push({ code: 'page_truncated', facts: { kind: 'truncated', bytes: this.options.maxPageBytes } });
     }
     if (outcome.error) {
       const code: FetchWarningCode =
         outcome.error.code === 'too_many_redirects' || outcome.error.code === 'not_html' ? outcome.error.code : outcome.timedOut ? 'fetch_timeout' : 'fetch_failed';
       const receivedBytes = outcome.truncated === 'timeout' ? outcome.bytes : undefined;
-      const partial = receivedBytes === undefined ? '' : ` The ${receivedBytes} bytes received until then were analysed.`;
-      const message = code === 'fetch_timeout' ? 'The HTTP fetch hit its time limit' : outcome.error.message.replace(/\.$/, '');
-      warnings.push({ code, message: `${message}.${partial}`, facts: { kind: 'fetch', code, detail: outcome.error.message, receivedBytes } });
+      warnings.push({ code, facts: { kind: 'fetch', code, detail: outcome.error.message, receivedBytes } });
     }
     if (outcome.status && outcome.status >= 400) {
-      warnings.push({ code: 'http_error_status', message: `The page answered HTTP ${outcome.status}.`, facts: { kind: 'http_status', status: outcome.status } });
+      warnings.push({ code: 'http_error_status', facts: { kind: 'http_status', status: outcome.status } });
     }
     let status: StageStatus;
     if (findings && !outcome.error && !outcome.truncated) status = 'ok';
@@ -286,11 +281,10 @@ export class Scanner {
         'browser_timeout',
       );
       if (findings.timedOut) {
-        warnings.push({ code: 'browser_timeout', message: 'The page did not finish loading in time; findings cover what it did until then.', facts: { kind: 'browser_partial' } });
+        warnings.push({ code: 'browser_timeout', facts: { kind: 'browser_partial' } });
       }
       if (findings.problems.length) {
-        const detail = findings.problems.join('; ').slice(0, 500);
-        warnings.push({ code: 'browser_incomplete', message: `Some page data could not be read: ${detail}`, facts: { kind: 'browser_incomplete', detail } });
+        warnings.push({ code: 'browser_incomplete', facts: { kind: 'browser_incomplete', detail: findings.problems.join('; ').slice(0, 500) } });
       }
       return { value: findings, status: findings.timedOut ? 'timeout' : 'ok', durationMs: Date.now() - started, warnings, error: null };
     } catch (error) {
@@ -298,11 +292,9 @@ export class Scanner {
       stageAbort.abort();
       const code = (error as { code?: string }).code;
       const timedOut = code === 'browser_timeout' || code === 'browser_busy';
-      const detail = messageOf(error);
       warnings.push({
         code: code === 'browser_busy' ? 'browser_busy' : timedOut ? 'browser_timeout' : 'browser_failed',
-        message: `Browser stage ${timedOut ? 'timed out' : 'failed'}: ${detail}. Results come from the HTML only.`,
-        facts: { kind: 'browser_failed', timedOut, detail },
+        facts: { kind: 'browser_failed', timedOut, detail: messageOf(error) },
       });
       return { value: null, status: timedOut ? 'timeout' : 'failed', durationMs: Date.now() - started, warnings, error: messageOf(error) };
     } finally {
@@ -315,7 +307,7 @@ export class Scanner {
     const started = Date.now();
     const timeoutMs = deadline - started;
     if (timeoutMs < 5_000) {
-      return { value: null, status: 'skipped', durationMs: 0, warnings: [{ code: 'pagespeed_timeout', message: 'No time was left for the page-speed run.', facts: { kind: 'pagespeed_no_time' } }] };
+      return { value: null, status: 'skipped', durationMs: 0, warnings: [{ code: 'pagespeed_timeout', facts: { kind: 'pagespeed_no_time' } }] };
     }
     const abort = new AbortController();
     try {
@@ -325,11 +317,8 @@ export class Scanner {
         'pagespeed_timeout',
       );
       const warnings: WarningDraft[] = [];
-      if (outcome.error) warnings.push({ code: outcome.error.code, message: outcome.error.message, facts: { kind: 'pagespeed', detail: outcome.error.message } });
-      if (outcome.refused.length) {
-        const count = outcome.refused.length;
-        warnings.push({ code: 'requests_refused', message: `Lighthouse: ${count} request(s) to non-public addresses were blocked.`, facts: { kind: 'refused', count, lighthouse: true } });
-      }
+      if (outcome.error) warnings.push({ code: outcome.error.code, facts: { kind: 'pagespeed', detail: outcome.error.message, fromLighthouse: true } });
+      if (outcome.refused.length) warnings.push({ code: 'requests_refused', facts: { kind: 'refused', count: outcome.refused.length, lighthouse: true } });
       return { value: outcome.result, status: outcome.result ? 'ok' : outcome.error?.code === 'pagespeed_timeout' ? 'timeout' : 'failed', durationMs: Date.now() - started, warnings };
     } catch (error) {
       abort.abort();
@@ -338,7 +327,7 @@ export class Scanner {
         value: null,
         status: timedOut ? 'timeout' : 'failed',
         durationMs: Date.now() - started,
-        warnings: [{ code: timedOut ? 'pagespeed_timeout' : 'pagespeed_failed', message: `Page speed: ${messageOf(error)}`, facts: { kind: 'pagespeed', detail: messageOf(error) } }],
+        warnings: [{ code: timedOut ? 'pagespeed_timeout' : 'pagespeed_failed', facts: { kind: 'pagespeed', detail: messageOf(error), fromLighthouse: false } }],
       };
     }
   }
@@ -355,11 +344,10 @@ export class Scanner {
           const value = await provider.summarize(result, language, { timeoutMs });
           return { value, status: 'ok', durationMs: Date.now() - started, warnings };
         } catch (error) {
-          const detail = messageOf(error);
-          warnings.push({ code: 'ai_summary_fallback', message: `The language model could not write the summary (${detail}); the builtin writer was used.`, facts: { kind: 'ai_fallback', detail } });
+          warnings.push({ code: 'ai_summary_fallback', facts: { kind: 'ai_fallback', detail: messageOf(error) } });
         }
       } else {
-        warnings.push({ code: 'ai_summary_fallback', message: 'No time was left for the language model; the builtin writer was used.', facts: { kind: 'ai_fallback' } });
+        warnings.push({ code: 'ai_summary_fallback', facts: { kind: 'ai_fallback' } });
       }
     }
     const value = await builtin.summarize(result, language);

@@ -1,9 +1,9 @@
 import type { Language, ScanWarning } from './schema.ts';
 
 /**
- * Scan warnings in the requested language. Stages record a warning with its English message (also the
- * fallback) and the facts it is made of; `localiseWarning` writes it in the scan's language at the end.
- * Technical details (error texts from the network or the browser) are quoted as they are.
+ * Scan warnings in the requested language. Stages record a warning's code and the facts it is made of;
+ * `localiseWarning` writes it in the scan's language at the end. Technical details (error texts from the
+ * network or the browser) are quoted as they are.
  */
 export type WarningFacts =
   | { kind: 'refused'; count: number; example?: string; lighthouse?: boolean }
@@ -17,16 +17,18 @@ export type WarningFacts =
   | { kind: 'browser_incomplete'; detail: string }
   | { kind: 'browser_failed'; timedOut: boolean; detail: string }
   | { kind: 'pagespeed_no_time' }
-  | { kind: 'pagespeed'; detail: string }
+  | { kind: 'pagespeed'; detail: string; fromLighthouse: boolean }
   | { kind: 'ai_fallback'; detail?: string };
 
 export type FetchWarningCode = 'fetch_timeout' | 'fetch_failed' | 'too_many_redirects' | 'not_html';
 
-export interface WarningDraft extends ScanWarning {
-  facts?: WarningFacts;
+export interface WarningDraft {
+  code: string;
+  facts: WarningFacts;
 }
 
 interface WarningTexts {
+  /** A browser refusal names an example; a Lighthouse one does not. */
   refused: (count: number, example: string | undefined) => string;
   consentWithoutInteraction: string;
   timeLimit: (ms: number) => string;
@@ -38,9 +40,34 @@ interface WarningTexts {
   browserIncomplete: (detail: string) => string;
   browserFailed: (timedOut: boolean, detail: string) => string;
   pagespeedNoTime: string;
-  pagespeed: (detail: string) => string;
+  /** `fromLighthouse`: the detail is Lighthouse's own explanation, not an error of the run. */
+  pagespeed: (detail: string, fromLighthouse: boolean) => string;
   aiFallback: (detail: string | undefined) => string;
 }
+
+const en: WarningTexts = {
+  refused: (n, example) =>
+    example === undefined ? `${n} request(s) to non-public addresses were blocked.` : `${n} browser request(s) to non-public addresses were blocked, e.g. ${example}.`,
+  consentWithoutInteraction: 'A consent update granting storage ran although the scanner never interacted with the page.',
+  timeLimit: (ms) => `The scan took longer than its ${ms} ms limit.`,
+  parseFailed: (detail) => `The HTML could not be parsed: ${detail}`,
+  truncated: (bytes) => `The page is larger than ${bytes} bytes; only the first ${bytes} bytes were analysed.`,
+  fetch: {
+    fetch_timeout: 'The HTTP fetch hit its time limit.',
+    fetch_failed: (detail) => `${detail}.`,
+    too_many_redirects: (detail) => `${detail}.`,
+    not_html: (detail) => `${detail}.`,
+    partial: (bytes) => ` The ${bytes} bytes received until then were analysed.`,
+  },
+  httpStatus: (status) => `The page answered HTTP ${status}.`,
+  browserPartial: 'The page did not finish loading in time; findings cover what it did until then.',
+  browserIncomplete: (detail) => `Some page data could not be read: ${detail}`,
+  browserFailed: (timedOut, detail) => `Browser stage ${timedOut ? 'timed out' : 'failed'}: ${detail}. Results come from the HTML only.`,
+  pagespeedNoTime: 'No time was left for the page-speed run.',
+  pagespeed: (detail, fromLighthouse) => (fromLighthouse ? detail : `Page speed: ${detail}`),
+  aiFallback: (detail) =>
+    detail ? `The language model could not write the summary (${detail}); the builtin writer was used.` : 'No time was left for the language model; the builtin writer was used.',
+};
 
 const de: WarningTexts = {
   refused: (n, example) => `${n} Anfrage(n) an nicht öffentliche Adressen wurden blockiert${example ? `, z. B. ${example}` : ''}.`,
@@ -206,7 +233,7 @@ const pl: WarningTexts = {
   aiFallback: (detail) => (detail ? `Model językowy nie napisał podsumowania (${detail}); użyto wbudowanego generatora.` : 'Nie zostało czasu na model językowy; użyto wbudowanego generatora.'),
 };
 
-const TEXTS: Record<Exclude<Language, 'en'>, WarningTexts> = { de, fr, es, it, nl, pt, pl };
+const TEXTS: Record<Language, WarningTexts> = { en, de, fr, es, it, nl, pt, pl };
 
 function write(texts: WarningTexts, facts: WarningFacts): string {
   switch (facts.kind) {
@@ -235,14 +262,13 @@ function write(texts: WarningTexts, facts: WarningFacts): string {
     case 'pagespeed_no_time':
       return texts.pagespeedNoTime;
     case 'pagespeed':
-      return texts.pagespeed(facts.detail);
+      return texts.pagespeed(facts.detail, facts.fromLighthouse);
     case 'ai_fallback':
       return texts.aiFallback(facts.detail);
   }
 }
 
-/** The warning as the API shows it: its code and its message in `language` (English as recorded). */
+/** The warning as the API shows it: its code and its message in `language`. */
 export function localiseWarning(language: Language, warning: WarningDraft): ScanWarning {
-  const message = language === 'en' || !warning.facts ? warning.message : write(TEXTS[language], warning.facts);
-  return { code: warning.code, message };
+  return { code: warning.code, message: write(TEXTS[language], warning.facts) };
 }
