@@ -95,7 +95,7 @@ export function createServices(
     trackingChecker: new TrackingCheckerService(database, scanner, webhooks),
     outbound,
     webhooks,
-    monitors: new MonitorService(database, outbound, webhooks),
+    monitors: new MonitorService(database, outbound, webhooks, domains),
     scheduler,
     reports,
     status,

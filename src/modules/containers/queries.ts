@@ -1,6 +1,7 @@
-import { and, count, desc, eq, gte, inArray, lte, ne, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lte, ne, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { containerRequestLogs, containers, containerUsage, type ContainerRow } from '../../db/schema.js';
+import { REMOVED_STATUSES } from './schemas.js';
 
 export async function insertContainer(db: Db, row: typeof containers.$inferInsert): Promise<ContainerRow> {
   const [created] = await db.insert(containers).values(row).returning();
@@ -45,7 +46,7 @@ export async function updateContainer(db: Db, tenantId: string, id: string, chan
   const rows = await db
     .update(containers)
     .set({ ...changes, updatedAt: sql`now()` })
-    .where(and(eq(containers.id, id), eq(containers.tenantId, tenantId), sql`${containers.status} not in ('deleting', 'deleted')`))
+    .where(and(eq(containers.id, id), eq(containers.tenantId, tenantId), notInArray(containers.status, [...REMOVED_STATUSES])))
     .returning();
   return rows[0] ?? null;
 }

@@ -5,6 +5,8 @@ import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 export const REGIONS = ['eu-central', 'eu-west', 'us-east', 'us-west', 'ap-southeast'] as const;
 export const CONTAINER_STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'starting', 'failed', 'deleting', 'deleted'] as const;
 export type ContainerStatus = (typeof CONTAINER_STATUSES)[number];
+/** Containers on their way out: no new domains or monitors may point at them. */
+export const REMOVED_STATUSES: readonly string[] = ['deleting', 'deleted'];
 export const ACTIONS = ['start', 'stop', 'restart', 'delete'] as const;
 export type ContainerAction = (typeof ACTIONS)[number];
 

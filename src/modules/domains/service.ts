@@ -5,6 +5,7 @@ import type { InvalidationBus } from '../../db/invalidation.js';
 import { domains, type DomainRow } from '../../db/schema.js';
 import { conflict, invalidRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
+import { REMOVED_STATUSES } from '../containers/schemas.js';
 import type { ContainerService } from '../containers/service.js';
 import type { EventLog } from '../events/service.js';
 import { normaliseHostname, txtName, txtValue, type DomainVerifier } from './dns.js';
@@ -52,7 +53,7 @@ export class DomainService {
     const container = await this.containers.find(tenantId, input.container_id).catch(() => {
       throw notFound('container', input.container_id);
     });
-    if (['deleting', 'deleted'].includes(container.status)) throw conflict('container_deleted', 'The container is being deleted.');
+    if (REMOVED_STATUSES.includes(container.status)) throw conflict('container_deleted', 'The container is being deleted.');
     const rows = await this.db
       .insert(domains)
       .values({ id: newId('domain'), tenantId, containerId: container.id, hostname, status: 'pending_verification', verificationToken: randomBytes(16).toString('hex') })
@@ -71,10 +72,16 @@ export class DomainService {
     return { results: await Promise.all(rows.map((row) => this.toDto(row))), total };
   }
 
-  private async find(tenantId: string, id: string): Promise<DomainRow> {
+  /** The tenant's domain, unless deleted; null otherwise. */
+  async findLive(tenantId: string, id: string): Promise<DomainRow | null> {
     const rows = await this.db.select().from(domains).where(and(eq(domains.id, id), eq(domains.tenantId, tenantId), isNull(domains.deletedAt))).limit(1);
-    if (!rows[0]) throw notFound('domain', id);
-    return rows[0];
+    return rows[0] ?? null;
+  }
+
+  private async find(tenantId: string, id: string): Promise<DomainRow> {
+    const domain = await this.findLive(tenantId, id);
+    if (!domain) throw notFound('domain', id);
+    return domain;
   }
 
   async get(tenantId: string, id: string): Promise<DomainDto> {

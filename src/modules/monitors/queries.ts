@@ -1,6 +1,6 @@
 import { and, count, desc, eq, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
-import { containers, domains, incidents, monitorChecks, monitors, type MonitorRow } from '../../db/schema.js';
+import { incidents, monitorChecks, monitors, type MonitorRow } from '../../db/schema.js';
 
 export async function insertMonitor(db: Db, row: typeof monitors.$inferInsert): Promise<MonitorRow> {
   const [created] = await db.insert(monitors).values(row).returning();
@@ -14,24 +14,6 @@ export async function listMonitors(db: Db, tenantId: string, limit: number, offs
     db.select({ total: count() }).from(monitors).where(where),
   ]);
   return { rows, total };
-}
-
-/** The public hostname of a live container or domain of the tenant, or null. */
-export async function findTargetHostname(db: Db, tenantId: string, type: 'container' | 'domain', id: string): Promise<string | null> {
-  if (type === 'container') {
-    const rows = await db
-      .select({ hostname: containers.defaultHostname })
-      .from(containers)
-      .where(and(eq(containers.id, id), eq(containers.tenantId, tenantId), sql`${containers.status} not in ('deleting', 'deleted')`))
-      .limit(1);
-    return rows[0]?.hostname ?? null;
-  }
-  const rows = await db
-    .select({ hostname: domains.hostname })
-    .from(domains)
-    .where(and(eq(domains.id, id), eq(domains.tenantId, tenantId), isNull(domains.deletedAt)))
-    .limit(1);
-  return rows[0]?.hostname ?? null;
 }
 
 export async function countMonitors(db: Db, tenantId: string): Promise<number> {

@@ -5,6 +5,9 @@ import { monitors } from '../../db/schema.js';
 import { ApiError, conflict, invalidRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
+import { findContainer } from '../containers/queries.js';
+import { REMOVED_STATUSES } from '../containers/schemas.js';
+import type { DomainService } from '../domains/service.js';
 import { findTenantById } from '../tenants/queries.js';
 import { effectiveFeatures } from '../tenants/service.js';
 import type { WebhookService } from '../webhooks/service.js';
@@ -93,6 +96,7 @@ export class MonitorService {
     private readonly database: Database,
     private readonly outbound: OutboundClient,
     private readonly webhooks: WebhookService,
+    private readonly domains: DomainService,
   ) {}
 
   private get db() {
@@ -115,9 +119,14 @@ export class MonitorService {
     const reference = target[fields.required];
     if (!reference) throw invalidRequest('invalid_target', `A ${target.type} target needs target.${fields.required}.`, `target.${fields.required}`);
     if (target.type === 'url') return { targetType: 'url', targetId: null, url: reference };
-    const hostname = await queries.findTargetHostname(this.db, tenantId, target.type, reference);
+    const hostname = target.type === 'container' ? await this.liveContainerHostname(tenantId, reference) : (await this.domains.findLive(tenantId, reference))?.hostname;
     if (!hostname) throw invalidRequest('resource_missing', `No ${target.type} ${reference} in this tenant.`, `target.${fields.required}`);
     return { targetType: target.type, targetId: reference, url: `https://${hostname}${target.path ?? '/'}` };
+  }
+
+  private async liveContainerHostname(tenantId: string, id: string): Promise<string | null> {
+    const container = await findContainer(this.db, tenantId, id);
+    return container && !REMOVED_STATUSES.includes(container.status) ? container.defaultHostname : null;
   }
 
   /** Checks a full set of settings: plan minimum interval, keyword/mode pairing, regex, timeouts and the target URL. */
