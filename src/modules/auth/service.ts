@@ -18,6 +18,10 @@ const LOGIN_WINDOW_SECONDS = 15 * 60;
 // Compared against when the email is unknown, so both paths take the same time.
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
+function assertStrongPassword(password: string): void {
+  if (password.length < 12) throw invalidRequest('weak_password', 'Passwords need at least 12 characters.', 'password');
+}
+
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
@@ -42,7 +46,7 @@ export class UserService {
    * exactly one succeeds.
    */
   async setup(input: { organisation: string; plan?: string; name: string; email: string; password: string }) {
-    if (input.password.length < 12) throw invalidRequest('weak_password', 'Passwords need at least 12 characters.', 'password');
+    assertStrongPassword(input.password);
     const passwordHash = await hashPassword(input.password);
     const tenantId = newId('tenant');
     const userId = newId('user');
@@ -57,7 +61,7 @@ export class UserService {
   }
 
   async createUser(input: { email: string; name: string; password: string; tenantId: string; role: Role }) {
-    if (input.password.length < 12) throw invalidRequest('weak_password', 'Passwords need at least 12 characters.', 'password');
+    assertStrongPassword(input.password);
     const email = normaliseEmail(input.email);
     const db = this.database.db;
     const userId = (await queries.findUserByEmail(db, email))?.id ?? newId('user');
