@@ -62,6 +62,12 @@ function inRange(bytes: number[], range: Range): boolean {
   return true;
 }
 
+/**
+ * Every entry of IANA's IPv4 and IPv6 special-purpose address registries (RFC 6890 and later, as of 2026),
+ * plus multicast and the deprecated site-local range. Anycast services listed there (AS112, AMT, PCP, TURN)
+ * are refused too: none of them is a tagging server, monitor target or webhook receiver. More specific
+ * ranges come first so that the reason names them.
+ */
 const V4_BLOCKED: Range[] = [
   cidr('0.0.0.0/8', 'unspecified ("this network")'),
   cidr('10.0.0.0/8', 'private (RFC 1918)'),
@@ -71,8 +77,11 @@ const V4_BLOCKED: Range[] = [
   cidr('172.16.0.0/12', 'private (RFC 1918)'),
   cidr('192.0.0.0/24', 'IETF protocol assignments'),
   cidr('192.0.2.0/24', 'documentation (TEST-NET-1)'),
+  cidr('192.31.196.0/24', 'AS112 anycast'),
+  cidr('192.52.193.0/24', 'AMT anycast'),
   cidr('192.88.99.0/24', '6to4 relay anycast'),
   cidr('192.168.0.0/16', 'private (RFC 1918)'),
+  cidr('192.175.48.0/24', 'AS112 direct delegation'),
   cidr('198.18.0.0/15', 'benchmarking'),
   cidr('198.51.100.0/24', 'documentation (TEST-NET-2)'),
   cidr('203.0.113.0/24', 'documentation (TEST-NET-3)'),
@@ -85,21 +94,35 @@ const V6_BLOCKED: Range[] = [
   cidr('::1/128', 'loopback'),
   cidr('::/96', 'IPv4-compatible (deprecated)'),
   cidr('100::/64', 'discard-only'),
+  cidr('100:0:0:1::/64', 'dummy prefix'),
   cidr('2001::/32', 'Teredo'),
-  cidr('2001:db8::/32', 'documentation'),
+  cidr('2001:1::/48', 'PCP, TURN and DNS-SD anycast'),
+  cidr('2001:2::/48', 'benchmarking'),
+  cidr('2001:3::/32', 'AMT anycast'),
+  cidr('2001:4:112::/48', 'AS112 anycast'),
   cidr('2001:10::/28', 'ORCHID'),
   cidr('2001:20::/28', 'ORCHIDv2'),
+  cidr('2001:30::/28', 'drone remote ID'),
+  cidr('2001::/23', 'IETF protocol assignments'),
+  cidr('2001:db8::/32', 'documentation'),
+  cidr('2620:4f:8000::/48', 'AS112 direct delegation'),
+  cidr('3fff::/20', 'documentation'),
+  cidr('5f00::/16', 'segment routing (SRv6 SIDs)'),
   cidr('fc00::/7', 'unique local (private)'),
   cidr('fe80::/10', 'link-local'),
   cidr('fec0::/10', 'site-local (deprecated)'),
   cidr('ff00::/8', 'multicast'),
 ];
 
-/** IPv6 prefixes that embed an IPv4 address, checked against the IPv4 list. */
-const V6_EMBEDDING_V4: Array<{ range: Range; offset: number }> = [
+/**
+ * IPv6 prefixes that embed an IPv4 address, checked against the IPv4 list. IPv4-translated addresses
+ * (SIIT, RFC 2765) are never routable on the internet, so they are refused whatever they embed.
+ */
+const V6_EMBEDDING_V4: Array<{ range: Range; offset: number; alwaysBlocked?: boolean }> = [
   { range: cidr('::ffff:0:0/96', 'IPv4-mapped'), offset: 12 },
+  { range: cidr('::ffff:0:0:0/96', 'IPv4-translated'), offset: 12, alwaysBlocked: true },
   { range: cidr('64:ff9b::/96', 'NAT64'), offset: 12 },
-  { range: cidr('64:ff9b:1::/48', 'local NAT64'), offset: 12 },
+  { range: cidr('64:ff9b:1::/48', 'local NAT64'), offset: 12, alwaysBlocked: true },
   { range: cidr('2002::/16', '6to4'), offset: 2 },
 ];
 
@@ -109,13 +132,12 @@ export function blockedAddressReason(address: string): string | null {
   if (v4) return V4_BLOCKED.find((range) => inRange(v4, range))?.label ?? null;
   const v6 = v6Bytes(address);
   if (!v6) return 'not an IP address';
-  for (const { range, offset } of V6_EMBEDDING_V4) {
+  for (const { range, offset, alwaysBlocked } of V6_EMBEDDING_V4) {
     if (inRange(v6, range)) {
       const embedded = v6.slice(offset, offset + 4).join('.');
       const reason = blockedAddressReason(embedded);
       if (reason) return `${range.label} ${embedded}: ${reason}`;
-      if (range.label === 'local NAT64') return range.label;
-      return null;
+      return alwaysBlocked ? range.label : null;
     }
   }
   return V6_BLOCKED.find((range) => inRange(v6, range))?.label ?? null;

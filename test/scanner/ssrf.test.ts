@@ -25,11 +25,34 @@ describe('address classification', () => {
     ['::ffff:a9fe:a9fe', 'IPv4-mapped 169.254.169.254: link-local / cloud metadata'],
     ['64:ff9b::10.0.0.1', 'NAT64 10.0.0.1: private (RFC 1918)'],
     ['2002:a00:1::', '6to4 10.0.0.1: private (RFC 1918)'],
+    // IPv4-translated (SIIT): refused whatever it embeds
+    ['::ffff:0:7f00:1', 'IPv4-translated 127.0.0.1: loopback'],
+    ['::ffff:0:0808:0808', 'IPv4-translated'],
+    ['::ffff:0:10.0.0.1', 'IPv4-translated 10.0.0.1: private (RFC 1918)'],
+    ['64:ff9b:1::808:808', 'local NAT64'],
+    // the rest of IANA's special-purpose registries
+    ['192.0.0.9', 'IETF protocol assignments'],
+    ['192.31.196.1', 'AS112 anycast'],
+    ['192.52.193.1', 'AMT anycast'],
+    ['192.175.48.6', 'AS112 direct delegation'],
+    ['198.19.255.1', 'benchmarking'],
+    ['100:0:0:1::1', 'dummy prefix'],
+    ['2001:1::1', 'PCP, TURN and DNS-SD anycast'],
+    ['2001:2::1', 'benchmarking'],
+    ['2001:3::1', 'AMT anycast'],
+    ['2001:4:112::1', 'AS112 anycast'],
+    ['2001:30::1', 'drone remote ID'],
+    ['2001:100::1', 'IETF protocol assignments'],
+    ['2001::1', 'Teredo'],
+    ['2620:4f:8000::1', 'AS112 direct delegation'],
+    ['3fff::1', 'documentation'],
+    ['5f00::1', 'segment routing (SRv6 SIDs)'],
+    ['fec0::1', 'site-local (deprecated)'],
   ])('%s is refused (%s)', (address, reason) => {
     expect(blockedAddressReason(address)).toBe(reason);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001:80b::200e'])('%s is public', (address) => {
+  it.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001:80b::200e', '64:ff9b::808:808', '2002:808:808::1', '2001:200::1', '2620:4f:8001::1'])('%s is public', (address) => {
     expect(blockedAddressReason(address)).toBeNull();
   });
 });
