@@ -22,6 +22,25 @@ export interface GatewaySettings {
   upstreamTimeoutMs: number;
 }
 
+/**
+ * The upstream URL of a request: scheme, host and port always the container's upstream; only the path
+ * (dot segments resolved, also when percent-encoded) and the query come from the client, under the
+ * upstream's own path. Null for anything but an origin-form target ("/path?query"): absolute-form
+ * ("http://host/…"), authority-form and "*" are refused, so a client can never choose where we connect.
+ */
+export function upstreamTarget(upstreamUrl: string, requestTarget: string): URL | null {
+  if (!requestTarget.startsWith('/')) return null;
+  const queryAt = requestTarget.indexOf('?');
+  const path = new URL('http://path.invalid');
+  path.pathname = queryAt === -1 ? requestTarget : requestTarget.slice(0, queryAt);
+  const target = new URL(upstreamUrl);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return null;
+  target.pathname = target.pathname.replace(/\/+$/, '') + path.pathname;
+  target.search = queryAt === -1 ? '' : requestTarget.slice(queryAt);
+  target.hash = '';
+  return target;
+}
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
 const KEPT_LOGS_PER_CONTAINER = 1000;
 
@@ -114,8 +133,18 @@ export class Gateway {
     return route;
   }
 
-  private json(res: http.ServerResponse, status: number, code: string, message: string) {
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ error: { code, message } }));
+  private json(res: http.ServerResponse, status: number, code: string, message: string, requestId?: string) {
+    const body = JSON.stringify({ error: { code, message }, ...(requestId ? { api_meta: { request_id: requestId } } : {}) });
+    const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+    if (requestId) headers['x-request-id'] = requestId;
+    res.writeHead(status, headers).end(body);
+  }
+
+  /** The client learns only that the upstream failed; the cause (addresses, TLS details) goes to our log. */
+  private upstreamFailed(res: http.ServerResponse, route: Route, cause: unknown) {
+    const requestId = newId('request');
+    this.onError(new Error(`Gateway request ${requestId} to the upstream of container ${route.containerId} failed: ${(cause as Error)?.message ?? cause}`, { cause }));
+    this.json(res, 502, 'upstream_unreachable', 'The container\'s tagging server could not be reached. Quote the request id if you contact us.', requestId);
   }
 
   private record(route: Route, hostname: string, req: http.IncomingMessage, status: number, started: number) {
@@ -141,7 +170,17 @@ export class Gateway {
       this.record(route, hostname, req, 503, started);
       return this.json(res, 503, 'no_upstream', 'The container has no upstream tagging server configured.');
     }
-    const target = new URL(req.url ?? '/', route.upstreamUrl);
+    let target: URL | null;
+    try {
+      target = upstreamTarget(route.upstreamUrl, req.url ?? '/');
+    } catch (error) {
+      this.record(route, hostname, req, 502, started);
+      return this.upstreamFailed(res, route, error);
+    }
+    if (!target) {
+      this.record(route, hostname, req, 400, started);
+      return this.json(res, 400, 'invalid_request_target', 'The request target must be a path, such as /g/collect?v=2.');
+    }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
@@ -159,7 +198,7 @@ export class Gateway {
       });
     } catch (error) {
       this.record(route, hostname, req, 502, started);
-      return this.json(res, 502, 'upstream_error', `The upstream tagging server failed: ${(error as Error).message}`);
+      return this.upstreamFailed(res, route, error);
     }
     const responseHeaders: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) responseHeaders[name] = value;

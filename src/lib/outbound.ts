@@ -1,5 +1,5 @@
-import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import net, { type LookupFunction } from 'node:net';
+import { Agent, buildConnector, request } from 'undici';
 import { ScanTargetRefusedError } from '../scanner/errors.js';
 import { bareHost, SsrfGuard, type ResolveHost } from '../scanner/ssrf.js';
 
@@ -29,17 +29,15 @@ export class OutboundRefusedError extends Error {
 const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * Outbound HTTP for monitors and webhooks with the scanner's SSRF guard on every connection: the address
- * connected to is the address that was checked (the lookup itself goes through the guard, so no rebinding).
+ * Outbound HTTP for monitors, webhooks and the gateway with the scanner's SSRF guard on every connection:
+ * the address connected to is the address that was checked (the lookup itself goes through the guard, so no
+ * rebinding). Node skips the lookup for IP literals, so the connector checks those itself.
  */
 export class OutboundClient {
   private readonly agent: Agent;
 
   constructor(private readonly options: OutboundOptions) {
-    this.agent = new Agent({
-      connect: { lookup: this.guardedLookup(), ...(options.ca?.length ? { ca: options.ca } : {}) },
-      keepAliveTimeout: 4_000,
-    });
+    this.agent = new Agent({ connect: this.guardedConnector(), keepAliveTimeout: 4_000 });
   }
 
   /** Validates scheme and target before any request: https only unless private networks are allowed (tests). */
@@ -65,6 +63,20 @@ export class OutboundClient {
 
   private guard(): SsrfGuard {
     return new SsrfGuard({ allowPrivateNetworks: this.options.allowPrivateNetworks, resolveHost: this.options.resolveHost });
+  }
+
+  private guardedConnector(): buildConnector.connector {
+    const connect = buildConnector({ lookup: this.guardedLookup(), ...(this.options.ca?.length ? { ca: this.options.ca } : {}) });
+    return (options, callback) => {
+      const host = bareHost(options.hostname);
+      if (!net.isIP(host)) return connect(options, callback);
+      this.guard()
+        .checkHost(host)
+        .then(
+          () => connect(options, callback),
+          (error: Error) => callback(error, null),
+        );
+    };
   }
 
   private guardedLookup(): LookupFunction {
