@@ -6,7 +6,7 @@ import type { PagespeedResult } from './schema.ts';
 import type { SsrfGuard } from './ssrf.ts';
 
 /**
- * Page performance with Lighthouse 12: performance category only, default (mobile, simulated throttling) settings,
+ * Page performance with Lighthouse 13: performance category only, default (mobile, simulated throttling) settings,
  * on the system Chromium launched by chrome-launcher with the scanner's flags. Runs are queued one at a time per
  * process, since Lighthouse's timings suffer when runs share the CPU.
  *

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Scanner } from '../../src/scanner/index.ts';
 import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.ts';
 
-// One real Lighthouse 12 run (performance only, mobile defaults) on a fixture page, through the guard proxy.
+// One real Lighthouse 13 run (performance only, mobile defaults) on a fixture page, through the guard proxy.
 
 let fixture: FixtureServer;
 let scanner: Scanner;
@@ -21,7 +21,7 @@ it('scores a fixture page with Lighthouse', { timeout: 60_000 }, async () => {
   expect(result.warnings).toEqual([]);
   expect(result.stages.pagespeed?.status).toBe('ok');
   const pagespeed = result.pagespeed!;
-  expect(pagespeed.lighthouse_version).toMatch(/^12\./);
+  expect(pagespeed.lighthouse_version).toMatch(/^13\./);
   expect(pagespeed.score).toBeGreaterThanOrEqual(0);
   expect(pagespeed.score).toBeLessThanOrEqual(100);
   for (const value of Object.values(pagespeed.metrics)) expect(Number.isFinite(value)).toBe(true);
