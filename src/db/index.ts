@@ -118,6 +118,8 @@ const RECONNECT_MAX_DELAY_MS = 5_000;
  */
 class ReconnectingListener {
   private client: pg.Client | null = null;
+  /** A connection attempt under way, ended by stop() so that it does not keep the process alive. */
+  private connecting: pg.Client | null = null;
   private retryTimer: NodeJS.Timeout | null = null;
   private failures = 0;
   private stopped = false;
@@ -137,7 +139,7 @@ class ReconnectingListener {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    await this.client?.end().catch(() => {});
+    await Promise.all([this.client, this.connecting].map((client) => client?.end().catch(() => {})));
     this.client = null;
   }
 
@@ -154,12 +156,15 @@ class ReconnectingListener {
     client.on('notification', (message) => {
       if (message.channel === this.channel) this.onMessage(message.payload ?? '');
     });
+    this.connecting = client;
     try {
       await client.connect();
       await client.query(`LISTEN "${this.channel.replace(/"/g, '')}"`);
     } catch (error) {
       await client.end().catch(() => {});
       throw error;
+    } finally {
+      this.connecting = null;
     }
     if (this.stopped) {
       await client.end().catch(() => {});
