@@ -61,8 +61,8 @@ export async function buildApp({ config, database, scanner }: AppDependencies): 
   app.setValidatorCompiler(buildValidators());
   app.decorate('config', config);
   app.decorate('database', database);
-  app.decorate('services', createServices(database, config, scanner, (error) => app.log.error({ err: error }, 'background work failed')));
   app.decorate('rateLimits', new RateLimits(config));
+  app.decorate('services', createServices(database, config, scanner, (error) => app.log.error({ err: error }, 'background work failed'), app.rateLimits.createLimiter));
   app.decorateRequest('authContext', null);
 
   await app.services.start();

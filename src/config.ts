@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 
 /** Typed configuration. The only module that reads process.env. */
@@ -25,8 +26,11 @@ export interface Config {
   sessionTtlHours: number;
   /** Secret for signing cookies (CSRF secret cookie). */
   cookieSecret: string;
-  /** Trust X-Forwarded-* headers from a proxy in front of the service. */
-  trustProxy: boolean;
+  /**
+   * The proxies in front of the service (addresses, CIDR ranges, or proxy-addr's names `loopback`,
+   * `linklocal`, `uniquelocal`) whose X-Forwarded-* headers are believed; false believes none.
+   */
+  trustProxy: false | string[];
   /** How often buffered `last_used_at` values are written, in ms. */
   lastUsedFlushMs: number;
   /** How long a verified API key stays in the in-memory cache, in ms. */
@@ -94,6 +98,39 @@ function optional(env: Env, name: string): string | null {
   return raw ? raw : null;
 }
 
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const TRUST_PROXY_CHOICES =
+  'Set TRUST_PROXY to the addresses or CIDR ranges of your proxies, e.g. TRUST_PROXY=127.0.0.1 for a proxy on the same host or TRUST_PROXY=10.0.0.0/8,fd00::/8 ' +
+  '(loopback, linklocal and uniquelocal name the usual private ranges), or leave it unset when clients connect directly.';
+
+function isAddressOrRange(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = net.isIP(address);
+  if (!family || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * TRUST_PROXY: which peers may set the client address with X-Forwarded-For. Only a list of proxy addresses
+ * is accepted: `true` would let every client pick its own address (and escape the per-IP limits), and a hop
+ * count cannot tell a proxy from a client that connects directly (Fastify 5 ignores hop counts for that reason).
+ */
+function trustProxy(env: Env): Config['trustProxy'] {
+  const raw = env.TRUST_PROXY?.trim() ?? '';
+  if (raw === '' || /^(false|no|off|0)$/i.test(raw)) return false;
+  if (/^(true|yes|on)$/i.test(raw)) {
+    throw new ConfigError(`TRUST_PROXY=${raw} would believe X-Forwarded-For from any client, so anyone could pick their own address and escape the per-IP limits. ${TRUST_PROXY_CHOICES}`);
+  }
+  if (/^\d+$/.test(raw)) {
+    throw new ConfigError(`TRUST_PROXY=${raw}: a hop count cannot tell a proxy from a client that connects directly and sends its own X-Forwarded-For. ${TRUST_PROXY_CHOICES}`);
+  }
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const invalid = entries.filter((entry) => !isAddressOrRange(entry));
+  if (invalid.length > 0) throw new ConfigError(`TRUST_PROXY has entries that are not IP addresses or CIDR ranges: ${invalid.join(', ')}. ${TRUST_PROXY_CHOICES}`);
+  return entries.length > 0 ? entries : false;
+}
+
 function aiConfig(env: Env): Config['ai'] {
   const baseUrl = optional(env, 'AI_BASE_URL');
   const model = optional(env, 'AI_MODEL');
@@ -119,7 +156,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     secureCookies: bool(env, 'SECURE_COOKIES', false),
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 12, 1),
     cookieSecret: env.COOKIE_SECRET || 'tagport-development-cookie-secret-change-me',
-    trustProxy: bool(env, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(env),
     lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 15_000, 10),
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 60_000, 0),
     runMigrations: bool(env, 'RUN_MIGRATIONS', true),

@@ -2,6 +2,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import { InvalidationBus } from './db/invalidation.js';
 import { AuthService } from './http/auth.js';
+import { limiterFactory, type LimiterFactory } from './http/rate-limit.js';
 import { ApiKeyService } from './modules/api-keys/service.js';
 import { UserService } from './modules/auth/service.js';
 import { TenantService } from './modules/tenants/service.js';
@@ -62,6 +63,8 @@ export function createServices(
   config: Config,
   scanner: Scanner = scannerFromConfig(config),
   onError: (error: unknown) => void = () => {},
+  /** The app passes its rate limits' factory, so the login throttle is shared through Redis too. */
+  createLimiter: LimiterFactory = limiterFactory(null),
 ): Services {
   const invalidations = new InvalidationBus(database);
   const auth = new AuthService(database, config, invalidations);
@@ -90,7 +93,7 @@ export function createServices(
     auth,
     tenants: new TenantService(database, invalidations, config.authCacheTtlMs),
     apiKeys: new ApiKeyService(database, auth),
-    users: new UserService(database, auth, config.sessionTtlHours),
+    users: new UserService(database, auth, config.sessionTtlHours, createLimiter),
     scanner,
     trackingChecker: new TrackingCheckerService(database, scanner, webhooks),
     outbound,

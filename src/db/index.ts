@@ -19,8 +19,12 @@ export interface Database {
   db: Db;
   migrate(): Promise<void>;
   ping(): Promise<void>;
-  /** LISTEN/NOTIFY: the same mechanism on PGlite (one process) and PostgreSQL (every instance). */
-  listen(channel: string, onMessage: (payload: string) => void): Promise<Unlisten>;
+  /**
+   * LISTEN/NOTIFY: the same mechanism on PGlite (one process) and PostgreSQL (every instance). On PostgreSQL
+   * a lost LISTEN connection is reopened with backoff; `onReconnect` runs once it listens again, because
+   * notifications sent in between are lost.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<Unlisten>;
   notify(channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -69,7 +73,7 @@ function openPostgres(connectionString: string, poolSize: number): Database {
     /* idle client errors are retried on next checkout */
   });
   const db = drizzlePg(pool, { schema }) as unknown as Db;
-  const listeners: pg.Client[] = [];
+  const listeners: ReconnectingListener[] = [];
   return {
     kind: 'postgres',
     db,
@@ -86,26 +90,116 @@ function openPostgres(connectionString: string, poolSize: number): Database {
     ping: async () => {
       await pool.query('select 1');
     },
-    listen: async (channel, onMessage) => {
-      const client = new pg.Client({ connectionString });
-      client.on('error', () => {});
-      await client.connect();
-      client.on('notification', (message) => {
-        if (message.channel === channel) onMessage(message.payload ?? '');
-      });
-      await client.query(`LISTEN "${channel.replace(/"/g, '')}"`);
-      listeners.push(client);
+    listen: async (channel, onMessage, onReconnect = () => {}) => {
+      const listener = new ReconnectingListener(connectionString, channel, onMessage, onReconnect);
+      await listener.start();
+      listeners.push(listener);
       return async () => {
-        listeners.splice(listeners.indexOf(client), 1);
-        await client.end().catch(() => {});
+        listeners.splice(listeners.indexOf(listener), 1);
+        await listener.stop();
       };
     },
     notify: async (channel, payload) => {
       await db.execute(sql`select pg_notify(${channel}, ${payload})`);
     },
     close: async () => {
-      await Promise.all(listeners.splice(0).map((client) => client.end().catch(() => {})));
+      await Promise.all(listeners.splice(0).map((listener) => listener.stop()));
       await pool.end();
     },
   };
+}
+
+const RECONNECT_FIRST_DELAY_MS = 100;
+const RECONNECT_MAX_DELAY_MS = 5_000;
+
+/**
+ * One LISTEN connection that comes back after PostgreSQL restarts or the connection drops: it reconnects
+ * with capped exponential backoff (jittered, so many instances do not reconnect in step) and LISTENs again.
+ */
+class ReconnectingListener {
+  private client: pg.Client | null = null;
+  /** A connection attempt under way, ended by stop() so that it does not keep the process alive. */
+  private connecting: pg.Client | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private stopped = false;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly channel: string,
+    private readonly onMessage: (payload: string) => void,
+    private readonly onReconnect: () => void,
+  ) {}
+
+  /** The first connection must succeed: an instance that cannot listen does not start. */
+  async start(): Promise<void> {
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await Promise.all([this.client, this.connecting].map((client) => client?.end().catch(() => {})));
+    this.client = null;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.connectionString,
+      application_name: 'tagport-listen',
+      // A connection that dies without a FIN (network partition) is noticed by keepalive, not never.
+      keepAlive: true,
+      connectionTimeoutMillis: 10_000,
+    });
+    // Errors are expected when the server goes away; without a handler they would crash the process.
+    client.on('error', () => {});
+    client.on('notification', (message) => {
+      if (message.channel === this.channel) this.onMessage(message.payload ?? '');
+    });
+    this.connecting = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN "${this.channel.replace(/"/g, '')}"`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    } finally {
+      this.connecting = null;
+    }
+    if (this.stopped) {
+      await client.end().catch(() => {});
+      return;
+    }
+    // Watched only once listening: a failed attempt is retried by reconnect(), not here as well.
+    let lost = false;
+    const onLost = () => {
+      if (lost || this.stopped || this.client !== client) return;
+      lost = true;
+      this.client = null;
+      void client.end().catch(() => {});
+      this.scheduleReconnect();
+    };
+    client.on('error', onLost);
+    client.on('end', onLost);
+    this.client = client;
+  }
+
+  private scheduleReconnect(): void {
+    if (this.stopped) return;
+    const ceiling = Math.min(RECONNECT_MAX_DELAY_MS, RECONNECT_FIRST_DELAY_MS * 2 ** this.failures);
+    this.retryTimer = setTimeout(() => void this.reconnect(), ceiling / 2 + Math.random() * (ceiling / 2));
+    this.retryTimer.unref();
+  }
+
+  private async reconnect(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      await this.connect();
+    } catch {
+      this.failures++;
+      return this.scheduleReconnect();
+    }
+    this.failures = 0;
+    if (!this.stopped) this.onReconnect();
+  }
 }

@@ -3,6 +3,12 @@ import type { Database, Unlisten } from './index.js';
 const CHANNEL = 'tagport_invalidate';
 
 export type Invalidation = { kind: string; id: string };
+
+/**
+ * Drop every cached value, of every kind. Sent to local subscribers when the LISTEN connection comes back,
+ * since notifications published while it was down are lost. Every subscriber must honour it.
+ */
+export const EVERYTHING: Invalidation = { kind: 'all', id: '*' };
 type Subscriber = (invalidation: Invalidation) => void;
 
 /**
@@ -17,13 +23,17 @@ export class InvalidationBus {
   constructor(private readonly database: Database) {}
 
   async start(): Promise<void> {
-    this.unlisten = await this.database.listen(CHANNEL, (payload) => {
-      try {
-        this.deliver(JSON.parse(payload) as Invalidation);
-      } catch {
-        /* ignore payloads that are not ours */
-      }
-    });
+    this.unlisten = await this.database.listen(
+      CHANNEL,
+      (payload) => {
+        try {
+          this.deliver(JSON.parse(payload) as Invalidation);
+        } catch {
+          /* ignore payloads that are not ours */
+        }
+      },
+      () => this.deliver(EVERYTHING),
+    );
   }
 
   async stop(): Promise<void> {

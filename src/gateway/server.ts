@@ -66,7 +66,7 @@ export class Gateway {
     private readonly onError: (error: unknown) => void,
   ) {
     invalidations.subscribe(({ kind }) => {
-      if (kind === 'container' || kind === 'domain') this.routes.clear();
+      if (kind === 'container' || kind === 'domain' || kind === 'all') this.routes.clear();
     });
   }
 

@@ -6,6 +6,26 @@ import { ApiError } from './errors.js';
 
 const WINDOW_SECONDS = 60;
 
+/** Builds a limiter of `points` per `durationSeconds`, named so that its counters do not mix with others'. */
+export type LimiterFactory = (name: string, points: number, durationSeconds: number) => RateLimiterAbstract;
+
+/**
+ * The one way limiters are built: in memory without Redis; with Redis, shared by every instance, with an
+ * in-memory insurance limiter that takes over while Redis is unreachable.
+ */
+export function limiterFactory(redis: Redis | null): LimiterFactory {
+  return (name, points, duration) => {
+    if (!redis) return new RateLimiterMemory({ keyPrefix: name, points, duration });
+    return new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: `tagport:rl:${name}`,
+      points,
+      duration,
+      insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${name}-insurance`, points, duration }),
+    });
+  };
+}
+
 interface Policy {
   name: 'token' | 'ip';
   limiter: RateLimiterAbstract;
@@ -25,31 +45,23 @@ export class RateLimits {
   private readonly publicScans: RateLimiterAbstract;
   private readonly publicScanQuota: number;
   readonly redis: Redis | null;
+  /** Builds further limiters on the same store (the login throttle). */
+  readonly createLimiter: LimiterFactory;
 
   constructor(config: Config) {
     this.redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : null;
     this.redis?.on('error', () => {
       /* the in-memory insurance limiter takes over while Redis is unreachable */
     });
+    this.createLimiter = limiterFactory(this.redis);
     this.token = this.policy('token', config.rateLimitPerMinute);
     this.ip = this.policy('ip', config.anonymousRateLimitPerMinute);
     this.publicScanQuota = config.publicScansPerHour;
-    this.publicScans = this.limiter('public-scan', config.publicScansPerHour, 3600);
+    this.publicScans = this.createLimiter('public-scan', config.publicScansPerHour, 3600);
   }
 
   private policy(name: Policy['name'], quota: number): Policy {
-    return { name, quota, quotaText: String(quota), header: `"${name}";q=${quota};w=${WINDOW_SECONDS}`, limiter: this.limiter(name, quota) };
-  }
-
-  private limiter(prefix: string, points: number, duration = WINDOW_SECONDS): RateLimiterAbstract {
-    if (!this.redis) return new RateLimiterMemory({ keyPrefix: prefix, points, duration });
-    return new RateLimiterRedis({
-      storeClient: this.redis,
-      keyPrefix: `tagport:rl:${prefix}`,
-      points,
-      duration,
-      insuranceLimiter: new RateLimiterMemory({ keyPrefix: `${prefix}-insurance`, points, duration }),
-    });
+    return { name, quota, quotaText: String(quota), header: `"${name}";q=${quota};w=${WINDOW_SECONDS}`, limiter: this.createLimiter(name, quota, WINDOW_SECONDS) };
   }
 
   /** Waits until Redis is connected (when configured), so the first requests are counted in the shared store. */

@@ -114,6 +114,22 @@ describe.runIf(redisServerPath)('rate limit shared through Redis by two instance
     expect({ statuses, remaining }).toEqual({ statuses: [200, 200, 200, 200, 200, 200, 429, 429], remaining: ['5', '4', '3', '2', '1', '0', '0', '0'] });
   });
 
+  it('counts failed sign-ins across both instances: the 11th attempt is refused wherever it lands, even with the right password', async () => {
+    const tenant = await a.tenantWithKey();
+    const email = 'shared-throttle@example.com';
+    await a.users.createUser({ email, name: 'Owner', password: 'the right password', tenantId: tenant.tenantId, role: 'owner' });
+    const login = (target: TestApp, password: string) =>
+      target.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress: '203.0.113.20' });
+    const statuses: number[] = [];
+    for (let i = 0; i < 10; i++) statuses.push((await login(i % 2 === 0 ? a : b, 'a wrong password')).statusCode);
+    expect(statuses).toEqual(Array(10).fill(401));
+    for (const target of [a, b]) {
+      const refused = await login(target, 'the right password');
+      expect(refused.statusCode).toBe(429);
+      expect(refused.json().error.code).toBe('too_many_login_attempts');
+    }
+  });
+
   it('a separate in-memory instance does not see that count', async () => {
     const alone = await startTestApp('pglite', { rateLimitPerMinute: 6 }, a.testDatabase);
     const tenant = await a.tenantWithKey();

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '../../db/index.js';
 import { memberships, tenants, users } from '../../db/schema.js';
 import type { AuthService } from '../../http/auth.js';
+import type { LimiterFactory } from '../../http/rate-limit.js';
 import type { Role } from '../../http/context.js';
 import { ApiError, conflict, invalidRequest, notFound, unauthenticated } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -27,13 +28,17 @@ export function normaliseEmail(email: string): string {
 }
 
 export class UserService {
-  private readonly failedLogins = new RateLimiterMemory({ keyPrefix: 'login', points: LOGIN_ATTEMPTS, duration: LOGIN_WINDOW_SECONDS });
+  /** Failed sign-ins per email and IP; in Redis when configured, so every instance counts the same attempts. */
+  private readonly failedLogins: RateLimiterAbstract;
 
   constructor(
     private readonly database: Database,
     private readonly auth: AuthService,
     private readonly sessionTtlHours: number,
-  ) {}
+    createLimiter: LimiterFactory,
+  ) {
+    this.failedLogins = createLimiter('login', LOGIN_ATTEMPTS, LOGIN_WINDOW_SECONDS);
+  }
 
   /** True while the database has no users: the first-run set-up page is open. */
   async needsSetup(): Promise<boolean> {

@@ -42,7 +42,7 @@ export class TenantService {
     cacheTtlMs: number,
   ) {
     this.lists = new ReadThroughCache(cacheTtlMs);
-    invalidations.subscribe(({ kind }) => kind === 'tenant' && this.lists.clear());
+    invalidations.subscribe(({ kind }) => (kind === 'tenant' || kind === 'all') && this.lists.clear());
   }
 
   private get db() {
