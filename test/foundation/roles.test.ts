@@ -41,7 +41,7 @@ const MINIMUM_ROLE: Record<string, Role> = {
   createReport: 'member',
 };
 
-/** Bodies that only an owner may send (plans and limits), with the role they need. */
+/** Bodies only an owner may send: plans and limit overrides (billing). */
 const OWNER_ONLY_BODIES: Array<{ operationId: string; body: Record<string, unknown> }> = [
   { operationId: 'createClientTenant', body: { name: 'Client', plan: 'pro' } },
   { operationId: 'updateTenant', body: { plan: 'pro' } },
@@ -73,7 +73,13 @@ function mutatingOperations(document: any): Operation[] {
     for (const method of MUTATING) {
       const operation = item[method];
       if (!operation || (Array.isArray(operation.security) && operation.security.length === 0)) continue; // public
-      operations.push({ operationId: operation.operationId, method: method.toUpperCase(), path, hasBody: !!operation.requestBody, minimumRole: operation['x-tagport-minimum-role'] });
+      operations.push({
+        operationId: operation.operationId,
+        method: method.toUpperCase(),
+        path,
+        hasBody: !!operation.requestBody,
+        minimumRole: operation['x-tagport-minimum-role'],
+      });
     }
   }
   return operations;
@@ -190,7 +196,8 @@ describe.each(backends)('role policy on %s', (backend) => {
 
   it('refuses a member before reading the body: a malformed body still answers 403', async () => {
     const member = everyone.find((credential) => credential.name === 'member session')!;
-    const response = await t.inject({ method: 'POST', url: '/api/webhooks/', headers: { ...member.auth.headers, 'content-type': 'application/json' }, cookies: member.auth.cookies, payload: '{not json' });
+    const headers = { ...member.auth.headers, 'content-type': 'application/json' };
+    const response = await t.inject({ method: 'POST', url: '/api/webhooks/', headers, cookies: member.auth.cookies, payload: '{not json' });
     expectRoleRefusal(response, 'admin', 'createWebhook with a malformed body');
   });
 
