@@ -79,12 +79,18 @@ export const apiKeys = pgTable(
     tokenHash: text('token_hash').notNull(),
     tokenStart: text('token_start').notNull(),
     tokenLast4: text('token_last4').notNull(),
+    /** The role the key acts with (src/http/roles.ts). */
+    role: text('role').$type<'owner' | 'admin' | 'member'>().notNull().default('admin'),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
   },
-  (t) => [uniqueIndex('api_keys_token_hash_idx').on(t.tokenHash), index('api_keys_tenant_idx').on(t.tenantId, t.createdAt)],
+  (t) => [
+    uniqueIndex('api_keys_token_hash_idx').on(t.tokenHash),
+    index('api_keys_tenant_idx').on(t.tenantId, t.createdAt),
+    check('api_keys_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
+  ],
 );
 
 export type TenantRow = typeof tenants.$inferSelect;

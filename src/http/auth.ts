@@ -128,7 +128,7 @@ export function authenticate(app: FastifyInstance, request: FastifyRequest, repl
 }
 
 function apiKeyContext(key: KeyCredential): AuthContext {
-  return { kind: 'api_key', tenantId: key.tenantId, credentialTenantId: key.tenantId, apiKeyId: key.keyId, userId: null, sessionId: null, role: null };
+  return { kind: 'api_key', tenantId: key.tenantId, credentialTenantId: key.tenantId, apiKeyId: key.keyId, userId: null, sessionId: null, role: key.role };
 }
 
 async function authenticateSession(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<AuthContext> {

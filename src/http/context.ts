@@ -14,7 +14,8 @@ export interface AuthContext {
   apiKeyId: string | null;
   userId: string | null;
   sessionId: string | null;
-  role: Role | null;
+  /** The session user's role in the tenant, or the API key's role (src/http/roles.ts). */
+  role: Role;
 }
 
 declare module 'fastify' {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from './auth.js';
 import type { AuthContext } from './context.js';
+import { registerRolePolicy } from './roles.js';
 
 const UNLIMITED_PATHS = new Set(['/healthz', '/readyz']);
 
@@ -27,6 +28,7 @@ function limitThenFinish(app: FastifyInstance, request: FastifyRequest, reply: F
  * created per request, because its cost is paid by every call.
  */
 export function registerRequestGuard(app: FastifyInstance): void {
+  registerRolePolicy(app);
   app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: Done) => {
     reply.header('x-request-id', request.id);
     const queryAt = request.url.indexOf('?');

@@ -1,12 +1,17 @@
 import fastifySwagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import type { Role } from './context.js';
+import { ruleFor } from './roles.js';
+import { ErrorBody } from './schemas.js';
 
 const DESCRIPTION = `The Tagport API: tenants, API keys and the tracking checker of the server-side tagging platform.
 
 **Authentication.** Send \`Authorization: Bearer tgp_…\` with every request. Keys are created in the dashboard's API keys section (or \`POST /api/api-keys/\`) and shown once. Agency and partner keys act on a client tenant with the header \`Tagport-Tenant: ten_…\`.
 
 **Conventions.** JSON in UTF-8, snake_case fields, ISO 8601 UTC times, type-prefixed ids (\`ten_\`, \`key_\`, …). Every body carries \`api_meta.request_id\` (also the \`X-Request-Id\` header). Lists are paginated with \`page\` (from 1) and \`page_size\` (1–100, default 20). Errors have one shape: \`{error: {type, code, message, param?, details?}, api_meta}\`. Paths work with and without the trailing slash.
+
+**Roles.** Every operation names the lowest role that may call it (\`x-tagport-minimum-role\`, and a sentence in its description): \`member\` reads everything of the tenant, scans pages, requests reports and handles incidents; \`admin\` also creates, changes and deletes containers, domains, monitors, webhooks, API keys and client tenants; \`owner\` also archives tenants and sets plans and limit overrides. A session acts with the user's role; an API key with its own \`role\` (\`admin\` unless created otherwise; never above its creator's). A lower role gets 403 \`insufficient_role\`, with \`details.required_role\`.
 
 **Rate limits.** 100 requests per minute per token (unauthenticated traffic per IP). Every response has \`RateLimit-Policy\`, \`RateLimit\` (IETF draft) and \`X-RateLimit-Limit/Remaining/Reset\`; over the limit the answer is 429 with \`Retry-After\` in seconds.
 
@@ -41,6 +46,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       ],
     },
     hideUntagged: true,
+    transform: ({ schema, url, route }) => ({ schema: documentRole(schema, route), url }),
   });
 
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
@@ -60,4 +66,31 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       hideClientButton: false,
     },
   });
+}
+
+const WHO: Record<Role, string> = { owner: 'owners only', admin: 'admins and owners', member: 'every role' };
+const INSUFFICIENT_ROLE = '`insufficient_role` when the credential\'s role is too low (`details.required_role` names the role needed).';
+
+/** Shows each operation's rule from the role policy: an extension, a sentence in the description and the 403. */
+function documentRole(schema: FastifySchema, route: RouteOptions): FastifySchema {
+  const rule = schema && ruleFor(route);
+  if (!rule) return schema;
+  const ownerFields = rule.ownerOnlyFields?.map((field) => `\`${field}\``).join(' or ');
+  const sentence = `**Minimum role:** \`${rule.minimum}\` (${WHO[rule.minimum]}).` + (ownerFields ? ` Setting ${ownerFields} needs \`owner\`.` : '');
+  const documented: FastifySchema & Record<string, unknown> = {
+    ...schema,
+    description: schema.description ? `${schema.description}\n\n${sentence}` : sentence,
+    'x-tagport-minimum-role': rule.minimum,
+  };
+  if (ownerFields) documented['x-tagport-owner-only-fields'] = rule.ownerOnlyFields;
+  if (rule.minimum === 'member' && !ownerFields) return documented;
+  const responses = (schema.response ?? {}) as Record<string, { description?: string }>;
+  const forbidden = responses[403];
+  documented.response = {
+    ...responses,
+    403: forbidden
+      ? { ...forbidden, description: `${forbidden.description ?? ''} Also ${INSUFFICIENT_ROLE}`.trim() }
+      : { ...ErrorBody, description: `Authenticated, but not allowed to do this: ${INSUFFICIENT_ROLE}` },
+  };
+  return documented;
 }

@@ -146,7 +146,7 @@ describe.each(backends)('API foundation on %s', (backend) => {
       expect(client).toMatchObject({ name: 'Client GmbH', plan: 'business', parent_id: agency.tenantId, status: 'active' });
       expect(client.id).toMatch(/^ten_/);
 
-      const keyForClient = await t.inject({ method: 'POST', url: '/api/api-keys/', token: agency.token, headers: { 'tagport-tenant': client.id }, payload: { name: 'client key' } });
+      const keyForClient = await t.inject({ method: 'POST', url: '/api/api-keys/', token: agency.token, headers: { 'tagport-tenant': client.id }, payload: { name: 'client key', role: 'owner' } });
       expect(keyForClient.statusCode).toBe(201);
       expect(keyForClient.json().tenant_id).toBe(client.id);
 

@@ -19,7 +19,7 @@ export interface TestApp {
   tenants: TenantService;
   keys: ApiKeyService;
   users: UserService;
-  /** Creates a tenant and a key for it through the real services. */
+  /** Creates a tenant and an owner key for it (every operation allowed) through the real services. */
   tenantWithKey(plan?: string, parentId?: string | null): Promise<{ tenantId: string; token: string; keyId: string }>;
   inject(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
@@ -41,7 +41,7 @@ export async function startTestApp(backend: Backend, overrides: Partial<Config> 
     users,
     async tenantWithKey(plan = 'pro', parentId = null) {
       const tenant = await tenants.create({ name: `Tenant ${++counter}`, plan, parentId });
-      const key = await keys.create(tenant.id, { name: 'test key' });
+      const key = await keys.create(tenant.id, { name: 'test key', role: 'owner' });
       return { tenantId: tenant.id, token: key.token, keyId: key.id };
     },
     inject({ token, ...options }) {

@@ -1,11 +1,13 @@
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
+import type { Role } from '../../http/context.js';
 import { apiKeys, tenants, type ApiKeyRow } from '../../db/schema.js';
 
 export interface KeyCredential {
   keyId: string;
   tenantId: string;
   tenantStatus: string;
+  role: Role;
   expiresAt: Date | null;
   revokedAt: Date | null;
 }
@@ -16,6 +18,7 @@ export async function findCredentialByHash(db: Db, tokenHash: string): Promise<K
       keyId: apiKeys.id,
       tenantId: apiKeys.tenantId,
       tenantStatus: tenants.status,
+      role: apiKeys.role,
       expiresAt: apiKeys.expiresAt,
       revokedAt: apiKeys.revokedAt,
     })

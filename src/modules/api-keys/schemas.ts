@@ -7,12 +7,19 @@ export const ApiKeyIdParams = Type.Object({
   id: Type.String({ pattern: idPattern('apiKey'), description: 'API key id (`key_…`).', examples: ['key_01jdv3k2m8q4r7s9t0v1w2x3y4'] }),
 });
 
+const ROLES = ['owner', 'admin', 'member'] as const;
+
+const KeyRole = StringEnum(ROLES, {
+  description: 'The role the key acts with: `owner`, `admin` (everything but archiving tenants and changing plans) or `member` (read, scan, request reports).',
+});
+
 const apiKeyProperties = {
   id: Type.String({ description: 'API key id (`key_…`).' }),
   tenant_id: TenantId,
   name: Type.String(),
   token_start: Type.String({ description: 'First characters of the token, for recognising it.', examples: ['tgp_A1b2'] }),
   token_last4: Type.String({ description: 'Last four characters of the token.', examples: ['x9Yz'] }),
+  role: KeyRole,
   status: StringEnum(['active', 'revoked', 'expired'] as const),
   created_at: Timestamp('When the key was created.'),
   expires_at: NullableTimestamp('When the key stops working, or null for never.'),
@@ -40,6 +47,12 @@ export const CreateApiKeyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'A name to recognise the key by.' }),
     expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Optional expiry; must be in the future.' })),
+    role: Type.Optional(
+      StringEnum(ROLES, {
+        default: 'admin',
+        description: 'The role the key acts with; `admin` by default. It cannot be higher than the role of the caller creating it.',
+      }),
+    ),
   },
   { additionalProperties: false, examples: [{ name: 'CI deploys', expires_at: '2027-01-01T00:00:00Z' }] },
 );

@@ -1,12 +1,13 @@
 import type { Database } from '../../db/index.js';
 import type { ApiKeyRow } from '../../db/schema.js';
 import type { AuthService } from '../../http/auth.js';
-import type { AuthContext } from '../../http/context.js';
+import type { AuthContext, Role } from '../../http/context.js';
 import { forbidden, invalidRequest, notFound } from '../../http/errors.js';
+import { requireRole } from '../../http/roles.js';
 import { newId } from '../../lib/ids.js';
 import { generateApiToken, sha256Hex, tokenHint } from '../../lib/tokens.js';
 import * as queries from './queries.js';
-import type { ApiKeyDto } from './schemas.js';
+import type { ApiKeyDto, CreateApiKeyInput } from './schemas.js';
 
 const MAX_ACTIVE_KEYS_PER_TENANT = 100;
 
@@ -26,6 +27,7 @@ export class ApiKeyService {
       name: row.name,
       token_start: row.tokenStart,
       token_last4: row.tokenLast4,
+      role: row.role,
       status,
       created_at: row.createdAt.toISOString(),
       expires_at: row.expiresAt?.toISOString() ?? null,
@@ -39,7 +41,8 @@ export class ApiKeyService {
     return { results: rows.map((row) => this.toDto(row)), total };
   }
 
-  async create(tenantId: string, input: { name: string; expires_at?: string }): Promise<ApiKeyDto & { token: string }> {
+  /** Operator path (CLI, tests): no caller whose role limits the key's. */
+  async create(tenantId: string, input: CreateApiKeyInput): Promise<ApiKeyDto & { token: string }> {
     let expiresAt: Date | null = null;
     if (input.expires_at !== undefined) {
       expiresAt = new Date(input.expires_at);
@@ -59,14 +62,17 @@ export class ApiKeyService {
       tokenHash: sha256Hex(token),
       tokenStart: hint.start,
       tokenLast4: hint.last4,
+      role: input.role ?? 'admin',
       expiresAt,
     });
     return { ...this.toDto(row), token };
   }
 
-  async createFor(auth: AuthContext, input: { name: string; expires_at?: string }) {
-    if (auth.kind === 'session' && auth.role === 'member') throw forbidden('insufficient_role', 'Members cannot create API keys; ask an admin or owner.');
-    return this.create(auth.tenantId, input);
+  /** Who may create keys at all is the role policy's (src/http/roles.ts); nobody hands out a role above their own. */
+  async createFor(auth: AuthContext, input: CreateApiKeyInput) {
+    const role: Role = input.role ?? 'admin';
+    requireRole(auth, role, `Creating an API key with the ${role} role`);
+    return this.create(auth.tenantId, { ...input, role });
   }
 
   /** Revokes a key; it fails at once on every instance. Revoking a revoked key returns it unchanged. */
@@ -81,8 +87,11 @@ export class ApiKeyService {
     return this.toDto(existing);
   }
 
+  /** Nobody revokes a key with a role above their own (an admin cannot cut off the owner's automation). */
   async revokeFor(auth: AuthContext, keyId: string) {
-    if (auth.kind === 'session' && auth.role === 'member') throw forbidden('insufficient_role', 'Members cannot revoke API keys; ask an admin or owner.');
+    const key = await queries.findKey(this.database.db, auth.tenantId, keyId);
+    if (!key) throw notFound('API key', keyId);
+    requireRole(auth, key.role, `Revoking an API key with the ${key.role} role`);
     return this.revoke(auth.tenantId, keyId);
   }
 }
