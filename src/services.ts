@@ -78,6 +78,7 @@ export function createServices(
     gatewayIps: config.gateway.publicIps,
     recheckIntervalMs: config.dns.recheckIntervalMs,
   });
+  const trackingChecker = new TrackingCheckerService(database, scanner, webhooks, { scanTimeoutMs: config.scanner.scanTimeoutMs });
   const gateway = new Gateway(database, invalidations, outbound, config.gateway, onError);
   status.register('Gateway', async () =>
     gateway.listening ? { status: 'operational', detail: 'Accepting container traffic.' } : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
@@ -85,6 +86,7 @@ export function createServices(
   let recheckLoop: { stop(): Promise<void> } | null = null;
   let deliveryLoop: { stop(): Promise<void> } | null = null;
   let reportLoop: { stop(): Promise<void> } | null = null;
+  let interruptedScanLoop: { stop(): Promise<void> } | null = null;
   return {
     invalidations,
     auth,
@@ -92,7 +94,7 @@ export function createServices(
     apiKeys: new ApiKeyService(database, auth),
     users: new UserService(database, auth, config.sessionTtlHours),
     scanner,
-    trackingChecker: new TrackingCheckerService(database, scanner, webhooks),
+    trackingChecker,
     outbound,
     webhooks,
     monitors: new MonitorService(database, outbound, webhooks, domains),
@@ -114,12 +116,15 @@ export function createServices(
         await containerWorker.start();
         recheckLoop = startLoop(() => domains.recheckDue(), Math.min(config.dns.recheckIntervalMs, 60_000), onError);
         reportLoop = startLoop(async () => { while (await reports.runNext()); }, config.webhooks.pollMs, onError);
+        await trackingChecker.failInterruptedScans().catch(onError);
+        interruptedScanLoop = startLoop(() => trackingChecker.failInterruptedScans(), 60_000, onError);
       }
     },
     async stop() {
       await scheduler.stop();
       await deliveryLoop?.stop();
       await reportLoop?.stop();
+      await interruptedScanLoop?.stop();
       await status.stop();
       await recheckLoop?.stop();
       await containerWorker.stop();

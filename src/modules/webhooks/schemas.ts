@@ -12,6 +12,7 @@ export const EVENT_TYPES = [
   'domain.failed',
   'report.ready',
   'tracking_checker.scan.completed',
+  'tracking_checker.scan.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
