@@ -1,5 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { count, eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tenants } from '../../../src/db/schema.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { backends } from '../../helpers/database.js';
 
@@ -32,8 +33,8 @@ describe.each(backends)('createClientTenant · POST /api/tenants/ within max_cli
     expect(statuses).toEqual([201, 201, 201, 402, 402, 402, 402, 402]);
     const refused = responses.find((response) => response.statusCode === 402)!.json();
     expect(refused.error).toEqual({ type: 'quota_error', code: 'plan_limit_reached', message: 'Your plan allows 3 client tenants; archive one or upgrade.', details: { limit: 3 } });
-    const stored = await t.database.db.execute<{ n: number | string }>(sql`select count(*) as n from tenants where parent_id = ${agency.tenantId}`);
-    expect(Number(stored.rows[0].n)).toBe(3);
+    const [stored] = await t.database.db.select({ clients: count() }).from(tenants).where(eq(tenants.parentId, agency.tenantId));
+    expect(stored.clients).toBe(3);
   });
 
   it('does not count archived clients', async () => {

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsFolder } from '../../../src/db/index.js';
+import { tenants } from '../../../src/db/schema.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { backends } from '../../helpers/database.js';
 
@@ -33,8 +34,8 @@ describe.each(backends)('updateTenant · PATCH /api/tenants/:id/ feature overrid
     const response = await patch(overrides);
     expect(response.statusCode, response.body).toBe(400);
     expect(response.json().error).toMatchObject({ type: 'invalid_request_error', code, param });
-    const stored = await t.database.db.execute<{ feature_overrides: Record<string, unknown> }>(sql`select feature_overrides from tenants where id = ${clientId}`);
-    expect(stored.rows[0].feature_overrides).toEqual({});
+    const [stored] = await t.database.db.select({ overrides: tenants.featureOverrides }).from(tenants).where(eq(tenants.id, clientId));
+    expect(stored.overrides).toEqual({});
   });
 
   it('accepts integer limits, including the new max_client_tenants', async () => {
