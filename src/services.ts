@@ -77,6 +77,7 @@ export function createServices(
     gatewayBaseDomain: config.gateway.baseDomain,
     gatewayIps: config.gateway.publicIps,
     recheckIntervalMs: config.dns.recheckIntervalMs,
+    pendingTtlMs: config.domainPendingTtlHours * 3_600_000,
   });
   const trackingChecker = new TrackingCheckerService(database, scanner, webhooks, { scanTimeoutMs: config.scanner.scanTimeoutMs });
   const gateway = new Gateway(database, invalidations, outbound, config.gateway, onError);

@@ -11,3 +11,10 @@ WHERE EXISTS (
   SELECT 1 FROM jsonb_each("tenants"."feature_overrides")
   WHERE "key" IN ('max_containers', 'max_monitors', 'monitor_min_interval_seconds', 'tracking_checker_api_hourly') AND jsonb_typeof("value") = 'boolean'
 );
+--> statement-breakpoint
+-- Domain claims: every account may hold one claim per hostname, only one claim per hostname can be active.
+DROP INDEX IF EXISTS "domains_hostname_live_idx";
+--> statement-breakpoint
+CREATE UNIQUE INDEX "domains_hostname_tenant_live_idx" ON "domains" USING btree ("hostname","tenant_id") WHERE deleted_at is null;
+--> statement-breakpoint
+CREATE UNIQUE INDEX "domains_hostname_active_idx" ON "domains" USING btree ("hostname") WHERE deleted_at is null and status = 'active';

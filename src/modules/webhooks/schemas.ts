@@ -10,6 +10,7 @@ export const EVENT_TYPES = [
   'container.status_changed',
   'domain.verified',
   'domain.failed',
+  'domain.released',
   'report.ready',
   'tracking_checker.scan.completed',
   'tracking_checker.scan.failed',
