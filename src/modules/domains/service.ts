@@ -146,9 +146,9 @@ export class DomainService {
   }
 
   /**
-   * A pending or failed claim whose DNS proof holds becomes active and takes the hostname over from the other accounts' claims that
-   * are not active (their owners get `domain.released`). An active claim of another account is checked again
-   * first: it keeps the hostname while its own proof still holds.
+   * A pending or failed claim whose DNS proof holds becomes active and takes the hostname over from the other
+   * accounts' claims that are not active (their owners get `domain.released`). An active claim of another account is
+   * checked again first: it keeps the hostname while its own proof still holds.
    */
   private async claim(row: DomainRow): Promise<DomainRow> {
     const [holder] = await this.db
