@@ -10,7 +10,8 @@ const URL_SYNTAX = /[/\\?#@:]/;
 export function normaliseHostname(input: string): string {
   const trimmed = input.trim();
   if (URL_SYNTAX.test(trimmed)) {
-    throw invalidRequest('invalid_hostname', 'hostname must be a bare hostname such as data.shop.example, without scheme, user info, port, path or query.', 'hostname');
+    const why = 'hostname must be a bare hostname such as data.shop.example, without scheme, user info, port, path or query.';
+    throw invalidRequest('invalid_hostname', why, 'hostname');
   }
   const ascii = domainToASCII(trimmed.replace(/\.$/, '').toLowerCase());
   const labels = ascii.split('.');
