@@ -61,6 +61,8 @@ export interface Config {
   };
   containerTransitionDelayMs: number;
   dns: { resolvers: string[]; timeoutMs: number; recheckIntervalMs: number };
+  /** A custom domain not verified within this many hours is released, so it cannot hold a hostname forever. */
+  domainPendingTtlHours: number;
   /** How often Tagport checks its own components for the status page. */
   statusCheckMs: number;
   /** Run the monitor scheduler and webhook worker in this process. */
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       timeoutMs: integer(env, 'DNS_TIMEOUT_MS', 3000, 100),
       recheckIntervalMs: integer(env, 'DOMAIN_RECHECK_INTERVAL_MS', 600_000, 100),
     },
+    domainPendingTtlHours: integer(env, 'DOMAIN_PENDING_TTL_HOURS', 168, 1),
     ...overrides,
   };
   if (config.cookieSecret.length < 32) throw new ConfigError('COOKIE_SECRET must be at least 32 characters');

@@ -80,7 +80,9 @@ export function createServices(
     gatewayBaseDomain: config.gateway.baseDomain,
     gatewayIps: config.gateway.publicIps,
     recheckIntervalMs: config.dns.recheckIntervalMs,
+    pendingTtlMs: config.domainPendingTtlHours * 3_600_000,
   });
+  const trackingChecker = new TrackingCheckerService(database, scanner, webhooks, { scanTimeoutMs: config.scanner.scanTimeoutMs });
   const gateway = new Gateway(database, invalidations, outbound, config.gateway, onError);
   status.register('Gateway', async () =>
     gateway.listening ? { status: 'operational', detail: 'Accepting container traffic.' } : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
@@ -88,6 +90,7 @@ export function createServices(
   let recheckLoop: { stop(): Promise<void> } | null = null;
   let deliveryLoop: { stop(): Promise<void> } | null = null;
   let reportLoop: { stop(): Promise<void> } | null = null;
+  let interruptedScanLoop: { stop(): Promise<void> } | null = null;
   return {
     invalidations,
     auth,
@@ -95,7 +98,7 @@ export function createServices(
     apiKeys: new ApiKeyService(database, auth),
     users: new UserService(database, auth, config.sessionTtlHours, createLimiter),
     scanner,
-    trackingChecker: new TrackingCheckerService(database, scanner, webhooks),
+    trackingChecker,
     outbound,
     webhooks,
     monitors: new MonitorService(database, outbound, webhooks, domains),
@@ -117,12 +120,15 @@ export function createServices(
         await containerWorker.start();
         recheckLoop = startLoop(() => domains.recheckDue(), Math.min(config.dns.recheckIntervalMs, 60_000), onError);
         reportLoop = startLoop(async () => { while (await reports.runNext()); }, config.webhooks.pollMs, onError);
+        await trackingChecker.failInterruptedScans().catch(onError);
+        interruptedScanLoop = startLoop(() => trackingChecker.failInterruptedScans(), 60_000, onError);
       }
     },
     async stop() {
       await scheduler.stop();
       await deliveryLoop?.stop();
       await reportLoop?.stop();
+      await interruptedScanLoop?.stop();
       await status.stop();
       await recheckLoop?.stop();
       await containerWorker.stop();

@@ -291,7 +291,12 @@ export const domains = pgTable(
     deletedAt: timestamp('deleted_at', { withTimezone: true }),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('domains_hostname_live_idx').on(t.hostname).where(sql`deleted_at is null`), index('domains_tenant_idx').on(t.tenantId, t.createdAt)],
+  (t) => [
+    // Any number of accounts may claim a hostname (one claim each); only one claim can be active.
+    uniqueIndex('domains_hostname_tenant_live_idx').on(t.hostname, t.tenantId).where(sql`deleted_at is null`),
+    uniqueIndex('domains_hostname_active_idx').on(t.hostname).where(sql`deleted_at is null and status = 'active'`),
+    index('domains_tenant_idx').on(t.tenantId, t.createdAt),
+  ],
 );
 
 export const events = pgTable(

@@ -42,3 +42,7 @@ export const conflict = (code: string, message: string, details?: Record<string,
 
 export const unauthenticated = (code: string, message: string) =>
   new ApiError(401, 'authentication_error', code, message, { headers: { 'www-authenticate': 'Bearer realm="tagport"' } });
+
+/** The one answer for every plan limit (containers, monitors, client tenants). */
+export const planLimitReached = (things: string, limit: number, remedy = 'delete one or upgrade') =>
+  new ApiError(402, 'quota_error', 'plan_limit_reached', `Your plan allows ${limit} ${things}; ${remedy}.`, { details: { limit } });

@@ -13,13 +13,21 @@ export interface ChromiumFlagOptions {
   ignoreCertSpkiList?: string[];
 }
 
-/** Flags shared by the scan browser and the Lighthouse browser. */
+/**
+ * Flags shared by the scan browser and the Lighthouse browser. Every connection must go through the guard proxy, so
+ * the UDP an HTTP proxy cannot carry is closed: QUIC, and WebRTC's STUN/TURN/peer traffic, which would otherwise reach
+ * any address, private ones included (`--webrtc-ip-handling-policy` is the switch this Chromium honours; the `force-`
+ * variant is read by Chrome builds). WebTransport ignores --disable-quic but refuses to run through a proxy.
+ * test/scanner/webrtc.test.ts checks both channels.
+ */
 export function chromiumFlags(options: ChromiumFlagOptions): string[] {
   const rules = options.hostResolverRules ?? DEFAULT_HOST_RESOLVER_RULES;
   return [
     '--no-sandbox',
     '--disable-gpu',
     '--disable-quic',
+    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
     '--no-first-run',
     '--disable-background-networking',
     '--disable-component-update',

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import dns2 from 'dns2';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/database.js';
+import { startDns } from '../helpers/dns.js';
 import { waitFor } from '../helpers/processes.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
@@ -19,41 +19,6 @@ async function startUpstream() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
-/** A real DNS server on 127.0.0.1 answering from a mutable record table. */
-async function startDns() {
-  const records = new Map<string, Array<{ type: 'A' | 'CNAME' | 'TXT'; value: string }>>();
-  const { Packet } = dns2;
-  const server = dns2.createServer({
-    udp: true,
-    handle: (req, send) => {
-      const response = Packet.createResponseFromRequest(req);
-      const [question] = req.questions;
-      const name = question.name.toLowerCase();
-      const entries = records.get(name);
-      if (!entries) {
-        (response.header as { rcode: number }).rcode = 3; // NXDOMAIN
-        return send(response);
-      }
-      for (const entry of entries) {
-        const type = Packet.TYPE[entry.type];
-        if (type !== question.type) continue;
-        const base = { name: question.name, type, class: Packet.CLASS.IN, ttl: 60 };
-        // dns2's typings want encoder objects; its server takes plain records.
-        const answer = (record: object) => response.answers.push(record as (typeof response.answers)[number]);
-        if (entry.type === 'A') answer({ ...base, address: entry.value });
-        if (entry.type === 'CNAME') answer({ ...base, domain: entry.value });
-        if (entry.type === 'TXT') answer({ ...base, data: entry.value });
-      }
-      send(response);
-    },
-  });
-  const port = await new Promise<number>((resolve) => {
-    server.on('listening', () => resolve((server.addresses() as { udp: AddressInfo }).udp.port));
-    server.listen({ udp: { port: 0, address: '127.0.0.1' } });
-  });
-  return { port, records, close: () => server.close() };
 }
 
 describe.each(backends)('containers, gateway and domains on %s', (backend) => {

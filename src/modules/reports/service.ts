@@ -8,10 +8,18 @@ import { MAX_PERIOD_DAYS, type CreateReportInput, type ReportDto } from './schem
 
 type Row = Record<string, string | number | null>;
 
-/** RFC 4180: quote fields with commas, quotes or line breaks; double inner quotes. */
+/**
+ * A text cell a spreadsheet would run as a formula gets a leading single quote (OWASP's advice against CSV
+ * injection). Numbers the report computes are left as they are, so a negative number stays a number.
+ */
+function neutraliseFormula(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+/** RFC 4180: quote fields with commas, quotes or line breaks; double inner quotes. Text cells are formula-safe. */
 export function toCsv(rows: Row[], columns: string[]): string {
   const field = (value: string | number | null) => {
-    const text = value === null ? '' : String(value);
+    const text = value === null ? '' : typeof value === 'number' ? String(value) : neutraliseFormula(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
   return [columns.join(','), ...rows.map((row) => columns.map((column) => field(row[column] ?? null)).join(','))].join('\r\n') + '\r\n';

@@ -80,6 +80,23 @@ export async function insertTenant(db: Db, row: typeof tenants.$inferInsert): Pr
   await db.insert(tenants).values(row);
 }
 
+/**
+ * Inserts a client tenant unless the parent already has `limit` active clients. The parent row is locked while
+ * counting, so parallel requests cannot both take the last place.
+ */
+export async function insertClientTenantWithinLimit(db: Db, row: typeof tenants.$inferInsert & { parentId: string }, limit: number): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, row.parentId)).for('update');
+    const [{ clients }] = await tx
+      .select({ clients: count() })
+      .from(tenants)
+      .where(and(eq(tenants.parentId, row.parentId), eq(tenants.status, 'active')));
+    if (clients >= limit) return false;
+    await tx.insert(tenants).values(row);
+    return true;
+  });
+}
+
 export async function updateTenant(db: Db, id: string, changes: Partial<typeof tenants.$inferInsert>): Promise<void> {
   await db.update(tenants).set({ ...changes, updatedAt: sql`now()` }).where(eq(tenants.id, id));
 }

@@ -27,10 +27,11 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'createClientTenant',
       summary: 'Create a client tenant',
-      description: 'Agency and partner tenants create client tenants they manage. Their keys act on a client with the `Tagport-Tenant` header.',
+      description:
+        "Agency and partner tenants create client tenants they manage. Their keys act on a client with the `Tagport-Tenant` header. The plan's `max_client_tenants` applies (402); archived clients do not count.",
       tags,
       body: CreateTenantBody,
-      response: { 201: withMeta(Tenant), ...errorResponses(403, 413, 415) },
+      response: { 201: withMeta(Tenant), ...errorResponses(402, 403, 413, 415) },
     },
     handler: async (request, reply) => {
       const tenant = await tenants.createClient(requireAuth(request), request.body);

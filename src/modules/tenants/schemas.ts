@@ -7,22 +7,23 @@ export const PLAN_IDS = ['free', 'pro', 'business', 'agency', 'partner'] as cons
 export const CLIENT_PLAN_IDS = ['free', 'pro', 'business'] as const;
 
 const PlanId = StringEnum(PLAN_IDS, { description: 'Billing plan; sets the default limits in `features`.' });
-// Every plan feature is listed: the serialiser compiles them directly (plans and overrides only use these keys).
-const limit = (description: string) => Type.Optional(Type.Integer({ description }));
-const Features = Type.Object(
-  {
-    max_containers: limit('Containers the tenant may run.'),
-    max_monitors: limit('Monitors the tenant may have.'),
-    monitor_min_interval_seconds: limit('Shortest monitor interval.'),
-    tracking_checker_api_hourly: limit('Scans per hour through the tracking checker API.'),
-    can_own_clients: Type.Optional(Type.Boolean({ description: 'Agency/partner: may create client tenants.' })),
-  },
-  {
-    additionalProperties: false,
-    description: 'Effective limits and switches: the plan defaults merged with tenant overrides.',
-    examples: [{ max_containers: 100, max_monitors: 500, monitor_min_interval_seconds: 30, tracking_checker_api_hourly: 300, can_own_clients: true }],
-  },
-);
+const count = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description }));
+const toggle = (description: string) => Type.Optional(Type.Boolean({ description }));
+// Every plan feature with its type, listed once: the response serialiser compiles them directly, and overrides are
+// validated against them (a limit takes an integer, a switch true or false).
+const featureProperties = {
+  max_containers: count('Containers the tenant may run.'),
+  max_monitors: count('Monitors the tenant may have.'),
+  monitor_min_interval_seconds: count('Shortest monitor interval.'),
+  tracking_checker_api_hourly: count('Scans per hour through the tracking checker API.'),
+  max_client_tenants: count('Agency/partner: client tenants it may have; archived ones do not count.'),
+  can_own_clients: toggle('Agency/partner: may create client tenants.'),
+};
+const Features = Type.Object(featureProperties, {
+  additionalProperties: false,
+  description: 'Effective limits and switches: the plan defaults merged with tenant overrides.',
+  examples: [{ max_containers: 100, max_monitors: 500, monitor_min_interval_seconds: 30, tracking_checker_api_hourly: 300, max_client_tenants: 100, can_own_clients: true }],
+});
 
 export const TenantId = Type.String({ pattern: idPattern('tenant'), description: 'Tenant id (`ten_…`).', examples: ['ten_01jdv3k2m8q4r7s9t0v1w2x3y4'] });
 export const TenantIdParams = Type.Object({ id: TenantId });
@@ -43,9 +44,10 @@ export const Tenant = Type.Object(
 );
 
 const TenantName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name.' });
-const FeatureOverrides = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }), Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Boolean()]), {
-  description: 'Overrides of plan limits for this tenant (only a parent agency or partner may set them). Keys must be known feature names.',
-  maxProperties: 50,
+const FeatureOverrides = Type.Object(featureProperties, {
+  additionalProperties: false,
+  description: 'Overrides of plan limits for this tenant (only a parent agency or partner may set them): limits take integers from 0, switches true or false.',
+  examples: [{ max_containers: 10, tracking_checker_api_hourly: 120 }],
 });
 
 export const CreateTenantBody = Type.Object(

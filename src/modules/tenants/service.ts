@@ -1,6 +1,6 @@
 import type { Database } from '../../db/index.js';
 import type { AuthContext } from '../../http/context.js';
-import { forbidden, invalidRequest, notFound } from '../../http/errors.js';
+import { forbidden, invalidRequest, notFound, planLimitReached } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import { ReadThroughCache } from '../../lib/cache.js';
@@ -67,17 +67,21 @@ export class TenantService {
     return toTenantDto(row);
   }
 
-  /** Creates a client tenant under the caller, which must be allowed to own clients (agency, partner). */
+  /** Creates a client tenant under the caller, which must be allowed to own clients (agency, partner), within its plan's `max_client_tenants`. */
   async createClient(auth: AuthContext, input: CreateTenantInput): Promise<TenantDto> {
     requireWriter(auth);
     const parent = await queries.findTenantById(this.db, auth.tenantId);
     if (!parent || parent.parentId || effectiveFeatures(parent).can_own_clients !== true) {
       throw forbidden('clients_not_allowed', 'Only agency and partner tenants can create client tenants.');
     }
-    return this.create({ name: input.name.trim(), plan: input.plan ?? 'free', parentId: parent.id });
+    const limit = Number(effectiveFeatures(parent).max_client_tenants ?? 0);
+    const id = newId('tenant');
+    const row = { id, name: input.name.trim(), planId: input.plan ?? 'free', parentId: parent.id };
+    if (!(await queries.insertClientTenantWithinLimit(this.db, row, limit))) throw planLimitReached('client tenants', limit, 'archive one or upgrade');
+    return this.changed(id);
   }
 
-  /** Operator path (CLI): any plan, optional parent. */
+  /** Operator path (CLI): any plan, optional parent; the operator is not bound by `max_client_tenants`. */
   async create(input: { name: string; plan: string; parentId?: string | null }): Promise<TenantDto> {
     if (!(PLAN_IDS as readonly string[]).includes(input.plan)) throw invalidRequest('invalid_plan', `Unknown plan '${input.plan}'; use one of ${PLAN_IDS.join(', ')}.`, 'plan');
     if (input.parentId) {

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, min, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { scans, tenants, type ScanRow } from '../../db/schema.js';
 
@@ -6,6 +6,11 @@ export interface QuotaUsage {
   used: number;
   oldest: Date | null;
 }
+
+export const INTERRUPTED = 'interrupted';
+
+/** Every scan of the window counts, except one interrupted by a crash: it did no complete work and gives its slot back. */
+const countsTowardQuota = sql`(${scans.error} ->> 'code') is distinct from ${INTERRUPTED}`;
 
 /**
  * Reserves a scan slot exactly: the tenant row is locked, the scans of the last hour are counted and the
@@ -17,7 +22,7 @@ export async function reserveScan(db: Db, row: typeof scans.$inferInsert, hourly
     const [usage] = await tx
       .select({ used: count(), oldest: min(scans.createdAt) })
       .from(scans)
-      .where(and(eq(scans.tenantId, row.tenantId), gt(scans.createdAt, sql`now() - interval '1 hour'`)));
+      .where(and(eq(scans.tenantId, row.tenantId), gt(scans.createdAt, sql`now() - interval '1 hour'`), countsTowardQuota));
     const current = { used: usage.used, oldest: usage.oldest ? new Date(usage.oldest) : null };
     if (current.used >= hourlyQuota) return { reserved: false, usage: current };
     await tx.insert(scans).values(row);
@@ -31,6 +36,18 @@ export async function completeScan(db: Db, id: string, result: Record<string, un
 
 export async function failScan(db: Db, id: string, error: { code: string; message: string }): Promise<void> {
   await db.update(scans).set({ status: 'failed', error, completedAt: sql`now()` }).where(eq(scans.id, id));
+}
+
+/**
+ * Marks scans still `running` after `olderThanMs` (by the database clock) as failed: the process running them is
+ * gone. Each row is taken by one caller only, also with several instances sweeping at once.
+ */
+export async function failStaleScans(db: Db, olderThanMs: number, error: { code: string; message: string }) {
+  return db
+    .update(scans)
+    .set({ status: 'failed', error, completedAt: sql`now()` })
+    .where(and(eq(scans.status, 'running'), lt(scans.createdAt, sql`now() - ${`${olderThanMs} milliseconds`}::interval`)))
+    .returning({ id: scans.id, tenantId: scans.tenantId, url: scans.url });
 }
 
 /** A refused target did no work: its reservation is given back. */

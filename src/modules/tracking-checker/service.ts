@@ -14,6 +14,9 @@ import type { ScanRequestInput, ScanSummaryDto } from './schemas.js';
 
 export const SCAN_WINDOW_SECONDS = 3600;
 export const DEFAULT_HOURLY_SCANS = 60;
+/** Time past the scan cap before a `running` scan counts as interrupted (its writes and webhook may lag the cap). */
+export const INTERRUPTED_AFTER_CAP_MS = 60_000;
+const INTERRUPTED_ERROR = { code: queries.INTERRUPTED, message: 'The scan was interrupted (the server stopped) before it finished; it does not count against the hourly quota.' };
 
 export interface ScanQuota {
   limit: number;
@@ -54,7 +57,20 @@ export class TrackingCheckerService {
     private readonly database: Database,
     private readonly scanner: Scanner,
     private readonly webhooks: WebhookService,
+    private readonly settings: { scanTimeoutMs: number },
   ) {}
+
+  /**
+   * Fails the scans a crashed or killed process left `running` (they would count against the quota forever),
+   * gives back their quota slots and announces each with `tracking_checker.scan.failed`.
+   */
+  async failInterruptedScans(): Promise<number> {
+    const interrupted = await queries.failStaleScans(this.database.db, this.settings.scanTimeoutMs + INTERRUPTED_AFTER_CAP_MS, INTERRUPTED_ERROR);
+    for (const scan of interrupted) {
+      await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.failed', { scan_id: scan.id, url: scan.url, error: INTERRUPTED_ERROR });
+    }
+    return interrupted.length;
+  }
 
   private async hourlyQuota(tenantId: string): Promise<number> {
     const tenant = await findTenantById(this.database.db, tenantId);

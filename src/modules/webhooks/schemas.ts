@@ -10,8 +10,10 @@ export const EVENT_TYPES = [
   'container.status_changed',
   'domain.verified',
   'domain.failed',
+  'domain.released',
   'report.ready',
   'tracking_checker.scan.completed',
+  'tracking_checker.scan.failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
