@@ -54,7 +54,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'updateTenant',
       summary: 'Update a tenant',
-      description: 'Anyone with access may rename a tenant; plan and feature overrides can only be changed by the parent agency or partner of a client tenant.',
+      description: 'Admins and owners may rename a tenant; plan and feature overrides need the owner role and can only be changed by the parent agency or partner of a client tenant.',
       tags,
       params: TenantIdParams,
       body: UpdateTenantBody,

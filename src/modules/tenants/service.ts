@@ -26,10 +26,6 @@ export function effectiveFeatures(row: TenantRecord): Record<string, number | bo
   return { ...row.planFeatures, ...row.featureOverrides };
 }
 
-function requireWriter(auth: AuthContext): void {
-  if (auth.kind === 'session' && auth.role === 'member') throw forbidden('insufficient_role', 'Members can read but not change tenants; ask an admin or owner.');
-}
-
 type TenantPage = { results: TenantDto[]; total: number };
 
 export class TenantService {
@@ -69,7 +65,6 @@ export class TenantService {
 
   /** Creates a client tenant under the caller, which must be allowed to own clients (agency, partner), within its plan's `max_client_tenants`. */
   async createClient(auth: AuthContext, input: CreateTenantInput): Promise<TenantDto> {
-    requireWriter(auth);
     const parent = await queries.findTenantById(this.db, auth.tenantId);
     if (!parent || parent.parentId || effectiveFeatures(parent).can_own_clients !== true) {
       throw forbidden('clients_not_allowed', 'Only agency and partner tenants can create client tenants.');
@@ -100,7 +95,6 @@ export class TenantService {
   }
 
   async update(auth: AuthContext, id: string, input: UpdateTenantInput): Promise<TenantDto> {
-    requireWriter(auth);
     const row = await queries.findVisibleTenant(this.db, auth.tenantId, id);
     if (!row) throw notFound('tenant', id);
     const actingOnClient = row.parentId === auth.tenantId;
@@ -126,7 +120,6 @@ export class TenantService {
 
   /** Archives a client tenant: its keys and sessions stop working at once (the invalidation reaches the auth caches). */
   async archive(auth: AuthContext, id: string): Promise<TenantDto> {
-    requireWriter(auth);
     const row = await queries.findVisibleTenant(this.db, auth.tenantId, id);
     if (!row) throw notFound('tenant', id);
     if (row.id === auth.credentialTenantId) throw forbidden('cannot_archive_self', 'A tenant cannot archive itself; its parent agency or support can.');
