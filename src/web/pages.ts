@@ -64,6 +64,12 @@ export const apiKeysPage = (): Html => html`
   <input id="key-name" name="name" required maxlength="100" placeholder="e.g. Reporting script">
   <label for="key-expiry">Expires <span class="hint">(optional)</span></label>
   <input id="key-expiry" name="expires_at" type="date">
+  <label for="key-role">Role</label>
+  <select id="key-role" name="role">
+    <option value="member">member: read, scans</option>
+    <option value="admin" selected>admin: changes</option>
+    <option value="owner">owner: also billing</option>
+  </select>
   <button type="submit">Create key</button>
   <p class="error" role="alert" id="key-error" hidden></p>
 </form>
@@ -74,8 +80,8 @@ export const apiKeysPage = (): Html => html`
   <button type="button" id="dismiss-token" class="link">I have stored it</button>
 </section>
 <div class="table-wrap"><table id="keys-table"><caption class="sr-only">API keys</caption>
-  <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
-  <tbody><tr><td colspan="7">Loading…</td></tr></tbody></table></div>`;
+  <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+  <tbody><tr><td colspan="8">Loading…</td></tr></tbody></table></div>`;
 
 export const scansPage = (): Html => html`
 <h1>Scans</h1>

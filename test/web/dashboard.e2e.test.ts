@@ -47,6 +47,7 @@ describe('web dashboard in a real browser', () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.waitForURL(`${base}/dashboard/api-keys`);
     await page.getByLabel('Key name').fill('Browser key');
+    await page.getByLabel('Role').selectOption('member');
     await page.getByRole('button', { name: 'Create key' }).click();
     const tokenBox = page.locator('#new-key-token');
     await tokenBox.waitFor({ state: 'visible' });
@@ -56,9 +57,12 @@ describe('web dashboard in a real browser', () => {
     await expect(page.getByRole('button', { name: 'Copy' }).isVisible()).resolves.toBe(true);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'api-key-created-phone.png'), fullPage: true });
     expect(await apiStatus(token)).toBe(200);
+    const write = await request(`${base}/api/webhooks/`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(((await write.body.json()) as { error: { code: string } }).error.code).toBe('insufficient_role');
 
     const row = page.locator('#keys-table tbody tr', { hasText: 'Browser key' });
     await row.waitFor();
+    expect(await row.locator('td').nth(2).textContent()).toBe('member');
     expect(await row.textContent()).toContain(token.slice(-4));
     expect(await row.textContent()).not.toContain(token);
 

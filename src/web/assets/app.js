@@ -113,10 +113,11 @@
   async function loadKeys() {
     const keys = await api('GET', '/api/api-keys/?page_size=100');
     const body = keysTable.querySelector('tbody');
-    if (keys.results.length === 0) return body.replaceChildren(el('tr', {}, el('td', { colspan: 7 }, 'No keys yet.')));
+    if (keys.results.length === 0) return body.replaceChildren(el('tr', {}, el('td', { colspan: 8 }, 'No keys yet.')));
     body.replaceChildren(...keys.results.map((key) => el('tr', { 'data-key-id': key.id },
       el('td', {}, key.name),
       el('td', {}, el('code', {}, `${key.token_start}…${key.token_last4}`)),
+      el('td', {}, key.role),
       el('td', {}, date(key.created_at)),
       el('td', {}, key.last_used_at ? date(key.last_used_at) : 'never'),
       el('td', {}, key.expires_at ? day(key.expires_at) : 'never'),
@@ -137,7 +138,7 @@
   if (keysTable) {
     loadKeys().catch((error) => showError($('#key-error'), error));
     bindForm($('#key-form'), $('#key-error'), async (data) => {
-      const body = { name: data.get('name') };
+      const body = { name: data.get('name'), role: data.get('role') };
       if (data.get('expires_at')) body.expires_at = new Date(`${data.get('expires_at')}T23:59:59Z`).toISOString();
       const key = await api('POST', '/api/api-keys/', body);
       $('#key-form').reset();
