@@ -1,4 +1,4 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,18 +18,24 @@ async function tagport(...args: string[]) {
 }
 
 /** Runs the CLI and reports how it ended instead of throwing on a non-zero exit. */
-async function attempt(args: string[], overrides: Record<string, string> = {}) {
-  return run(process.execPath, [bin, ...args], { env: { ...env, ...overrides }, timeout: 60_000 }).then(
+async function attempt(args: string[], overrides: Record<string, string> = {}, timeout = 60_000) {
+  return run(process.execPath, [bin, ...args], { env: { ...env, ...overrides }, timeout }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
   );
 }
 
 const STACK_FRAME = /^\s+at /m;
+/** Servers a failed test may have left running; stopped after all tests. */
+const servers = new Set<ChildProcess>();
+afterAll(() => {
+  for (const child of servers) if (child.exitCode === null) child.kill('SIGKILL');
+});
 
 async function serve(logLevel = 'warn', overrides: Record<string, string> = {}) {
   const port = await freePort();
   const child = spawn(process.execPath, [bin, 'serve'], { env: { ...env, ...overrides, PORT: String(port), LOG_LEVEL: logLevel }, stdio: ['ignore', 'pipe', 'pipe'] });
+  servers.add(child);
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -114,12 +120,13 @@ describe('tagport CLI on the embedded database', () => {
 
   it('refuses to serve in production without COOKIE_SECRET (exit 78), before opening the database', async () => {
     const untouched = path.join(os.tmpdir(), `tagport-cli-untouched-${process.pid}-production`);
-    const result = await attempt(['serve'], { PGLITE_DATA_DIR: untouched, NODE_ENV: 'production', COOKIE_SECRET: '' });
+    // A short timeout: were the check missing, the server would start and must not outlive the test.
+    const result = await attempt(['serve'], { PGLITE_DATA_DIR: untouched, NODE_ENV: 'production', COOKIE_SECRET: '', PORT: '0' }, 20_000);
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('COOKIE_SECRET must be set to a random value of at least 32 characters');
     expect(result.stderr).not.toMatch(STACK_FRAME);
     expect(fs.existsSync(untouched)).toBe(false);
-  });
+  }, 60_000);
 
   it('answers an unknown tenant with "No tenant <id>" and exit 1, without SQL, parameters or a stack trace', async () => {
     const key = await attempt(['keys', 'create', '--tenant', 'ten_doesnotexist', '--name', 'k']);
