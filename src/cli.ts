@@ -143,15 +143,16 @@ async function serve(config: Config) {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  let address: string;
   try {
-    const address = await app.listen({ host: config.host, port: config.port });
+    address = await app.listen({ host: config.host, port: config.port });
     const gatewayUrl = await app.services.gateway.listen(config.gateway.port, config.host);
     app.log.info({ gateway: gatewayUrl }, 'gateway listening');
-    await announceSetup(app, config.publicBaseUrl ?? address);
   } catch (error) {
     await runtime.close().catch(() => {});
     throw error;
   }
+  await announceSetup(app, config.publicBaseUrl ?? address).catch((error: unknown) => app.log.error({ err: error }, 'could not check whether set-up is needed'));
 }
 
 /** Until the first owner exists, the log says how to create it; on a database the CLI provisioned with a one-time URL. */
