@@ -1,109 +1,244 @@
 import { parseArgs } from 'node:util';
-import { loadConfig, type Config } from './config.js';
-import { openConfiguredDatabase, startRuntime } from './runtime.js';
-import { createServices, type Services } from './services.js';
+import type { FastifyInstance } from 'fastify';
+import { DrizzleQueryError } from 'drizzle-orm/errors';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { DataDirectoryInUseError } from './db/data-directory-lock.js';
+import type { Database } from './db/index.js';
 import type { Role } from './http/context.js';
 import { ApiError } from './http/errors.js';
+import { isEmail } from './modules/auth/schemas.js';
+import { assertStrongPassword } from './modules/auth/service.js';
+import { findTenantById } from './modules/tenants/queries.js';
+import { openConfiguredDatabase, startRuntime } from './runtime.js';
+import { createServices, type Services } from './services.js';
 
-const USAGE = `Usage: tagport <command>
+/** sysexits(3) codes: bad arguments, bad configuration. Every other failure exits 1. */
+const EXIT_USAGE = 64;
+const EXIT_CONFIG = 78;
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
 
-  serve                                        start the API (same as npm start)
-  migrate                                      run database migrations
-  tenants create --name N [--plan P] [--parent ID]
-  keys create --tenant ID --name N [--expires-at ISO]   prints the token once
-  keys revoke ID --tenant ID
-  users create --email E --name N --tenant ID [--role owner|admin|member]  (password from TAGPORT_PASSWORD or --password)
-`;
+type Values = Record<string, string | undefined>;
+
+interface CommandSpec {
+  summary: string;
+  /** Option name → placeholder shown in the usage; `required` options must be given and not blank. */
+  options?: Record<string, { placeholder: string; required?: boolean }>;
+  /** The one positional argument the command takes, if any. */
+  argument?: string;
+  /** Checks that need no database; throws UsageError. Runs before any database is opened or created. */
+  check?(values: Values): void;
+  run(values: Values, argument: string, config: Config): Promise<void>;
+}
+
+class UsageError extends Error {}
+/** A refusal with a plain message for the operator (exit 1). */
+class CommandError extends Error {}
+
+const COMMANDS: Record<string, CommandSpec> = {
+  serve: {
+    summary: 'Start the API and the tagging gateway (what `npm start` runs).',
+    run: (_values, _argument, config) => serve(config),
+  },
+  migrate: {
+    summary: 'Run the database migrations.',
+    run: async (_values, _argument, config) => {
+      const database = await openConfiguredDatabase({ ...config, runMigrations: true });
+      await database.close();
+      print({ migrated: true, database: database.kind });
+    },
+  },
+  'setup-token': {
+    summary: 'Print a one-time token (valid 1 hour) for the first-run set-up of a database that has tenants but no users.',
+    run: (_values, _argument, config) =>
+      withServices(config, async ({ users }) => {
+        const created = await users.createSetupToken();
+        return { ...created, setup_url: setupUrl(configuredBaseUrl(config), created.token) };
+      }),
+  },
+  'tenants create': {
+    summary: 'Create a tenant (any plan; --parent makes it a client of an agency or partner tenant).',
+    options: { name: { placeholder: 'NAME', required: true }, plan: { placeholder: 'PLAN' }, parent: { placeholder: 'TENANT_ID' } },
+    run: (values, _argument, config) =>
+      withServices(config, async ({ tenants }, database) => {
+        if (values.parent) await requireTenant(database, values.parent);
+        return tenants.create({ name: values.name!, plan: values.plan ?? 'free', parentId: values.parent ?? null });
+      }),
+  },
+  'keys create': {
+    summary: 'Create an API key; prints its token once.',
+    options: { tenant: { placeholder: 'TENANT_ID', required: true }, name: { placeholder: 'NAME', required: true }, 'expires-at': { placeholder: 'ISO_DATE' } },
+    run: (values, _argument, config) =>
+      withServices(config, async ({ apiKeys }, database) => {
+        await requireTenant(database, values.tenant!);
+        return apiKeys.create(values.tenant!, { name: values.name!, expires_at: values['expires-at'] });
+      }),
+  },
+  'keys revoke': {
+    summary: 'Revoke an API key.',
+    argument: 'KEY_ID',
+    options: { tenant: { placeholder: 'TENANT_ID', required: true } },
+    run: (values, keyId, config) =>
+      withServices(config, async ({ apiKeys }, database) => {
+        await requireTenant(database, values.tenant!);
+        return apiKeys.revoke(values.tenant!, keyId);
+      }),
+  },
+  'users create': {
+    summary: 'Create a user with a membership. The password comes from TAGPORT_PASSWORD or --password.',
+    options: {
+      email: { placeholder: 'EMAIL', required: true },
+      name: { placeholder: 'NAME', required: true },
+      tenant: { placeholder: 'TENANT_ID', required: true },
+      role: { placeholder: 'owner|admin|member' },
+      password: { placeholder: 'PASSWORD' },
+    },
+    check: (values) => {
+      if (!isEmail(values.email)) throw new UsageError(`--email '${values.email}' is not a valid email address`);
+      if (values.role && !ROLES.includes(values.role as Role)) throw new UsageError('--role must be owner, admin or member');
+      const password = values.password ?? process.env.TAGPORT_PASSWORD;
+      if (!password) throw new UsageError('set TAGPORT_PASSWORD or pass --password');
+      try {
+        assertStrongPassword(password);
+      } catch (error) {
+        throw error instanceof ApiError ? new UsageError(error.message) : error;
+      }
+    },
+    run: (values, _argument, config) =>
+      withServices(config, async ({ users }, database) => {
+        await requireTenant(database, values.tenant!);
+        const password = values.password ?? process.env.TAGPORT_PASSWORD ?? '';
+        return users.createUser({ email: values.email!, name: values.name!, password, tenantId: values.tenant!, role: (values.role ?? 'owner') as Role });
+      }),
+  },
+};
+
+function usageLine(name: string, spec: CommandSpec): string {
+  const options = Object.entries(spec.options ?? {}).map(([option, { placeholder, required }]) =>
+    required ? `--${option} ${placeholder}` : `[--${option} ${placeholder}]`,
+  );
+  return ['  tagport', name, spec.argument, ...options].filter(Boolean).join(' ');
+}
+
+const USAGE = `Usage:\n${Object.entries(COMMANDS)
+  .map(([name, spec]) => `${usageLine(name, spec)}\n      ${spec.summary}`)
+  .join('\n')}\n`;
+
+function print(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
+}
 
 async function serve(config: Config) {
   const runtime = await startRuntime(config);
-  await runtime.app.listen({ host: config.host, port: config.port });
-  const gatewayUrl = await runtime.app.services.gateway.listen(config.gateway.port, config.host);
-  runtime.app.log.info({ gateway: gatewayUrl }, 'gateway listening');
+  const { app } = runtime;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    runtime.app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), 10_000);
+    app.log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), SHUTDOWN_TIMEOUT_MS);
     await runtime.close();
     clearTimeout(timer);
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  let address: string;
+  try {
+    address = await app.listen({ host: config.host, port: config.port });
+    const gatewayUrl = await app.services.gateway.listen(config.gateway.port, config.host);
+    app.log.info({ gateway: gatewayUrl }, 'gateway listening');
+  } catch (error) {
+    await runtime.close().catch(() => {});
+    throw error;
+  }
+  await announceSetup(app, config.publicBaseUrl ?? address).catch((error: unknown) => app.log.error({ err: error }, 'could not check whether set-up is needed'));
 }
 
-/** Runs an administrative command with the services, without an HTTP listener. */
-async function withServices<T>(config: Config, run: (services: Services) => Promise<T>) {
+/** Until the first owner exists, the log says how to create it; on a database the CLI provisioned with a one-time URL. */
+async function announceSetup(app: FastifyInstance, base: string) {
+  const state = await app.services.users.setupState();
+  if (state === 'open') app.log.info({ setup_url: `${base}/setup` }, 'no users yet: open the set-up page to create the first owner');
+  if (state !== 'token_required') return;
+  const { token, expires_at } = await app.services.users.createSetupToken();
+  app.log.warn({ setup_url: setupUrl(base, token), expires_at }, 'no users yet: open this one-time set-up URL to create the first owner');
+}
+
+/** The address the CLI expects the server at (it has no listener of its own to ask). */
+function configuredBaseUrl(config: Config): string {
+  if (config.publicBaseUrl) return config.publicBaseUrl;
+  const host = ['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  return `http://${host}:${config.port}`;
+}
+
+const setupUrl = (base: string, token: string) => `${base}/setup?token=${encodeURIComponent(token)}`;
+
+/** Runs an administrative command with the services, without an HTTP listener, and prints its result as JSON. */
+async function withServices(config: Config, run: (services: Services, database: Database) => Promise<unknown>) {
   const database = await openConfiguredDatabase(config);
   const services = createServices(database, config);
   try {
-    console.log(JSON.stringify(await run(services), null, 2));
+    print(await run(services, database));
   } finally {
     await services.stop().catch(() => {});
     await database.close();
   }
 }
 
-function required(values: Record<string, string | boolean | undefined>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
-  return value;
+async function requireTenant(database: Database, tenantId: string): Promise<void> {
+  if (!(await findTenantById(database.db, tenantId))) throw new CommandError(`No tenant ${tenantId}`);
 }
 
-class UsageError extends Error {}
+/** The command and its checked arguments, or 'help'. Nothing here touches the database or the configuration. */
+function parseInvocation(argv: string[]): { name: string; spec: CommandSpec; values: Values; argument: string } | 'help' {
+  if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0])) return 'help';
+  const name = [`${argv[0]} ${argv[1]}`, argv[0]].find((candidate) => candidate in COMMANDS);
+  if (!name) throw new UsageError(`unknown command: ${argv.slice(0, 2).join(' ')}`);
+  const spec = COMMANDS[name];
+  const parsed = parseCommandLine(argv.slice(name.split(' ').length), spec);
+  if (parsed.values.help) return 'help';
+  const given = parsed.values as Record<string, string | boolean | undefined>;
+  const values: Values = Object.fromEntries(Object.keys(spec.options ?? {}).map((option) => [option, given[option] as string | undefined]));
+  for (const [option, { required }] of Object.entries(spec.options ?? {})) {
+    const value = values[option];
+    if (value === undefined && required) throw new UsageError(`--${option} is required`);
+    if (value !== undefined && value.trim() === '') throw new UsageError(`--${option} needs a value`);
+  }
+  const argument = parsed.positionals[0] ?? '';
+  if (spec.argument && (parsed.positionals.length !== 1 || argument.trim() === '')) throw new UsageError(`${name} takes one ${spec.argument}`);
+  spec.check?.(values);
+  return { name, spec, values, argument };
+}
+
+function parseCommandLine(args: string[], spec: CommandSpec) {
+  const options = Object.fromEntries(Object.keys(spec.options ?? {}).map((option) => [option, { type: 'string' as const }]));
+  try {
+    return parseArgs({ args, strict: true, allowPositionals: Boolean(spec.argument), options: { ...options, help: { type: 'boolean', short: 'h' } } });
+  } catch (error) {
+    // Node's argument errors (missing value, unknown option, stray argument) carry codes ERR_PARSE_ARGS_*.
+    if (String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) throw new UsageError((error as Error).message);
+    throw error;
+  }
+}
 
 export async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      plan: { type: 'string' },
-      parent: { type: 'string' },
-      tenant: { type: 'string' },
-      email: { type: 'string' },
-      password: { type: 'string' },
-      role: { type: 'string' },
-      'expires-at': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  const [command, action, target] = positionals;
-  const config = loadConfig();
-  if (values.help || !command) return void console.log(USAGE);
-  if (command === 'serve') return serve(config);
-  if (command === 'migrate') {
-    const database = await openConfiguredDatabase({ ...config, runMigrations: true });
-    await database.close();
-    return void console.log(JSON.stringify({ migrated: true, database: database.kind }));
-  }
-  if (command === 'tenants' && action === 'create') {
-    return withServices(config, ({ tenants }) => tenants.create({ name: required(values, 'name'), plan: values.plan ?? 'free', parentId: values.parent ?? null }));
-  }
-  if (command === 'keys' && action === 'create') {
-    return withServices(config, ({ apiKeys }) => apiKeys.create(required(values, 'tenant'), { name: required(values, 'name'), expires_at: values['expires-at'] }));
-  }
-  if (command === 'keys' && action === 'revoke') {
-    if (!target) throw new UsageError('keys revoke needs the key id');
-    return withServices(config, ({ apiKeys }) => apiKeys.revoke(required(values, 'tenant'), target));
-  }
-  if (command === 'users' && action === 'create') {
-    const password = values.password ?? process.env.TAGPORT_PASSWORD;
-    if (!password) throw new UsageError('set TAGPORT_PASSWORD or pass --password');
-    const role = (values.role ?? 'owner') as Role;
-    if (!['owner', 'admin', 'member'].includes(role)) throw new UsageError('--role must be owner, admin or member');
-    return withServices(config, ({ users }) =>
-      users.createUser({ email: required(values, 'email'), name: required(values, 'name'), password, tenantId: required(values, 'tenant'), role }),
-    );
-  }
-  throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  const invocation = parseInvocation(argv);
+  if (invocation === 'help') return void process.stdout.write(USAGE);
+  await invocation.spec.run(invocation.values, invocation.argument, loadConfig());
+}
+
+/** What the operator sees: a plain message, never SQL, query parameters or a stack trace. */
+function failure(error: unknown): { message: string; exitCode: number } {
+  if (error instanceof UsageError) return { message: `${error.message}\n\n${USAGE}`, exitCode: EXIT_USAGE };
+  if (error instanceof ConfigError) return { message: `Configuration error: ${error.message}`, exitCode: EXIT_CONFIG };
+  if (error instanceof CommandError || error instanceof ApiError || error instanceof DataDirectoryInUseError) return { message: error.message, exitCode: 1 };
+  // Drizzle's message holds the statement and its parameters (a new key's hash); the driver's own message does not.
+  if (error instanceof DrizzleQueryError) return { message: `Database error: ${(error.cause as Error | undefined)?.message ?? 'the query failed'}`, exitCode: 1 };
+  return { message: `Unexpected error: ${error instanceof Error ? error.message : String(error)}`, exitCode: 1 };
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) console.error(`${error.message}\n\n${USAGE}`);
-  else if (error instanceof ApiError) console.error(JSON.stringify({ error: { type: error.type, code: error.code, message: error.message } }));
-  else console.error(error);
-  process.exit(error instanceof UsageError ? 64 : 1);
+  const { message, exitCode } = failure(error);
+  process.stderr.write(`${message}\n`);
+  process.exit(exitCode);
 });

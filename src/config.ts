@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -24,8 +25,13 @@ export interface Config {
   /** Session cookie is marked Secure (set this behind https). */
   secureCookies: boolean;
   sessionTtlHours: number;
-  /** Secret for signing cookies (CSRF secret cookie). */
+  /**
+   * Secret for signing cookies (CSRF secret cookie): COOKIE_SECRET, required outside development. In development
+   * without it, a random secret of this process until the runtime replaces it with the one in `cookieSecretFile`.
+   */
   cookieSecret: string;
+  /** Development without COOKIE_SECRET: the file that keeps the secret generated for this data directory. */
+  cookieSecretFile: string | null;
   /**
    * The proxies in front of the service (addresses, CIDR ranges, or proxy-addr's names `loopback`,
    * `linklocal`, `uniquelocal`) whose X-Forwarded-* headers are believed; false believes none.
@@ -141,13 +147,36 @@ function aiConfig(env: Env): Config['ai'] {
   return { baseUrl: baseUrl.replace(/\/+$/, ''), model, apiKey: env.AI_API_KEY ?? '' };
 }
 
+const COOKIE_SECRET_MIN_LENGTH = 32;
+let processCookieSecret: string | undefined;
+
+/**
+ * Outside development (NODE_ENV=production or SECURE_COOKIES=true) COOKIE_SECRET is required. In development a
+ * secret is generated per data directory and kept beside it; with DATABASE_URL in `data/cookie-secret` under the
+ * working directory, so instances started from one checkout share it; with an in-memory database per process.
+ */
+function cookieSecret(env: Env, pgliteDataDir: string, databaseUrl: string | null): Pick<Config, 'cookieSecret' | 'cookieSecretFile'> {
+  const secret = env.COOKIE_SECRET;
+  if (secret) return { cookieSecret: secret, cookieSecretFile: null };
+  if (env.NODE_ENV === 'production' || bool(env, 'SECURE_COOKIES', false)) {
+    throw new ConfigError(
+      `COOKIE_SECRET must be set to a random value of at least ${COOKIE_SECRET_MIN_LENGTH} characters when NODE_ENV=production or SECURE_COOKIES=true (for example: openssl rand -base64 48)`,
+    );
+  }
+  processCookieSecret ??= randomBytes(32).toString('base64url');
+  const file = databaseUrl ? path.resolve('data', 'cookie-secret') : pgliteDataDir.startsWith('memory://') ? null : `${pgliteDataDir}.cookie-secret`;
+  return { cookieSecret: processCookieSecret, cookieSecretFile: file };
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const databaseUrl = optional(env, 'DATABASE_URL');
+  const pgliteDataDir = env.PGLITE_DATA_DIR || path.resolve('data', 'pglite');
   const config: Config = {
     host: env.HOST || '127.0.0.1',
     port: integer(env, 'PORT', 3000),
     publicBaseUrl: optional(env, 'PUBLIC_BASE_URL')?.replace(/\/+$/, '') ?? null,
-    databaseUrl: optional(env, 'DATABASE_URL'),
-    pgliteDataDir: env.PGLITE_DATA_DIR || path.resolve('data', 'pglite'),
+    databaseUrl,
+    pgliteDataDir,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1),
     redisUrl: optional(env, 'REDIS_URL'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100, 1),
@@ -157,7 +186,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     logLevel: env.LOG_LEVEL || 'info',
     secureCookies: bool(env, 'SECURE_COOKIES', false),
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 12, 1),
-    cookieSecret: env.COOKIE_SECRET || 'tagport-development-cookie-secret-change-me',
+    ...cookieSecret(env, pgliteDataDir, databaseUrl),
     trustProxy: trustProxy(env),
     lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 15_000, 10),
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 60_000, 0),
@@ -202,6 +231,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     domainPendingTtlHours: integer(env, 'DOMAIN_PENDING_TTL_HOURS', 168, 1),
     ...overrides,
   };
-  if (config.cookieSecret.length < 32) throw new ConfigError('COOKIE_SECRET must be at least 32 characters');
+  if (config.cookieSecret.length < COOKIE_SECRET_MIN_LENGTH) throw new ConfigError(`COOKIE_SECRET must be at least ${COOKIE_SECRET_MIN_LENGTH} characters`);
   return config;
 }

@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
+import { lockDataDirectory } from './db/data-directory-lock.js';
 import { openDatabase, type Database } from './db/index.js';
 
 export interface Runtime {
@@ -9,16 +13,42 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/**
+ * Opens the configured database (and migrates it when configured). An on-disk PGlite directory is locked first, so a
+ * second process refuses before it reads or writes anything; closing the database releases the lock.
+ */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDataDir: config.pgliteDataDir, poolSize: config.databasePoolSize });
-  if (config.runMigrations) await database.migrate();
-  return database;
+  const lock = config.databaseUrl || config.pgliteDataDir.startsWith('memory://') ? null : lockDataDirectory(config.pgliteDataDir);
+  let database: Database | undefined;
+  try {
+    database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDataDir: config.pgliteDataDir, poolSize: config.databasePoolSize });
+    if (config.runMigrations) await database.migrate();
+  } catch (error) {
+    await database?.close().catch(() => {});
+    lock?.release();
+    throw error;
+  }
+  if (!lock) return database;
+  const opened = database;
+  return {
+    ...opened,
+    close: async () => {
+      try {
+        await opened.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
 }
 
 /** Opens the database, runs migrations and builds the app: what `tagport serve` and the tests start. */
 export async function startRuntime(config: Config, database?: Database): Promise<Runtime> {
   const db = database ?? (await openConfiguredDatabase(config));
-  const app = await buildApp({ config, database: db });
+  const app = await buildApp({ config: withCookieSecret(config), database: db }).catch(async (error: unknown) => {
+    if (!database) await db.close();
+    throw error;
+  });
   return {
     app,
     database: db,
@@ -27,4 +57,29 @@ export async function startRuntime(config: Config, database?: Database): Promise
       if (!database) await db.close();
     },
   };
+}
+
+/** In development without COOKIE_SECRET: the secret kept for this data directory, generated on the first start. */
+function withCookieSecret(config: Config): Config {
+  if (!config.cookieSecretFile) return config;
+  return { ...config, cookieSecret: readOrCreateSecret(config.cookieSecretFile), cookieSecretFile: null };
+}
+
+function readOrCreateSecret(file: string): string {
+  if (!fs.existsSync(file)) {
+    // Written whole, then linked into place: a process starting at the same moment reads either nothing or all of it.
+    const temporary = `${file}.${process.pid}.tmp`;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(temporary, `${randomBytes(48).toString('base64url')}\n`, { mode: 0o600 });
+    try {
+      fs.linkSync(temporary, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      fs.rmSync(temporary, { force: true });
+    }
+  }
+  const secret = fs.readFileSync(file, 'utf8').trim();
+  if (secret.length < 32) throw new ConfigError(`${file} does not hold a cookie secret of 32 or more characters; delete it to have one generated, or set COOKIE_SECRET`);
+  return secret;
 }

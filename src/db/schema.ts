@@ -70,6 +70,13 @@ export const sessions = pgTable(
   (t) => [uniqueIndex('sessions_token_hash_idx').on(t.tokenHash)],
 );
 
+/** One-time tokens that open the first-run set-up on a database that already has tenants (see UserService.setup). */
+export const setupTokens = pgTable('setup_tokens', {
+  tokenHash: text('token_hash').primaryKey(),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
+
 export const apiKeys = pgTable(
   'api_keys',
   {

@@ -15,11 +15,13 @@ export const loginPage = (): Html => html`
   </form>
 </section>`;
 
-export const setupPage = (): Html => html`
+/** With `tokenRequired` (the database has tenants but no users) the form asks for the one-time set-up token. */
+export const setupPage = ({ tokenRequired, token }: { tokenRequired: boolean; token: string }): Html => html`
 <section class="narrow">
   <h1>Set up Tagport</h1>
   <p>This database has no users yet. Create your organisation and its owner account.</p>
   <form id="setup-form" class="stack" novalidate>
+    ${tokenRequired ? setupTokenField(token) : ''}
     <label for="organisation">Organisation</label>
     <input id="organisation" name="organisation" required maxlength="200">
     <label for="plan">Plan</label>
@@ -39,6 +41,10 @@ export const setupPage = (): Html => html`
     <p class="error" role="alert" id="setup-error" hidden></p>
   </form>
 </section>`;
+
+const setupTokenField = (token: string): Html => html`
+    <label for="setup_token">Set-up token <span class="hint">(from <code>tagport setup-token</code> or the set-up URL in the server log)</span></label>
+    <input id="setup_token" name="setup_token" required autocomplete="off" value="${token}">`;
 
 export const overviewPage = (): Html => html`
 <h1>Overview</h1>

@@ -63,9 +63,11 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     if (await app.services.users.needsSetup()) return reply.redirect('/setup');
     return page(reply, 'Sign in', loginPage(), null);
   });
-  app.get('/setup', hidden, async (_request, reply) => {
-    if (!(await app.services.users.needsSetup())) return reply.redirect('/login');
-    return page(reply, 'Set up', setupPage(), null);
+  app.get('/setup', hidden, async (request, reply) => {
+    const state = await app.services.users.setupState();
+    if (state === 'done') return reply.redirect('/login');
+    const token = (request.query as { token?: unknown }).token;
+    return page(reply, 'Set up', setupPage({ tokenRequired: state === 'token_required', token: typeof token === 'string' ? token : '' }), null);
   });
   app.get('/check', hidden, async (request, reply) => page(reply, 'Tracking checker', checkerPage(), await sessionUser(request), undefined, ['/assets/chart.js']));
   app.get('/dashboard', hidden, dashboard('Overview', '/dashboard', overviewPage));
@@ -76,32 +78,6 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/dashboard/monitors/:id', hidden, dashboard('Monitor', '/dashboard/monitors', (request) => monitorPage((request.params as { id: string }).id), ['/assets/chart.js']));
   app.get('/dashboard/reports', hidden, dashboard('Reports', '/dashboard/reports', reportsPage));
   app.get<{ Params: { id: string } }>('/dashboard/scans/:id', hidden, dashboard('Scan', '/dashboard/scans', (request) => scanResultPage((request.params as { id: string }).id), ['/assets/chart.js']));
-
-  app.post('/api/setup/', {
-    config: { public: true },
-    schema: {
-      operationId: 'firstRunSetup',
-      summary: 'First-run set-up',
-      description: 'Creates the first tenant and its owner account. Only works while the database has no users; 409 afterwards.',
-      tags: ['Web sessions'],
-      security: [],
-      body: Type.Object(
-        {
-          organisation: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
-          plan: Type.Optional(Type.String({ enum: ['free', 'pro', 'business', 'agency', 'partner'], default: 'agency' })),
-          name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
-          email: Type.String({ format: 'email', maxLength: 254 }),
-          password: Type.String({ minLength: 12, maxLength: 1024 }),
-        },
-        { additionalProperties: false },
-      ),
-      response: { 201: withMeta(Type.Object({ tenant_id: Type.String(), user_id: Type.String() }, { additionalProperties: false })), ...errorResponses(409, 413, 415) },
-    },
-    handler: async (request, reply) => {
-      const created = await app.services.users.setup(request.body);
-      return reply.code(201).send(created);
-    },
-  });
 
   app.post('/api/public/tracking-checker/scan/', {
     config: { public: true },

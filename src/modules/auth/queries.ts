@@ -1,6 +1,6 @@
-import { and, eq, gt, sql } from 'drizzle-orm';
+import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
-import { memberships, sessions, tenants, users } from '../../db/schema.js';
+import { memberships, sessions, setupTokens, tenants, users } from '../../db/schema.js';
 import type { Role } from '../../http/context.js';
 
 export interface SessionCredential {
@@ -56,6 +56,31 @@ export async function deleteSession(db: Db, sessionId: string) {
 export async function anyUser(db: Db): Promise<boolean> {
   const rows = await db.select({ id: users.id }).from(users).limit(1);
   return rows.length > 0;
+}
+
+export async function anyTenant(db: Db): Promise<boolean> {
+  const rows = await db.select({ id: tenants.id }).from(tenants).limit(1);
+  return rows.length > 0;
+}
+
+/** Stores a set-up token's hash and drops expired ones. */
+export async function insertSetupToken(db: Db, row: typeof setupTokens.$inferInsert) {
+  await db.delete(setupTokens).where(lte(setupTokens.expiresAt, sql`now()`));
+  await db.insert(setupTokens).values(row);
+}
+
+export async function isValidSetupToken(db: Db, tokenHash: string): Promise<boolean> {
+  const rows = await db
+    .select({ tokenHash: setupTokens.tokenHash })
+    .from(setupTokens)
+    .where(and(eq(setupTokens.tokenHash, tokenHash), gt(setupTokens.expiresAt, sql`now()`)))
+    .limit(1);
+  return rows.length > 0;
+}
+
+/** Once set-up has happened every token is spent. */
+export async function deleteSetupTokens(db: Db) {
+  await db.delete(setupTokens);
 }
 
 export async function findUser(db: Db, userId: string) {

@@ -3,12 +3,30 @@ import { SESSION_COOKIE } from '../../http/auth.js';
 import { requireAuth } from '../../http/context.js';
 import { unauthenticated } from '../../http/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
-import { LoginBody, Session } from './schemas.js';
+import { LoginBody, Session, SetupBody, SetupResult } from './schemas.js';
 import { Type } from 'typebox';
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { users } = app.services;
   const tags = ['Web sessions'];
+
+  app.post('/api/setup/', {
+    config: { public: true },
+    schema: {
+      operationId: 'firstRunSetup',
+      summary: 'First-run set-up',
+      description:
+        'Creates the first tenant and its owner account while the database has no users; 409 `already_set_up` afterwards. ' +
+        'On an empty database it needs nothing else. Once the database has tenants (provisioned with the CLI) it also needs ' +
+        '`setup_token`, a one-time token from `tagport setup-token` or from the set-up URL the server logs at start; ' +
+        'without it 403 `setup_token_required`, with a wrong, expired or used one 403 `invalid_setup_token`.',
+      tags,
+      security: [],
+      body: SetupBody,
+      response: { 201: withMeta(SetupResult), ...errorResponses(403, 409, 413, 415) },
+    },
+    handler: async (request, reply) => reply.code(201).send(await users.setup(request.body)),
+  });
 
   app.post('/api/auth/login', {
     config: { public: true },

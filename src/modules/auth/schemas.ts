@@ -1,10 +1,14 @@
 import { Type } from 'typebox';
 import { TenantId } from '../tenants/schemas.js';
 import { StringEnum } from '../../http/schemas.js';
+import { schemaCheck } from '../../lib/schema-check.js';
+
+/** The one rule for email addresses: the API validates bodies with it and the CLI checks its arguments with it. */
+export const Email = Type.String({ format: 'email', maxLength: 254 });
 
 export const LoginBody = Type.Object(
   {
-    email: Type.String({ format: 'email', maxLength: 254 }),
+    email: Email,
     password: Type.String({ minLength: 1, maxLength: 1024 }),
     tenant_id: Type.Optional(TenantId),
   },
@@ -23,3 +27,31 @@ export const Session = Type.Object(
   },
   { additionalProperties: false, description: 'The signed-in web session.' },
 );
+
+export const SETUP_TOKEN_PREFIX = 'tgs_';
+
+export const SetupBody = Type.Object(
+  {
+    organisation: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    plan: Type.Optional(Type.String({ enum: ['free', 'pro', 'business', 'agency', 'partner'], default: 'agency' })),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    email: Email,
+    password: Type.String({ minLength: 12, maxLength: 1024 }),
+    setup_token: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'Required when the database already has tenants (for example created with the CLI) but no users: a one-time token ' +
+          'printed by `tagport setup-token` or in the set-up URL the server logs at start. It expires after an hour and works once.',
+        examples: ['tgs_3q2-7wEXAMPLEg8kQpZ1vYHc0bN4sTfRm'],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SetupResult = Type.Object({ tenant_id: Type.String(), user_id: Type.String() }, { additionalProperties: false });
+
+/** True for the addresses the API accepts in `email` fields. */
+export const isEmail = schemaCheck(Email);

@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { Database } from '../../db/index.js';
+import type { Database, Db } from '../../db/index.js';
 import { memberships, tenants, users } from '../../db/schema.js';
 import type { AuthService } from '../../http/auth.js';
 import type { LimiterFactory } from '../../http/rate-limit.js';
 import type { Role } from '../../http/context.js';
-import { ApiError, conflict, invalidRequest, notFound, unauthenticated } from '../../http/errors.js';
+import { ApiError, conflict, forbidden, invalidRequest, notFound, unauthenticated } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { sha256Hex } from '../../lib/tokens.js';
 import * as queries from './queries.js';
+import { isEmail, SETUP_TOKEN_PREFIX } from './schemas.js';
 
 const LOGIN_ATTEMPTS = 10;
 // Advisory lock key that serialises first-run set-ups (an arbitrary constant of our own).
@@ -19,7 +20,12 @@ const LOGIN_WINDOW_SECONDS = 15 * 60;
 // Compared against when the email is unknown, so both paths take the same time.
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
-function assertStrongPassword(password: string): void {
+/** How long a set-up token works. */
+const SETUP_TOKEN_TTL_MS = 60 * 60_000;
+
+export type SetupState = 'open' | 'token_required' | 'done';
+
+export function assertStrongPassword(password: string): void {
   if (password.length < 12) throw invalidRequest('weak_password', 'Passwords need at least 12 characters.', 'password');
 }
 
@@ -40,40 +46,62 @@ export class UserService {
     this.failedLogins = createLimiter('login', LOGIN_ATTEMPTS, LOGIN_WINDOW_SECONDS);
   }
 
-  /** True while the database has no users: the first-run set-up page is open. */
+  /** True while the database has no users: the first-run set-up page is shown. */
   async needsSetup(): Promise<boolean> {
     return !(await queries.anyUser(this.database.db));
   }
 
   /**
-   * First-run set-up: the first tenant and its owner. Refused (409) once any user exists. The check and the
-   * inserts run in one transaction under an advisory lock, so of two simultaneous set-ups (on any instances)
-   * exactly one succeeds.
+   * `open` on an empty database; `token_required` when it has tenants (provisioned with the CLI) but no user yet,
+   * so set-up needs a one-time token; `done` once any user exists.
    */
-  async setup(input: { organisation: string; plan?: string; name: string; email: string; password: string }) {
+  async setupState(): Promise<SetupState> {
+    if (await queries.anyUser(this.database.db)) return 'done';
+    return (await queries.anyTenant(this.database.db)) ? 'token_required' : 'open';
+  }
+
+  /** A one-time set-up token (`tagport setup-token`, and logged at start); only its hash is stored. */
+  async createSetupToken(): Promise<{ token: string; expires_at: string }> {
+    if (await queries.anyUser(this.database.db)) throw alreadySetUp();
+    const token = SETUP_TOKEN_PREFIX + randomBytes(24).toString('base64url');
+    const expiresAt = new Date(Date.now() + SETUP_TOKEN_TTL_MS);
+    await queries.insertSetupToken(this.database.db, { tokenHash: sha256Hex(token), expiresAt });
+    return { token, expires_at: expiresAt.toISOString() };
+  }
+
+  /**
+   * First-run set-up: the first tenant and its owner. Refused (409) once any user exists. On a database that already
+   * has tenants it needs a valid set-up token, and succeeding spends every token. The checks and the inserts run in
+   * one transaction under an advisory lock, so of two simultaneous set-ups (on any instances) exactly one succeeds.
+   */
+  async setup(input: { organisation: string; plan?: string; name: string; email: string; password: string; setup_token?: string }) {
     assertStrongPassword(input.password);
     const passwordHash = await hashPassword(input.password);
     const tenantId = newId('tenant');
     const userId = newId('user');
     await this.database.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${SETUP_LOCK})`);
-      if ((await tx.select({ id: users.id }).from(users).limit(1)).length > 0) throw conflict('already_set_up', 'Tagport is already set up; sign in instead.');
+      if (await queries.anyUser(tx)) throw alreadySetUp();
+      if (await queries.anyTenant(tx)) await requireSetupToken(tx, input.setup_token);
       await tx.insert(tenants).values({ id: tenantId, name: input.organisation.trim(), planId: input.plan ?? 'agency' });
       await tx.insert(users).values({ id: userId, email: normaliseEmail(input.email), name: input.name.trim(), passwordHash });
       await tx.insert(memberships).values({ id: newId('membership'), userId, tenantId, role: 'owner' });
+      await queries.deleteSetupTokens(tx);
     });
     return { tenant_id: tenantId, user_id: userId };
   }
 
+  /** Operator path (CLI): a new user with one membership. An email that is taken is refused; nothing is changed then. */
   async createUser(input: { email: string; name: string; password: string; tenantId: string; role: Role }) {
+    if (!isEmail(input.email)) throw invalidRequest('invalid_email', `'${input.email}' is not a valid email address.`, 'email');
     assertStrongPassword(input.password);
     const email = normaliseEmail(input.email);
-    const db = this.database.db;
-    const userId = (await queries.findUserByEmail(db, email))?.id ?? newId('user');
+    const userId = newId('user');
     const passwordHash = await hashPassword(input.password);
-    await db.transaction(async (tx) => {
-      await tx.insert(users).values({ id: userId, email, name: input.name, passwordHash }).onConflictDoNothing();
-      await tx.insert(memberships).values({ id: newId('membership'), userId, tenantId: input.tenantId, role: input.role }).onConflictDoNothing();
+    await this.database.db.transaction(async (tx) => {
+      const inserted = await tx.insert(users).values({ id: userId, email, name: input.name, passwordHash }).onConflictDoNothing().returning({ id: users.id });
+      if (inserted.length === 0) throw conflict('email_taken', `A user with the email ${email} already exists; nothing was changed.`);
+      await tx.insert(memberships).values({ id: newId('membership'), userId, tenantId: input.tenantId, role: input.role });
     });
     return { id: userId, email, name: input.name, tenant_id: input.tenantId, role: input.role };
   }
@@ -119,6 +147,20 @@ export class UserService {
       role,
       memberships: tenants.map((membership) => ({ tenant_id: membership.tenantId, tenant_name: membership.tenantName, role: membership.role })),
     };
+  }
+}
+
+const alreadySetUp = () => conflict('already_set_up', 'Tagport is already set up; sign in instead.');
+
+async function requireSetupToken(db: Db, token: string | undefined): Promise<void> {
+  if (!token) {
+    throw forbidden(
+      'setup_token_required',
+      'This database already has tenants, so set-up needs a one-time token: run `tagport setup-token`, or open the set-up URL the server logs at start.',
+    );
+  }
+  if (!(await queries.isValidSetupToken(db, sha256Hex(token)))) {
+    throw forbidden('invalid_setup_token', 'The set-up token is wrong, expired or already used; create a new one with `tagport setup-token`.');
   }
 }
 

@@ -1,0 +1,5 @@
+CREATE TABLE "setup_tokens" (
+	"token_hash" text PRIMARY KEY NOT NULL,
+	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"expires_at" timestamp with time zone NOT NULL
+);

@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { startRuntime } from '../../src/runtime.js';
+import { createTestDatabase } from '../helpers/database.js';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-config-'));
+const secret = 'x'.repeat(32);
+
+describe('COOKIE_SECRET', () => {
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it.each([{ NODE_ENV: 'production' }, { SECURE_COOKIES: 'true' }])('is required outside development (%o)', (env) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(/COOKIE_SECRET must be set to a random value of at least 32 characters/);
+    expect(() => loadConfig({ ...env, COOKIE_SECRET: 'too short' })).toThrow(/at least 32 characters/);
+    expect(loadConfig({ ...env, COOKIE_SECRET: secret })).toMatchObject({ cookieSecret: secret, cookieSecretFile: null });
+  });
+
+  it('is random per process in development with an in-memory database, never a published value', () => {
+    const config = loadConfig({ PGLITE_DATA_DIR: 'memory://' });
+    expect(config.cookieSecretFile).toBeNull();
+    expect(config.cookieSecret.length).toBeGreaterThanOrEqual(32);
+    expect(config.cookieSecret).not.toContain('tagport-development');
+    expect(loadConfig({ PGLITE_DATA_DIR: 'memory://' }).cookieSecret).toBe(config.cookieSecret);
+  });
+
+  it('names a file beside the PGlite data directory (or under data/ with DATABASE_URL) without creating it', () => {
+    const dataDir = path.join(root, 'unused', 'pglite');
+    expect(loadConfig({ PGLITE_DATA_DIR: dataDir }).cookieSecretFile).toBe(`${dataDir}.cookie-secret`);
+    expect(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x' }).cookieSecretFile).toBe(path.resolve('data', 'cookie-secret'));
+    expect(fs.existsSync(path.join(root, 'unused'))).toBe(false);
+  });
+
+  it('is generated on the first start in development, kept beside the data directory and reused by the next start', async () => {
+    const config = loadConfig({ PGLITE_DATA_DIR: path.join(root, 'pglite'), LOG_LEVEL: 'silent' }, { runMigrations: false });
+    const testDatabase = await createTestDatabase('pglite');
+    try {
+      const first = await startRuntime(config, testDatabase.database);
+      const kept = fs.readFileSync(config.cookieSecretFile!, 'utf8').trim();
+      expect(fs.statSync(config.cookieSecretFile!).mode & 0o777).toBe(0o600);
+      expect(first.app.config.cookieSecret).toBe(kept);
+      const signed = first.app.signCookie('csrf-secret');
+      await first.close();
+
+      const second = await startRuntime(config, testDatabase.database);
+      expect(second.app.config.cookieSecret).toBe(kept);
+      expect(second.app.unsignCookie(signed)).toMatchObject({ valid: true, value: 'csrf-secret' });
+      await second.close();
+    } finally {
+      await testDatabase.drop();
+    }
+  });
+});

@@ -1,0 +1,45 @@
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
+
+describe('set-up page of a database the CLI provisioned, in a real browser', () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    t = await startTestApp('pglite');
+    await t.tenantWithKey('agency');
+    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('refuses without the token and sets up the owner from the one-time URL', async () => {
+    const page = await browser.newPage();
+    const fill = async () => {
+      await page.getByLabel('Organisation').fill('Provisioned Agency');
+      await page.getByLabel('Your name').fill('Pia Provisioned');
+      await page.getByLabel('Email').fill('pia@example.com');
+      await page.getByLabel(/^Password/).fill('a very long password');
+      await page.getByRole('button', { name: 'Create owner account' }).click();
+    };
+
+    await page.goto(`${base}/login`);
+    expect(new URL(page.url()).pathname).toBe('/setup');
+    await page.getByLabel(/Set-up token/).fill('tgs_wrong');
+    await fill();
+    await page.locator('#setup-error', { hasText: 'wrong, expired or already used' }).waitFor();
+
+    const { token } = await t.users.createSetupToken();
+    await page.goto(`${base}/setup?token=${encodeURIComponent(token)}`);
+    await expect(page.getByLabel(/Set-up token/).inputValue()).resolves.toBe(token);
+    await fill();
+    await page.waitForURL(`${base}/dashboard`);
+    expect(await t.users.setupState()).toBe('done');
+  });
+});
