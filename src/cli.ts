@@ -32,6 +32,10 @@ interface CommandSpec {
 }
 
 class UsageError extends Error {}
+
+function checkRole(values: Values): void {
+  if (values.role && !ROLES.includes(values.role as Role)) throw new UsageError('--role must be owner, admin or member');
+}
 /** A refusal with a plain message for the operator (exit 1). */
 class CommandError extends Error {}
 
@@ -66,12 +70,18 @@ const COMMANDS: Record<string, CommandSpec> = {
       }),
   },
   'keys create': {
-    summary: 'Create an API key; prints its token once.',
-    options: { tenant: { placeholder: 'TENANT_ID', required: true }, name: { placeholder: 'NAME', required: true }, 'expires-at': { placeholder: 'ISO_DATE' } },
+    summary: 'Create an API key (role admin unless --role says otherwise); prints its token once.',
+    options: {
+      tenant: { placeholder: 'TENANT_ID', required: true },
+      name: { placeholder: 'NAME', required: true },
+      role: { placeholder: 'owner|admin|member' },
+      'expires-at': { placeholder: 'ISO_DATE' },
+    },
+    check: checkRole,
     run: (values, _argument, config) =>
       withServices(config, async ({ apiKeys }, database) => {
         await requireTenant(database, values.tenant!);
-        return apiKeys.create(values.tenant!, { name: values.name!, expires_at: values['expires-at'] });
+        return apiKeys.create(values.tenant!, { name: values.name!, expires_at: values['expires-at'], role: (values.role ?? 'admin') as Role });
       }),
   },
   'keys revoke': {
@@ -95,7 +105,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     },
     check: (values) => {
       if (!isEmail(values.email)) throw new UsageError(`--email '${values.email}' is not a valid email address`);
-      if (values.role && !ROLES.includes(values.role as Role)) throw new UsageError('--role must be owner, admin or member');
+      checkRole(values);
       const password = values.password ?? process.env.TAGPORT_PASSWORD;
       if (!password) throw new UsageError('set TAGPORT_PASSWORD or pass --password');
       try {

@@ -68,6 +68,8 @@ describe('tagport CLI on the embedded database', () => {
     expect(client.parent_id).toBe(tenant.id);
     const key = await tagport('keys', 'create', '--tenant', tenant.id, '--name', 'cli');
     expect(key.token).toMatch(/^tgp_/);
+    expect(key.role).toBe('admin');
+    expect((await tagport('keys', 'create', '--tenant', tenant.id, '--name', 'billing', '--role', 'owner')).role).toBe('owner');
 
     const server = await serve('info');
     const response = await request(`${server.base}/api/tenants/`, { headers: { authorization: `Bearer ${key.token}` } });
@@ -105,6 +107,7 @@ describe('tagport CLI on the embedded database', () => {
     { case: 'a stray argument', args: ['keys', 'create', '--tenant', 'ten_x', '--name', 'k', 'stray'], says: "Unexpected argument 'stray'" },
     { case: 'a missing positional argument', args: ['keys', 'revoke', '--tenant', 'ten_x'], says: 'keys revoke takes one KEY_ID' },
     { case: 'an invalid email', args: ['users', 'create', '--email', 'notanemail', '--name', 'N', '--tenant', 'ten_x', '--password', 'a long enough password'], says: "--email 'notanemail' is not a valid email address" },
+    { case: 'an unknown key role', args: ['keys', 'create', '--tenant', 'ten_x', '--name', 'k', '--role', 'root'], says: '--role must be owner, admin or member' },
     { case: 'a weak password', args: ['users', 'create', '--email', 'a@example.com', '--name', 'N', '--tenant', 'ten_x', '--password', 'short'], says: 'at least 12 characters' },
     { case: 'an unknown command', args: ['tenants', 'frobnicate'], says: 'unknown command: tenants frobnicate' },
   ])('answers $case with the usage and exit 64, before opening or creating the database', async ({ args, says }) => {
