@@ -6,7 +6,8 @@ import addFormats from 'ajv-formats';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
-import { registerConventions } from './http/conventions.js';
+import { handleClientError, handleFrameworkError, registerConventions } from './http/conventions.js';
+import { loggableError } from './http/errors.js';
 import { registerRequestGuard } from './http/guard.js';
 import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger } from './http/request-logger.js';
@@ -42,20 +43,25 @@ export interface AppDependencies {
   database: Database;
   /** Replaces the scanner built from config (tests: fixture CA and host mapping). */
   scanner?: Scanner;
+  /** Where log lines go instead of stdout (tests read them). */
+  logStream?: { write(line: string): void };
 }
 
 /** Builds the Fastify app. The caller owns the database; app.close() stops the app's own services. */
-export async function buildApp({ config, database, scanner }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({ config, database, scanner, logStream }: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     // Fastify's request serializer logs method, url, host and remote address, never headers, so tokens and
-    // cookies stay out of the logs without a redaction pass (which cost ~10 µs per request).
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel },
+    // cookies stay out of the logs without a redaction pass (which cost ~10 µs per request). Errors are logged
+    // without the parameters of a failed statement (secrets, token hashes): see loggableError.
+    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, serializers: { err: loggableError }, ...(logStream ? { stream: logStream } : {}) },
     genReqId: () => newId('request'),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 200 },
     return503OnClosing: true,
+    frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(buildValidators());

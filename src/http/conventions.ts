@@ -1,6 +1,11 @@
+import http from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { ApiError, type ErrorType } from './errors.js';
+import { isDatabaseUnavailable } from '../db/errors.js';
+import { newId } from '../lib/ids.js';
+import { registerControlCharacterCheck } from './control-characters.js';
+import { ApiError, serviceUnavailable, type ErrorType } from './errors.js';
 
 /**
  * Conventions every response follows, written once: api_meta.request_id in every JSON object body
@@ -16,6 +21,7 @@ export function registerConventions(app: FastifyInstance): void {
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, toApiError(error, request)));
+  registerControlCharacterCheck(app);
 
   const knownPaths = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true });
   const allowedMethods = new Map<string, Set<string>>();
@@ -76,18 +82,54 @@ function validationParam(issue: ValidationIssue): string | undefined {
 
 function validationMessage(issue: ValidationIssue, context: string, param: string | undefined): string {
   const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : context === 'headers' ? 'header' : 'field';
+  // An issue with the whole body (a JSON array or string where an object belongs) names no parameter.
+  const subject = param ? `The ${where} '${param}'` : `The request ${context}`;
   switch (issue.keyword) {
     case 'additionalProperties':
       return `Unknown ${where} '${param}'.`;
     case 'required':
       return `Missing required ${where} '${param}'.`;
     case 'type':
-      return `The ${where} '${param}' must be of type ${issue.params.type}.`;
+      return `${subject} must be of type ${issue.params.type}.`;
     case 'enum':
-      return `The ${where} '${param}' must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}.`;
+      return `${subject} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}.`;
     default:
-      return param ? `The ${where} '${param}' ${issue.message}.` : `The request ${context} ${issue.message}.`;
+      return `${subject} ${issue.message}.`;
   }
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL that cannot be decoded or a path parameter over the router's limit is
+ * refused before routing (so before the request guard), and answered in the same envelope as every error.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  return sendError(request, reply, toApiError(error, request));
+}
+
+const CLIENT_ERRORS: Record<string, [number, string, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request was not received in time.'],
+  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are too large.'],
+};
+
+/**
+ * Fastify's `clientErrorHandler`: Node's HTTP parser refused the request (a malformed request line or
+ * header, headers too large, a timeout), so there is no request object; the error body is written to the
+ * socket directly, with a request id of its own.
+ */
+export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'malformed_request', 'The request is not valid HTTP/1.1 (request line or headers).'];
+  const requestId = newId('request');
+  this.log.debug({ err: error, reqId: requestId }, 'client error');
+  if (socket.writable) {
+    const body = JSON.stringify({ error: { type: 'invalid_request_error', code, message }, api_meta: { request_id: requestId } });
+    socket.write(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 const FASTIFY_ERRORS: Record<string, [number, ErrorType, string, string]> = {
@@ -97,13 +139,19 @@ const FASTIFY_ERRORS: Record<string, [number, ErrorType, string, string]> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_request_error', 'empty_body', 'The request has Content-Type application/json but an empty body.'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_request_error', 'invalid_json', 'The request body is not valid JSON.'],
   FST_ERR_CTP_INVALID_TYPE: [415, 'invalid_request_error', 'unsupported_media_type', 'The Content-Type header is invalid.'],
-  FST_ERR_BAD_URL: [400, 'invalid_request_error', 'invalid_url', 'The request URL is malformed.'],
+  FST_ERR_BAD_URL: [400, 'invalid_request_error', 'invalid_url', 'The request URL is malformed (an invalid percent-encoding).'],
+  FST_ERR_INVALID_URL: [400, 'invalid_request_error', 'invalid_url', 'The request URL is malformed.'],
+  FST_ERR_MAX_PARAM_LENGTH: [400, 'invalid_request_error', 'path_parameter_too_long', 'A path parameter is longer than 200 characters.'],
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: [415, 'invalid_request_error', 'unsupported_media_type', 'Send the request body as application/json.'],
   FST_CSRF_INVALID_TOKEN: [403, 'permission_error', 'csrf_token_invalid', 'Missing or invalid CSRF token: send the token from GET /api/auth/session in the X-CSRF-Token header.'],
   FST_CSRF_MISSING_SECRET: [403, 'permission_error', 'csrf_token_invalid', 'Missing CSRF secret cookie: fetch GET /api/auth/session first.'],
 };
 
 function toApiError(error: FastifyError & { validation?: ValidationIssue[]; validationContext?: string }, request: FastifyRequest): ApiError {
-  if (error instanceof ApiError) return error;
+  if (error instanceof ApiError) {
+    if (error.extra.cause !== undefined) request.log.warn({ err: error.extra.cause, code: error.code }, 'request failed');
+    return error;
+  }
   if (error.validation?.length) {
     const issue = error.validation[0];
     const context = error.validationContext ?? 'body';
@@ -118,8 +166,14 @@ function toApiError(error: FastifyError & { validation?: ValidationIssue[]; vali
   if (error instanceof SyntaxError || (error as { type?: string }).type === 'entity.parse.failed') {
     return new ApiError(400, 'invalid_request_error', 'invalid_json', 'The request body is not valid JSON.');
   }
+  if (isDatabaseUnavailable(error)) {
+    request.log.error({ err: error }, 'database unavailable');
+    return serviceUnavailable();
+  }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
-    return new ApiError(error.statusCode, 'invalid_request_error', 'bad_request', error.message);
+    // A library's own 4xx: its text may name internals, so the client gets a plain message.
+    request.log.info({ err: error }, 'request refused by a library');
+    return new ApiError(error.statusCode, 'invalid_request_error', 'bad_request', 'The request could not be processed; check its method, headers and body.');
   }
   request.log.error({ err: error }, 'unhandled error');
   return new ApiError(500, 'api_error', 'internal_error', 'An unexpected error occurred. Quote the request id if you contact us.');

@@ -59,7 +59,7 @@ export const ErrorBody = Type.Object(
 );
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'Invalid request: malformed JSON, unknown or missing fields, wrong types or out-of-range values.',
+  400: 'Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies).',
   401: 'Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`.',
   402: 'The plan does not allow this; upgrade or remove something first.',
   403: 'Authenticated, but not allowed to do this.',
@@ -70,9 +70,10 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'The request body is not `application/json`.',
   429: 'Too many requests; retry after the number of seconds in `Retry-After`.',
   500: 'Something went wrong on our side; the request id helps us find it.',
+  503: '`service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`.',
 };
 
-const COMMON_ERRORS = [400, 401, 429, 500] as const;
+const COMMON_ERRORS = [400, 401, 429, 500, 503] as const;
 
 /** Response schemas for the error statuses a route can return (the common ones are always included). */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {

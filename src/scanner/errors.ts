@@ -22,11 +22,27 @@ export class ScanTargetRefusedError extends Error {
   }
 }
 
-/** Neither the HTTP fetch nor the browser could load the page (DNS failure, connection refused, TLS error…). */
+/**
+ * Neither the HTTP fetch nor the browser could load the page (DNS failure, connection refused, TLS error…).
+ * The message is shown to the client; `cause` is for the server log.
+ */
 export class ScanTargetUnreachableError extends Error {
   override readonly name = 'ScanTargetUnreachableError';
   readonly code = 'target_unreachable';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
+  }
+}
+
+/**
+ * Chromium could not be started (missing, not executable, crashed at launch). That is the operator's
+ * problem, not the target's: the message says so in plain words, and the launcher's own text (with the
+ * binary's path and its log) stays in `cause`, for the server log only.
+ */
+export class BrowserUnavailableError extends Error {
+  override readonly name = 'BrowserUnavailableError';
+  readonly code = 'browser_unavailable';
+  constructor(cause: unknown) {
+    super('the browser could not be started', { cause });
   }
 }

@@ -1,6 +1,6 @@
 import { BrowserPool, DEFAULT_HOST_RESOLVER_RULES, capturePage, type RuntimeFindings } from './browser.ts';
 import { detect, registrableDomain } from './detect.ts';
-import { ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.ts';
+import { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.ts';
 import { fetchPage, type FetchOutcome } from './fetch.ts';
 import { estimateLoss } from './loss.ts';
 import { runPagespeed } from './pagespeed.ts';
@@ -12,7 +12,7 @@ import { BuiltinSummaryProvider, OpenAiCompatibleProvider, type SummaryProvider 
 
 export { LANGUAGES, ScanResultSchema } from './schema.ts';
 export type { Language, ScanResult, ScanWarning, Tracker, Evidence, LossEstimate, AiSummary, PagespeedResult } from './schema.ts';
-export { ScanTargetRefusedError, ScanTargetUnreachableError, type ScanTargetRefusedCode } from './errors.ts';
+export { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError, type ScanTargetRefusedCode } from './errors.ts';
 export { DEFAULT_HOST_RESOLVER_RULES } from './browser.ts';
 export { blockedAddressReason, type ResolveHost } from './ssrf.ts';
 
@@ -44,6 +44,8 @@ export interface ScanRequest {
   aiSummary: boolean;
   pagespeed: boolean;
   language: Language;
+  /** Receives a failure of ours (the browser could not start) for the log; the result describes it in plain words. */
+  onInternalError?: (error: unknown) => void;
 }
 
 export const DEFAULT_SCANNER_OPTIONS: ScannerOptions = {
@@ -129,7 +131,7 @@ export class Scanner {
     };
     const [fetched, browsed] = await Promise.allSettled([
       this.stageFetch(target, guard, stagesDeadline, request.language, abort.signal).catch(refusal),
-      this.stageBrowser(target, guard, stagesDeadline, request.language, abort.signal).catch(refusal),
+      this.stageBrowser(target, guard, stagesDeadline, request.language, abort.signal, request.onInternalError).catch(refusal),
     ]);
     // The stages report their own failures; they only reject when the target (or a redirect of it) is refused.
     if (fetched.status === 'rejected') throw fetched.reason;
@@ -140,7 +142,7 @@ export class Scanner {
     const outcome = fetchStage.outcome;
     const runtime = browserStage.value;
     if (!fetchStage.value && !runtime && fetchStage.status === 'failed' && browserStage.status === 'failed') {
-      throw new ScanTargetUnreachableError(`The page could not be loaded: ${outcome?.error?.message ?? 'fetch failed'}; browser: ${browserStage.error ?? 'failed'}`);
+      throw new ScanTargetUnreachableError(`The page could not be loaded: ${outcome?.error?.message ?? 'fetch failed'}; browser: ${browserStage.error ?? 'failed'}`, { cause: browserStage.failure });
     }
 
     const finalUrl = runtime?.finalUrl ?? outcome?.finalUrl ?? target.href;
@@ -258,7 +260,8 @@ export class Scanner {
     deadline: number,
     language: Language,
     signal: AbortSignal,
-  ): Promise<StageOutcome<RuntimeFindings> & { warnings: WarningDraft[]; error: string | null }> {
+    onInternalError: (error: unknown) => void = () => {},
+  ): Promise<StageOutcome<RuntimeFindings> & { warnings: WarningDraft[]; error: string | null; failure?: unknown }> {
     const started = Date.now();
     const warnings: WarningDraft[] = [];
     let slot: Awaited<ReturnType<BrowserPool['acquire']>> | null = null;
@@ -266,7 +269,9 @@ export class Scanner {
     const forward = () => stageAbort.abort(signal.reason);
     signal.addEventListener('abort', forward, { once: true });
     try {
-      slot = await this.pool.acquire(deadline - 3_000);
+      slot = await this.pool.acquire(deadline - 3_000).catch((error: unknown) => {
+        throw (error as { code?: string }).code === 'browser_busy' ? error : new BrowserUnavailableError(error);
+      });
       const findings = await hardLimit(
         capturePage(slot.browser, target.href, {
           guard,
@@ -289,6 +294,7 @@ export class Scanner {
       return { value: findings, status: findings.timedOut ? 'timeout' : 'ok', durationMs: Date.now() - started, warnings, error: null };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) throw error;
+      if (error instanceof BrowserUnavailableError) onInternalError(error);
       stageAbort.abort();
       const code = (error as { code?: string }).code;
       const timedOut = code === 'browser_timeout' || code === 'browser_busy';
@@ -296,7 +302,7 @@ export class Scanner {
         code: code === 'browser_busy' ? 'browser_busy' : timedOut ? 'browser_timeout' : 'browser_failed',
         facts: { kind: 'browser_failed', timedOut, detail: messageOf(error) },
       });
-      return { value: null, status: timedOut ? 'timeout' : 'failed', durationMs: Date.now() - started, warnings, error: messageOf(error) };
+      return { value: null, status: timedOut ? 'timeout' : 'failed', durationMs: Date.now() - started, warnings, error: messageOf(error), failure: error };
     } finally {
       signal.removeEventListener('abort', forward);
       slot?.release();

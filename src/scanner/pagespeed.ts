@@ -1,6 +1,6 @@
 import type { LaunchedChrome } from 'chrome-launcher';
 import { chromiumFlags, type ChromiumFlagOptions } from './browser.ts';
-import { ScanTargetRefusedError } from './errors.ts';
+import { BrowserUnavailableError, ScanTargetRefusedError } from './errors.ts';
 import { startGuardProxy, type GuardProxy } from './proxy.ts';
 import type { PagespeedResult } from './schema.ts';
 import type { SsrfGuard } from './ssrf.ts';
@@ -72,6 +72,8 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
       chromeFlags: ['--headless=new', ...chromiumFlags(options), `--proxy-server=${proxy.server}`, '--proxy-bypass-list=<-loopback>'],
       logLevel: 'silent',
       handleSIGINT: false,
+    }).catch((error: unknown) => {
+      throw new BrowserUnavailableError(error);
     });
     const run = lighthouse(url, {
       port: chrome.port,

@@ -120,8 +120,9 @@ describe.each(backends)('API foundation on %s', (backend) => {
       const response = await isolated.inject({ method: 'GET', url: '/api/tenants/', headers: { authorization: `Bearer ${agency.token.slice(0, -1)}x` } });
       expect(response.statusCode).toBe(401);
       const unknown = await isolated.inject({ method: 'GET', url: '/api/tenants/', token: generateApiToken() });
-      expect(unknown.statusCode).toBe(500);
-      expect(unknown.json().error).toEqual({ type: 'api_error', code: 'internal_error', message: expect.any(String) });
+      expect(unknown.statusCode).toBe(503);
+      expect(unknown.headers['retry-after']).toMatch(/^\d+$/);
+      expect(unknown.json().error).toEqual({ type: 'api_error', code: 'service_unavailable', message: expect.any(String) });
       expect(JSON.stringify(unknown.json())).not.toMatch(/at .*\.ts|stack/i);
       await isolated.app.close();
       await isolated.testDatabase.drop();

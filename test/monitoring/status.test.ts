@@ -19,12 +19,18 @@ describe('public status page and changelog', () => {
     expect(document.components.find((component: { name: string }) => component.name === 'Database').status).toBe('operational');
     expect(document.components.find((component: { name: string }) => component.name === 'Monitoring worker').status).toBe('operational');
     expect(document.open_incidents[0]).toMatchObject({ component: 'Scanner', status: 'open' });
-    expect(document.open_incidents[0].title).toContain('/nonexistent/chromium');
+    expect(document.open_incidents[0].title).toBe('Scanner: The browser used for scans is not installed.');
 
     const page = await t.inject({ method: 'GET', url: '/status' });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Outage');
-    expect(page.body).toContain('Chromium not found');
+    expect(page.body).toContain('The browser used for scans is not installed.');
+  });
+
+  it('never shows the Chromium path or an error text on the public status', async () => {
+    const document = await t.inject({ method: 'GET', url: '/api/status.json' });
+    const page = await t.inject({ method: 'GET', url: '/status' });
+    for (const body of [document.body, page.body]) expect(body).not.toContain('/nonexistent');
   });
 
   it('resolves the incident when the component recovers', async () => {

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { isDatabaseUnavailable } from '../../db/errors.js';
 import type { Database } from '../../db/index.js';
 import { platformIncidents } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
@@ -13,10 +14,17 @@ export interface ComponentStatus {
   detail: string;
 }
 
-type Check = () => Promise<{ status: ComponentState; detail: string }>;
+/** `error`: what made the check fail, for the log (the detail is public). */
+type Check = () => Promise<{ status: ComponentState; detail: string; error?: unknown }>;
 
 /** Consecutive failed self-checks before a platform incident opens (the loop runs every `intervalMs`). */
 const FAILURES_TO_OPEN = 2;
+
+/** Public texts: the status page is anonymous, so no error messages, addresses or paths (those go to the log). */
+const DATABASE_DOWN = 'The database is not answering.';
+const CHECK_FAILED = 'The health check failed.';
+
+type IncidentRow = typeof platformIncidents.$inferSelect;
 
 /**
  * Tagport's own health: component checks (API, database, scanner, monitoring worker, and any component
@@ -27,7 +35,10 @@ export class StatusService {
   private readonly checks = new Map<string, Check>();
   private readonly failures = new Map<string, number>();
   private latest: ComponentStatus[] = [];
+  /** The incidents last read, shown while the database cannot be read. */
+  private knownIncidents: IncidentRow[] = [];
   private loop: { stop(): Promise<void> } | null = null;
+  private onError: (error: unknown) => void = () => {};
 
   constructor(
     private readonly database: Database,
@@ -37,13 +48,18 @@ export class StatusService {
     this.register('API', async () => ({ status: 'operational', detail: 'Serving requests.' }));
     this.register('Database', async () => {
       const started = performance.now();
-      await database.ping();
+      try {
+        await database.ping();
+      } catch (error) {
+        if (!isDatabaseUnavailable(error)) throw error;
+        return { status: 'outage', detail: DATABASE_DOWN, error };
+      }
       return { status: 'operational', detail: `${database.kind === 'pglite' ? 'PGlite' : 'PostgreSQL'} answered in ${Math.round(performance.now() - started)} ms.` };
     });
     this.register('Scanner', async () =>
       fs.existsSync(options.chromiumPath)
         ? { status: 'operational', detail: 'Chromium available.' }
-        : { status: 'outage', detail: `Chromium not found at ${options.chromiumPath}.` },
+        : { status: 'outage', detail: 'The browser used for scans is not installed.' },
     );
     this.register('Monitoring worker', async () => {
       if (!options.workersRunning) return { status: 'degraded', detail: 'Workers are not running in this instance.' };
@@ -60,6 +76,7 @@ export class StatusService {
   }
 
   start(intervalMs: number, onError: (error: unknown) => void): void {
+    this.onError = onError;
     this.loop = startLoop(() => this.evaluate(), intervalMs, onError);
   }
 
@@ -70,8 +87,10 @@ export class StatusService {
   /** Runs every component check and opens or resolves platform incidents. */
   async evaluate(): Promise<ComponentStatus[]> {
     const results: ComponentStatus[] = [];
+    const errors = new Map<string, unknown>();
     for (const [name, check] of this.checks) {
-      const outcome = await check().catch((error: unknown) => ({ status: 'outage' as const, detail: error instanceof Error ? error.message : String(error) }));
+      const { error, ...outcome } = await check().catch((error: unknown) => ({ status: 'outage' as const, detail: CHECK_FAILED, error }));
+      if (error !== undefined) errors.set(name, error);
       results.push({ name, ...outcome });
     }
     this.latest = results;
@@ -79,6 +98,7 @@ export class StatusService {
       const failed = component.status === 'outage';
       const count = failed ? (this.failures.get(component.name) ?? 0) + 1 : 0;
       this.failures.set(component.name, count);
+      if (count === 1 && errors.has(component.name)) this.onError(new Error(`status check of ${component.name} failed`, { cause: errors.get(component.name) }));
       await this.recordIncident(component, count).catch(() => {
         /* the database itself may be the failing component */
       });
@@ -98,15 +118,34 @@ export class StatusService {
     }
   }
 
-  async snapshot() {
-    const components = this.latest.length ? this.latest : await this.evaluate();
-    const incidents = await this.database.db
+  private async readIncidents(): Promise<IncidentRow[]> {
+    return this.database.db
       .select()
       .from(platformIncidents)
       .where(or(isNull(platformIncidents.resolvedAt), gt(platformIncidents.openedAt, sql`now() - interval '30 days'`)))
       .orderBy(desc(platformIncidents.openedAt))
       .limit(50);
-    const toDto = (row: typeof incidents[number]) => ({
+  }
+
+  /**
+   * The status document. It renders without the database: the components come from the last self-check,
+   * the incidents from the last successful read, and a database that cannot be read is shown as down.
+   */
+  async snapshot() {
+    let components = this.latest.length ? this.latest : await this.evaluate();
+    let incidents: IncidentRow[];
+    try {
+      incidents = await this.readIncidents();
+      this.knownIncidents = incidents;
+    } catch (error) {
+      incidents = this.knownIncidents;
+      if (isDatabaseUnavailable(error)) {
+        components = components.map((component) => (component.name === 'Database' ? { ...component, status: 'outage', detail: DATABASE_DOWN } : component));
+      } else {
+        this.onError(error);
+      }
+    }
+    const toDto = (row: IncidentRow) => ({
       id: row.id,
       component: row.component,
       title: row.title,

@@ -36,7 +36,7 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         appendHeaderItem(reply, 'ratelimit-policy', items.policy);
         appendHeaderItem(reply, 'ratelimit', items.state);
       };
-      return checker.scan(requireAuth(request), request.body, onQuota);
+      return checker.scan(requireAuth(request), request.body, onQuota, request.log);
     },
   });
 

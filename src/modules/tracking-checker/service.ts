@@ -12,6 +12,11 @@ import type { WebhookService } from '../webhooks/service.js';
 import * as queries from './queries.js';
 import type { ScanRequestInput, ScanSummaryDto } from './schemas.js';
 
+/** The request's logger: failures of ours during a scan are logged with the request id, never sent. */
+export interface ScanLog {
+  warn(object: object, message: string): void;
+}
+
 export const SCAN_WINDOW_SECONDS = 3600;
 export const DEFAULT_HOURLY_SCANS = 60;
 /** Time past the scan cap before a `running` scan counts as interrupted (its writes and webhook may lag the cap). */
@@ -37,6 +42,17 @@ export function parseScanUrl(raw: string): URL {
   if (url.username || url.password) throw invalidRequest('invalid_url', 'url must not contain credentials.', 'url');
   if (!url.hostname) throw invalidRequest('invalid_url', 'url must have a host name.', 'url');
   return url;
+}
+
+const logInternalError = (log: ScanLog | undefined) => (error: unknown) => log?.warn({ err: error }, 'scan stage failed');
+
+/** 422 for a page that could not be loaded: the message describes the target; what failed on our side is only logged. */
+function targetUnreachable(error: ScanTargetUnreachableError, scanId?: string): ApiError {
+  return new ApiError(422, 'invalid_request_error', 'target_unreachable', error.message, {
+    param: 'url',
+    details: scanId ? { scan_id: scanId } : undefined,
+    cause: error.cause,
+  });
 }
 
 function quotaOf(limit: number, usage: queries.QuotaUsage): ScanQuota {
@@ -82,7 +98,7 @@ export class TrackingCheckerService {
    * Runs a scan for the tenant: reserves a slot of the hourly quota (exactly, under concurrency), scans,
    * stores the result. `onQuota` receives the quota state for the response headers, also when refused.
    */
-  async scan(auth: AuthContext, input: ScanRequestInput, onQuota: (quota: ScanQuota) => void): Promise<ScanResult & { scan_id: string }> {
+  async scan(auth: AuthContext, input: ScanRequestInput, onQuota: (quota: ScanQuota) => void, log?: ScanLog): Promise<ScanResult & { scan_id: string }> {
     const url = parseScanUrl(input.url);
     const language = (input.language ?? 'en') as Language;
     const options = { ai_summary: input.ai_summary ?? false, pagespeed: input.pagespeed ?? false };
@@ -102,7 +118,7 @@ export class TrackingCheckerService {
       });
     }
     try {
-      const result = await this.scanner.scan({ url: url.toString(), aiSummary: options.ai_summary, pagespeed: options.pagespeed, language });
+      const result = await this.scanner.scan({ url: url.toString(), aiSummary: options.ai_summary, pagespeed: options.pagespeed, language, onInternalError: logInternalError(log) });
       await queries.completeScan(this.database.db, id, result as unknown as Record<string, unknown>);
       await this.webhooks.publish(auth.tenantId, 'tracking_checker.scan.completed', { scan_id: id, url: result.url, final_url: result.final_url, trackers: result.trackers.length });
       return { scan_id: id, ...result };
@@ -116,15 +132,13 @@ export class TrackingCheckerService {
         ? { code: error.code, message: error.message }
         : { code: 'scan_failed', message: 'The scan failed unexpectedly.' };
       await queries.failScan(this.database.db, id, failure);
-      if (error instanceof ScanTargetUnreachableError) {
-        throw new ApiError(422, 'invalid_request_error', 'target_unreachable', error.message, { param: 'url', details: { scan_id: id } });
-      }
+      if (error instanceof ScanTargetUnreachableError) throw targetUnreachable(error, id);
       throw error;
     }
   }
 
   /** The public checker: same scanner, no tenant, nothing stored (the caller limits it per IP). */
-  async scanAnonymously(input: ScanRequestInput): Promise<ScanResult> {
+  async scanAnonymously(input: ScanRequestInput, log?: ScanLog): Promise<ScanResult> {
     const url = parseScanUrl(input.url);
     try {
       return await this.scanner.scan({
@@ -132,10 +146,11 @@ export class TrackingCheckerService {
         aiSummary: input.ai_summary ?? false,
         pagespeed: input.pagespeed ?? false,
         language: (input.language ?? 'en') as Language,
+        onInternalError: logInternalError(log),
       });
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) throw invalidRequest('url_not_allowed', error.message, 'url', { reason: error.code });
-      if (error instanceof ScanTargetUnreachableError) throw new ApiError(422, 'invalid_request_error', 'target_unreachable', error.message, { param: 'url' });
+      if (error instanceof ScanTargetUnreachableError) throw targetUnreachable(error);
       throw error;
     }
   }
