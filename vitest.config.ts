@@ -1,13 +1,31 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
+// Two projects in one run, so `npm test` writes every test into one junit file (.ci/run reads its totals):
+// `unit` (pure functions, no database or servers, milliseconds; `npm run test:unit` runs it alone) and
+// `integration` (real servers, PGlite/PostgreSQL, Redis, Chromium). Both share the run's two workers.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    pool: 'forks',
     maxWorkers: 2,
     reporters: process.env.CI ? ['default', 'junit'] : ['default'],
     outputFile: { junit: '.tmp/junit.xml' },
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          pool: 'threads',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, 'test/unit/**'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          pool: 'forks',
+        },
+      },
+    ],
   },
 });

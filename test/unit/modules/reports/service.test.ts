@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { toCsv } from '../../../../src/modules/reports/service.js';
+import { toCsv, utcDays } from '../../../../src/modules/reports/service.js';
 
 const cell = (value: string | number | null) => toCsv([{ value }], ['value']).split('\r\n')[1] ?? '';
 const cellWithBreak = (value: string) => toCsv([{ value }], ['value']).slice('value\r\n'.length, -2);
@@ -33,5 +33,29 @@ describe('toCsv', () => {
     expect(cell('https://shop.example/')).toBe('https://shop.example/');
     expect(cell('Edge, "quoted"')).toBe('"Edge, ""quoted"""');
     expect(cell('a-b=c')).toBe('a-b=c');
+  });
+});
+
+describe('utcDays', () => {
+  const at = (iso: string) => new Date(iso);
+
+  it('lists every UTC day touched by [start, end)', () => {
+    expect(utcDays(at('2026-03-01T00:00:00Z'), at('2026-03-04T00:00:00Z'))).toEqual(['2026-03-01', '2026-03-02', '2026-03-03']);
+  });
+
+  it('includes the day of a start in the middle of a day and of an end after midnight', () => {
+    expect(utcDays(at('2026-03-01T23:30:00Z'), at('2026-03-02T00:00:01Z'))).toEqual(['2026-03-01', '2026-03-02']);
+  });
+
+  it('counts in UTC whatever the offset the dates were written with', () => {
+    expect(utcDays(at('2026-03-02T00:30:00+02:00'), at('2026-03-02T01:00:00+02:00'))).toEqual(['2026-03-01']);
+  });
+
+  it('crosses month ends and leap days', () => {
+    expect(utcDays(at('2028-02-28T12:00:00Z'), at('2028-03-01T12:00:00Z'))).toEqual(['2028-02-28', '2028-02-29', '2028-03-01']);
+  });
+
+  it('is empty when the period is empty', () => {
+    expect(utcDays(at('2026-03-01T00:00:00Z'), at('2026-03-01T00:00:00Z'))).toEqual([]);
   });
 });

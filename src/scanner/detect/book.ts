@@ -1,0 +1,81 @@
+import type { RuntimeRequest } from '../browser.ts';
+import type { Evidence } from '../schema.ts';
+import { TRACKERS, trackerForGoogleId, type TrackerInfo, type TrackerKey } from '../signatures.ts';
+import { registrableDomain } from './third-party-web.ts';
+
+const MAX_EVIDENCE = 12;
+export const GOOGLE_KEYS: TrackerKey[] = ['google_analytics_4', 'universal_analytics', 'google_ads', 'floodlight'];
+
+/** What the detection steps found about one tracker. */
+export interface Account {
+  info: TrackerInfo;
+  ids: Set<string>;
+  evidence: Evidence[];
+  evidenceKeys: Set<string>;
+  firstParty: boolean;
+  serverSide: boolean;
+  /** Requests attributed to the tracker in the browser. */
+  requests: RuntimeRequest[];
+  /** gcs values of its data hits (Google only); null when the hit had none. */
+  hitsGcs: Array<string | null>;
+}
+
+/** The findings of one scan as the steps collect them: tracker accounts, CMP evidence and server-side evidence. */
+export class Book {
+  readonly accounts = new Map<string, Account>();
+  readonly cmp = new Map<string, Evidence[]>();
+  readonly serverEvidence: Evidence[] = [];
+  readonly serverKeys = new Set<string>();
+  readonly endpoints = new Set<string>();
+
+  constructor(readonly siteDomain: string) {}
+
+  isFirstParty(host: string | null): boolean {
+    return !!host && registrableDomain(host) === this.siteDomain;
+  }
+
+  account(info: TrackerInfo): Account {
+    let account = this.accounts.get(info.key);
+    if (!account) {
+      account = { info, ids: new Set(), evidence: [], evidenceKeys: new Set(), firstParty: false, serverSide: false, requests: [], hitsGcs: [] };
+      this.accounts.set(info.key, account);
+    }
+    return account;
+  }
+
+  has(key: string): boolean {
+    return this.accounts.has(key);
+  }
+
+  add(info: TrackerInfo, evidence: Evidence, ids: Array<string | null> = []): Account {
+    const account = this.account(info);
+    for (const id of ids) if (id) account.ids.add(id);
+    const dedupe = `${evidence.kind}|${evidence.detail}|${evidence.url ?? ''}`;
+    if (!account.evidenceKeys.has(dedupe)) {
+      account.evidenceKeys.add(dedupe);
+      if (account.evidence.length < MAX_EVIDENCE) account.evidence.push(evidence);
+    }
+    return account;
+  }
+
+  addCmp(name: string, evidence: Evidence) {
+    const list = this.cmp.get(name) ?? [];
+    if (list.length < MAX_EVIDENCE && !list.some((item) => item.kind === evidence.kind && item.detail === evidence.detail && item.url === evidence.url)) list.push(evidence);
+    this.cmp.set(name, list);
+  }
+
+  addServer(evidence: Evidence, endpoint: string | null) {
+    const dedupe = `${evidence.kind}|${evidence.detail}|${evidence.url ?? ''}`;
+    if (!this.serverKeys.has(dedupe) && this.serverEvidence.length < MAX_EVIDENCE) {
+      this.serverKeys.add(dedupe);
+      this.serverEvidence.push(evidence);
+    }
+    if (endpoint) this.endpoints.add(endpoint);
+  }
+}
+
+/** Our tracker info for a Google id, creating nothing. */
+export function infoForId(id: string): TrackerInfo | null {
+  const key = trackerForGoogleId(id);
+  return key ? TRACKERS[key] : null;
+}

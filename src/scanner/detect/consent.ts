@@ -1,0 +1,97 @@
+import type { RuntimeFindings } from '../browser.ts';
+import type { ConsentResult, ConsentValue, Tracker } from '../schema.ts';
+import { matchUrl } from '../signatures.ts';
+import type { WarningDraft } from '../warnings.ts';
+import { GOOGLE_KEYS, type Book } from './book.ts';
+import { shorten } from './urls.ts';
+
+/** A gtag('consent', 'default' | 'update', {...}) command, from inline code or from the runtime dataLayer. */
+export interface ConsentCommand {
+  command: 'default' | 'update';
+  values: Record<string, string>;
+  source: 'code' | 'dataLayer';
+}
+
+/** The consent picture: the leading CMP, Google Consent Mode, and the trackers that fired before consent. */
+export function judgeConsent(
+  book: Book,
+  runtime: RuntimeFindings | null,
+  commands: { code: ConsentCommand[]; dataLayer: ConsentCommand[] },
+  trackers: Tracker[],
+): { result: ConsentResult; warnings: WarningDraft[] } {
+  const warnings: WarningDraft[] = [];
+  const grantedWithoutInteraction = commands.dataLayer.filter((command) => command.command === 'update' && Object.values(command.values).includes('granted'));
+  if (grantedWithoutInteraction.length) {
+    warnings.push({ code: 'consent_granted_without_interaction', facts: { kind: 'consent_without_interaction' } });
+  }
+  const cmpEntries = [...book.cmp.entries()].sort((a, b) => b[1].length - a[1].length);
+  const cmp = cmpEntries.length ? { name: cmpEntries[0][0], evidence: cmpEntries[0][1] } : null;
+  return {
+    result: {
+      cmp,
+      tcf_api: runtime ? runtime.tcfApi : null,
+      consent_mode: consentMode(book, runtime, commands),
+      banner_detected: runtime ? runtime.banner.visible : null,
+      tags_before_consent: tagsBeforeConsent(book, trackers),
+    },
+    warnings,
+  };
+}
+
+/**
+ * Commands come from the runtime dataLayer, else from inline code. Mode: advanced when Google hits were sent while
+ * storage was denied; basic when defaults deny storage and no Google hit was sent (see README.md, "Consent Mode").
+ */
+function consentMode(book: Book, runtime: RuntimeFindings | null, { code, dataLayer }: { code: ConsentCommand[]; dataLayer: ConsentCommand[] }): ConsentResult['consent_mode'] {
+  const commands = runtime && dataLayer.length ? dataLayer : [...code, ...dataLayer];
+  const defaultCommand = commands.find((command) => command.command === 'default' && !command.values.region) ?? commands.find((command) => command.command === 'default');
+  const googleHits = runtime ? GOOGLE_KEYS.flatMap((key) => book.accounts.get(key)?.hitsGcs ?? []) : [];
+  const gcsValues = runtime ? runtime.requests.map((request) => matchUrl(request.url).find((match) => match.gcs || match.gcd)).filter((match) => match !== undefined) : [];
+  const gcs = gcsValues.find((match) => match.gcs)?.gcs;
+  const gcd = gcsValues.find((match) => match.gcd)?.gcd;
+  const detected = commands.length > 0 || !!gcs || !!gcd;
+  const v2Keys = commands.some((command) => 'ad_user_data' in command.values || 'ad_personalization' in command.values);
+  const defaults = {
+    ad_storage: consentValue(defaultCommand?.values.ad_storage),
+    analytics_storage: consentValue(defaultCommand?.values.analytics_storage),
+    ad_user_data: consentValue(defaultCommand?.values.ad_user_data),
+    ad_personalization: consentValue(defaultCommand?.values.ad_personalization),
+  };
+  const deniedByDefault = defaults.ad_storage === 'denied' || defaults.analytics_storage === 'denied';
+  const hasGoogleTag = ['google_tag_manager', 'google_tag', ...GOOGLE_KEYS].some((key) => book.has(key));
+  let mode: 'basic' | 'advanced' | null = null;
+  if (runtime && detected && hasGoogleTag && (deniedByDefault || (gcs && gcs !== 'G111'))) {
+    const deniedHits = googleHits.filter((value) => value === null || value !== 'G111');
+    if (deniedHits.length > 0) mode = 'advanced';
+    else if (googleHits.length === 0) mode = 'basic';
+  }
+  return {
+    detected,
+    version: detected ? (v2Keys || gcd ? 'v2' : 'v1') : null,
+    mode,
+    defaults,
+    ...(gcs ? { gcs } : {}),
+    ...(gcd ? { gcd } : {}),
+  };
+}
+
+function consentValue(value: string | undefined): ConsentValue | null {
+  return value === 'granted' || value === 'denied' ? value : null;
+}
+
+/** Trackers that fired before consent; `cookieless` when all their Google hits had both storages denied (G100). */
+function tagsBeforeConsent(book: Book, trackers: Tracker[]): ConsentResult['tags_before_consent'] {
+  return trackers
+    .filter((tracker) => tracker.fires_before_consent)
+    .map((tracker) => {
+      const account = book.accounts.get(tracker.key)!;
+      const hits = account.hitsGcs;
+      return {
+        key: tracker.key,
+        name: tracker.name,
+        requests: account.requests.length,
+        first_url: shorten(account.requests[0].url),
+        cookieless: hits.length > 0 && hits.every((value) => value === 'G100'),
+      };
+    });
+}

@@ -1,0 +1,61 @@
+import thirdPartyWeb from 'third-party-web';
+import type { Evidence, TrackerCategory } from '../schema.ts';
+import { TRACKERS, type TrackerKey } from '../signatures.ts';
+import type { Account, Book } from './book.ts';
+import { hostOf } from './urls.ts';
+
+/** third-party-web entities that our own rules already cover, and which of our trackers they belong to. */
+const TPW_OWNERS: Record<string, TrackerKey[]> = {
+  'Google Tag Manager': ['google_tag_manager', 'google_tag', 'google_analytics_4', 'google_ads', 'floodlight', 'universal_analytics'],
+  'Google Analytics': ['google_analytics_4', 'universal_analytics'],
+  'Google/Doubleclick Ads': ['google_ads', 'floodlight'],
+  Facebook: ['meta_pixel'],
+  TikTok: ['tiktok_pixel'],
+  'LinkedIn Ads': ['linkedin_insight'],
+  LinkedIn: ['linkedin_insight'],
+  'Bing Ads': ['bing_uet'],
+  Pinterest: ['pinterest_tag'],
+  Snapchat: ['snap_pixel'],
+  'Twitter Online Conversion Tracking': ['x_pixel'],
+  Hotjar: ['hotjar'],
+  Clarity: ['clarity'],
+  Matomo: ['matomo'],
+  Segment: ['segment'],
+};
+
+const TPW_CATEGORIES: Record<string, TrackerCategory> = {
+  ad: 'advertising',
+  analytics: 'analytics',
+  'tag-manager': 'tag_manager',
+  social: 'social',
+  marketing: 'marketing',
+};
+
+/** Registrable domain ("eTLD+1") of a host, via third-party-web's public-suffix aware helper. */
+export function registrableDomain(host: string): string {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  try {
+    return thirdPartyWeb.getRootDomain(`https://${bare.includes(':') ? `[${bare}]` : bare}/`) || bare;
+  } catch {
+    return bare;
+  }
+}
+
+/** Links an unmatched URL to one of our trackers via third-party-web, or to a generic third-party-web tracker. */
+export function classifyWithThirdPartyWeb(book: Book, raw: string, evidence: Evidence): Account | null {
+  const host = hostOf(raw);
+  if (!host || book.isFirstParty(host)) return null;
+  let entity: ReturnType<typeof thirdPartyWeb.getEntity>;
+  try {
+    entity = thirdPartyWeb.getEntity(raw);
+  } catch {
+    return null;
+  }
+  if (!entity) return null;
+  const owners = TPW_OWNERS[entity.name];
+  const owner = owners?.find((key) => book.has(key));
+  if (owner) return book.add(TRACKERS[owner], evidence);
+  const category = TPW_CATEGORIES[entity.category];
+  if (!category) return null;
+  return book.add({ key: `tpw:${entity.name}`, name: entity.name, vendor: entity.company, category }, evidence);
+}

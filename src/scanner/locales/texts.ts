@@ -1,0 +1,67 @@
+import type { FetchWarningCode } from '../warnings.ts';
+
+/**
+ * The shape of a locale: every human-readable text of a scan result in one language. `summary` holds the texts
+ * of the builtin summary (see i18n.ts), `warnings` those of the scan warnings (see warnings.ts).
+ */
+export interface Locale {
+  summary: SummaryTexts;
+  warnings: WarningTexts;
+}
+
+export interface SummaryTexts {
+  decimal: string;
+  list: (items: string[]) => string;
+  trackers: (host: string, names: string[]) => string;
+  tagManagers: (names: string[]) => string;
+  cmp: (name: string) => string;
+  noCmp: (banner: boolean | null) => string;
+  consentMode: (version: string, mode: string | null, analytics: string | null, ads: string | null) => string;
+  noConsentMode: string;
+  beforeConsent: (names: string[]) => string;
+  cookieless: (names: string[]) => string;
+  nothingBeforeConsent: string;
+  beforeConsentUnknown: string;
+  serverSide: (endpoints: string[]) => string;
+  noServerSide: string;
+  loss: (analytics: string | null, ads: string | null) => string;
+  recover: (points: string) => string;
+  pagespeed: (score: number, lcp: string, tbt: number, cls: string) => string;
+  state: (value: string | null) => string;
+  mode: (mode: string) => string;
+  rec: {
+    addCmp: string;
+    blockBeforeConsent: (names: string[]) => string;
+    addConsentMode: string;
+    upgradeConsentMode: string;
+    serverSide: (domain: string, points: string) => string;
+    removeUa: string;
+    metaCapi: string;
+    pagespeed: (score: number) => string;
+    noTracking: string;
+  };
+  lossExplanation: (parts: { analytics: string | null; ads: string | null; consent: boolean; rates: Record<string, string> }) => string;
+}
+
+export interface WarningTexts {
+  /** A browser refusal names an example; a Lighthouse one does not. */
+  refused: (count: number, example: string | undefined) => string;
+  consentWithoutInteraction: string;
+  timeLimit: (ms: number) => string;
+  parseFailed: (detail: string) => string;
+  truncated: (bytes: number) => string;
+  fetch: Record<Exclude<FetchWarningCode, 'fetch_timeout'>, (detail: string) => string> & { fetch_timeout: string; partial: (bytes: number) => string };
+  httpStatus: (status: number) => string;
+  browserPartial: string;
+  browserIncomplete: (detail: string) => string;
+  browserFailed: (timedOut: boolean, detail: string) => string;
+  pagespeedNoTime: string;
+  /** `fromLighthouse`: the detail is Lighthouse's own explanation, not an error of the run. */
+  pagespeed: (detail: string, fromLighthouse: boolean) => string;
+  aiFallback: (detail: string | undefined) => string;
+}
+
+/** A list joined with commas and the language's word for "and" before the last item. */
+export function joiner(and: string) {
+  return (items: string[]) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${and} ${items[items.length - 1]}`);
+}

@@ -1,0 +1,47 @@
+import type { TrackerKey } from './trackers.ts';
+
+/** Cookie name → tracker. */
+const COOKIE_RULES: Array<[RegExp, TrackerKey]> = [
+  [/^_ga$|^_ga_[A-Z0-9]+$/, 'google_analytics_4'],
+  [/^_gid$|^_gat(_.*)?$|^__utm[abcz]$/, 'universal_analytics'],
+  [/^_gcl_(au|aw|dc|gb|gs|ag)$/, 'google_ads'],
+  [/^_fbp$|^_fbc$/, 'meta_pixel'],
+  [/^_ttp$|^ttcsid/, 'tiktok_pixel'],
+  [/^li_fat_id$|^_li_dcdm_c$|^li_sugr$/, 'linkedin_insight'],
+  [/^_uet(sid|vid)$/, 'bing_uet'],
+  [/^_pin_unauth$|^_pinterest_ct/, 'pinterest_tag'],
+  [/^_scid(_r)?$|^_sctr$/, 'snap_pixel'],
+  [/^_twclid$|^muc_ads$/, 'x_pixel'],
+  [/^_hj/, 'hotjar'],
+  [/^_clck$|^_clsk$/, 'clarity'],
+  [/^_pk_(id|ses|ref)/, 'matomo'],
+  [/^ajs_(anonymous|user)_id$/, 'segment'],
+];
+
+export function trackerForCookie(name: string): TrackerKey | null {
+  return COOKIE_RULES.find(([pattern]) => pattern.test(name))?.[1] ?? null;
+}
+
+/** JS globals observed in the browser → tracker. */
+/** `weak`: the global is also defined by unrelated snippets (e.g. a consent-mode `function gtag(){}`), so it only adds evidence to a tracker found otherwise. */
+export const GLOBAL_RULES: Array<{ global: string; key: TrackerKey | null; weak?: boolean }> = [
+  { global: 'google_tag_manager', key: 'google_tag_manager', weak: true },
+  { global: 'dataLayer', key: null },
+  { global: 'gtag', key: 'google_tag', weak: true },
+  { global: 'ga', key: 'universal_analytics' },
+  { global: 'fbq', key: 'meta_pixel' },
+  { global: '_fbq', key: 'meta_pixel' },
+  { global: 'ttq', key: 'tiktok_pixel' },
+  { global: 'TiktokAnalyticsObject', key: 'tiktok_pixel' },
+  { global: '_linkedin_partner_id', key: 'linkedin_insight' },
+  { global: '_linkedin_data_partner_ids', key: 'linkedin_insight' },
+  { global: 'uetq', key: 'bing_uet' },
+  { global: 'pintrk', key: 'pinterest_tag' },
+  { global: 'snaptr', key: 'snap_pixel' },
+  { global: 'twq', key: 'x_pixel' },
+  { global: 'hj', key: 'hotjar' },
+  { global: 'clarity', key: 'clarity' },
+  { global: '_paq', key: 'matomo' },
+  { global: 'Matomo', key: 'matomo' },
+  { global: 'analytics', key: 'segment', weak: true },
+];
