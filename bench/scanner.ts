@@ -1,12 +1,12 @@
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { detect } from '../src/scanner/detect.ts';
-import { fetchPage } from '../src/scanner/fetch.ts';
-import { Scanner, type ScanResult } from '../src/scanner/index.ts';
-import { estimateLoss } from '../src/scanner/loss.ts';
-import { parseHtml } from '../src/scanner/parse.ts';
-import { SsrfGuard } from '../src/scanner/ssrf.ts';
-import { startFixtureServer } from '../test/fixtures/scanner/server.ts';
+import { detect } from '../src/scanner/detect.js';
+import { fetchPage } from '../src/scanner/fetch.js';
+import { Scanner, type ScanResult } from '../src/scanner/index.js';
+import { estimateLoss } from '../src/scanner/loss.js';
+import { parseHtml } from '../src/scanner/parse.js';
+import { SsrfGuard } from '../src/scanner/ssrf.js';
+import { startFixtureServer } from '../test/fixtures/scanner/server.js';
 
 /**
  * Scanner benchmark against the local HTTPS fixture server (no outside network):

@@ -17,6 +17,7 @@ export const tenants = pgTable(
     id: text('id').primaryKey(),
     name: text('name').notNull(),
     planId: text('plan_id').notNull().references(() => plans.id),
+    // biome-ignore lint/suspicious/noExplicitAny: Drizzle's documented form of a self-reference
     parentId: text('parent_id').references((): any => tenants.id),
     featureOverrides: jsonb('feature_overrides').$type<Record<string, number | boolean>>().notNull().default({}),
     status: text('status').notNull().default('active'),

@@ -186,7 +186,7 @@ export class Gateway {
     headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
     headers['x-forwarded-host'] = hostname;
     headers['x-forwarded-proto'] = 'https';
-    let upstream;
+    let upstream: Awaited<ReturnType<typeof upstreamRequest>>;
     try {
       upstream = await upstreamRequest(target, {
         method: (req.method ?? 'GET') as 'GET',

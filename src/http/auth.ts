@@ -36,7 +36,7 @@ export class AuthService {
     invalidations.subscribe(({ kind, id }) => {
       if (kind === 'api_key') this.keys.clear((_hash, key) => key?.keyId === id);
       if (kind === 'session') this.sessions.clear((_hash, session) => session?.sessionId === id);
-      if (kind === 'all') [this.keys, this.sessions].forEach((cache) => cache.clear());
+      if (kind === 'all') for (const cache of [this.keys, this.sessions]) cache.clear();
       if (kind === 'tenant') {
         this.keys.clear((_hash, key) => key?.tenantId === id);
         this.sessions.clear((_hash, session) => session?.tenantId === id);

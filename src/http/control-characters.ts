@@ -13,7 +13,7 @@ const IN_URL = /[\u0000-\u001F\u007F]/;
 const WHERE = { params: 'path parameter', querystring: 'query parameter', body: 'field' } as const;
 type Location = keyof typeof WHERE;
 
-const escape = (text: string, pattern: RegExp) =>
+const escapeMatches = (text: string, pattern: RegExp) =>
   text.replace(new RegExp(pattern.source, 'g'), (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /**
@@ -30,7 +30,7 @@ function findControlCharacter(root: unknown, pattern: RegExp): { path: string; c
     } else if (value && typeof value === 'object') {
       for (const [key, child] of Object.entries(value)) {
         const keyMatch = pattern.exec(key);
-        const name = keyMatch ? escape(key, pattern) : key;
+        const name = keyMatch ? escapeMatches(key, pattern) : key;
         const childPath = path ? `${path}.${name}` : name;
         if (keyMatch) return { path: childPath, character: keyMatch[0] };
         pending.push([child, childPath]);

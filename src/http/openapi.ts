@@ -76,7 +76,7 @@ function documentRole(schema: FastifySchema, route: RouteOptions): FastifySchema
   const rule = schema && ruleFor(route);
   if (!rule) return schema;
   const ownerFields = rule.ownerOnlyFields?.map((field) => `\`${field}\``).join(' or ');
-  const sentence = `**Minimum role:** \`${rule.minimum}\` (${WHO[rule.minimum]}).` + (ownerFields ? ` Setting ${ownerFields} needs \`owner\`.` : '');
+  const sentence = `**Minimum role:** \`${rule.minimum}\` (${WHO[rule.minimum]}).${ownerFields ? ` Setting ${ownerFields} needs \`owner\`.` : ''}`;
   const documented: FastifySchema & Record<string, unknown> = {
     ...schema,
     description: schema.description ? `${schema.description}\n\n${sentence}` : sentence,

@@ -34,7 +34,10 @@ export class ReadThroughCache<V> {
   /** Drops entries matching the predicate, or all of them. */
   clear(matches?: (key: string, value: V) => boolean): void {
     this.generation++;
-    if (!matches) return this.entries.clear();
+    if (!matches) {
+      this.entries.clear();
+      return;
+    }
     for (const [key, entry] of this.entries) if (matches(key, entry.value)) this.entries.delete(key);
   }
 }

@@ -1,8 +1,8 @@
 import type { Browser, BrowserContext, Frame, Request } from 'playwright-core';
-import { CMP_RULES, GLOBAL_RULES } from './signatures.ts';
-import { BANNER_SCRIPT, COOKIE_WRITES_SCRIPT, DATALAYER_SCRIPT, GLOBALS_SCRIPT, INIT_SCRIPT, inPage } from './page-scripts.ts';
-import { startGuardProxy } from './proxy.ts';
-import { bareHost, type SsrfGuard } from './ssrf.ts';
+import { CMP_RULES, GLOBAL_RULES } from './signatures.js';
+import { BANNER_SCRIPT, COOKIE_WRITES_SCRIPT, DATALAYER_SCRIPT, GLOBALS_SCRIPT, INIT_SCRIPT, inPage } from './page-scripts.js';
+import { startGuardProxy } from './proxy.js';
+import { bareHost, type SsrfGuard } from './ssrf.js';
 
 /** Stage 2: load the page in headless Chromium without interacting, and record what it does. */
 

@@ -1,16 +1,16 @@
-import type { RuntimeFindings } from './browser.ts';
-import { Book } from './detect/book.ts';
-import { judgeConsent } from './detect/consent.ts';
-import { listCookies } from './detect/cookies.ts';
-import { collectRuntime } from './detect/runtime.ts';
-import { markServerSide, serverSideResult } from './detect/server-side.ts';
-import { collectStatic } from './detect/static.ts';
-import { registrableDomain } from './detect/third-party-web.ts';
-import { listTrackers } from './detect/trackers.ts';
-import { hostOf } from './detect/urls.ts';
-import type { StaticFindings } from './parse.ts';
-import type { ConsentResult, CookieResult, ServerSideResult, Tracker } from './schema.ts';
-import type { WarningDraft } from './warnings.ts';
+import type { RuntimeFindings } from './browser.js';
+import { Book } from './detect/book.js';
+import { judgeConsent } from './detect/consent.js';
+import { listCookies } from './detect/cookies.js';
+import { collectRuntime } from './detect/runtime.js';
+import { markServerSide, serverSideResult } from './detect/server-side.js';
+import { collectStatic } from './detect/static.js';
+import { registrableDomain } from './detect/third-party-web.js';
+import { listTrackers } from './detect/trackers.js';
+import { hostOf } from './detect/urls.js';
+import type { StaticFindings } from './parse.js';
+import type { ConsentResult, CookieResult, ServerSideResult, Tracker } from './schema.js';
+import type { WarningDraft } from './warnings.js';
 
 export { registrableDomain };
 

@@ -3,8 +3,8 @@ import { pipeline, type Readable } from 'node:stream';
 import tls from 'node:tls';
 import zlib from 'node:zlib';
 import { Agent, request } from 'undici';
-import { ScanTargetRefusedError } from './errors.ts';
-import { bareHost, type SsrfGuard } from './ssrf.ts';
+import { ScanTargetRefusedError } from './errors.js';
+import { bareHost, type SsrfGuard } from './ssrf.js';
 
 /** Stage 1: fetch the page over HTTP(S) with undici, following redirects by hand. */
 

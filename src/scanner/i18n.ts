@@ -1,7 +1,7 @@
-import { LOCALES } from './locales/index.ts';
-import type { SummaryTexts } from './locales/texts.ts';
-import type { LossAssumptions } from './loss.ts';
-import type { Language, LossEstimate } from './schema.ts';
+import { LOCALES } from './locales/index.js';
+import type { SummaryTexts } from './locales/texts.js';
+import type { LossAssumptions } from './loss.js';
+import type { Language, LossEstimate } from './schema.js';
 
 /**
  * The builtin summary and the loss explanation, written from the texts of `locales/<language>.ts`.

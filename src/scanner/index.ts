@@ -1,20 +1,20 @@
-import { BrowserPool, DEFAULT_HOST_RESOLVER_RULES, capturePage, type RuntimeFindings } from './browser.ts';
-import { detect, registrableDomain } from './detect.ts';
-import { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.ts';
-import { fetchPage, type FetchOutcome } from './fetch.ts';
-import { estimateLoss } from './loss.ts';
-import { runPagespeed } from './pagespeed.ts';
-import { parseHtml, type StaticFindings } from './parse.ts';
-import { LANGUAGES, type AiSummary, type Language, type PagespeedResult, type ScanResult, type StageStatus } from './schema.ts';
-import { localiseWarning, type FetchWarningCode, type WarningDraft } from './warnings.ts';
-import { SsrfGuard, type ResolveHost } from './ssrf.ts';
-import { BuiltinSummaryProvider, OpenAiCompatibleProvider, type SummaryProvider } from './summary.ts';
+import { BrowserPool, DEFAULT_HOST_RESOLVER_RULES, capturePage, type RuntimeFindings } from './browser.js';
+import { detect, registrableDomain } from './detect.js';
+import { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.js';
+import { fetchPage, type FetchOutcome } from './fetch.js';
+import { estimateLoss } from './loss.js';
+import { runPagespeed } from './pagespeed.js';
+import { parseHtml, type StaticFindings } from './parse.js';
+import { LANGUAGES, type AiSummary, type Language, type PagespeedResult, type ScanResult, type StageStatus } from './schema.js';
+import { localiseWarning, type FetchWarningCode, type WarningDraft } from './warnings.js';
+import { SsrfGuard, type ResolveHost } from './ssrf.js';
+import { BuiltinSummaryProvider, OpenAiCompatibleProvider, type SummaryProvider } from './summary.js';
 
-export { LANGUAGES, ScanResultSchema } from './schema.ts';
-export type { Language, ScanResult, ScanWarning, Tracker, Evidence, LossEstimate, AiSummary, PagespeedResult } from './schema.ts';
-export { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError, type ScanTargetRefusedCode } from './errors.ts';
-export { DEFAULT_HOST_RESOLVER_RULES } from './browser.ts';
-export { blockedAddressReason, type ResolveHost } from './ssrf.ts';
+export { LANGUAGES, ScanResultSchema } from './schema.js';
+export type { Language, ScanResult, ScanWarning, Tracker, Evidence, LossEstimate, AiSummary, PagespeedResult } from './schema.js';
+export { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError, type ScanTargetRefusedCode } from './errors.js';
+export { DEFAULT_HOST_RESOLVER_RULES } from './browser.js';
+export { blockedAddressReason, type ResolveHost } from './ssrf.js';
 
 export interface ScannerOptions {
   /** Chromium binary for the browser stage and Lighthouse. Default '/usr/lib/chromium/chromium'. */

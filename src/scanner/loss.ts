@@ -1,5 +1,5 @@
-import { lossExplanation } from './i18n.ts';
-import type { Language, LossEstimate, Tracker } from './schema.ts';
+import { lossExplanation } from './i18n.js';
+import type { Language, LossEstimate, Tracker } from './schema.js';
 
 /**
  * Loss model: how much tracking data a site loses to consent refusal, ad/privacy blockers and Safari ITP,

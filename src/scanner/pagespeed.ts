@@ -1,9 +1,9 @@
 import type { LaunchedChrome } from 'chrome-launcher';
-import { chromiumFlags, type ChromiumFlagOptions } from './browser.ts';
-import { BrowserUnavailableError, ScanTargetRefusedError } from './errors.ts';
-import { startGuardProxy, type GuardProxy } from './proxy.ts';
-import type { PagespeedResult } from './schema.ts';
-import type { SsrfGuard } from './ssrf.ts';
+import { chromiumFlags, type ChromiumFlagOptions } from './browser.js';
+import { BrowserUnavailableError, ScanTargetRefusedError } from './errors.js';
+import { startGuardProxy, type GuardProxy } from './proxy.js';
+import type { PagespeedResult } from './schema.js';
+import type { SsrfGuard } from './ssrf.js';
 
 /**
  * Page performance with Lighthouse 13: performance category only, default (mobile, simulated throttling) settings,

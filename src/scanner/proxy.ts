@@ -1,8 +1,8 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ScanTargetRefusedError } from './errors.ts';
-import { bareHost, type SsrfGuard } from './ssrf.ts';
+import { ScanTargetRefusedError } from './errors.js';
+import { bareHost, type SsrfGuard } from './ssrf.js';
 
 /**
  * The SSRF guard for browsers: a forward proxy on 127.0.0.1 that every request of a scan's browser context (and of the

@@ -7,8 +7,8 @@
  * signatures/cookies.ts   cookie names and JS globals
  * signatures/cmps.ts      consent management platforms
  */
-export { CMP_RULES, cmpForCode, cmpForCookie, cmpForUrl, type CmpRule } from './signatures/cmps.ts';
-export { GLOBAL_RULES, trackerForCookie } from './signatures/cookies.ts';
+export { CMP_RULES, cmpForCode, cmpForCookie, cmpForUrl, type CmpRule } from './signatures/cmps.js';
+export { GLOBAL_RULES, trackerForCookie } from './signatures/cookies.js';
 export {
   TRACKERS,
   consentCommandsInCode,
@@ -18,5 +18,5 @@ export {
   type IdMatch,
   type TrackerInfo,
   type TrackerKey,
-} from './signatures/trackers.ts';
-export { isGoogleHost, matchUrl, type HitRole, type UrlMatch } from './signatures/urls.ts';
+} from './signatures/trackers.js';
+export { isGoogleHost, matchUrl, type HitRole, type UrlMatch } from './signatures/urls.js';

@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import net from 'node:net';
-import { ScanTargetRefusedError } from './errors.ts';
+import { ScanTargetRefusedError } from './errors.js';
 
 /**
  * SSRF guard shared by the HTTP fetch (stage 1), the browser (stage 2) and the Lighthouse run.

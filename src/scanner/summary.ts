@@ -1,6 +1,6 @@
 import { request } from 'undici';
-import { composeSummary, type SummaryFacts } from './i18n.ts';
-import type { AiSummary, Language, ScanResult } from './schema.ts';
+import { composeSummary, type SummaryFacts } from './i18n.js';
+import type { AiSummary, Language, ScanResult } from './schema.js';
 
 /** Summary providers: the builtin writer (findings → text, all languages) and an OpenAI-compatible chat model. */
 

@@ -1,6 +1,6 @@
-import { LOCALES } from './locales/index.ts';
-import type { WarningTexts } from './locales/texts.ts';
-import type { Language, ScanWarning } from './schema.ts';
+import { LOCALES } from './locales/index.js';
+import type { WarningTexts } from './locales/texts.js';
+import type { Language, ScanWarning } from './schema.js';
 
 /**
  * Scan warnings in the requested language. Stages record a warning's code and the facts it is made of;

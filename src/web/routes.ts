@@ -59,7 +59,7 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const hidden = { config: { public: true }, schema: { hide: true } };
   app.get('/', hidden, async (request, reply) => reply.redirect((await sessionUser(request)) ? '/dashboard' : '/check'));
-  app.get('/login', hidden, async (request, reply) => {
+  app.get('/login', hidden, async (_request, reply) => {
     if (await app.services.users.needsSetup()) return reply.redirect('/setup');
     return page(reply, 'Sign in', loginPage(), null);
   });

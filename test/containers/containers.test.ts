@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/database.js';
 import { startDns } from '../helpers/dns.js';
-import { waitFor } from '../helpers/processes.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 
@@ -98,7 +97,7 @@ describe.each(backends)('containers, gateway and domains on %s', (backend) => {
     expect(ok.headers['x-upstream']).toBe('sgtm');
     expect(upstream.seen.at(-1)).toMatchObject({ forwardedHost: host });
     expect((await through(host, '/missing')).status).toBe(404);
-    expect((await through(host.toUpperCase() + '.', '/x')).status).toBe(200);
+    expect((await through(`${host.toUpperCase()}.`, '/x')).status).toBe(200);
     expect((await through('unknown.example.test')).status).toBe(404);
     expect((await request(`${gatewayUrl}/healthz`)).statusCode).toBe(200);
 

@@ -12,7 +12,7 @@ import { Scanner } from '../../src/scanner/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/database.js';
 import { freePort } from '../helpers/processes.js';
-import { exampleOf, hostileString, hostileValue, mutationOf, valueOf, withoutReachableUrls, type JsonSchema } from '../helpers/request-arbitraries.js';
+import { exampleOf, hostileString, hostileValue, mutationOf, arbitraryFor, withoutReachableUrls, type JsonSchema } from '../helpers/request-arbitraries.js';
 
 /**
  * Fuzz of every operation of /api/openapi.json: schema-shaped and hostile path parameters, query strings and
@@ -114,16 +114,16 @@ function requestOf(operation: Operation, ids: () => Map<string, string[]>, token
   const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
 
   const path = fc
-    .tuple(...pathParameters.map((parameter) => pathSegment(valueOf(parameter.schema, ids, parameter.name))), fc.boolean())
+    .tuple(...pathParameters.map((parameter) => pathSegment(arbitraryFor(parameter.schema, ids, parameter.name))), fc.boolean())
     .map(([...parts]) => {
       const slash = parts.pop() as boolean;
       let url = operation.path;
-      pathParameters.forEach((parameter, index) => (url = url.replace(`{${parameter.name}}`, parts[index] as string)));
+      for (const [index, parameter] of pathParameters.entries()) url = url.replace(`{${parameter.name}}`, parts[index] as string);
       return slash || url === '/' ? url : url.replace(/\/$/, '');
     });
 
   const queryValue = (schema: JsonSchema, name: string) =>
-    fc.oneof({ arbitrary: valueOf(schema, ids, name), weight: 4 }, { arbitrary: hostileValue, weight: 2 });
+    fc.oneof({ arbitrary: arbitraryFor(schema, ids, name), weight: 4 }, { arbitrary: hostileValue, weight: 2 });
   const query = fc
     .tuple(
       ...queryParameters.map((parameter) => fc.option(queryValue(parameter.schema, parameter.name).map((value) => `${percentEncode(parameter.name)}=${encode(value)}`), { freq: 2 })),
@@ -133,9 +133,9 @@ function requestOf(operation: Operation, ids: () => Map<string, string[]>, token
 
   const body: Arbitrary<string | undefined> = operation.body
     ? fc.oneof(
-        { arbitrary: valueOf(operation.body, ids).map((value) => JSON.stringify(withoutReachableUrls(value))), weight: 4 },
+        { arbitrary: arbitraryFor(operation.body, ids).map((value) => JSON.stringify(withoutReachableUrls(value))), weight: 4 },
         ...(operation.examples.length ? [{ arbitrary: exampleOf(operation.examples, ids).map((value) => JSON.stringify(withoutReachableUrls(value))), weight: 2 }] : []),
-        { arbitrary: mutationOf(valueOf(operation.body, ids)).map((value) => JSON.stringify(withoutReachableUrls(value)) ?? 'null'), weight: 4 },
+        { arbitrary: mutationOf(arbitraryFor(operation.body, ids)).map((value) => JSON.stringify(withoutReachableUrls(value)) ?? 'null'), weight: 4 },
         { arbitrary: hostileValue.map((value) => JSON.stringify(value) ?? 'null'), weight: 1 },
         { arbitrary: fc.constantFrom('{', '[1,', '{"a":1}}', '"str"', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000', ''), weight: 1 },
       )
@@ -167,7 +167,10 @@ describe.each(backends)('fuzz of every documented operation on %s', (backend) =>
   const validators = new Map<object, ReturnType<typeof ajv.compile>>();
   const validatorFor = (schema: object) => {
     let validate = validators.get(schema);
-    if (!validate) validators.set(schema, (validate = ajv.compile(schema)));
+    if (!validate) {
+      validate = ajv.compile(schema);
+      validators.set(schema, validate);
+    }
     return validate;
   };
 

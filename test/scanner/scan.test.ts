@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Scanner, ScanResultSchema, ScanTargetUnreachableError, type ScanResult } from '../../src/scanner/index.ts';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.ts';
+import { Scanner, ScanResultSchema, ScanTargetUnreachableError, type ScanResult } from '../../src/scanner/index.js';
+import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
 
 // End to end: real Chromium, real HTTPS fixture server on 127.0.0.1 under vendor host names, no outside network.
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BrowserPool, capturePage } from '../../src/scanner/browser.ts';
-import { fetchPage } from '../../src/scanner/fetch.ts';
-import { Scanner, ScanTargetRefusedError, blockedAddressReason } from '../../src/scanner/index.ts';
-import { SsrfGuard, type ResolvedHost } from '../../src/scanner/ssrf.ts';
-import { ALL_HOSTS, startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.ts';
+import { BrowserPool, capturePage } from '../../src/scanner/browser.js';
+import { fetchPage } from '../../src/scanner/fetch.js';
+import { Scanner, ScanTargetRefusedError, blockedAddressReason } from '../../src/scanner/index.js';
+import { SsrfGuard, type ResolvedHost } from '../../src/scanner/ssrf.js';
+import { ALL_HOSTS, startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
 
 describe('address classification', () => {
   it.each([

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEXTS } from '../../src/scanner/i18n.ts';
-import { estimateLoss } from '../../src/scanner/loss.ts';
-import { LANGUAGES, type Tracker } from '../../src/scanner/schema.ts';
-import { BuiltinSummaryProvider, OpenAiCompatibleProvider, SummaryProviderError, type SummaryFindings } from '../../src/scanner/summary.ts';
+import { TEXTS } from '../../src/scanner/i18n.js';
+import { estimateLoss } from '../../src/scanner/loss.js';
+import { LANGUAGES, type Tracker } from '../../src/scanner/schema.js';
+import { BuiltinSummaryProvider, OpenAiCompatibleProvider, SummaryProviderError, type SummaryFindings } from '../../src/scanner/summary.js';
 
 const tracker = (key: string, name: string, vendor: string, category: Tracker['category'], fires: boolean | null, extra: Partial<Tracker> = {}): Tracker => ({
   key,
@@ -154,7 +154,7 @@ describe('OpenAI-compatible provider', () => {
         };
         const json = JSON.stringify({ summary: 'Auf shop.example.test laufen Google Analytics 4 und Meta Pixel vor der Einwilligung.', recommendations: ['Meta Pixel erst nach Einwilligung laden.'] });
         if (mode === 'ok') reply(json);
-        else if (mode === 'fenced') reply('```json\n' + json + '\n```');
+        else if (mode === 'fenced') reply(`\`\`\`json\n${json}\n\`\`\``);
         else if (mode === 'prose') reply('Hier ist meine Zusammenfassung ohne JSON.');
         else if (mode === 'slow') setTimeout(() => reply(json), 3_000);
         else {

@@ -1,8 +1,8 @@
 import dgram from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Scanner } from '../../src/scanner/index.ts';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.ts';
+import { Scanner } from '../../src/scanner/index.js';
+import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
 
 // The browser's only way out is the guard proxy (which these tests let reach loopback). WebRTC's STUN/TURN and QUIC
 // (WebTransport) are UDP an HTTP proxy cannot carry, so Chromium must not send them at all.

@@ -22,7 +22,7 @@ export function toCsv(rows: Row[], columns: string[]): string {
     const text = value === null ? '' : typeof value === 'number' ? String(value) : neutraliseFormula(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
-  return [columns.join(','), ...rows.map((row) => columns.map((column) => field(row[column] ?? null)).join(','))].join('\r\n') + '\r\n';
+  return `${[columns.join(','), ...rows.map((row) => columns.map((column) => field(row[column] ?? null)).join(','))].join('\r\n')}\r\n`;
 }
 
 const round = (value: number | string | null) => (value === null ? null : Math.round(Number(value) * 10) / 10);

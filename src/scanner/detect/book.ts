@@ -1,7 +1,7 @@
-import type { RuntimeRequest } from '../browser.ts';
-import type { Evidence } from '../schema.ts';
-import { TRACKERS, trackerForGoogleId, type TrackerInfo, type TrackerKey } from '../signatures.ts';
-import { registrableDomain } from './third-party-web.ts';
+import type { RuntimeRequest } from '../browser.js';
+import type { Evidence } from '../schema.js';
+import { TRACKERS, trackerForGoogleId, type TrackerInfo, type TrackerKey } from '../signatures.js';
+import { registrableDomain } from './third-party-web.js';
 
 const MAX_EVIDENCE = 12;
 export const GOOGLE_KEYS: TrackerKey[] = ['google_analytics_4', 'universal_analytics', 'google_ads', 'floodlight'];

@@ -1,9 +1,9 @@
-import type { RuntimeFindings } from '../browser.ts';
-import type { ConsentResult, ConsentValue, Tracker } from '../schema.ts';
-import { matchUrl } from '../signatures.ts';
-import type { WarningDraft } from '../warnings.ts';
-import { GOOGLE_KEYS, type Book } from './book.ts';
-import { shorten } from './urls.ts';
+import type { RuntimeFindings } from '../browser.js';
+import type { ConsentResult, ConsentValue, Tracker } from '../schema.js';
+import { matchUrl } from '../signatures.js';
+import type { WarningDraft } from '../warnings.js';
+import { GOOGLE_KEYS, type Book } from './book.js';
+import { shorten } from './urls.js';
 
 /** A gtag('consent', 'default' | 'update', {...}) command, from inline code or from the runtime dataLayer. */
 export interface ConsentCommand {

@@ -1,7 +1,7 @@
-import type { RuntimeFindings } from '../browser.ts';
-import type { CookieResult } from '../schema.ts';
-import { trackerForCookie } from '../signatures.ts';
-import type { Book } from './book.ts';
+import type { RuntimeFindings } from '../browser.js';
+import type { CookieResult } from '../schema.js';
+import { trackerForCookie } from '../signatures.js';
+import type { Book } from './book.js';
 
 /** The page's cookies (at most 300), each with its tracker when our rules know the name. */
 export function listCookies(runtime: RuntimeFindings | null, book: Book): CookieResult[] {

@@ -1,12 +1,12 @@
-import type { RuntimeCookie, RuntimeFindings, RuntimeRequest } from '../browser.ts';
-import type { Evidence } from '../schema.ts';
-import { CMP_RULES, GLOBAL_RULES, TRACKERS, cmpForCookie, cmpForUrl, isGoogleHost, matchUrl, trackerForCookie } from '../signatures.ts';
-import type { WarningDraft } from '../warnings.ts';
-import { GOOGLE_KEYS, infoForId, type Book } from './book.ts';
-import type { ConsentCommand } from './consent.ts';
-import type { ServerUrl } from './server-side.ts';
-import { classifyWithThirdPartyWeb } from './third-party-web.ts';
-import { hostOf, originOf, shorten } from './urls.ts';
+import type { RuntimeCookie, RuntimeFindings, RuntimeRequest } from '../browser.js';
+import type { Evidence } from '../schema.js';
+import { CMP_RULES, GLOBAL_RULES, TRACKERS, cmpForCookie, cmpForUrl, isGoogleHost, matchUrl, trackerForCookie } from '../signatures.js';
+import type { WarningDraft } from '../warnings.js';
+import { GOOGLE_KEYS, infoForId, type Book } from './book.js';
+import type { ConsentCommand } from './consent.js';
+import type { ServerUrl } from './server-side.js';
+import { classifyWithThirdPartyWeb } from './third-party-web.js';
+import { hostOf, originOf, shorten } from './urls.js';
 
 /**
  * Stage 2 (browser): trackers, CMPs and server-side evidence in what the page did — its requests, the tag ids it

@@ -1,7 +1,7 @@
-import type { Evidence, ServerSideResult } from '../schema.ts';
-import { TRACKERS, type TrackerKey } from '../signatures.ts';
-import { GOOGLE_KEYS, infoForId, type Book } from './book.ts';
-import { originOf, shorten } from './urls.ts';
+import type { Evidence, ServerSideResult } from '../schema.js';
+import { TRACKERS, type TrackerKey } from '../signatures.js';
+import { GOOGLE_KEYS, infoForId, type Book } from './book.js';
+import { originOf, shorten } from './urls.js';
 
 /** A transport_url / server_container_url setting, from inline code or from a gtag config in the dataLayer. */
 export interface ServerUrl {

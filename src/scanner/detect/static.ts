@@ -1,10 +1,10 @@
-import type { StaticFindings } from '../parse.ts';
-import { TRACKERS, cmpForCode, cmpForUrl, consentCommandsInCode, matchCode, matchUrl, serverUrlsInCode } from '../signatures.ts';
-import type { Book } from './book.ts';
-import type { ConsentCommand } from './consent.ts';
-import type { ServerUrl } from './server-side.ts';
-import { classifyWithThirdPartyWeb } from './third-party-web.ts';
-import { hostOf, shorten } from './urls.ts';
+import type { StaticFindings } from '../parse.js';
+import { TRACKERS, cmpForCode, cmpForUrl, consentCommandsInCode, matchCode, matchUrl, serverUrlsInCode } from '../signatures.js';
+import type { Book } from './book.js';
+import type { ConsentCommand } from './consent.js';
+import type { ServerUrl } from './server-side.js';
+import { classifyWithThirdPartyWeb } from './third-party-web.js';
+import { hostOf, shorten } from './urls.js';
 
 /** Stage 1 (static HTML): trackers and CMPs in script URLs, inline code and noscript pixels. */
 export function collectStatic(book: Book, findings: StaticFindings): { codeCommands: ConsentCommand[]; serverUrls: ServerUrl[] } {

@@ -1,8 +1,8 @@
 import thirdPartyWeb from 'third-party-web';
-import type { Evidence, TrackerCategory } from '../schema.ts';
-import { TRACKERS, type TrackerKey } from '../signatures.ts';
-import type { Account, Book } from './book.ts';
-import { hostOf } from './urls.ts';
+import type { Evidence, TrackerCategory } from '../schema.js';
+import { TRACKERS, type TrackerKey } from '../signatures.js';
+import type { Account, Book } from './book.js';
+import { hostOf } from './urls.js';
 
 /** third-party-web entities that our own rules already cover, and which of our trackers they belong to. */
 const TPW_OWNERS: Record<string, TrackerKey[]> = {

@@ -1,6 +1,6 @@
-import type { RuntimeFindings } from '../browser.ts';
-import type { Tracker } from '../schema.ts';
-import type { Book } from './book.ts';
+import type { RuntimeFindings } from '../browser.js';
+import type { Tracker } from '../schema.js';
+import type { Book } from './book.js';
 
 /**
  * The trackers found, sorted by category and name. A bare Google tag next to GTM, with no id and no request of its

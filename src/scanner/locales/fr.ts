@@ -1,4 +1,4 @@
-import { joiner, type SummaryTexts, type WarningTexts } from './texts.ts';
+import { joiner, type SummaryTexts, type WarningTexts } from './texts.js';
 
 export const summary: SummaryTexts = {
   decimal: ',',

@@ -1,4 +1,4 @@
-import { joiner, type SummaryTexts, type WarningTexts } from './texts.ts';
+import { joiner, type SummaryTexts, type WarningTexts } from './texts.js';
 
 /** Polish plural: 1 → one, 2–4 (not 12–14) → few, else many. */
 function plPlural(count: number, one: string, few: string, many: string): string {

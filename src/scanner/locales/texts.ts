@@ -1,4 +1,4 @@
-import type { FetchWarningCode } from '../warnings.ts';
+import type { FetchWarningCode } from '../warnings.js';
 
 /**
  * The shape of a locale: every human-readable text of a scan result in one language. `summary` holds the texts

@@ -1,4 +1,4 @@
-import type { TrackerKey } from './trackers.ts';
+import type { TrackerKey } from './trackers.js';
 
 /** Cookie name → tracker. */
 const COOKIE_RULES: Array<[RegExp, TrackerKey]> = [

@@ -1,4 +1,4 @@
-import type { TrackerCategory } from '../schema.ts';
+import type { TrackerCategory } from '../schema.js';
 
 export interface TrackerInfo {
   key: string;

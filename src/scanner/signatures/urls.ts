@@ -1,4 +1,4 @@
-import { trackerForGoogleId, type TrackerKey } from './trackers.ts';
+import { trackerForGoogleId, type TrackerKey } from './trackers.js';
 
 export type HitRole = 'loader' | 'hit';
 

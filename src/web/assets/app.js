@@ -1,6 +1,6 @@
 // Tagport web UI: plain browser JavaScript, no build step. Talks to the JSON API with the session cookie.
 (() => {
-  'use strict';
+  
   const $ = (selector) => document.querySelector(selector);
 
   /** Builds DOM nodes; text is always set as text, never parsed as HTML. */
@@ -28,8 +28,8 @@
     const response = await fetch(path, { method, headers, credentials: 'same-origin', body: body === undefined ? undefined : JSON.stringify(body) });
     const data = await response.json().catch(() => ({}));
     if (!response.ok) {
-      if (response.status === 401 && location.pathname.startsWith('/dashboard')) location.href = '/login?next=' + encodeURIComponent(location.pathname);
-      const error = new Error((data.error && data.error.message) || `Request failed (${response.status})`);
+      if (response.status === 401 && location.pathname.startsWith('/dashboard')) location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
+      const error = new Error((data.error?.message) || `Request failed (${response.status})`);
       error.status = response.status;
       error.body = data;
       throw error;
@@ -67,7 +67,7 @@
     bindForm(loginForm, $('#login-error'), async (data) => {
       await api('POST', '/api/auth/login', { email: data.get('email'), password: data.get('password') });
       const next = new URLSearchParams(location.search).get('next');
-      location.href = next && next.startsWith('/') && !next.startsWith('//') ? next : '/dashboard';
+      location.href = next?.startsWith('/') && !next.startsWith('//') ? next : '/dashboard';
     });
   }
   const setupForm = $('#setup-form');
@@ -367,7 +367,10 @@
 
   function renderResult(result, target) {
     const byCategory = {};
-    for (const tracker of result.trackers) (byCategory[tracker.category] = byCategory[tracker.category] || []).push(tracker);
+    for (const tracker of result.trackers) {
+      byCategory[tracker.category] ??= [];
+      byCategory[tracker.category].push(tracker);
+    }
     const consent = result.consent;
     const loss = result.loss_estimate;
     const cards = el('div', { class: 'cards' },
@@ -440,7 +443,7 @@
   }
 
   const resultBox = $('#scan-result');
-  if (resultBox && resultBox.dataset.scanId) {
+  if (resultBox?.dataset.scanId) {
     api('GET', `/api/v1/tracking-checker/scans/${resultBox.dataset.scanId}/`).then((result) => renderResult(result, resultBox))
       .catch((error) => resultBox.replaceChildren(el('p', { class: 'error' }, error.message)));
   }
