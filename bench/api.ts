@@ -24,7 +24,10 @@ export interface LoadResult {
 
 async function startProcess(args: string[], env: NodeJS.ProcessEnv, readyPath: string) {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env, PORT: String(port) }, stdio: 'ignore' });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: 'ignore',
+  });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(base + readyPath)).ok, 60_000, args.join(' '));
   return {
@@ -50,9 +53,14 @@ async function tagportCli(env: NodeJS.ProcessEnv, ...args: string[]) {
 
 async function startTagport(env: NodeJS.ProcessEnv) {
   const tenant = await tagportCli(env, 'tenants', 'create', '--name', 'Bench Agency', '--plan', 'agency');
-  for (let i = 0; i < 5; i++) await tagportCli(env, 'tenants', 'create', '--name', `Bench client ${i}`, '--parent', tenant.id);
+  for (let i = 0; i < 5; i++)
+    await tagportCli(env, 'tenants', 'create', '--name', `Bench client ${i}`, '--parent', tenant.id);
   const key = await tagportCli(env, 'keys', 'create', '--tenant', tenant.id, '--name', 'bench');
-  const server = await startProcess([bin, 'serve'], { ...env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', GATEWAY_PORT: '0' }, '/readyz');
+  const server = await startProcess(
+    [bin, 'serve'],
+    { ...env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000000', GATEWAY_PORT: '0' },
+    '/readyz',
+  );
   return { ...server, url: `${server.base}/api/tenants/`, headers: { authorization: `Bearer ${key.token}` } };
 }
 
@@ -91,7 +99,8 @@ export async function runApiBench(rounds = Number(process.env.BENCH_ROUNDS ?? 3)
     for (const target of targets) await load(target.url, target.headers, 2); // warm-up
     const samples = new Map(targets.map((target) => [target.name, [] as Awaited<ReturnType<typeof load>>[]]));
     for (let round = 0; round < rounds; round++) {
-      for (const target of targets) samples.get(target.name)!.push(await load(target.url, target.headers, DURATION_SECONDS));
+      for (const target of targets)
+        samples.get(target.name)!.push(await load(target.url, target.headers, DURATION_SECONDS));
     }
     const results = targets.map((target): LoadResult => {
       const runs = samples.get(target.name)!;

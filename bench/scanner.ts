@@ -51,7 +51,11 @@ function percentile(sorted: number[], p: number): number {
 function figures(values: number[]): LatencyFigures {
   const sorted = [...values].sort((a, b) => a - b);
   const mean = values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
-  return { p50_ms: Math.round(percentile(sorted, 50)), p95_ms: Math.round(percentile(sorted, 95)), mean_ms: Math.round(mean) };
+  return {
+    p50_ms: Math.round(percentile(sorted, 50)),
+    p95_ms: Math.round(percentile(sorted, 95)),
+    mean_ms: Math.round(mean),
+  };
 }
 
 /** Runs `count` tasks, `concurrency` at a time; returns the wall-clock time. */
@@ -66,7 +70,9 @@ async function runPool(count: number, concurrency: number, task: (index: number)
   return Date.now() - started;
 }
 
-export async function runScannerBench(options: { scans?: number; concurrency?: number } = {}): Promise<ScannerBenchResult> {
+export async function runScannerBench(
+  options: { scans?: number; concurrency?: number } = {},
+): Promise<ScannerBenchResult> {
   const scans = options.scans ?? Number(process.env.BENCH_SCANS ?? 20);
   const concurrency = options.concurrency ?? Number(process.env.BENCH_CONCURRENCY ?? 2);
   const fixture = await startFixtureServer({ bigPageBytes: 1 });
@@ -100,7 +106,8 @@ export async function runScannerBench(options: { scans?: number; concurrency?: n
     });
 
     // Full scans (browser launched by the warm-up).
-    const full = (host: string, path: string): Promise<ScanResult> => scanner.scan({ url: fixture.url(host, path), aiSummary: true, pagespeed: false, language: 'en' });
+    const full = (host: string, path: string): Promise<ScanResult> =>
+      scanner.scan({ url: fixture.url(host, path), aiSummary: true, pagespeed: false, language: 'en' });
     await full(...SITES[0]);
     const totals: number[] = [];
     const fetches: number[] = [];
@@ -112,7 +119,10 @@ export async function runScannerBench(options: { scans?: number; concurrency?: n
       totals.push(performance.now() - started);
       fetches.push(result.stages.fetch.duration_ms);
       browsers.push(result.stages.browser.duration_ms);
-      if (result.stages.browser.status !== 'ok') throw new Error(`browser stage ${result.stages.browser.status} for ${host}: ${JSON.stringify(result.warnings)}`);
+      if (result.stages.browser.status !== 'ok')
+        throw new Error(
+          `browser stage ${result.stages.browser.status} for ${host}: ${JSON.stringify(result.warnings)}`,
+        );
     });
 
     return {
@@ -120,7 +130,12 @@ export async function runScannerBench(options: { scans?: number; concurrency?: n
       scans,
       concurrency,
       stage1_only: { total: figures(stage1Times), scans_per_minute: Math.round((scans / stage1Wall) * 60_000) },
-      full: { total: figures(totals), fetch: figures(fetches), browser: figures(browsers), scans_per_minute: Math.round((scans / fullWall) * 60_000 * 10) / 10 },
+      full: {
+        total: figures(totals),
+        fetch: figures(fetches),
+        browser: figures(browsers),
+        scans_per_minute: Math.round((scans / fullWall) * 60_000 * 10) / 10,
+      },
     };
   } finally {
     await scanner.close();
@@ -129,9 +144,14 @@ export async function runScannerBench(options: { scans?: number; concurrency?: n
 }
 
 export function printScannerBench(result: ScannerBenchResult): void {
-  console.log(`\nScanner benchmark: ${result.scans} scans per kind, concurrency ${result.concurrency}, ${result.machine.cpus} CPUs, Node ${result.machine.node}`);
+  console.log(
+    `\nScanner benchmark: ${result.scans} scans per kind, concurrency ${result.concurrency}, ${result.machine.cpus} CPUs, Node ${result.machine.node}`,
+  );
   console.table({
-    'stage 1 only (fetch + parse + detect)': { ...result.stage1_only.total, scans_per_minute: result.stage1_only.scans_per_minute },
+    'stage 1 only (fetch + parse + detect)': {
+      ...result.stage1_only.total,
+      scans_per_minute: result.stage1_only.scans_per_minute,
+    },
     'full scan (total)': { ...result.full.total, scans_per_minute: result.full.scans_per_minute },
     'full scan: fetch stage': { ...result.full.fetch, scans_per_minute: '' },
     'full scan: browser stage': { ...result.full.browser, scans_per_minute: '' },

@@ -35,7 +35,8 @@ function buildValidators() {
   const body = new Ajv({ ...base, coerceTypes: false });
   const text = new Ajv({ ...base, coerceTypes: 'array' as const });
   for (const ajv of [body, text]) addFormats.default(ajv);
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    (httpPart === 'body' ? body : text).compile(schema);
 }
 
 export interface AppDependencies {
@@ -53,7 +54,10 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
     // Fastify's request serializer logs method, url, host and remote address, never headers, so tokens and
     // cookies stay out of the logs without a redaction pass (which cost ~10 µs per request). Errors are logged
     // without the parameters of a failed statement (secrets, token hashes): see loggableError.
-    logger: config.logLevel === 'silent' ? false : { level: config.logLevel, serializers: { err: loggableError }, ...(logStream ? { stream: logStream } : {}) },
+    logger:
+      config.logLevel === 'silent'
+        ? false
+        : { level: config.logLevel, serializers: { err: loggableError }, ...(logStream ? { stream: logStream } : {}) },
     genReqId: () => newId('request'),
     childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimitBytes,
@@ -68,7 +72,16 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
   app.decorate('config', config);
   app.decorate('database', database);
   app.decorate('rateLimits', new RateLimits(config));
-  app.decorate('services', createServices(database, config, scanner, (error) => app.log.error({ err: error }, 'background work failed'), app.rateLimits.createLimiter));
+  app.decorate(
+    'services',
+    createServices(
+      database,
+      config,
+      scanner,
+      (error) => app.log.error({ err: error }, 'background work failed'),
+      app.rateLimits.createLimiter,
+    ),
+  );
   app.decorateRequest('authContext', null);
 
   await app.services.start();
@@ -82,7 +95,9 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
   // JSON only: anything else is 415 rather than a string the schema then rejects.
   app.removeContentTypeParser(['text/plain']);
   await app.register(cookie, { secret: config.cookieSecret });
-  await app.register(csrf, { cookieOpts: { signed: true, httpOnly: true, sameSite: 'strict', secure: config.secureCookies, path: '/' } });
+  await app.register(csrf, {
+    cookieOpts: { signed: true, httpOnly: true, sameSite: 'strict', secure: config.secureCookies, path: '/' },
+  });
 
   registerRequestGuard(app);
 

@@ -34,7 +34,8 @@ interface CommandSpec {
 class UsageError extends Error {}
 
 function checkRole(values: Values): void {
-  if (values.role && !ROLES.includes(values.role as Role)) throw new UsageError('--role must be owner, admin or member');
+  if (values.role && !ROLES.includes(values.role as Role))
+    throw new UsageError('--role must be owner, admin or member');
 }
 /** A refusal with a plain message for the operator (exit 1). */
 class CommandError extends Error {}
@@ -53,7 +54,8 @@ const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   'setup-token': {
-    summary: 'Print a one-time token (valid 1 hour) for the first-run set-up of a database that has tenants but no users.',
+    summary:
+      'Print a one-time token (valid 1 hour) for the first-run set-up of a database that has tenants but no users.',
     run: (_values, _argument, config) =>
       withServices(config, async ({ users }) => {
         const created = await users.createSetupToken();
@@ -62,7 +64,11 @@ const COMMANDS: Record<string, CommandSpec> = {
   },
   'tenants create': {
     summary: 'Create a tenant (any plan; --parent makes it a client of an agency or partner tenant).',
-    options: { name: { placeholder: 'NAME', required: true }, plan: { placeholder: 'PLAN' }, parent: { placeholder: 'TENANT_ID' } },
+    options: {
+      name: { placeholder: 'NAME', required: true },
+      plan: { placeholder: 'PLAN' },
+      parent: { placeholder: 'TENANT_ID' },
+    },
     run: (values, _argument, config) =>
       withServices(config, async ({ tenants }, database) => {
         if (values.parent) await requireTenant(database, values.parent);
@@ -81,7 +87,11 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: (values, _argument, config) =>
       withServices(config, async ({ apiKeys }, database) => {
         await requireTenant(database, values.tenant!);
-        return apiKeys.create(values.tenant!, { name: values.name!, expires_at: values['expires-at'], role: (values.role ?? 'admin') as Role });
+        return apiKeys.create(values.tenant!, {
+          name: values.name!,
+          expires_at: values['expires-at'],
+          role: (values.role ?? 'admin') as Role,
+        });
       }),
   },
   'keys revoke': {
@@ -118,7 +128,13 @@ const COMMANDS: Record<string, CommandSpec> = {
       withServices(config, async ({ users }, database) => {
         await requireTenant(database, values.tenant!);
         const password = values.password ?? process.env.TAGPORT_PASSWORD ?? '';
-        return users.createUser({ email: values.email!, name: values.name!, password, tenantId: values.tenant!, role: (values.role ?? 'owner') as Role });
+        return users.createUser({
+          email: values.email!,
+          name: values.name!,
+          password,
+          tenantId: values.tenant!,
+          role: (values.role ?? 'owner') as Role,
+        });
       }),
   },
 };
@@ -162,22 +178,32 @@ async function serve(config: Config) {
     await runtime.close().catch(() => {});
     throw error;
   }
-  await announceSetup(app, config.publicBaseUrl ?? address).catch((error: unknown) => app.log.error({ err: error }, 'could not check whether set-up is needed'));
+  await announceSetup(app, config.publicBaseUrl ?? address).catch((error: unknown) =>
+    app.log.error({ err: error }, 'could not check whether set-up is needed'),
+  );
 }
 
 /** Until the first owner exists, the log says how to create it; on a database the CLI provisioned with a one-time URL. */
 async function announceSetup(app: FastifyInstance, base: string) {
   const state = await app.services.users.setupState();
-  if (state === 'open') app.log.info({ setup_url: `${base}/setup` }, 'no users yet: open the set-up page to create the first owner');
+  if (state === 'open')
+    app.log.info({ setup_url: `${base}/setup` }, 'no users yet: open the set-up page to create the first owner');
   if (state !== 'token_required') return;
   const { token, expires_at } = await app.services.users.createSetupToken();
-  app.log.warn({ setup_url: setupUrl(base, token), expires_at }, 'no users yet: open this one-time set-up URL to create the first owner');
+  app.log.warn(
+    { setup_url: setupUrl(base, token), expires_at },
+    'no users yet: open this one-time set-up URL to create the first owner',
+  );
 }
 
 /** The address the CLI expects the server at (it has no listener of its own to ask). */
 function configuredBaseUrl(config: Config): string {
   if (config.publicBaseUrl) return config.publicBaseUrl;
-  const host = ['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const host = ['0.0.0.0', '::'].includes(config.host)
+    ? 'localhost'
+    : config.host.includes(':')
+      ? `[${config.host}]`
+      : config.host;
   return `http://${host}:${config.port}`;
 }
 
@@ -200,7 +226,9 @@ async function requireTenant(database: Database, tenantId: string): Promise<void
 }
 
 /** The command and its checked arguments, or 'help'. Nothing here touches the database or the configuration. */
-function parseInvocation(argv: string[]): { name: string; spec: CommandSpec; values: Values; argument: string } | 'help' {
+function parseInvocation(
+  argv: string[],
+): { name: string; spec: CommandSpec; values: Values; argument: string } | 'help' {
   if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0])) return 'help';
   const name = [`${argv[0]} ${argv[1]}`, argv[0]].find((candidate) => candidate in COMMANDS);
   if (!name) throw new UsageError(`unknown command: ${argv.slice(0, 2).join(' ')}`);
@@ -208,25 +236,36 @@ function parseInvocation(argv: string[]): { name: string; spec: CommandSpec; val
   const parsed = parseCommandLine(argv.slice(name.split(' ').length), spec);
   if (parsed.values.help) return 'help';
   const given = parsed.values as Record<string, string | boolean | undefined>;
-  const values: Values = Object.fromEntries(Object.keys(spec.options ?? {}).map((option) => [option, given[option] as string | undefined]));
+  const values: Values = Object.fromEntries(
+    Object.keys(spec.options ?? {}).map((option) => [option, given[option] as string | undefined]),
+  );
   for (const [option, { required }] of Object.entries(spec.options ?? {})) {
     const value = values[option];
     if (value === undefined && required) throw new UsageError(`--${option} is required`);
     if (value !== undefined && value.trim() === '') throw new UsageError(`--${option} needs a value`);
   }
   const argument = parsed.positionals[0] ?? '';
-  if (spec.argument && (parsed.positionals.length !== 1 || argument.trim() === '')) throw new UsageError(`${name} takes one ${spec.argument}`);
+  if (spec.argument && (parsed.positionals.length !== 1 || argument.trim() === ''))
+    throw new UsageError(`${name} takes one ${spec.argument}`);
   spec.check?.(values);
   return { name, spec, values, argument };
 }
 
 function parseCommandLine(args: string[], spec: CommandSpec) {
-  const options = Object.fromEntries(Object.keys(spec.options ?? {}).map((option) => [option, { type: 'string' as const }]));
+  const options = Object.fromEntries(
+    Object.keys(spec.options ?? {}).map((option) => [option, { type: 'string' as const }]),
+  );
   try {
-    return parseArgs({ args, strict: true, allowPositionals: Boolean(spec.argument), options: { ...options, help: { type: 'boolean', short: 'h' } } });
+    return parseArgs({
+      args,
+      strict: true,
+      allowPositionals: Boolean(spec.argument),
+      options: { ...options, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     // Node's argument errors (missing value, unknown option, stray argument) carry codes ERR_PARSE_ARGS_*.
-    if (String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) throw new UsageError((error as Error).message);
+    if (String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS'))
+      throw new UsageError((error as Error).message);
     throw error;
   }
 }
@@ -241,9 +280,14 @@ export async function main(argv: string[]): Promise<void> {
 function failure(error: unknown): { message: string; exitCode: number } {
   if (error instanceof UsageError) return { message: `${error.message}\n\n${USAGE}`, exitCode: EXIT_USAGE };
   if (error instanceof ConfigError) return { message: `Configuration error: ${error.message}`, exitCode: EXIT_CONFIG };
-  if (error instanceof CommandError || error instanceof ApiError || error instanceof DataDirectoryInUseError) return { message: error.message, exitCode: 1 };
+  if (error instanceof CommandError || error instanceof ApiError || error instanceof DataDirectoryInUseError)
+    return { message: error.message, exitCode: 1 };
   // Drizzle's message holds the statement and its parameters (a new key's hash); the driver's own message does not.
-  if (error instanceof DrizzleQueryError) return { message: `Database error: ${(error.cause as Error | undefined)?.message ?? 'the query failed'}`, exitCode: 1 };
+  if (error instanceof DrizzleQueryError)
+    return {
+      message: `Database error: ${(error.cause as Error | undefined)?.message ?? 'the query failed'}`,
+      exitCode: 1,
+    };
   return { message: `Unexpected error: ${error instanceof Error ? error.message : String(error)}`, exitCode: 1 };
 }
 

@@ -85,7 +85,8 @@ function integer(env: Env, name: string, fallback: number, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min) throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
+  if (!Number.isInteger(value) || value < min)
+    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
   return value;
 }
 
@@ -98,7 +99,10 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
 }
 
 function list(env: Env, name: string): string[] {
-  return (env[name] ?? '').split(',').map((item) => item.trim()).filter(Boolean);
+  return (env[name] ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 function optional(env: Env, name: string): string | null {
@@ -128,14 +132,24 @@ function trustProxy(env: Env): Config['trustProxy'] {
   const raw = env.TRUST_PROXY?.trim() ?? '';
   if (raw === '' || /^(false|no|off|0)$/i.test(raw)) return false;
   if (/^(true|yes|on)$/i.test(raw)) {
-    throw new ConfigError(`TRUST_PROXY=${raw} would believe X-Forwarded-For from any client, so anyone could pick their own address and escape the per-IP limits. ${TRUST_PROXY_CHOICES}`);
+    throw new ConfigError(
+      `TRUST_PROXY=${raw} would believe X-Forwarded-For from any client, so anyone could pick their own address and escape the per-IP limits. ${TRUST_PROXY_CHOICES}`,
+    );
   }
   if (/^\d+$/.test(raw)) {
-    throw new ConfigError(`TRUST_PROXY=${raw}: a hop count cannot tell a proxy from a client that connects directly and sends its own X-Forwarded-For. ${TRUST_PROXY_CHOICES}`);
+    throw new ConfigError(
+      `TRUST_PROXY=${raw}: a hop count cannot tell a proxy from a client that connects directly and sends its own X-Forwarded-For. ${TRUST_PROXY_CHOICES}`,
+    );
   }
-  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   const invalid = entries.filter((entry) => !isAddressOrRange(entry));
-  if (invalid.length > 0) throw new ConfigError(`TRUST_PROXY has entries that are not IP addresses or CIDR ranges: ${invalid.join(', ')}. ${TRUST_PROXY_CHOICES}`);
+  if (invalid.length > 0)
+    throw new ConfigError(
+      `TRUST_PROXY has entries that are not IP addresses or CIDR ranges: ${invalid.join(', ')}. ${TRUST_PROXY_CHOICES}`,
+    );
   return entries.length > 0 ? entries : false;
 }
 
@@ -143,7 +157,8 @@ function aiConfig(env: Env): Config['ai'] {
   const baseUrl = optional(env, 'AI_BASE_URL');
   const model = optional(env, 'AI_MODEL');
   if (!baseUrl && !model) return null;
-  if (!baseUrl || !model) throw new ConfigError('Set both AI_BASE_URL and AI_MODEL (and AI_API_KEY) to use an AI provider');
+  if (!baseUrl || !model)
+    throw new ConfigError('Set both AI_BASE_URL and AI_MODEL (and AI_API_KEY) to use an AI provider');
   return { baseUrl: baseUrl.replace(/\/+$/, ''), model, apiKey: env.AI_API_KEY ?? '' };
 }
 
@@ -155,7 +170,11 @@ let processCookieSecret: string | undefined;
  * secret is generated per data directory and kept beside it; with DATABASE_URL in `data/cookie-secret` under the
  * working directory, so instances started from one checkout share it; with an in-memory database per process.
  */
-function cookieSecret(env: Env, pgliteDataDir: string, databaseUrl: string | null): Pick<Config, 'cookieSecret' | 'cookieSecretFile'> {
+function cookieSecret(
+  env: Env,
+  pgliteDataDir: string,
+  databaseUrl: string | null,
+): Pick<Config, 'cookieSecret' | 'cookieSecretFile'> {
   const secret = env.COOKIE_SECRET;
   if (secret) return { cookieSecret: secret, cookieSecretFile: null };
   if (env.NODE_ENV === 'production' || bool(env, 'SECURE_COOKIES', false)) {
@@ -164,7 +183,11 @@ function cookieSecret(env: Env, pgliteDataDir: string, databaseUrl: string | nul
     );
   }
   processCookieSecret ??= randomBytes(32).toString('base64url');
-  const file = databaseUrl ? path.resolve('data', 'cookie-secret') : pgliteDataDir.startsWith('memory://') ? null : `${pgliteDataDir}.cookie-secret`;
+  const file = databaseUrl
+    ? path.resolve('data', 'cookie-secret')
+    : pgliteDataDir.startsWith('memory://')
+      ? null
+      : `${pgliteDataDir}.cookie-secret`;
   return { cookieSecret: processCookieSecret, cookieSecretFile: file };
 }
 
@@ -231,6 +254,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     domainPendingTtlHours: integer(env, 'DOMAIN_PENDING_TTL_HOURS', 168, 1),
     ...overrides,
   };
-  if (config.cookieSecret.length < COOKIE_SECRET_MIN_LENGTH) throw new ConfigError(`COOKIE_SECRET must be at least ${COOKIE_SECRET_MIN_LENGTH} characters`);
+  if (config.cookieSecret.length < COOKIE_SECRET_MIN_LENGTH)
+    throw new ConfigError(`COOKIE_SECRET must be at least ${COOKIE_SECRET_MIN_LENGTH} characters`);
   return config;
 }

@@ -18,10 +18,15 @@ export interface Runtime {
  * second process refuses before it reads or writes anything; closing the database releases the lock.
  */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
-  const lock = config.databaseUrl || config.pgliteDataDir.startsWith('memory://') ? null : lockDataDirectory(config.pgliteDataDir);
+  const lock =
+    config.databaseUrl || config.pgliteDataDir.startsWith('memory://') ? null : lockDataDirectory(config.pgliteDataDir);
   let database: Database | undefined;
   try {
-    database = await openDatabase({ databaseUrl: config.databaseUrl, pgliteDataDir: config.pgliteDataDir, poolSize: config.databasePoolSize });
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      pgliteDataDir: config.pgliteDataDir,
+      poolSize: config.databasePoolSize,
+    });
     if (config.runMigrations) await database.migrate();
   } catch (error) {
     await database?.close().catch(() => {});
@@ -80,6 +85,9 @@ function readOrCreateSecret(file: string): string {
     }
   }
   const secret = fs.readFileSync(file, 'utf8').trim();
-  if (secret.length < 32) throw new ConfigError(`${file} does not hold a cookie secret of 32 or more characters; delete it to have one generated, or set COOKIE_SECRET`);
+  if (secret.length < 32)
+    throw new ConfigError(
+      `${file} does not hold a cookie secret of 32 or more characters; delete it to have one generated, or set COOKIE_SECRET`,
+    );
   return secret;
 }

@@ -68,24 +68,50 @@ export function createServices(
 ): Services {
   const invalidations = new InvalidationBus(database);
   const auth = new AuthService(database, config, invalidations);
-  const outbound = new OutboundClient({ allowPrivateNetworks: config.allowPrivateNetworks, ca: config.outboundCaCertificates });
+  const outbound = new OutboundClient({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    ca: config.outboundCaCertificates,
+  });
   const webhooks = new WebhookService(database, outbound, config.webhooks);
   const scheduler = new MonitorScheduler(database, outbound, webhooks, config.monitoring, onError);
   const reports = new ReportService(database, webhooks);
-  const status = new StatusService(database, { chromiumPath: config.scanner.chromiumPath, scheduler, workersRunning: config.runWorkers, tickMs: config.monitoring.tickMs });
-  const events = new EventLog(database, webhooks);
-  const containerWorker = new ContainerWorker(database, outbound, events, invalidations, config.containerTransitionDelayMs, onError);
-  const containers = new ContainerService(database, outbound, events, containerWorker, config.gateway.baseDomain);
-  const domains = new DomainService(database, containers, new DomainVerifier(config.dns.resolvers, config.dns.timeoutMs, config.gateway.publicIps), events, invalidations, {
-    gatewayBaseDomain: config.gateway.baseDomain,
-    gatewayIps: config.gateway.publicIps,
-    recheckIntervalMs: config.dns.recheckIntervalMs,
-    pendingTtlMs: config.domainPendingTtlHours * 3_600_000,
+  const status = new StatusService(database, {
+    chromiumPath: config.scanner.chromiumPath,
+    scheduler,
+    workersRunning: config.runWorkers,
+    tickMs: config.monitoring.tickMs,
   });
-  const trackingChecker = new TrackingCheckerService(database, scanner, webhooks, { scanTimeoutMs: config.scanner.scanTimeoutMs });
+  const events = new EventLog(database, webhooks);
+  const containerWorker = new ContainerWorker(
+    database,
+    outbound,
+    events,
+    invalidations,
+    config.containerTransitionDelayMs,
+    onError,
+  );
+  const containers = new ContainerService(database, outbound, events, containerWorker, config.gateway.baseDomain);
+  const domains = new DomainService(
+    database,
+    containers,
+    new DomainVerifier(config.dns.resolvers, config.dns.timeoutMs, config.gateway.publicIps),
+    events,
+    invalidations,
+    {
+      gatewayBaseDomain: config.gateway.baseDomain,
+      gatewayIps: config.gateway.publicIps,
+      recheckIntervalMs: config.dns.recheckIntervalMs,
+      pendingTtlMs: config.domainPendingTtlHours * 3_600_000,
+    },
+  );
+  const trackingChecker = new TrackingCheckerService(database, scanner, webhooks, {
+    scanTimeoutMs: config.scanner.scanTimeoutMs,
+  });
   const gateway = new Gateway(database, invalidations, outbound, config.gateway, onError);
   status.register('Gateway', async () =>
-    gateway.listening ? { status: 'operational', detail: 'Accepting container traffic.' } : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
+    gateway.listening
+      ? { status: 'operational', detail: 'Accepting container traffic.' }
+      : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
   );
   let recheckLoop: { stop(): Promise<void> } | null = null;
   let deliveryLoop: { stop(): Promise<void> } | null = null;
@@ -119,7 +145,13 @@ export function createServices(
         status.start(config.statusCheckMs, onError);
         await containerWorker.start();
         recheckLoop = startLoop(() => domains.recheckDue(), Math.min(config.dns.recheckIntervalMs, 60_000), onError);
-        reportLoop = startLoop(async () => { while (await reports.runNext()); }, config.webhooks.pollMs, onError);
+        reportLoop = startLoop(
+          async () => {
+            while (await reports.runNext());
+          },
+          config.webhooks.pollMs,
+          onError,
+        );
         await trackingChecker.failInterruptedScans().catch(onError);
         interruptedScanLoop = startLoop(() => trackingChecker.failInterruptedScans(), 60_000, onError);
       }

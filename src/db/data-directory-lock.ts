@@ -23,7 +23,8 @@ const heldHere = new Set<string>();
  */
 export function lockDataDirectory(dataDir: string): DataDirectoryLock {
   const file = `${path.resolve(dataDir)}.lock`;
-  if (heldHere.has(file)) throw new DataDirectoryInUseError(`The data directory ${dataDir} is already open in this process.`);
+  if (heldHere.has(file))
+    throw new DataDirectoryInUseError(`The data directory ${dataDir} is already open in this process.`);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   for (let attempt = 1; !tryCreate(file); attempt++) {
     const owner = readOwner(file);
@@ -87,7 +88,10 @@ function isRunning(pid: number): boolean {
 }
 
 function inUseMessage(dataDir: string, file: string, owner: LockOwner | null | 'missing'): string {
-  const holder = owner && owner !== 'missing' ? `another Tagport process (pid ${owner.pid}, started ${owner.started_at})` : 'another Tagport process';
+  const holder =
+    owner && owner !== 'missing'
+      ? `another Tagport process (pid ${owner.pid}, started ${owner.started_at})`
+      : 'another Tagport process';
   return [
     `The data directory ${dataDir} is in use by ${holder}; nothing was done.`,
     'PGlite allows one process at a time: stop the server first, or use its HTTP API. To use the CLI next to a running server, run Tagport on PostgreSQL (DATABASE_URL).',

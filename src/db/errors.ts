@@ -4,7 +4,17 @@
  */
 
 /** Socket errors of the PostgreSQL connection (node-postgres passes them through). */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 
 /**
  * SQLSTATEs of a server that is going away or not accepting connections: class 08 (connection exception),
@@ -24,7 +34,11 @@ const UNAVAILABLE_MESSAGES = [
 function isUnavailableCause(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && (SOCKET_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  if (
+    typeof code === 'string' &&
+    (SOCKET_CODES.has(code) || UNAVAILABLE_SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))
+  )
+    return true;
   return UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(error.message));
 }
 

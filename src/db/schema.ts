@@ -16,7 +16,9 @@ export const tenants = pgTable(
   {
     id: text('id').primaryKey(),
     name: text('name').notNull(),
-    planId: text('plan_id').notNull().references(() => plans.id),
+    planId: text('plan_id')
+      .notNull()
+      .references(() => plans.id),
     // biome-ignore lint/suspicious/noExplicitAny: Drizzle's documented form of a self-reference
     parentId: text('parent_id').references((): any => tenants.id),
     featureOverrides: jsonb('feature_overrides').$type<Record<string, number | boolean>>().notNull().default({}),
@@ -47,8 +49,12 @@ export const memberships = pgTable(
   'memberships',
   {
     id: text('id').primaryKey(),
-    userId: text('user_id').notNull().references(() => users.id),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     role: text('role').notNull(),
     createdAt: createdAt(),
   },
@@ -63,8 +69,12 @@ export const sessions = pgTable(
   {
     id: text('id').primaryKey(),
     tokenHash: text('token_hash').notNull(),
-    userId: text('user_id').notNull().references(() => users.id),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },
@@ -82,7 +92,9 @@ export const apiKeys = pgTable(
   'api_keys',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     name: text('name').notNull(),
     tokenHash: text('token_hash').notNull(),
     tokenStart: text('token_start').notNull(),
@@ -110,7 +122,9 @@ export const scans = pgTable(
   'scans',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     apiKeyId: text('api_key_id'),
     url: text('url').notNull(),
     language: text('language').notNull(),
@@ -133,7 +147,9 @@ export const monitors = pgTable(
   'monitors',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     name: text('name').notNull(),
     targetType: text('target_type').notNull(),
     targetId: text('target_id'),
@@ -163,7 +179,9 @@ export const monitorChecks = pgTable(
   'monitor_checks',
   {
     id: text('id').primaryKey(),
-    monitorId: text('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
+    monitorId: text('monitor_id')
+      .notNull()
+      .references(() => monitors.id, { onDelete: 'cascade' }),
     tenantId: text('tenant_id').notNull(),
     checkedAt: timestamp('checked_at', { withTimezone: true }).notNull(),
     result: text('result').notNull(),
@@ -180,7 +198,9 @@ export const incidents = pgTable(
   {
     id: text('id').primaryKey(),
     tenantId: text('tenant_id').notNull(),
-    monitorId: text('monitor_id').notNull().references(() => monitors.id, { onDelete: 'cascade' }),
+    monitorId: text('monitor_id')
+      .notNull()
+      .references(() => monitors.id, { onDelete: 'cascade' }),
     status: text('status').notNull(),
     cause: text('cause').notNull(),
     openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),
@@ -197,7 +217,9 @@ export const webhooks = pgTable(
   'webhooks',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     url: text('url').notNull(),
     eventTypes: jsonb('event_types').$type<string[]>().notNull(),
     secret: text('secret').notNull(),
@@ -210,7 +232,9 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: text('id').primaryKey(),
-    webhookId: text('webhook_id').notNull().references(() => webhooks.id, { onDelete: 'cascade' }),
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
     tenantId: text('tenant_id').notNull(),
     eventId: text('event_id').notNull(),
     eventType: text('event_type').notNull(),
@@ -224,14 +248,19 @@ export const webhookDeliveries = pgTable(
     createdAt: createdAt(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
   },
-  (t) => [index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt), index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt)],
+  (t) => [
+    index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
+    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+  ],
 );
 
 export const reports = pgTable(
   'reports',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     kind: text('kind').notNull(),
     format: text('format').notNull(),
     periodStart: timestamp('period_start', { withTimezone: true }).notNull(),
@@ -268,7 +297,9 @@ export const containers = pgTable(
   'containers',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
     name: text('name').notNull(),
     region: text('region').notNull(),
     status: text('status').notNull(),
@@ -281,15 +312,22 @@ export const containers = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('containers_tenant_idx').on(t.tenantId, t.createdAt), uniqueIndex('containers_default_hostname_idx').on(t.defaultHostname)],
+  (t) => [
+    index('containers_tenant_idx').on(t.tenantId, t.createdAt),
+    uniqueIndex('containers_default_hostname_idx').on(t.defaultHostname),
+  ],
 );
 
 export const domains = pgTable(
   'domains',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id),
-    containerId: text('container_id').notNull().references(() => containers.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    containerId: text('container_id')
+      .notNull()
+      .references(() => containers.id),
     hostname: text('hostname').notNull(),
     status: text('status').notNull(),
     failureReason: text('failure_reason'),
@@ -318,7 +356,10 @@ export const events = pgTable(
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('events_tenant_idx').on(t.tenantId, t.createdAt), index('events_object_idx').on(t.objectId, t.createdAt)],
+  (t) => [
+    index('events_tenant_idx').on(t.tenantId, t.createdAt),
+    index('events_object_idx').on(t.objectId, t.createdAt),
+  ],
 );
 
 export const containerUsage = pgTable(

@@ -41,7 +41,18 @@ export function upstreamTarget(upstreamUrl: string, requestTarget: string): URL 
   return target;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+]);
 const KEPT_LOGS_PER_CONTAINER = 1000;
 
 /**
@@ -54,7 +65,16 @@ export class Gateway {
   private server: http.Server | null = null;
   private readonly routes = new Map<string, { route: Route | null; at: number }>();
   private readonly meter = new Map<string, number>();
-  private logs: Array<{ id: string; containerId: string; at: Date; hostname: string; method: string; path: string; statusCode: number; durationMs: number }> = [];
+  private logs: Array<{
+    id: string;
+    containerId: string;
+    at: Date;
+    hostname: string;
+    method: string;
+    path: string;
+    statusCode: number;
+    durationMs: number;
+  }> = [];
   private flushLoop: { stop(): Promise<void> } | null = null;
   private flushes = 0;
 
@@ -75,11 +95,14 @@ export class Gateway {
   }
 
   async listen(port: number, host: string): Promise<string> {
-    this.server = http.createServer((req, res) => void this.handle(req, res).catch((error) => {
-      this.onError(error);
-      if (!res.headersSent) this.json(res, 500, 'gateway_error', 'The gateway failed to handle the request.');
-      else res.destroy();
-    }));
+    this.server = http.createServer(
+      (req, res) =>
+        void this.handle(req, res).catch((error) => {
+          this.onError(error);
+          if (!res.headersSent) this.json(res, 500, 'gateway_error', 'The gateway failed to handle the request.');
+          else res.destroy();
+        }),
+    );
     await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
     this.flushLoop = startLoop(() => this.flush(), this.settings.flushMs, this.onError);
     const address = this.server.address() as AddressInfo;
@@ -119,7 +142,11 @@ export class Gateway {
     const cached = this.routes.get(hostname);
     if (cached && Date.now() - cached.at < 30_000) return cached.route;
     const db = this.database.db;
-    const byDefault = await db.select({ containerId: containers.id, status: containers.status, upstreamUrl: containers.upstreamUrl }).from(containers).where(eq(containers.defaultHostname, hostname)).limit(1);
+    const byDefault = await db
+      .select({ containerId: containers.id, status: containers.status, upstreamUrl: containers.upstreamUrl })
+      .from(containers)
+      .where(eq(containers.defaultHostname, hostname))
+      .limit(1);
     const byDomain = byDefault.length
       ? byDefault
       : await db
@@ -134,8 +161,14 @@ export class Gateway {
   }
 
   private json(res: http.ServerResponse, status: number, code: string, message: string, requestId?: string) {
-    const body = JSON.stringify({ error: { code, message }, ...(requestId ? { api_meta: { request_id: requestId } } : {}) });
-    const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) };
+    const body = JSON.stringify({
+      error: { code, message },
+      ...(requestId ? { api_meta: { request_id: requestId } } : {}),
+    });
+    const headers: http.OutgoingHttpHeaders = {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+    };
     if (requestId) headers['x-request-id'] = requestId;
     res.writeHead(status, headers).end(body);
   }
@@ -143,8 +176,19 @@ export class Gateway {
   /** The client learns only that the upstream failed; the cause (addresses, TLS details) goes to our log. */
   private upstreamFailed(res: http.ServerResponse, route: Route, cause: unknown) {
     const requestId = newId('request');
-    this.onError(new Error(`Gateway request ${requestId} to the upstream of container ${route.containerId} failed: ${(cause as Error)?.message ?? cause}`, { cause }));
-    this.json(res, 502, 'upstream_unreachable', 'The container\'s tagging server could not be reached. Quote the request id if you contact us.', requestId);
+    this.onError(
+      new Error(
+        `Gateway request ${requestId} to the upstream of container ${route.containerId} failed: ${(cause as Error)?.message ?? cause}`,
+        { cause },
+      ),
+    );
+    this.json(
+      res,
+      502,
+      'upstream_unreachable',
+      "The container's tagging server could not be reached. Quote the request id if you contact us.",
+      requestId,
+    );
   }
 
   private record(route: Route, hostname: string, req: http.IncomingMessage, status: number, started: number) {
@@ -152,16 +196,27 @@ export class Gateway {
     const key = [route.containerId, at.toISOString().slice(0, 10), hostname, `${Math.floor(status / 100)}xx`].join('|');
     this.meter.set(key, (this.meter.get(key) ?? 0) + 1);
     if (Math.random() < this.settings.logSampleRate) {
-      this.logs.push({ id: newId('requestLog'), containerId: route.containerId, at, hostname, method: req.method ?? 'GET', path: (req.url ?? '/').slice(0, 2000), statusCode: status, durationMs: Math.round(performance.now() - started) });
+      this.logs.push({
+        id: newId('requestLog'),
+        containerId: route.containerId,
+        at,
+        hostname,
+        method: req.method ?? 'GET',
+        path: (req.url ?? '/').slice(0, 2000),
+        statusCode: status,
+        durationMs: Math.round(performance.now() - started),
+      });
     }
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
     const hostname = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
-    if (req.url === '/healthz') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    if (req.url === '/healthz')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
     const route = hostname ? await this.route(hostname) : null;
-    if (!route || route.status === 'deleted') return this.json(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
+    if (!route || route.status === 'deleted')
+      return this.json(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
     if (route.status !== 'running') {
       this.record(route, hostname, req, 503, started);
       return this.json(res, 503, 'container_not_running', `The container is ${route.status}.`);
@@ -179,10 +234,16 @@ export class Gateway {
     }
     if (!target) {
       this.record(route, hostname, req, 400, started);
-      return this.json(res, 400, 'invalid_request_target', 'The request target must be a path, such as /g/collect?v=2.');
+      return this.json(
+        res,
+        400,
+        'invalid_request_target',
+        'The request target must be a path, such as /g/collect?v=2.',
+      );
     }
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
     headers['x-forwarded-host'] = hostname;
     headers['x-forwarded-proto'] = 'https';
@@ -201,7 +262,8 @@ export class Gateway {
       return this.upstreamFailed(res, route, error);
     }
     const responseHeaders: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) responseHeaders[name] = value;
+    for (const [name, value] of Object.entries(upstream.headers))
+      if (value !== undefined && !HOP_BY_HOP.has(name)) responseHeaders[name] = value;
     res.writeHead(upstream.statusCode, responseHeaders);
     for await (const chunk of upstream.body) res.write(chunk);
     res.end();

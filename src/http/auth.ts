@@ -80,18 +80,23 @@ export class AuthService {
    * and the promise chain of an async lookup is a measurable part of a cached request.
    */
   verifyApiKey(token: string): KeyCredential | Promise<KeyCredential> {
-    if (!isWellFormedApiToken(token)) throw unauthenticated('invalid_api_key', 'The API key is malformed or its checksum does not match.');
+    if (!isWellFormedApiToken(token))
+      throw unauthenticated('invalid_api_key', 'The API key is malformed or its checksum does not match.');
     const hash = sha256Hex(token);
     const cached = this.keys.peek(hash);
     if (cached !== undefined) return this.acceptKey(cached);
-    return this.keys.get(hash, () => findCredentialByHash(this.database.db, hash)).then((credential) => this.acceptKey(credential));
+    return this.keys
+      .get(hash, () => findCredentialByHash(this.database.db, hash))
+      .then((credential) => this.acceptKey(credential));
   }
 
   private acceptKey(credential: KeyCredential | null): KeyCredential {
     if (!credential) throw unauthenticated('invalid_api_key', 'The API key is not valid.');
     if (credential.revokedAt) throw unauthenticated('api_key_revoked', 'The API key has been revoked.');
-    if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now()) throw unauthenticated('api_key_expired', 'The API key has expired.');
-    if (credential.tenantStatus !== 'active') throw unauthenticated('tenant_archived', 'The tenant of this API key is archived.');
+    if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
+      throw unauthenticated('api_key_expired', 'The API key has expired.');
+    if (credential.tenantStatus !== 'active')
+      throw unauthenticated('tenant_archived', 'The tenant of this API key is archived.');
     this.pendingLastUsed.set(credential.keyId, new Date());
     return credential;
   }
@@ -117,9 +122,14 @@ type MaybePromise<T> = T | Promise<T>;
  * Resolves the request's credentials: a bearer API key, or the web UI's session cookie (+ CSRF for unsafe
  * methods). Synchronous for a cached API key without `Tagport-Tenant`, the common case.
  */
-export function authenticate(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): MaybePromise<AuthContext> {
+export function authenticate(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): MaybePromise<AuthContext> {
   const header = request.headers.authorization;
-  if (header === undefined) return authenticateSession(app, request, reply).then((context) => actingTenant(app, request, context));
+  if (header === undefined)
+    return authenticateSession(app, request, reply).then((context) => actingTenant(app, request, context));
   const match = BEARER.exec(header.trim());
   if (!match) throw unauthenticated('invalid_authorization_header', 'Use the header "Authorization: Bearer tgp_…".');
   const key = app.services.auth.verifyApiKey(match[1]);
@@ -128,13 +138,26 @@ export function authenticate(app: FastifyInstance, request: FastifyRequest, repl
 }
 
 function apiKeyContext(key: KeyCredential): AuthContext {
-  return { kind: 'api_key', tenantId: key.tenantId, credentialTenantId: key.tenantId, apiKeyId: key.keyId, userId: null, sessionId: null, role: key.role };
+  return {
+    kind: 'api_key',
+    tenantId: key.tenantId,
+    credentialTenantId: key.tenantId,
+    apiKeyId: key.keyId,
+    userId: null,
+    sessionId: null,
+    role: key.role,
+  };
 }
 
-async function authenticateSession(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): Promise<AuthContext> {
+async function authenticateSession(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<AuthContext> {
   const cookie = request.cookies[SESSION_COOKIE];
   const session = cookie ? await app.services.auth.verifySession(cookie) : null;
-  if (!session) throw unauthenticated('missing_credentials', 'Send an API key in the header "Authorization: Bearer tgp_…".');
+  if (!session)
+    throw unauthenticated('missing_credentials', 'Send an API key in the header "Authorization: Bearer tgp_…".');
   if (UNSAFE_METHODS.has(request.method)) await csrfCheck(app, request, reply);
   return {
     kind: 'session',

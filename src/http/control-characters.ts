@@ -14,7 +14,10 @@ const WHERE = { params: 'path parameter', querystring: 'query parameter', body: 
 type Location = keyof typeof WHERE;
 
 const escapeMatches = (text: string, pattern: RegExp) =>
-  text.replace(new RegExp(pattern.source, 'g'), (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  text.replace(
+    new RegExp(pattern.source, 'g'),
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /**
  * Finds the first string (value or object key) with a control character. Iterative, so a deeply nested
@@ -43,10 +46,15 @@ function findControlCharacter(root: unknown, pattern: RegExp): { path: string; c
 function refusal(location: Location, found: { path: string; character: string }): ApiError {
   const code = `U+${found.character.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
   const where = found.path ? `The ${WHERE[location]} '${found.path}'` : 'The request body';
-  return invalidRequest('invalid_character', `${where} contains the control character ${code}, which is not allowed.`, found.path || undefined, {
-    location,
-    character: code,
-  });
+  return invalidRequest(
+    'invalid_character',
+    `${where} contains the control character ${code}, which is not allowed.`,
+    found.path || undefined,
+    {
+      location,
+      character: code,
+    },
+  );
 }
 
 function check(request: FastifyRequest): ApiError | null {

@@ -46,9 +46,22 @@ export function registerConventions(app: FastifyInstance): void {
     if (methods && !methods.has(request.method)) {
       const allow = [...methods].sort().join(', ');
       reply.header('allow', allow);
-      return sendError(request, reply, new ApiError(405, 'invalid_request_error', 'method_not_allowed', `${request.method} is not allowed on ${path}; allowed: ${allow}.`));
+      return sendError(
+        request,
+        reply,
+        new ApiError(
+          405,
+          'invalid_request_error',
+          'method_not_allowed',
+          `${request.method} is not allowed on ${path}; allowed: ${allow}.`,
+        ),
+      );
     }
-    return sendError(request, reply, new ApiError(404, 'not_found_error', 'route_not_found', `No route ${request.method} ${path}.`));
+    return sendError(
+      request,
+      reply,
+      new ApiError(404, 'not_found_error', 'route_not_found', `No route ${request.method} ${path}.`),
+    );
   });
 }
 
@@ -81,7 +94,14 @@ function validationParam(issue: ValidationIssue): string | undefined {
 }
 
 function validationMessage(issue: ValidationIssue, context: string, param: string | undefined): string {
-  const where = context === 'querystring' ? 'query parameter' : context === 'params' ? 'path parameter' : context === 'headers' ? 'header' : 'field';
+  const where =
+    context === 'querystring'
+      ? 'query parameter'
+      : context === 'params'
+        ? 'path parameter'
+        : context === 'headers'
+          ? 'header'
+          : 'field';
   // An issue with the whole body (a JSON array or string where an object belongs) names no parameter.
   const subject = param ? `The ${where} '${param}'` : `The request ${context}`;
   switch (issue.keyword) {
@@ -119,11 +139,18 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
  */
 export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'malformed_request', 'The request is not valid HTTP/1.1 (request line or headers).'];
+  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    400,
+    'malformed_request',
+    'The request is not valid HTTP/1.1 (request line or headers).',
+  ];
   const requestId = newId('request');
   this.log.debug({ err: error, reqId: requestId }, 'client error');
   if (socket.writable) {
-    const body = JSON.stringify({ error: { type: 'invalid_request_error', code, message }, api_meta: { request_id: requestId } });
+    const body = JSON.stringify({
+      error: { type: 'invalid_request_error', code, message },
+      api_meta: { request_id: requestId },
+    });
     socket.write(
       `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
@@ -133,33 +160,96 @@ export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
 }
 
 const FASTIFY_ERRORS: Record<string, [number, ErrorType, string, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'invalid_request_error', 'unsupported_media_type', 'Send the request body as application/json.'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'invalid_request_error', 'invalid_content_length', 'The Content-Length header does not match the body.'],
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'invalid_request_error', 'body_too_large', 'The request body is larger than the limit of 1 MB.'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_request_error', 'empty_body', 'The request has Content-Type application/json but an empty body.'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
+    415,
+    'invalid_request_error',
+    'unsupported_media_type',
+    'Send the request body as application/json.',
+  ],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
+    400,
+    'invalid_request_error',
+    'invalid_content_length',
+    'The Content-Length header does not match the body.',
+  ],
+  FST_ERR_CTP_BODY_TOO_LARGE: [
+    413,
+    'invalid_request_error',
+    'body_too_large',
+    'The request body is larger than the limit of 1 MB.',
+  ],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [
+    400,
+    'invalid_request_error',
+    'empty_body',
+    'The request has Content-Type application/json but an empty body.',
+  ],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_request_error', 'invalid_json', 'The request body is not valid JSON.'],
-  FST_ERR_CTP_INVALID_TYPE: [415, 'invalid_request_error', 'unsupported_media_type', 'The Content-Type header is invalid.'],
-  FST_ERR_BAD_URL: [400, 'invalid_request_error', 'invalid_url', 'The request URL is malformed (an invalid percent-encoding).'],
+  FST_ERR_CTP_INVALID_TYPE: [
+    415,
+    'invalid_request_error',
+    'unsupported_media_type',
+    'The Content-Type header is invalid.',
+  ],
+  FST_ERR_BAD_URL: [
+    400,
+    'invalid_request_error',
+    'invalid_url',
+    'The request URL is malformed (an invalid percent-encoding).',
+  ],
   FST_ERR_INVALID_URL: [400, 'invalid_request_error', 'invalid_url', 'The request URL is malformed.'],
-  FST_ERR_MAX_PARAM_LENGTH: [400, 'invalid_request_error', 'path_parameter_too_long', 'A path parameter is longer than 200 characters.'],
-  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: [415, 'invalid_request_error', 'unsupported_media_type', 'Send the request body as application/json.'],
-  FST_CSRF_INVALID_TOKEN: [403, 'permission_error', 'csrf_token_invalid', 'Missing or invalid CSRF token: send the token from GET /api/auth/session in the X-CSRF-Token header.'],
-  FST_CSRF_MISSING_SECRET: [403, 'permission_error', 'csrf_token_invalid', 'Missing CSRF secret cookie: fetch GET /api/auth/session first.'],
+  FST_ERR_MAX_PARAM_LENGTH: [
+    400,
+    'invalid_request_error',
+    'path_parameter_too_long',
+    'A path parameter is longer than 200 characters.',
+  ],
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: [
+    415,
+    'invalid_request_error',
+    'unsupported_media_type',
+    'Send the request body as application/json.',
+  ],
+  FST_CSRF_INVALID_TOKEN: [
+    403,
+    'permission_error',
+    'csrf_token_invalid',
+    'Missing or invalid CSRF token: send the token from GET /api/auth/session in the X-CSRF-Token header.',
+  ],
+  FST_CSRF_MISSING_SECRET: [
+    403,
+    'permission_error',
+    'csrf_token_invalid',
+    'Missing CSRF secret cookie: fetch GET /api/auth/session first.',
+  ],
 };
 
-function toApiError(error: FastifyError & { validation?: ValidationIssue[]; validationContext?: string }, request: FastifyRequest): ApiError {
+function toApiError(
+  error: FastifyError & { validation?: ValidationIssue[]; validationContext?: string },
+  request: FastifyRequest,
+): ApiError {
   if (error instanceof ApiError) {
-    if (error.extra.cause !== undefined) request.log.warn({ err: error.extra.cause, code: error.code }, 'request failed');
+    if (error.extra.cause !== undefined)
+      request.log.warn({ err: error.extra.cause, code: error.code }, 'request failed');
     return error;
   }
   if (error.validation?.length) {
     const issue = error.validation[0];
     const context = error.validationContext ?? 'body';
     const param = validationParam(issue);
-    return new ApiError(400, 'invalid_request_error', issue.keyword === 'additionalProperties' ? 'unknown_parameter' : 'invalid_parameter', validationMessage(issue, context, param), {
-      param,
-      details: issue.keyword === 'enum' ? { location: context, allowed_values: issue.params.allowedValues } : { location: context },
-    });
+    return new ApiError(
+      400,
+      'invalid_request_error',
+      issue.keyword === 'additionalProperties' ? 'unknown_parameter' : 'invalid_parameter',
+      validationMessage(issue, context, param),
+      {
+        param,
+        details:
+          issue.keyword === 'enum'
+            ? { location: context, allowed_values: issue.params.allowedValues }
+            : { location: context },
+      },
+    );
   }
   const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
   if (known) return new ApiError(known[0], known[1], known[2], known[3]);
@@ -173,8 +263,18 @@ function toApiError(error: FastifyError & { validation?: ValidationIssue[]; vali
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     // A library's own 4xx: its text may name internals, so the client gets a plain message.
     request.log.info({ err: error }, 'request refused by a library');
-    return new ApiError(error.statusCode, 'invalid_request_error', 'bad_request', 'The request could not be processed; check its method, headers and body.');
+    return new ApiError(
+      error.statusCode,
+      'invalid_request_error',
+      'bad_request',
+      'The request could not be processed; check its method, headers and body.',
+    );
   }
   request.log.error({ err: error }, 'unhandled error');
-  return new ApiError(500, 'api_error', 'internal_error', 'An unexpected error occurred. Quote the request id if you contact us.');
+  return new ApiError(
+    500,
+    'api_error',
+    'internal_error',
+    'An unexpected error occurred. Quote the request id if you contact us.',
+  );
 }

@@ -33,9 +33,15 @@ export const invalidRequest = (code: string, message: string, param?: string, de
   new ApiError(400, 'invalid_request_error', code, message, { param, details });
 
 export const notFound = (resource: string, id?: string) =>
-  new ApiError(404, 'not_found_error', 'resource_missing', id ? `No ${resource} with id '${id}'.` : `No such ${resource}.`, {
-    param: id ? 'id' : undefined,
-  });
+  new ApiError(
+    404,
+    'not_found_error',
+    'resource_missing',
+    id ? `No ${resource} with id '${id}'.` : `No such ${resource}.`,
+    {
+      param: id ? 'id' : undefined,
+    },
+  );
 
 export const forbidden = (code: string, message: string) => new ApiError(403, 'permission_error', code, message);
 
@@ -43,27 +49,47 @@ export const conflict = (code: string, message: string, details?: Record<string,
   new ApiError(409, 'conflict_error', code, message, { details });
 
 export const unauthenticated = (code: string, message: string) =>
-  new ApiError(401, 'authentication_error', code, message, { headers: { 'www-authenticate': 'Bearer realm="tagport"' } });
+  new ApiError(401, 'authentication_error', code, message, {
+    headers: { 'www-authenticate': 'Bearer realm="tagport"' },
+  });
 
 /** The one answer for every plan limit (containers, monitors, client tenants). */
 export const planLimitReached = (things: string, limit: number, remedy = 'delete one or upgrade') =>
-  new ApiError(402, 'quota_error', 'plan_limit_reached', `Your plan allows ${limit} ${things}; ${remedy}.`, { details: { limit } });
+  new ApiError(402, 'quota_error', 'plan_limit_reached', `Your plan allows ${limit} ${things}; ${remedy}.`, {
+    details: { limit },
+  });
 
 /** Seconds a client should wait before retrying while a dependency (the database) is unreachable. */
 export const RETRY_AFTER_UNAVAILABLE_SECONDS = 5;
 
 export const serviceUnavailable = (cause?: unknown) =>
-  new ApiError(503, 'api_error', 'service_unavailable', `The service is temporarily unavailable; retry in ${RETRY_AFTER_UNAVAILABLE_SECONDS} seconds.`, {
-    headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
-    cause,
-  });
+  new ApiError(
+    503,
+    'api_error',
+    'service_unavailable',
+    `The service is temporarily unavailable; retry in ${RETRY_AFTER_UNAVAILABLE_SECONDS} seconds.`,
+    {
+      headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) },
+      cause,
+    },
+  );
 
 /**
  * Fields of an error that are safe to log. Everything else is dropped: Drizzle's `params` (a new key's
  * token_hash, a webhook's secret), pg's `detail` and `where` (the conflicting values), and whatever a
  * library attaches (request options, sockets, bodies).
  */
-const LOGGED_FIELDS = ['code', 'errno', 'syscall', 'statusCode', 'severity', 'constraint', 'table', 'column', 'routine'] as const;
+const LOGGED_FIELDS = [
+  'code',
+  'errno',
+  'syscall',
+  'statusCode',
+  'severity',
+  'constraint',
+  'table',
+  'column',
+  'routine',
+] as const;
 const MAX_CAUSE_DEPTH = 4;
 
 /** Drizzle writes the statement's parameters into the message too: `Failed query: <sql>\nparams: <values>`. */
@@ -89,7 +115,8 @@ export function loggableError(error: unknown, depth = 0): LoggedError {
     const value = (error as unknown as Record<string, unknown>)[field];
     if (typeof value === 'string' || typeof value === 'number') logged[field] = value;
   }
-  if (error instanceof AggregateError) logged.errors = error.errors.slice(0, 5).map((inner) => loggableError(inner, MAX_CAUSE_DEPTH));
+  if (error instanceof AggregateError)
+    logged.errors = error.errors.slice(0, 5).map((inner) => loggableError(inner, MAX_CAUSE_DEPTH));
   if (error.cause !== undefined && depth < MAX_CAUSE_DEPTH) logged.cause = loggableError(error.cause, depth + 1);
   return logged;
 }

@@ -14,7 +14,13 @@ function needsCredentials(request: FastifyRequest, path: string): boolean {
 }
 
 /** Counts the request against its rate limit, then ends the hook with the earlier failure, if any. */
-function limitThenFinish(app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, failure: unknown, done: Done): void {
+function limitThenFinish(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  failure: unknown,
+  done: Done,
+): void {
   app.rateLimits.apply(request, reply).then(
     () => done(failure as Error | undefined),
     (limited: Error) => done(limited),

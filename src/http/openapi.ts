@@ -22,21 +22,42 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Tagport API', version: '1.0.0', description: DESCRIPTION, license: { name: 'Proprietary', identifier: 'LicenseRef-Tagport' } },
+      info: {
+        title: 'Tagport API',
+        version: '1.0.0',
+        description: DESCRIPTION,
+        license: { name: 'Proprietary', identifier: 'LicenseRef-Tagport' },
+      },
       servers: [{ url: '/', description: 'This server' }],
       security: [{ bearer: [] }, { session: [] }],
       components: {
         securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'tgp_ + 36 base62 characters', description: 'An API key of the tenant.' },
-          session: { type: 'apiKey', in: 'cookie', name: 'tgp_session', description: 'Web dashboard session; unsafe methods also need the X-CSRF-Token header.' },
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'tgp_ + 36 base62 characters',
+            description: 'An API key of the tenant.',
+          },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'tgp_session',
+            description: 'Web dashboard session; unsafe methods also need the X-CSRF-Token header.',
+          },
         },
       },
       tags: [
         { name: 'Tenants', description: 'Customer accounts and, for agencies and partners, their client tenants.' },
         { name: 'API keys', description: 'Bearer tokens of a tenant.' },
         { name: 'Web sessions', description: 'Cookie sessions of the web dashboard.' },
-        { name: 'Tracking checker', description: 'Scans of web pages for trackers, consent and server-side tagging (partner endpoint).' },
-        { name: 'Containers', description: 'Hosted server-side tagging containers, their lifecycle, usage and request logs.' },
+        {
+          name: 'Tracking checker',
+          description: 'Scans of web pages for trackers, consent and server-side tagging (partner endpoint).',
+        },
+        {
+          name: 'Containers',
+          description: 'Hosted server-side tagging containers, their lifecycle, usage and request logs.',
+        },
         { name: 'Domains', description: 'Custom hostnames for containers, verified through DNS.' },
         { name: 'Events', description: 'What happened to your objects.' },
         { name: 'Monitoring', description: 'Uptime monitors, their checks and statistics, and incidents.' },
@@ -69,7 +90,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 }
 
 const WHO: Record<Role, string> = { owner: 'owners only', admin: 'admins and owners', member: 'every role' };
-const INSUFFICIENT_ROLE = '`insufficient_role` when the credential\'s role is too low (`details.required_role` names the role needed).';
+const INSUFFICIENT_ROLE =
+  "`insufficient_role` when the credential's role is too low (`details.required_role` names the role needed).";
 
 /** Shows each operation's rule from the role policy: an extension, a sentence in the description and the 403. */
 function documentRole(schema: FastifySchema, route: RouteOptions): FastifySchema {

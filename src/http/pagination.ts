@@ -31,7 +31,9 @@ export function pageEnvelope<T>(request: FastifyRequest, params: PageParams, cou
     page_size: params.pageSize,
     total_pages: totalPages,
     next: hasNext ? pageUrl(request, baseUrl, params.page + 1, params.pageSize) : null,
-    previous: hasPrevious ? pageUrl(request, baseUrl, Math.min(params.page - 1, Math.max(totalPages, 1)), params.pageSize) : null,
+    previous: hasPrevious
+      ? pageUrl(request, baseUrl, Math.min(params.page - 1, Math.max(totalPages, 1)), params.pageSize)
+      : null,
     results,
   };
 }

@@ -49,7 +49,9 @@ export class RateLimits {
   readonly createLimiter: LimiterFactory;
 
   constructor(config: Config) {
-    this.redis = config.redisUrl ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }) : null;
+    this.redis = config.redisUrl
+      ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+      : null;
     this.redis?.on('error', () => {
       /* the in-memory insurance limiter takes over while Redis is unreachable */
     });
@@ -61,7 +63,13 @@ export class RateLimits {
   }
 
   private policy(name: Policy['name'], quota: number): Policy {
-    return { name, quota, quotaText: String(quota), header: `"${name}";q=${quota};w=${WINDOW_SECONDS}`, limiter: this.createLimiter(name, quota, WINDOW_SECONDS) };
+    return {
+      name,
+      quota,
+      quotaText: String(quota),
+      header: `"${name}";q=${quota};w=${WINDOW_SECONDS}`,
+      limiter: this.createLimiter(name, quota, WINDOW_SECONDS),
+    };
   }
 
   /** Waits until Redis is connected (when configured), so the first requests are counted in the shared store. */
@@ -86,10 +94,16 @@ export class RateLimits {
       (rejection: unknown) => {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         const resetSeconds = this.setHeaders(reply, policy, rejection);
-        throw new ApiError(429, 'rate_limit_error', 'rate_limited', `Rate limit of ${policy.quota} requests per minute exceeded; retry in ${resetSeconds} s.`, {
-          headers: { 'retry-after': String(resetSeconds) },
-          details: { limit: policy.quota, window_seconds: WINDOW_SECONDS, retry_after_seconds: resetSeconds },
-        });
+        throw new ApiError(
+          429,
+          'rate_limit_error',
+          'rate_limited',
+          `Rate limit of ${policy.quota} requests per minute exceeded; retry in ${resetSeconds} s.`,
+          {
+            headers: { 'retry-after': String(resetSeconds) },
+            details: { limit: policy.quota, window_seconds: WINDOW_SECONDS, retry_after_seconds: resetSeconds },
+          },
+        );
       },
     );
   }
@@ -127,9 +141,15 @@ export class RateLimits {
     append('ratelimit-policy', `"public-scan";q=${this.publicScanQuota};w=3600`);
     append('ratelimit', `"public-scan";r=${Math.max(0, result.remainingPoints)};t=${resetSeconds}`);
     if (limited) {
-      throw new ApiError(429, 'rate_limit_error', 'public_scan_limit', `The public checker allows ${this.publicScanQuota} scans per hour per address; retry in ${resetSeconds} s, or use the API with a key.`, {
-        headers: { 'retry-after': String(resetSeconds) },
-      });
+      throw new ApiError(
+        429,
+        'rate_limit_error',
+        'public_scan_limit',
+        `The public checker allows ${this.publicScanQuota} scans per hour per address; retry in ${resetSeconds} s, or use the API with a key.`,
+        {
+          headers: { 'retry-after': String(resetSeconds) },
+        },
+      );
     }
   }
 

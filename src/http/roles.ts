@@ -77,9 +77,15 @@ export function hasRole(role: Role, minimum: Role): boolean {
 
 export function insufficientRole(auth: AuthContext, minimum: Role, what = 'This operation'): ApiError {
   const credential = auth.kind === 'api_key' ? 'API key' : 'session';
-  return new ApiError(403, 'permission_error', 'insufficient_role', `${what} needs the ${minimum} role or higher; this ${credential} has the ${auth.role} role.`, {
-    details: { required_role: minimum, role: auth.role },
-  });
+  return new ApiError(
+    403,
+    'permission_error',
+    'insufficient_role',
+    `${what} needs the ${minimum} role or higher; this ${credential} has the ${auth.role} role.`,
+    {
+      details: { required_role: minimum, role: auth.role },
+    },
+  );
 }
 
 /** Refuses with 403 insufficient_role unless the caller has at least `minimum`. */
@@ -107,7 +113,8 @@ type Done = (error?: Error) => void;
 
 function authOf(request: FastifyRequest): AuthContext {
   // The request guard answers 401 first on every credentialed route; this only catches a route it skips.
-  if (!request.authContext) throw unauthenticated('missing_credentials', 'Send an API key in the header "Authorization: Bearer tgp_…".');
+  if (!request.authContext)
+    throw unauthenticated('missing_credentials', 'Send an API key in the header "Authorization: Bearer tgp_…".');
   return request.authContext;
 }
 
@@ -149,7 +156,12 @@ export function registerRolePolicy(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     const rule = ruleFor(route);
     if (!rule) return;
-    if (rule.minimum !== 'member') route.onRequest = appendHook(route.onRequest, minimumRoleHook(rule.minimum)) as RouteOptions['onRequest'];
-    if (rule.ownerOnlyFields) route.preValidation = appendHook(route.preValidation, ownerOnlyFieldsHook(rule.ownerOnlyFields)) as RouteOptions['preValidation'];
+    if (rule.minimum !== 'member')
+      route.onRequest = appendHook(route.onRequest, minimumRoleHook(rule.minimum)) as RouteOptions['onRequest'];
+    if (rule.ownerOnlyFields)
+      route.preValidation = appendHook(
+        route.preValidation,
+        ownerOnlyFieldsHook(rule.ownerOnlyFields),
+      ) as RouteOptions['preValidation'];
   });
 }

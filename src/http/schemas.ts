@@ -17,7 +17,12 @@ export function Nullable<T extends TSchema>(schema: T, options: Record<string, u
 /** Shared schemas for every route: api_meta, the error body, the list envelope and pagination. */
 
 export const ApiMeta = Type.Object(
-  { request_id: Type.String({ description: 'Unique id of this request; also in the X-Request-Id header.', examples: ['req_01jdv3k2m8q4r7s9t0v1w2x3y4'] }) },
+  {
+    request_id: Type.String({
+      description: 'Unique id of this request; also in the X-Request-Id header.',
+      examples: ['req_01jdv3k2m8q4r7s9t0v1w2x3y4'],
+    }),
+  },
   { additionalProperties: false },
 );
 
@@ -41,7 +46,9 @@ export const ErrorBody = Type.Object(
         code: Type.String({ description: 'Machine-readable error code, stable across releases.' }),
         message: Type.String({ description: 'Human-readable explanation.' }),
         param: Type.Optional(Type.String({ description: 'The request parameter the error relates to.' })),
-        details: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Additional machine-readable detail.' })),
+        details: Type.Optional(
+          Type.Record(Type.String(), Type.Unknown(), { description: 'Additional machine-readable detail.' }),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -51,7 +58,12 @@ export const ErrorBody = Type.Object(
     additionalProperties: false,
     examples: [
       {
-        error: { type: 'not_found_error', code: 'resource_missing', message: "No tenant with id 'ten_01jdv3k2m8q4r7s9t0v1w2x3y4'.", param: 'id' },
+        error: {
+          type: 'not_found_error',
+          code: 'resource_missing',
+          message: "No tenant with id 'ten_01jdv3k2m8q4r7s9t0v1w2x3y4'.",
+          param: 'id',
+        },
         api_meta: { request_id: 'req_01jdv3k2m8q4r7s9t0v1w2x3y4' },
       },
     ],
@@ -82,8 +94,12 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
 }
 
 export const PaginationQuery = Type.Object({
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, starting at 1.' })),
-  page_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' })),
+  page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, starting at 1.' }),
+  ),
+  page_size: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' }),
+  ),
 });
 
 /** The list envelope; `api_meta` is in the schema but added by the response hook, not by handlers. */
@@ -125,4 +141,5 @@ export function withMeta<T extends TSchema>(object: T) {
 }
 
 export const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
-export const NullableTimestamp = (description: string) => Nullable(Type.String({ format: 'date-time' }), { description });
+export const NullableTimestamp = (description: string) =>
+  Nullable(Type.String({ format: 'date-time' }), { description });

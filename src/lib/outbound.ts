@@ -51,7 +51,8 @@ export class OutboundClient {
     if (url.protocol !== 'https:' && !(this.options.allowPrivateNetworks && url.protocol === 'http:')) {
       throw new OutboundRefusedError('https_required', 'Only https URLs are allowed.');
     }
-    if (url.username || url.password) throw new OutboundRefusedError('credentials_in_url', 'URLs must not contain credentials.');
+    if (url.username || url.password)
+      throw new OutboundRefusedError('credentials_in_url', 'URLs must not contain credentials.');
     try {
       await this.guard().checkUrl(url);
     } catch (error) {
@@ -62,11 +63,17 @@ export class OutboundClient {
   }
 
   private guard(): SsrfGuard {
-    return new SsrfGuard({ allowPrivateNetworks: this.options.allowPrivateNetworks, resolveHost: this.options.resolveHost });
+    return new SsrfGuard({
+      allowPrivateNetworks: this.options.allowPrivateNetworks,
+      resolveHost: this.options.resolveHost,
+    });
   }
 
   private guardedConnector(): buildConnector.connector {
-    const connect = buildConnector({ lookup: this.guardedLookup(), ...(this.options.ca?.length ? { ca: this.options.ca } : {}) });
+    const connect = buildConnector({
+      lookup: this.guardedLookup(),
+      ...(this.options.ca?.length ? { ca: this.options.ca } : {}),
+    });
     return (options, callback) => {
       const host = bareHost(options.hostname);
       if (!net.isIP(host)) return connect(options, callback);
@@ -89,13 +96,21 @@ export class OutboundClient {
             if (options.all) (callback as unknown as (error: null, all: typeof entries) => void)(null, entries);
             else callback(null, entries[0].address, entries[0].family);
           },
-          (error: Error) => callback(Object.assign(error, { code: (error as { code?: string }).code ?? 'EREFUSED' }) as NodeJS.ErrnoException, '', 4),
+          (error: Error) =>
+            callback(
+              Object.assign(error, { code: (error as { code?: string }).code ?? 'EREFUSED' }) as NodeJS.ErrnoException,
+              '',
+              4,
+            ),
         );
     };
   }
 
   /** One request with a hard timeout; the body is read up to 1 MB. Errors carry a short `code`. */
-  async send(url: URL, init: { method: string; headers?: Record<string, string>; body?: string; timeoutMs: number }): Promise<OutboundResponse> {
+  async send(
+    url: URL,
+    init: { method: string; headers?: Record<string, string>; body?: string; timeoutMs: number },
+  ): Promise<OutboundResponse> {
     const started = performance.now();
     const signal = AbortSignal.timeout(init.timeoutMs);
     const response = await request(url, {

@@ -1,6 +1,13 @@
 import type { Browser, BrowserContext, Frame, Request } from 'playwright-core';
 import { CMP_RULES, GLOBAL_RULES } from './signatures.js';
-import { BANNER_SCRIPT, COOKIE_WRITES_SCRIPT, DATALAYER_SCRIPT, GLOBALS_SCRIPT, INIT_SCRIPT, inPage } from './page-scripts.js';
+import {
+  BANNER_SCRIPT,
+  COOKIE_WRITES_SCRIPT,
+  DATALAYER_SCRIPT,
+  GLOBALS_SCRIPT,
+  INIT_SCRIPT,
+  inPage,
+} from './page-scripts.js';
 import { startGuardProxy } from './proxy.js';
 import { bareHost, type SsrfGuard } from './ssrf.js';
 
@@ -34,7 +41,9 @@ export function chromiumFlags(options: ChromiumFlagOptions): string[] {
     '--disable-sync',
     '--disable-dev-shm-usage',
     ...(rules ? [`--host-resolver-rules=${rules}`] : []),
-    ...(options.ignoreCertSpkiList?.length ? [`--ignore-certificate-errors-spki-list=${options.ignoreCertSpkiList.join(',')}`] : []),
+    ...(options.ignoreCertSpkiList?.length
+      ? [`--ignore-certificate-errors-spki-list=${options.ignoreCertSpkiList.join(',')}`]
+      : []),
   ];
 }
 
@@ -70,9 +79,10 @@ export class BrowserPool {
       );
       this.browser = launching;
       launching.then(
-        (browser) => browser.on('disconnected', () => {
-          if (this.browser === launching) this.browser = null;
-        }),
+        (browser) =>
+          browser.on('disconnected', () => {
+            if (this.browser === launching) this.browser = null;
+          }),
         () => {
           if (this.browser === launching) this.browser = null;
         },
@@ -90,11 +100,14 @@ export class BrowserPool {
           clearTimeout(timer);
           resolve();
         };
-        const timer = setTimeout(() => {
-          const index = this.waiting.indexOf(wake);
-          if (index >= 0) this.waiting.splice(index, 1);
-          reject(Object.assign(new Error('no browser slot became free in time'), { code: 'browser_busy' }));
-        }, Math.max(0, deadline - Date.now()));
+        const timer = setTimeout(
+          () => {
+            const index = this.waiting.indexOf(wake);
+            if (index >= 0) this.waiting.splice(index, 1);
+            reject(Object.assign(new Error('no browser slot became free in time'), { code: 'browser_busy' }));
+          },
+          Math.max(0, deadline - Date.now()),
+        );
         this.waiting.push(wake);
       });
     } else {
@@ -282,7 +295,8 @@ export async function capturePage(browser: Browser, url: string, options: Captur
 
     const page = await context.newPage();
     const navigationBudget = options.deadline - Date.now() - SNAPSHOT_RESERVE_MS;
-    if (navigationBudget <= 0) throw Object.assign(new Error('no time left for the browser stage'), { code: 'browser_timeout' });
+    if (navigationBudget <= 0)
+      throw Object.assign(new Error('no time left for the browser stage'), { code: 'browser_timeout' });
     // The page's own address, an HTTP redirect of it or a navigation during load was refused: the target is not allowed.
     const refusedNavigation = () => proxy.refused.find((item) => mainNavigationHosts.has(item.host))?.error;
     try {
@@ -319,10 +333,20 @@ export async function capturePage(browser: Browser, url: string, options: Captur
         return fallback;
       }
     };
-    const globalNames = [...new Set([...GLOBAL_RULES.map((rule) => rule.global), ...CMP_RULES.flatMap((rule) => rule.globals), '__tcfapi'])];
+    const globalNames = [
+      ...new Set([
+        ...GLOBAL_RULES.map((rule) => rule.global),
+        ...CMP_RULES.flatMap((rule) => rule.globals),
+        '__tcfapi',
+      ]),
+    ];
     const known = CMP_RULES.flatMap((rule) => rule.selectors.map((selector) => ({ cmp: rule.name, selector })));
     const [globals, dataLayer, banner, browserCookies, writes] = await Promise.all([
-      step('globals', () => page.evaluate<{ present: string[]; googleTagIds: string[] }>(inPage(GLOBALS_SCRIPT, globalNames)), { present: [] as string[], googleTagIds: [] as string[] }),
+      step(
+        'globals',
+        () => page.evaluate<{ present: string[]; googleTagIds: string[] }>(inPage(GLOBALS_SCRIPT, globalNames)),
+        { present: [] as string[], googleTagIds: [] as string[] },
+      ),
       step('dataLayer', () => page.evaluate<unknown[]>(inPage(DATALAYER_SCRIPT)), [] as unknown[]),
       step('banner', () => page.evaluate<RuntimeFindings['banner']>(inPage(BANNER_SCRIPT, known)), findings.banner),
       step('cookies', () => context.cookies(), []),
@@ -332,7 +356,9 @@ export async function capturePage(browser: Browser, url: string, options: Captur
           const frames: Frame[] = page.frames().slice(0, 20);
           const lists = await Promise.all(
             frames.map((frame) =>
-              frame.evaluate<Array<{ name: string; script: string | null }>>(COOKIE_WRITES_SCRIPT).catch(() => [] as Array<{ name: string; script: string | null }>),
+              frame
+                .evaluate<Array<{ name: string; script: string | null }>>(COOKIE_WRITES_SCRIPT)
+                .catch(() => [] as Array<{ name: string; script: string | null }>),
             ),
           );
           return lists.flat();

@@ -27,14 +27,23 @@ export interface Detection {
   warnings: WarningDraft[];
 }
 
-export function detect(siteUrl: string, staticFindings: StaticFindings | null, runtime: RuntimeFindings | null): Detection {
+export function detect(
+  siteUrl: string,
+  staticFindings: StaticFindings | null,
+  runtime: RuntimeFindings | null,
+): Detection {
   const book = new Book(registrableDomain(hostOf(siteUrl) ?? ''));
   const fromHtml = staticFindings ? collectStatic(book, staticFindings) : { codeCommands: [], serverUrls: [] };
   const fromBrowser = runtime ? collectRuntime(book, runtime) : { dataLayerCommands: [], serverUrls: [], warnings: [] };
   // Server URLs are applied once both stages are in: they mark trackers either stage may have found.
   markServerSide(book, [...fromHtml.serverUrls, ...fromBrowser.serverUrls]);
   const trackers = listTrackers(book, runtime);
-  const consent = judgeConsent(book, runtime, { code: fromHtml.codeCommands, dataLayer: fromBrowser.dataLayerCommands }, trackers);
+  const consent = judgeConsent(
+    book,
+    runtime,
+    { code: fromHtml.codeCommands, dataLayer: fromBrowser.dataLayerCommands },
+    trackers,
+  );
   return {
     trackers,
     consent: consent.result,

@@ -1,10 +1,6 @@
 /** Errors thrown by `Scanner.scan()`. Everything else is reported as warnings inside a (partial) result. */
 
-export type ScanTargetRefusedCode =
-  | 'invalid_url'
-  | 'unsupported_scheme'
-  | 'credentials_in_url'
-  | 'private_address';
+export type ScanTargetRefusedCode = 'invalid_url' | 'unsupported_scheme' | 'credentials_in_url' | 'private_address';
 
 /**
  * The target (or a redirect hop of it) is not allowed: not an http(s) URL, or its host is or resolves to a

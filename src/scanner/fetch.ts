@@ -49,11 +49,21 @@ function pinnedLookup(guard: SsrfGuard): LookupFunction {
     pending.then(
       (resolved) => {
         const entries = resolved.addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
-        const wanted = options.family === 4 || options.family === 6 ? entries.filter((entry) => entry.family === options.family) : entries;
+        const wanted =
+          options.family === 4 || options.family === 6
+            ? entries.filter((entry) => entry.family === options.family)
+            : entries;
         if (wanted.length === 0) {
-          callback(Object.assign(new Error(`no IPv${options.family} address for ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
+          callback(
+            Object.assign(new Error(`no IPv${options.family} address for ${hostname}`), { code: 'ENOTFOUND' }),
+            '',
+            4,
+          );
         } else if (options.all) {
-          (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, wanted);
+          (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(
+            null,
+            wanted,
+          );
         } else {
           callback(null, wanted[0].address, wanted[0].family);
         }
@@ -72,7 +82,8 @@ function errorInfo(error: unknown): { code: string; message: string } {
 
 function decode(bytes: Buffer, contentType: string | null): string {
   const headerCharset = /charset=["']?([\w-]+)/i.exec(contentType ?? '')?.[1];
-  const sniffed = headerCharset ?? /<meta[^>]+charset=["']?([\w-]+)/i.exec(bytes.subarray(0, 4096).toString('latin1'))?.[1];
+  const sniffed =
+    headerCharset ?? /<meta[^>]+charset=["']?([\w-]+)/i.exec(bytes.subarray(0, 4096).toString('latin1'))?.[1];
   try {
     return new TextDecoder(sniffed ?? 'utf-8').decode(bytes);
   } catch {
@@ -95,7 +106,11 @@ function secureContextFor(extra: string[] | undefined): tls.SecureContext | unde
 export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<FetchOutcome> {
   const secureContext = secureContextFor(options.extraCaCertificates);
   const agent = new Agent({
-    connect: { lookup: pinnedLookup(options.guard), timeout: Math.min(10_000, options.hopTimeoutMs), ...(secureContext ? { secureContext } : {}) },
+    connect: {
+      lookup: pinnedLookup(options.guard),
+      timeout: Math.min(10_000, options.hopTimeoutMs),
+      ...(secureContext ? { secureContext } : {}),
+    },
     headersTimeout: options.hopTimeoutMs,
     bodyTimeout: options.hopTimeoutMs,
     connections: 2,
@@ -105,7 +120,17 @@ export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<F
   const onAbort = () => controller.abort(options.signal?.reason);
   options.signal?.addEventListener('abort', onAbort, { once: true });
   const timer = setTimeout(() => controller.abort(new Error('stage 1 time limit')), options.timeoutMs);
-  const outcome: FetchOutcome = { finalUrl: startUrl.href, redirects: [], status: null, contentType: null, html: null, truncated: null, bytes: 0, error: null, timedOut: false };
+  const outcome: FetchOutcome = {
+    finalUrl: startUrl.href,
+    redirects: [],
+    status: null,
+    contentType: null,
+    html: null,
+    truncated: null,
+    bytes: 0,
+    error: null,
+    timedOut: false,
+  };
   let url = startUrl;
   try {
     for (let hop = 0; ; hop++) {
@@ -128,7 +153,10 @@ export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<F
       if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string' && location) {
         response.body.destroy();
         if (hop >= options.maxRedirects) {
-          outcome.error = { code: 'too_many_redirects', message: `Stopped after ${options.maxRedirects} redirects at ${url.href}` };
+          outcome.error = {
+            code: 'too_many_redirects',
+            message: `Stopped after ${options.maxRedirects} redirects at ${url.href}`,
+          };
           return outcome;
         }
         let next: URL;
@@ -153,9 +181,17 @@ export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<F
         return outcome;
       }
       // The size cap applies to the decompressed bytes.
-      const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+      const encoding = String(response.headers['content-encoding'] ?? '')
+        .trim()
+        .toLowerCase();
       const decompressor =
-        encoding === 'gzip' || encoding === 'x-gzip' ? zlib.createGunzip() : encoding === 'deflate' ? zlib.createInflate() : encoding === 'br' ? zlib.createBrotliDecompress() : null;
+        encoding === 'gzip' || encoding === 'x-gzip'
+          ? zlib.createGunzip()
+          : encoding === 'deflate'
+            ? zlib.createInflate()
+            : encoding === 'br'
+              ? zlib.createBrotliDecompress()
+              : null;
       const body: Readable = decompressor ? pipeline(response.body, decompressor, () => {}) : response.body;
       const chunks: Buffer[] = [];
       try {
@@ -174,7 +210,8 @@ export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<F
       } catch (error) {
         // A timeout or abort in the middle of the body: keep what arrived.
         outcome.truncated = 'timeout';
-        outcome.timedOut = controller.signal.aborted || /timeout/i.test(errorInfo(error).code + errorInfo(error).message);
+        outcome.timedOut =
+          controller.signal.aborted || /timeout/i.test(errorInfo(error).code + errorInfo(error).message);
         outcome.error = errorInfo(error);
       } finally {
         body.destroy();
@@ -185,7 +222,8 @@ export async function fetchPage(startUrl: URL, options: FetchOptions): Promise<F
     }
   } catch (error) {
     if (error instanceof ScanTargetRefusedError) throw error;
-    if (controller.signal.aborted && options.signal?.aborted && options.signal.reason instanceof ScanTargetRefusedError) throw options.signal.reason;
+    if (controller.signal.aborted && options.signal?.aborted && options.signal.reason instanceof ScanTargetRefusedError)
+      throw options.signal.reason;
     outcome.error = errorInfo(error);
     outcome.timedOut = controller.signal.aborted || /timeout/i.test(outcome.error.code);
     return outcome;

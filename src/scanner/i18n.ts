@@ -17,7 +17,13 @@ export interface SummaryFacts {
   cmp: string | null;
   bannerDetected: boolean | null;
   googleTags: boolean;
-  consentMode: { detected: boolean; version: string | null; mode: string | null; analytics: string | null; ads: string | null };
+  consentMode: {
+    detected: boolean;
+    version: string | null;
+    mode: string | null;
+    analytics: string | null;
+    ads: string | null;
+  };
   /** null when firing could not be observed (no browser stage). */
   beforeConsent: { names: string[]; cookielessNames: string[] } | null;
   serverSide: { detected: boolean; endpoints: string[] };
@@ -29,7 +35,9 @@ export interface SummaryFacts {
 }
 
 /** The summary texts of every language. */
-export const TEXTS = Object.fromEntries(Object.entries(LOCALES).map(([language, locale]) => [language, locale.summary])) as Record<Language, SummaryTexts>;
+export const TEXTS = Object.fromEntries(
+  Object.entries(LOCALES).map(([language, locale]) => [language, locale.summary]),
+) as Record<Language, SummaryTexts>;
 
 /** Formats a number with at most `digits` decimals and the language's decimal separator. */
 export function formatNumber(language: Language, value: number, digits = 1): string {
@@ -39,7 +47,12 @@ export function formatNumber(language: Language, value: number, digits = 1): str
 
 export function lossExplanation(
   language: Language,
-  input: { analytics: LossFigure | null; ads: LossFigure | null; consentApplied: boolean; assumptions: LossAssumptions },
+  input: {
+    analytics: LossFigure | null;
+    ads: LossFigure | null;
+    consentApplied: boolean;
+    assumptions: LossAssumptions;
+  },
 ): string {
   const pct = (fraction: number) => formatNumber(language, fraction * 100);
   const A = input.assumptions;
@@ -68,7 +81,14 @@ export function composeSummary(language: Language, facts: SummaryFacts): { text:
   if (facts.tagManagers.length) sentences.push(t.tagManagers(facts.tagManagers));
   sentences.push(facts.cmp ? t.cmp(facts.cmp) : t.noCmp(facts.bannerDetected));
   if (facts.consentMode.detected && facts.consentMode.version) {
-    sentences.push(t.consentMode(facts.consentMode.version, facts.consentMode.mode, facts.consentMode.analytics, facts.consentMode.ads));
+    sentences.push(
+      t.consentMode(
+        facts.consentMode.version,
+        facts.consentMode.mode,
+        facts.consentMode.analytics,
+        facts.consentMode.ads,
+      ),
+    );
   } else if (facts.googleTags) {
     sentences.push(t.noConsentMode);
   }
@@ -88,19 +108,28 @@ export function composeSummary(language: Language, facts: SummaryFacts): { text:
     if (recoverable > 0) sentences.push(t.recover(n(recoverable)));
   }
   if (facts.pagespeed) {
-    sentences.push(t.pagespeed(facts.pagespeed.score, formatNumber(language, facts.pagespeed.lcpMs / 1000), Math.round(facts.pagespeed.tbtMs), formatNumber(language, facts.pagespeed.cls, 2)));
+    sentences.push(
+      t.pagespeed(
+        facts.pagespeed.score,
+        formatNumber(language, facts.pagespeed.lcpMs / 1000),
+        Math.round(facts.pagespeed.tbtMs),
+        formatNumber(language, facts.pagespeed.cls, 2),
+      ),
+    );
   }
 
   const recommendations: string[] = [];
   const consentMechanism = !!facts.cmp || facts.bannerDetected === true;
   if (facts.trackers.length && !consentMechanism) recommendations.push(t.rec.addCmp);
-  const blocking = facts.beforeConsent?.names.filter((name) => !facts.beforeConsent!.cookielessNames.includes(name)) ?? [];
+  const blocking =
+    facts.beforeConsent?.names.filter((name) => !facts.beforeConsent!.cookielessNames.includes(name)) ?? [];
   if (blocking.length) recommendations.push(t.rec.blockBeforeConsent(blocking));
   if (facts.googleTags && !facts.consentMode.detected) recommendations.push(t.rec.addConsentMode);
   if (facts.consentMode.detected && facts.consentMode.version === 'v1') recommendations.push(t.rec.upgradeConsentMode);
   if (facts.universalAnalytics) recommendations.push(t.rec.removeUa);
   const recoverable = Math.max(analytics?.recoverable_pct ?? 0, ads?.recoverable_pct ?? 0);
-  if (!facts.serverSide.detected && recoverable > 0) recommendations.push(t.rec.serverSide(facts.siteDomain, n(recoverable)));
+  if (!facts.serverSide.detected && recoverable > 0)
+    recommendations.push(t.rec.serverSide(facts.siteDomain, n(recoverable)));
   if (facts.metaPixelClientOnly) recommendations.push(t.rec.metaCapi);
   if (facts.pagespeed && facts.pagespeed.score < 50) recommendations.push(t.rec.pagespeed(facts.pagespeed.score));
   if (!facts.trackers.length && !facts.tagManagers.length) recommendations.push(t.rec.noTracking);

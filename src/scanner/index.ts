@@ -5,14 +5,35 @@ import { fetchPage, type FetchOutcome } from './fetch.js';
 import { estimateLoss } from './loss.js';
 import { runPagespeed } from './pagespeed.js';
 import { parseHtml, type StaticFindings } from './parse.js';
-import { LANGUAGES, type AiSummary, type Language, type PagespeedResult, type ScanResult, type StageStatus } from './schema.js';
+import {
+  LANGUAGES,
+  type AiSummary,
+  type Language,
+  type PagespeedResult,
+  type ScanResult,
+  type StageStatus,
+} from './schema.js';
 import { localiseWarning, type FetchWarningCode, type WarningDraft } from './warnings.js';
 import { SsrfGuard, type ResolveHost } from './ssrf.js';
 import { BuiltinSummaryProvider, OpenAiCompatibleProvider, type SummaryProvider } from './summary.js';
 
 export { LANGUAGES, ScanResultSchema } from './schema.js';
-export type { Language, ScanResult, ScanWarning, Tracker, Evidence, LossEstimate, AiSummary, PagespeedResult } from './schema.js';
-export { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError, type ScanTargetRefusedCode } from './errors.js';
+export type {
+  Language,
+  ScanResult,
+  ScanWarning,
+  Tracker,
+  Evidence,
+  LossEstimate,
+  AiSummary,
+  PagespeedResult,
+} from './schema.js';
+export {
+  BrowserUnavailableError,
+  ScanTargetRefusedError,
+  ScanTargetUnreachableError,
+  type ScanTargetRefusedCode,
+} from './errors.js';
 export { DEFAULT_HOST_RESOLVER_RULES } from './browser.js';
 export { blockedAddressReason, type ResolveHost } from './ssrf.js';
 
@@ -58,8 +79,18 @@ export const DEFAULT_SCANNER_OPTIONS: ScannerOptions = {
   ai: null,
 };
 
-const LOCALES: Record<Language, string> = { en: 'en-US', de: 'de-DE', fr: 'fr-FR', es: 'es-ES', it: 'it-IT', nl: 'nl-NL', pt: 'pt-PT', pl: 'pl-PL' };
-const STAGE1_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+const LOCALES: Record<Language, string> = {
+  en: 'en-US',
+  de: 'de-DE',
+  fr: 'fr-FR',
+  es: 'es-ES',
+  it: 'it-IT',
+  nl: 'nl-NL',
+  pt: 'pt-PT',
+  pl: 'pl-PL',
+};
+const STAGE1_USER_AGENT =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const PAGESPEED_RESERVE_MS = 15_000;
 const AI_RESERVE_MS = 8_000;
 const MAX_REDIRECTS = 5;
@@ -77,7 +108,10 @@ function hardLimit<T>(promise: Promise<T>, ms: number, code: string): Promise<T>
   return Promise.race([
     promise.finally(() => clearTimeout(timer)),
     new Promise<T>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error(`${code}: no answer within ${ms} ms`), { code })), Math.max(0, ms));
+      timer = setTimeout(
+        () => reject(Object.assign(new Error(`${code}: no answer within ${ms} ms`), { code })),
+        Math.max(0, ms),
+      );
     }),
   ]);
 }
@@ -91,7 +125,10 @@ export class Scanner {
   private readonly pool: BrowserPool;
 
   constructor(options: Partial<ScannerOptions> = {}) {
-    this.options = { ...DEFAULT_SCANNER_OPTIONS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) };
+    this.options = {
+      ...DEFAULT_SCANNER_OPTIONS,
+      ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
+    };
     if (!(this.options.browserConcurrency >= 1)) throw new RangeError('browserConcurrency must be at least 1');
     this.pool = new BrowserPool({
       chromiumPath: this.options.chromiumPath,
@@ -113,7 +150,10 @@ export class Scanner {
     const deadline = started + this.options.scanTimeoutMs;
     const warnings: WarningDraft[] = [];
     const target = SsrfGuard.parseTarget(request.url);
-    const guard = new SsrfGuard({ allowPrivateNetworks: this.options.allowPrivateNetworks, resolveHost: this.options.resolveHost });
+    const guard = new SsrfGuard({
+      allowPrivateNetworks: this.options.allowPrivateNetworks,
+      resolveHost: this.options.resolveHost,
+    });
     try {
       await guard.checkUrl(target);
     } catch (error) {
@@ -121,9 +161,13 @@ export class Scanner {
       throw new ScanTargetUnreachableError(`Cannot resolve ${target.hostname}: ${messageOf(error)}`, { cause: error });
     }
 
-    const reserve = (request.pagespeed ? PAGESPEED_RESERVE_MS : 0) + (request.aiSummary && this.options.ai ? AI_RESERVE_MS : 0);
+    const reserve =
+      (request.pagespeed ? PAGESPEED_RESERVE_MS : 0) + (request.aiSummary && this.options.ai ? AI_RESERVE_MS : 0);
     // Stages 1 and 2 run side by side until this point; what is left is for page speed, the summary and assembly.
-    const stagesDeadline = Math.max(started + this.options.scanTimeoutMs * 0.4, deadline - reserve - ASSEMBLY_RESERVE_MS);
+    const stagesDeadline = Math.max(
+      started + this.options.scanTimeoutMs * 0.4,
+      deadline - reserve - ASSEMBLY_RESERVE_MS,
+    );
     const abort = new AbortController();
     const refusal = (error: unknown): never => {
       if (error instanceof ScanTargetRefusedError && !abort.signal.aborted) abort.abort(error);
@@ -131,7 +175,9 @@ export class Scanner {
     };
     const [fetched, browsed] = await Promise.allSettled([
       this.stageFetch(target, guard, stagesDeadline, request.language, abort.signal).catch(refusal),
-      this.stageBrowser(target, guard, stagesDeadline, request.language, abort.signal, request.onInternalError).catch(refusal),
+      this.stageBrowser(target, guard, stagesDeadline, request.language, abort.signal, request.onInternalError).catch(
+        refusal,
+      ),
     ]);
     // The stages report their own failures; they only reject when the target (or a redirect of it) is refused.
     if (fetched.status === 'rejected') throw fetched.reason;
@@ -142,7 +188,10 @@ export class Scanner {
     const outcome = fetchStage.outcome;
     const runtime = browserStage.value;
     if (!fetchStage.value && !runtime && fetchStage.status === 'failed' && browserStage.status === 'failed') {
-      throw new ScanTargetUnreachableError(`The page could not be loaded: ${outcome?.error?.message ?? 'fetch failed'}; browser: ${browserStage.error ?? 'failed'}`, { cause: browserStage.failure });
+      throw new ScanTargetUnreachableError(
+        `The page could not be loaded: ${outcome?.error?.message ?? 'fetch failed'}; browser: ${browserStage.error ?? 'failed'}`,
+        { cause: browserStage.failure },
+      );
     }
 
     const finalUrl = runtime?.finalUrl ?? outcome?.finalUrl ?? target.href;
@@ -180,7 +229,11 @@ export class Scanner {
     };
 
     if (request.pagespeed) {
-      const pagespeed = await this.stagePagespeed(finalUrl, guard, deadline - (request.aiSummary && this.options.ai ? AI_RESERVE_MS / 2 : 500));
+      const pagespeed = await this.stagePagespeed(
+        finalUrl,
+        guard,
+        deadline - (request.aiSummary && this.options.ai ? AI_RESERVE_MS / 2 : 500),
+      );
       result.pagespeed = pagespeed.value;
       result.stages.pagespeed = { status: pagespeed.status, duration_ms: pagespeed.durationMs };
       warnings.push(...pagespeed.warnings);
@@ -225,7 +278,17 @@ export class Scanner {
       'fetch_timeout',
     ).catch((error: unknown) => {
       if (error instanceof ScanTargetRefusedError) throw error;
-      return { finalUrl: target.href, redirects: [], status: null, contentType: null, html: null, truncated: null, bytes: 0, error: { code: 'fetch_timeout', message: messageOf(error) }, timedOut: true } satisfies FetchOutcome;
+      return {
+        finalUrl: target.href,
+        redirects: [],
+        status: null,
+        contentType: null,
+        html: null,
+        truncated: null,
+        bytes: 0,
+        error: { code: 'fetch_timeout', message: messageOf(error) },
+        timedOut: true,
+      } satisfies FetchOutcome;
     });
     let findings: StaticFindings | null = null;
     if (outcome.html !== null) {
@@ -240,7 +303,11 @@ export class Scanner {
     }
     if (outcome.error) {
       const code: FetchWarningCode =
-        outcome.error.code === 'too_many_redirects' || outcome.error.code === 'not_html' ? outcome.error.code : outcome.timedOut ? 'fetch_timeout' : 'fetch_failed';
+        outcome.error.code === 'too_many_redirects' || outcome.error.code === 'not_html'
+          ? outcome.error.code
+          : outcome.timedOut
+            ? 'fetch_timeout'
+            : 'fetch_failed';
       const receivedBytes = outcome.truncated === 'timeout' ? outcome.bytes : undefined;
       warnings.push({ code, facts: { kind: 'fetch', code, detail: outcome.error.message, receivedBytes } });
     }
@@ -289,9 +356,18 @@ export class Scanner {
         warnings.push({ code: 'browser_timeout', facts: { kind: 'browser_partial' } });
       }
       if (findings.problems.length) {
-        warnings.push({ code: 'browser_incomplete', facts: { kind: 'browser_incomplete', detail: findings.problems.join('; ').slice(0, 500) } });
+        warnings.push({
+          code: 'browser_incomplete',
+          facts: { kind: 'browser_incomplete', detail: findings.problems.join('; ').slice(0, 500) },
+        });
       }
-      return { value: findings, status: findings.timedOut ? 'timeout' : 'ok', durationMs: Date.now() - started, warnings, error: null };
+      return {
+        value: findings,
+        status: findings.timedOut ? 'timeout' : 'ok',
+        durationMs: Date.now() - started,
+        warnings,
+        error: null,
+      };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) throw error;
       if (error instanceof BrowserUnavailableError) onInternalError(error);
@@ -302,30 +378,66 @@ export class Scanner {
         code: code === 'browser_busy' ? 'browser_busy' : timedOut ? 'browser_timeout' : 'browser_failed',
         facts: { kind: 'browser_failed', timedOut, detail: messageOf(error) },
       });
-      return { value: null, status: timedOut ? 'timeout' : 'failed', durationMs: Date.now() - started, warnings, error: messageOf(error), failure: error };
+      return {
+        value: null,
+        status: timedOut ? 'timeout' : 'failed',
+        durationMs: Date.now() - started,
+        warnings,
+        error: messageOf(error),
+        failure: error,
+      };
     } finally {
       signal.removeEventListener('abort', forward);
       slot?.release();
     }
   }
 
-  private async stagePagespeed(url: string, guard: SsrfGuard, deadline: number): Promise<StageOutcome<PagespeedResult> & { warnings: WarningDraft[] }> {
+  private async stagePagespeed(
+    url: string,
+    guard: SsrfGuard,
+    deadline: number,
+  ): Promise<StageOutcome<PagespeedResult> & { warnings: WarningDraft[] }> {
     const started = Date.now();
     const timeoutMs = deadline - started;
     if (timeoutMs < 5_000) {
-      return { value: null, status: 'skipped', durationMs: 0, warnings: [{ code: 'pagespeed_timeout', facts: { kind: 'pagespeed_no_time' } }] };
+      return {
+        value: null,
+        status: 'skipped',
+        durationMs: 0,
+        warnings: [{ code: 'pagespeed_timeout', facts: { kind: 'pagespeed_no_time' } }],
+      };
     }
     const abort = new AbortController();
     try {
       const outcome = await hardLimit(
-        runPagespeed(url, { chromiumPath: this.options.chromiumPath, hostResolverRules: this.options.hostResolverRules, ignoreCertSpkiList: this.options.ignoreCertSpkiList, guard, timeoutMs, signal: abort.signal }),
+        runPagespeed(url, {
+          chromiumPath: this.options.chromiumPath,
+          hostResolverRules: this.options.hostResolverRules,
+          ignoreCertSpkiList: this.options.ignoreCertSpkiList,
+          guard,
+          timeoutMs,
+          signal: abort.signal,
+        }),
         timeoutMs + 3_000,
         'pagespeed_timeout',
       );
       const warnings: WarningDraft[] = [];
-      if (outcome.error) warnings.push({ code: outcome.error.code, facts: { kind: 'pagespeed', detail: outcome.error.message, fromLighthouse: true } });
-      if (outcome.refused.length) warnings.push({ code: 'requests_refused', facts: { kind: 'refused', count: outcome.refused.length, lighthouse: true } });
-      return { value: outcome.result, status: outcome.result ? 'ok' : outcome.error?.code === 'pagespeed_timeout' ? 'timeout' : 'failed', durationMs: Date.now() - started, warnings };
+      if (outcome.error)
+        warnings.push({
+          code: outcome.error.code,
+          facts: { kind: 'pagespeed', detail: outcome.error.message, fromLighthouse: true },
+        });
+      if (outcome.refused.length)
+        warnings.push({
+          code: 'requests_refused',
+          facts: { kind: 'refused', count: outcome.refused.length, lighthouse: true },
+        });
+      return {
+        value: outcome.result,
+        status: outcome.result ? 'ok' : outcome.error?.code === 'pagespeed_timeout' ? 'timeout' : 'failed',
+        durationMs: Date.now() - started,
+        warnings,
+      };
     } catch (error) {
       abort.abort();
       const timedOut = (error as { code?: string }).code === 'pagespeed_timeout';
@@ -333,14 +445,26 @@ export class Scanner {
         value: null,
         status: timedOut ? 'timeout' : 'failed',
         durationMs: Date.now() - started,
-        warnings: [{ code: timedOut ? 'pagespeed_timeout' : 'pagespeed_failed', facts: { kind: 'pagespeed', detail: messageOf(error), fromLighthouse: false } }],
+        warnings: [
+          {
+            code: timedOut ? 'pagespeed_timeout' : 'pagespeed_failed',
+            facts: { kind: 'pagespeed', detail: messageOf(error), fromLighthouse: false },
+          },
+        ],
       };
     }
   }
 
-  private async stageSummary(result: ScanResult, language: Language, siteDomain: string, deadline: number): Promise<StageOutcome<AiSummary> & { warnings: WarningDraft[] }> {
+  private async stageSummary(
+    result: ScanResult,
+    language: Language,
+    siteDomain: string,
+    deadline: number,
+  ): Promise<StageOutcome<AiSummary> & { warnings: WarningDraft[] }> {
     const started = Date.now();
-    const builtin = new BuiltinSummaryProvider((url) => (url === result.final_url ? siteDomain : registrableDomain(new URL(url).hostname)));
+    const builtin = new BuiltinSummaryProvider((url) =>
+      url === result.final_url ? siteDomain : registrableDomain(new URL(url).hostname),
+    );
     const warnings: WarningDraft[] = [];
     const provider: SummaryProvider | null = this.options.ai ? new OpenAiCompatibleProvider(this.options.ai) : null;
     if (provider) {

@@ -46,14 +46,15 @@ export const ASSUMPTION_SOURCES: Record<keyof LossAssumptions, string> = {
     'Share of page views with an active ad blocker: Blockthrough/PageFair 2022 measured an average 21% block rate over more than 10 billion page views (by users, roughly a third run one: GWI; DataReportal 2024 ~31.5% of 16–64 year olds). Desktop blocks far more than mobile.',
   blockers_blocking_analytics:
     'Share of blocker users whose lists also block analytics (privacy lists such as EasyPrivacy): contentpass 2018 found more than 25% of desktop blocker users run EasyPrivacy, and it is on by default in uBlock Origin and Brave. 0.35 is a Tagport estimate between those.',
-  blockers_blocking_ad_pixels: 'Share of blocker users whose default lists (EasyList and derivatives) block ad and conversion pixels. Tagport estimate.',
+  blockers_blocking_ad_pixels:
+    'Share of blocker users whose default lists (EasyList and derivatives) block ad and conversion pixels. Tagport estimate.',
   first_party_escape_rate:
-    'Share of blocking avoided when a tag is served from the site\'s own (sub)domain: domain-based filter lists miss first-party endpoints, path rules and CNAME uncloaking still catch some. Tagport estimate.',
+    "Share of blocking avoided when a tag is served from the site's own (sub)domain: domain-based filter lists miss first-party endpoints, path rules and CNAME uncloaking still catch some. Tagport estimate.",
   safari_share: 'Safari share of web traffic, about 19–20% overall and about 25% on mobile (StatCounter 2023).',
   itp_conversion_loss:
     'Share of Safari ad conversions not attributed because script-set cookies expire after 7 days (ITP 2.1; 24 hours after link decoration from tracking domains, ITP 2.2): conversions more than 7 days after the click. Tagport estimate.',
   itp_server_side_recovery:
-    'Share of the ITP loss recovered by cookies set by a first-party tagging server. Safari 16.4 caps server-set cookies at 7 days when the server\'s IP range differs from the site\'s, so recovery is partial. Tagport estimate.',
+    "Share of the ITP loss recovered by cookies set by a first-party tagging server. Safari 16.4 caps server-set cookies at 7 days when the server's IP range differs from the site's, so recovery is partial. Tagport estimate.",
   consent_refusal_rate:
     'Share of visitors refusing consent where a consent banner is shown: opt-in rates of about 74–81% with a visible reject option (Didomi 2024 benchmarks), midpoint used; 50–70% refuse when "reject all" is as prominent as "accept" (studies collected 2023–24). Applied only when a consent mechanism was found.',
 };
@@ -73,7 +74,12 @@ function figure(c: number, a: number, i: number, aServerSide: number, iServerSid
   const withServerSide = split(aServerSide, iServerSide);
   const lost = round1(now.consent + now.ad_blockers + now.itp);
   const lostServerSide = round1(withServerSide.consent + withServerSide.ad_blockers + withServerSide.itp);
-  return { lost_pct: lost, by_cause: now, lost_pct_with_server_side: lostServerSide, recoverable_pct: round1(Math.max(0, lost - lostServerSide)) };
+  return {
+    lost_pct: lost,
+    by_cause: now,
+    lost_pct_with_server_side: lostServerSide,
+    recoverable_pct: round1(Math.max(0, lost - lostServerSide)),
+  };
 }
 
 export function metricFor(tracker: Pick<Tracker, 'category'>): 'analytics_events' | 'ad_conversions' | null {
@@ -91,11 +97,21 @@ export function metricFor(tracker: Pick<Tracker, 'category'>): 'analytics_events
 
 function mean(figures: Figure[]): Figure | null {
   if (figures.length === 0) return null;
-  const avg = (pick: (figure: Figure) => number) => round1(figures.reduce((sum, item) => sum + pick(item), 0) / figures.length);
-  const by_cause = { consent: avg((f) => f.by_cause.consent), ad_blockers: avg((f) => f.by_cause.ad_blockers), itp: avg((f) => f.by_cause.itp) };
+  const avg = (pick: (figure: Figure) => number) =>
+    round1(figures.reduce((sum, item) => sum + pick(item), 0) / figures.length);
+  const by_cause = {
+    consent: avg((f) => f.by_cause.consent),
+    ad_blockers: avg((f) => f.by_cause.ad_blockers),
+    itp: avg((f) => f.by_cause.itp),
+  };
   const lost = round1(by_cause.consent + by_cause.ad_blockers + by_cause.itp);
   const lostServerSide = avg((f) => f.lost_pct_with_server_side);
-  return { lost_pct: lost, by_cause, lost_pct_with_server_side: lostServerSide, recoverable_pct: round1(Math.max(0, lost - lostServerSide)) };
+  return {
+    lost_pct: lost,
+    by_cause,
+    lost_pct_with_server_side: lostServerSide,
+    recoverable_pct: round1(Math.max(0, lost - lostServerSide)),
+  };
 }
 
 export interface LossInput {
@@ -121,7 +137,13 @@ export function estimateLoss(input: LossInput): LossEstimate {
     const iServerSide = iThirdParty * (1 - A.itp_server_side_recovery);
     const a = served ? aFirstParty : aThirdParty;
     const i = tracker.server_side ? iServerSide : iThirdParty;
-    perTracker.push({ key: tracker.key, name: tracker.name, metric, server_side: served, ...figure(c, a, i, aFirstParty, iServerSide) });
+    perTracker.push({
+      key: tracker.key,
+      name: tracker.name,
+      metric,
+      server_side: served,
+      ...figure(c, a, i, aFirstParty, iServerSide),
+    });
   }
   const analytics = mean(perTracker.filter((item) => item.metric === 'analytics_events'));
   const ads = mean(perTracker.filter((item) => item.metric === 'ad_conversions'));
@@ -130,7 +152,16 @@ export function estimateLoss(input: LossInput): LossEstimate {
     analytics_events: analytics,
     ad_conversions: ads,
     per_tracker: perTracker,
-    assumptions: (Object.keys(A) as Array<keyof LossAssumptions>).map((key) => ({ key, value: A[key], source: ASSUMPTION_SOURCES[key] })),
-    explanation: lossExplanation(input.language, { analytics, ads, consentApplied: input.consentMechanism, assumptions: A }),
+    assumptions: (Object.keys(A) as Array<keyof LossAssumptions>).map((key) => ({
+      key,
+      value: A[key],
+      source: ASSUMPTION_SOURCES[key],
+    })),
+    explanation: lossExplanation(input.language, {
+      analytics,
+      ads,
+      consentApplied: input.consentMechanism,
+      assumptions: A,
+    }),
   };
 }

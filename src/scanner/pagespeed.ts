@@ -40,7 +40,14 @@ export function runPagespeed(url: string, options: PagespeedOptions): Promise<Pa
   return enqueue(() => {
     const remaining = options.timeoutMs - (Date.now() - enqueuedAt);
     if (remaining < 3_000 || options.signal?.aborted) {
-      return Promise.resolve({ result: null, refused: [], error: { code: 'pagespeed_timeout', message: 'No time was left for the Lighthouse run after waiting in the queue.' } });
+      return Promise.resolve({
+        result: null,
+        refused: [],
+        error: {
+          code: 'pagespeed_timeout',
+          message: 'No time was left for the Lighthouse run after waiting in the queue.',
+        },
+      });
     }
     return runOnce(url, { ...options, timeoutMs: remaining });
   });
@@ -69,7 +76,12 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
     const [{ launch }, { default: lighthouse }] = await Promise.all([import('chrome-launcher'), import('lighthouse')]);
     chrome = await launch({
       chromePath: options.chromiumPath,
-      chromeFlags: ['--headless=new', ...chromiumFlags(options), `--proxy-server=${proxy.server}`, '--proxy-bypass-list=<-loopback>'],
+      chromeFlags: [
+        '--headless=new',
+        ...chromiumFlags(options),
+        `--proxy-server=${proxy.server}`,
+        '--proxy-bypass-list=<-loopback>',
+      ],
       logLevel: 'silent',
       handleSIGINT: false,
     }).catch((error: unknown) => {
@@ -84,12 +96,33 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
     });
     run.catch(() => {}); // a run cut off by the timeout below rejects later, when its browser is killed
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(Object.assign(new Error(`Lighthouse took longer than ${options.timeoutMs} ms`), { code: 'pagespeed_timeout' })), options.timeoutMs);
+      timer = setTimeout(
+        () =>
+          reject(
+            Object.assign(new Error(`Lighthouse took longer than ${options.timeoutMs} ms`), {
+              code: 'pagespeed_timeout',
+            }),
+          ),
+        options.timeoutMs,
+      );
     });
     const outcome = await Promise.race([run, timeout]);
     const lhr = outcome?.lhr;
-    if (!lhr) return { result: null, refused: refusedOf(proxy), error: { code: 'pagespeed_failed', message: 'Lighthouse returned no result.' } };
-    if (lhr.runtimeError) return { result: null, refused: refusedOf(proxy), error: { code: 'pagespeed_failed', message: `Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}` } };
+    if (!lhr)
+      return {
+        result: null,
+        refused: refusedOf(proxy),
+        error: { code: 'pagespeed_failed', message: 'Lighthouse returned no result.' },
+      };
+    if (lhr.runtimeError)
+      return {
+        result: null,
+        refused: refusedOf(proxy),
+        error: {
+          code: 'pagespeed_failed',
+          message: `Lighthouse: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`,
+        },
+      };
     const score = lhr.categories.performance?.score;
     const metric = (id: string) => {
       const value = lhr.audits[id]?.numericValue;
@@ -103,13 +136,26 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
       si_ms: metric('speed-index'),
     };
     if (typeof score !== 'number' || Object.values(metrics).some((value) => value === null)) {
-      return { result: null, refused: refusedOf(proxy), error: { code: 'pagespeed_failed', message: 'Lighthouse could not compute the performance score for this page.' } };
+      return {
+        result: null,
+        refused: refusedOf(proxy),
+        error: {
+          code: 'pagespeed_failed',
+          message: 'Lighthouse could not compute the performance score for this page.',
+        },
+      };
     }
     const round = (value: number | null, digits = 0) => Math.round((value ?? 0) * 10 ** digits) / 10 ** digits;
     return {
       result: {
         score: Math.round(score * 100),
-        metrics: { fcp_ms: round(metrics.fcp_ms), lcp_ms: round(metrics.lcp_ms), tbt_ms: round(metrics.tbt_ms), cls: round(metrics.cls, 3), si_ms: round(metrics.si_ms) },
+        metrics: {
+          fcp_ms: round(metrics.fcp_ms),
+          lcp_ms: round(metrics.lcp_ms),
+          tbt_ms: round(metrics.tbt_ms),
+          cls: round(metrics.cls, 3),
+          si_ms: round(metrics.si_ms),
+        },
         lighthouse_version: lhr.lighthouseVersion,
       },
       refused: refusedOf(proxy),
@@ -118,7 +164,14 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
   } catch (error) {
     if (error instanceof ScanTargetRefusedError) throw error;
     const err = error as { code?: string; message?: string };
-    return { result: null, refused: refusedOf(proxy), error: { code: err.code === 'pagespeed_timeout' ? 'pagespeed_timeout' : 'pagespeed_failed', message: String(err.message ?? error).split('\n')[0] } };
+    return {
+      result: null,
+      refused: refusedOf(proxy),
+      error: {
+        code: err.code === 'pagespeed_timeout' ? 'pagespeed_timeout' : 'pagespeed_failed',
+        message: String(err.message ?? error).split('\n')[0],
+      },
+    };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', kill);

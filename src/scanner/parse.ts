@@ -24,7 +24,8 @@ export interface StaticFindings {
   title: string | null;
 }
 
-const EXECUTABLE_TYPES = /^(|text\/javascript|application\/javascript|module|text\/ecmascript|application\/ecmascript|text\/jscript)$/i;
+const EXECUTABLE_TYPES =
+  /^(|text\/javascript|application\/javascript|module|text\/ecmascript|application\/ecmascript|text\/jscript)$/i;
 const MAX_INLINE_BYTES = 2_000_000;
 
 function absolute(value: string | undefined, base: string): string | null {
@@ -40,16 +41,37 @@ function absolute(value: string | undefined, base: string): string | null {
 function gatingOf(attributes: Record<string, string>): string | null {
   const type = (attributes.type ?? '').trim();
   if (EXECUTABLE_TYPES.test(type)) return null;
-  if (!/^text\/plain$/i.test(type) && !attributes['data-cookieconsent'] && !attributes['data-usercentrics'] && !attributes['data-category']) return null;
-  const markers = ['data-cookieconsent', 'data-usercentrics', 'data-category', 'data-cmplz-src', 'data-service', 'data-src']
+  if (
+    !/^text\/plain$/i.test(type) &&
+    !attributes['data-cookieconsent'] &&
+    !attributes['data-usercentrics'] &&
+    !attributes['data-category']
+  )
+    return null;
+  const markers = [
+    'data-cookieconsent',
+    'data-usercentrics',
+    'data-category',
+    'data-cmplz-src',
+    'data-service',
+    'data-src',
+  ]
     .filter((name) => attributes[name] !== undefined)
     .map((name) => `${name}="${attributes[name]}"`);
-  if (attributes.class && /optanon-category|_iub_cs_activate|cmplz/.test(attributes.class)) markers.push(`class="${attributes.class}"`);
+  if (attributes.class && /optanon-category|_iub_cs_activate|cmplz/.test(attributes.class))
+    markers.push(`class="${attributes.class}"`);
   return [`type="${type}"`, ...markers].join(' ');
 }
 
 export function parseHtml(html: string, pageUrl: string): StaticFindings {
-  const findings: StaticFindings = { scripts: [], preloads: [], noscript: [], noscriptMarkup: [], meta: { charset: null, refresh: null, generator: null }, title: null };
+  const findings: StaticFindings = {
+    scripts: [],
+    preloads: [],
+    noscript: [],
+    noscriptMarkup: [],
+    meta: { charset: null, refresh: null, generator: null },
+    title: null,
+  };
   let base = pageUrl;
   let current: { src: string | null; gated: string | null; keep: boolean; chunks: string[] } | null = null;
   let noscriptDepth = 0;
@@ -68,12 +90,16 @@ export function parseHtml(html: string, pageUrl: string): StaticFindings {
           case 'script': {
             const gated = gatingOf(attributes);
             const executable = EXECUTABLE_TYPES.test((attributes.type ?? '').trim());
-            const srcValue = attributes.src ?? (gated ? (attributes['data-src'] ?? attributes['data-cmplz-src']) : undefined);
+            const srcValue =
+              attributes.src ?? (gated ? (attributes['data-src'] ?? attributes['data-cmplz-src']) : undefined);
             current = { src: absolute(srcValue, base), gated, keep: executable || gated !== null, chunks: [] };
             break;
           }
           case 'link':
-            if (/\b(preload|modulepreload)\b/i.test(attributes.rel ?? '') && (attributes.as === 'script' || /modulepreload/i.test(attributes.rel ?? ''))) {
+            if (
+              /\b(preload|modulepreload)\b/i.test(attributes.rel ?? '') &&
+              (attributes.as === 'script' || /modulepreload/i.test(attributes.rel ?? ''))
+            ) {
               const href = absolute(attributes.href, base);
               if (href) findings.preloads.push(href);
             }
@@ -86,7 +112,8 @@ export function parseHtml(html: string, pageUrl: string): StaticFindings {
               if (charset) findings.meta.charset = charset[1];
             }
             if (equiv === 'refresh' && attributes.content) findings.meta.refresh = attributes.content.slice(0, 500);
-            if ((attributes.name ?? '').toLowerCase() === 'generator' && attributes.content) findings.meta.generator = attributes.content.slice(0, 200);
+            if ((attributes.name ?? '').toLowerCase() === 'generator' && attributes.content)
+              findings.meta.generator = attributes.content.slice(0, 200);
             break;
           }
           case 'noscript':

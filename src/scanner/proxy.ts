@@ -27,16 +27,28 @@ export interface HostRule {
 /** Parses the MAP/EXCLUDE subset of Chromium's --host-resolver-rules ("MAP a.test 127.0.0.1:8443, MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"). */
 export function parseHostRules(rules: string | undefined): HostRule[] {
   if (!rules) return [];
-  const toPattern = (glob: string) => new RegExp(`^${glob.toLowerCase().replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+  const toPattern = (glob: string) =>
+    new RegExp(
+      `^${glob
+        .toLowerCase()
+        .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')}$`,
+    );
   const out: HostRule[] = [];
   for (const raw of rules.split(',')) {
     const parts = raw.trim().split(/\s+/);
-    if (parts[0]?.toUpperCase() === 'EXCLUDE' && parts[1]) out.push({ kind: 'exclude', pattern: toPattern(parts[1]), target: null });
+    if (parts[0]?.toUpperCase() === 'EXCLUDE' && parts[1])
+      out.push({ kind: 'exclude', pattern: toPattern(parts[1]), target: null });
     if (parts[0]?.toUpperCase() === 'MAP' && parts[1] && parts[2]) {
       if (parts[2] === '~NOTFOUND') out.push({ kind: 'map', pattern: toPattern(parts[1]), target: null });
       else {
         const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(parts[2]);
-        if (match) out.push({ kind: 'map', pattern: toPattern(parts[1]), target: { host: bareHost(match[1]), port: match[2] ? Number(match[2]) : null } });
+        if (match)
+          out.push({
+            kind: 'map',
+            pattern: toPattern(parts[1]),
+            target: { host: bareHost(match[1]), port: match[2] ? Number(match[2]) : null },
+          });
       }
     }
   }
@@ -44,7 +56,10 @@ export function parseHostRules(rules: string | undefined): HostRule[] {
 }
 
 /** What the rules do with a host: unchanged (null), not found, or sent elsewhere. */
-export function applyHostRules(rules: HostRule[], host: string): { notFound: true } | { host: string; port: number | null } | null {
+export function applyHostRules(
+  rules: HostRule[],
+  host: string,
+): { notFound: true } | { host: string; port: number | null } | null {
   const name = host.toLowerCase();
   if (rules.some((rule) => rule.kind === 'exclude' && rule.pattern.test(name))) return null;
   const rule = rules.find((candidate) => candidate.kind === 'map' && candidate.pattern.test(name));
@@ -75,7 +90,8 @@ export async function startGuardProxy(options: { guard: SsrfGuard; hostRules?: s
   const destination = async (host: string, port: number, label: string): Promise<{ address: string; port: number }> => {
     try {
       const mapped = applyHostRules(rules, host);
-      const notFound = () => Object.assign(new Error(`${host} is not resolvable under the host rules`), { code: 'ENOTFOUND' });
+      const notFound = () =>
+        Object.assign(new Error(`${host} is not resolvable under the host rules`), { code: 'ENOTFOUND' });
       // Names the rules drop are not looked up at all; IP literals are still checked, so they are reported as refused.
       if (mapped && 'notFound' in mapped && !net.isIP(host)) throw notFound();
       const checked = await options.guard.checkHost(host);
@@ -114,10 +130,20 @@ export async function startGuardProxy(options: { guard: SsrfGuard; hostRules?: s
         const headers = { ...req.headers };
         delete headers['proxy-connection'];
         delete headers['proxy-authorization'];
-        const upstream = http.request({ host: target.address, port: target.port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
-          answer.pipe(res);
-        });
+        const upstream = http.request(
+          {
+            host: target.address,
+            port: target.port,
+            method: req.method,
+            path: `${url.pathname}${url.search}`,
+            headers,
+            setHost: false,
+          },
+          (answer) => {
+            res.writeHead(answer.statusCode ?? 502, answer.rawHeaders);
+            answer.pipe(res);
+          },
+        );
         upstream.on('error', () => {
           if (!res.headersSent) res.writeHead(502);
           res.end();

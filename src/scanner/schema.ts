@@ -9,15 +9,27 @@ import { Type, type Static, type TSchema } from 'typebox';
 export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-const literals = <const T extends string[]>(values: readonly [...T], options: { description: string }) => Type.Enum<T>(values, options);
+const literals = <const T extends string[]>(values: readonly [...T], options: { description: string }) =>
+  Type.Enum<T>(values, options);
 
-const nullable = <T extends TSchema>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
+const nullable = <T extends TSchema>(schema: T, description: string) =>
+  Type.Union([schema, Type.Null()], { description });
 
-export const LanguageSchema = literals(LANGUAGES, { description: 'Language of all human-readable text in the result.' });
+export const LanguageSchema = literals(LANGUAGES, {
+  description: 'Language of all human-readable text in the result.',
+});
 
 export const STAGE_STATUSES = ['ok', 'partial', 'timeout', 'failed', 'skipped'] as const;
 export const EVIDENCE_KINDS = ['script', 'inline', 'request', 'cookie', 'global', 'noscript'] as const;
-export const TRACKER_CATEGORIES = ['analytics', 'advertising', 'tag_manager', 'session_replay', 'social', 'customer_data_platform', 'marketing'] as const;
+export const TRACKER_CATEGORIES = [
+  'analytics',
+  'advertising',
+  'tag_manager',
+  'session_replay',
+  'social',
+  'customer_data_platform',
+  'marketing',
+] as const;
 export const CONSENT_VALUES = ['granted', 'denied'] as const;
 
 const StageStatus = literals(STAGE_STATUSES, {
@@ -39,16 +51,25 @@ export const EvidenceSchema = Type.Object(
 
 export const TrackerSchema = Type.Object(
   {
-    key: Type.String({ description: 'Stable machine name of the tracker, e.g. `google_analytics_4`, `meta_pixel`; `tpw:<entity>` for vendors recognised only through third-party-web.' }),
+    key: Type.String({
+      description:
+        'Stable machine name of the tracker, e.g. `google_analytics_4`, `meta_pixel`; `tpw:<entity>` for vendors recognised only through third-party-web.',
+    }),
     name: Type.String({ description: 'Product name, e.g. "Google Analytics 4".' }),
     vendor: Type.String({ description: 'Company behind the product.' }),
     category: literals(TRACKER_CATEGORIES, { description: 'What the tracker is used for.' }),
-    ids: Type.Array(Type.String(), { description: 'Account, property or pixel ids found (e.g. `G-ABC123`, `GTM-XYZ`, a Meta pixel id). Empty when none could be read.' }),
+    ids: Type.Array(Type.String(), {
+      description:
+        'Account, property or pixel ids found (e.g. `G-ABC123`, `GTM-XYZ`, a Meta pixel id). Empty when none could be read.',
+    }),
     evidence: Type.Array(EvidenceSchema, { description: 'Observations behind this finding (at most 12).' }),
-    first_party: Type.Boolean({ description: 'True when the tracker\'s script or hits were served from the scanned site\'s own registrable domain (or a subdomain).' }),
+    first_party: Type.Boolean({
+      description:
+        "True when the tracker's script or hits were served from the scanned site's own registrable domain (or a subdomain).",
+    }),
     server_side: Type.Boolean({
       description:
-        'True when the tracker sends its data through a server-side endpoint rather than straight to the vendor: hits to a non-vendor host, `transport_url`/`server_container_url` set, or a tag manager container served from the site\'s own domain.',
+        "True when the tracker sends its data through a server-side endpoint rather than straight to the vendor: hits to a non-vendor host, `transport_url`/`server_container_url` set, or a tag manager container served from the site's own domain.",
     }),
     fires_before_consent: Type.Union([Type.Boolean(), Type.Null()], {
       description:
@@ -74,12 +95,18 @@ export const ConsentSchema = Type.Object(
       ),
       'The consent management platform found on the page, or null.',
     ),
-    tcf_api: Type.Union([Type.Boolean(), Type.Null()], { description: 'True when the IAB TCF API (`__tcfapi`) is present; null when the browser stage did not run.' }),
+    tcf_api: Type.Union([Type.Boolean(), Type.Null()], {
+      description: 'True when the IAB TCF API (`__tcfapi`) is present; null when the browser stage did not run.',
+    }),
     consent_mode: Type.Object(
       {
-        detected: Type.Boolean({ description: 'Google Consent Mode is in use (consent commands in code or dataLayer, or gcs/gcd on Google hits).' }),
+        detected: Type.Boolean({
+          description:
+            'Google Consent Mode is in use (consent commands in code or dataLayer, or gcs/gcd on Google hits).',
+        }),
         version: Type.Union([Type.Literal('v1'), Type.Literal('v2'), Type.Null()], {
-          description: 'v2 when `ad_user_data`/`ad_personalization` are set or Google hits carry `gcd`; v1 when only `ad_storage`/`analytics_storage` are used; null when not detected.',
+          description:
+            'v2 when `ad_user_data`/`ad_personalization` are set or Google hits carry `gcd`; v1 when only `ad_storage`/`analytics_storage` are used; null when not detected.',
         }),
         mode: Type.Union([Type.Literal('basic'), Type.Literal('advanced'), Type.Null()], {
           description:
@@ -92,15 +119,28 @@ export const ConsentSchema = Type.Object(
             ad_user_data: ConsentValue,
             ad_personalization: ConsentValue,
           },
-          { additionalProperties: false, description: 'Default consent states (the first default command without a region, else the first one).' },
+          {
+            additionalProperties: false,
+            description: 'Default consent states (the first default command without a region, else the first one).',
+          },
         ),
-        gcs: Type.Optional(Type.String({ description: 'First `gcs` parameter seen on a Google hit (G1 + ad_storage + analytics_storage; G100 = both denied).' })),
-        gcd: Type.Optional(Type.String({ description: 'First `gcd` parameter seen on a Google hit (Consent Mode v2 state encoding), as sent.' })),
+        gcs: Type.Optional(
+          Type.String({
+            description:
+              'First `gcs` parameter seen on a Google hit (G1 + ad_storage + analytics_storage; G100 = both denied).',
+          }),
+        ),
+        gcd: Type.Optional(
+          Type.String({
+            description: 'First `gcd` parameter seen on a Google hit (Consent Mode v2 state encoding), as sent.',
+          }),
+        ),
       },
       { additionalProperties: false },
     ),
     banner_detected: Type.Union([Type.Boolean(), Type.Null()], {
-      description: 'A visible consent banner was found after load (known CMP containers or a fixed cookie notice with buttons); null when the browser stage did not run.',
+      description:
+        'A visible consent banner was found after load (known CMP containers or a fixed cookie notice with buttons); null when the browser stage did not run.',
     }),
     tags_before_consent: Type.Array(
       Type.Object(
@@ -109,7 +149,10 @@ export const ConsentSchema = Type.Object(
           name: Type.String({ description: 'Tracker name.' }),
           requests: Type.Integer({ minimum: 1, description: 'Number of requests the tracker made without consent.' }),
           first_url: Type.String({ description: 'The first such request.' }),
-          cookieless: Type.Boolean({ description: 'True when every such request was a Google hit with ad_storage and analytics_storage denied (Consent Mode advanced pings).' }),
+          cookieless: Type.Boolean({
+            description:
+              'True when every such request was a Google hit with ad_storage and analytics_storage denied (Consent Mode advanced pings).',
+          }),
         },
         { additionalProperties: false },
       ),
@@ -123,7 +166,9 @@ export const ServerSideSchema = Type.Object(
   {
     detected: Type.Boolean({ description: 'Server-side or first-party tagging was found.' }),
     evidence: Type.Array(EvidenceSchema, { description: 'What showed it.' }),
-    endpoints: Type.Array(Type.String(), { description: 'Origins of server-side tagging endpoints (e.g. `https://sgtm.example.com`).' }),
+    endpoints: Type.Array(Type.String(), {
+      description: 'Origins of server-side tagging endpoints (e.g. `https://sgtm.example.com`).',
+    }),
   },
   { additionalProperties: false },
 );
@@ -132,12 +177,15 @@ export const CookieSchema = Type.Object(
   {
     name: Type.String({ description: 'Cookie name.' }),
     domain: Type.String({ description: 'Cookie domain, without a leading dot.' }),
-    first_party: Type.Boolean({ description: 'Domain belongs to the scanned site\'s registrable domain.' }),
+    first_party: Type.Boolean({ description: "Domain belongs to the scanned site's registrable domain." }),
     tracker: Type.Optional(Type.String({ description: 'Key of the tracker that owns the cookie, when known.' })),
     set_by: literals(['script', 'http'] as const, {
-      description: 'script: written through document.cookie (capped at 7 days by Safari ITP). http: set by a Set-Cookie response header.',
+      description:
+        'script: written through document.cookie (capped at 7 days by Safari ITP). http: set by a Set-Cookie response header.',
     }),
-    expires: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Expiry in ISO 8601 UTC; null for a session cookie.' }),
+    expires: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'Expiry in ISO 8601 UTC; null for a session cookie.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -150,29 +198,45 @@ const CauseSplit = Type.Object(
     ad_blockers: Pct('Share lost to ad and privacy blockers.'),
     itp: Pct('Share lost to Safari ITP cookie caps (ad conversions only; analytics events are still counted).'),
   },
-  { additionalProperties: false, description: 'The lost share split by cause; the three add up to `lost_pct` (causes applied in the order consent, blockers, ITP).' },
+  {
+    additionalProperties: false,
+    description:
+      'The lost share split by cause; the three add up to `lost_pct` (causes applied in the order consent, blockers, ITP).',
+  },
 );
 
 const lossFigureProperties = {
-    lost_pct: Pct('Estimated share lost, in percent.'),
-    by_cause: CauseSplit,
-    lost_pct_with_server_side: Pct('Estimated share lost with server-side tagging on a first-party domain.'),
-    recoverable_pct: Pct('Percentage points server-side tagging on a first-party domain would recover (`lost_pct - lost_pct_with_server_side`). Consent refusal is never recovered.'),
+  lost_pct: Pct('Estimated share lost, in percent.'),
+  by_cause: CauseSplit,
+  lost_pct_with_server_side: Pct('Estimated share lost with server-side tagging on a first-party domain.'),
+  recoverable_pct: Pct(
+    'Percentage points server-side tagging on a first-party domain would recover (`lost_pct - lost_pct_with_server_side`). Consent refusal is never recovered.',
+  ),
 };
 const LossFigure = Type.Object(lossFigureProperties, { additionalProperties: false });
 
 export const LossEstimateSchema = Type.Object(
   {
     model_version: Type.String({ description: 'Version of the loss model.' }),
-    analytics_events: nullable(LossFigure, 'Analytics events lost: mean over the analytics trackers found; null when there is none.'),
-    ad_conversions: nullable(LossFigure, 'Ad conversions lost: mean over the advertising trackers found; null when there is none.'),
+    analytics_events: nullable(
+      LossFigure,
+      'Analytics events lost: mean over the analytics trackers found; null when there is none.',
+    ),
+    ad_conversions: nullable(
+      LossFigure,
+      'Ad conversions lost: mean over the advertising trackers found; null when there is none.',
+    ),
     per_tracker: Type.Array(
       Type.Object(
         {
           key: Type.String({ description: 'Tracker key.' }),
           name: Type.String({ description: 'Tracker name.' }),
-          metric: literals(['analytics_events', 'ad_conversions'] as const, { description: 'What is lost for this tracker.' }),
-          server_side: Type.Boolean({ description: 'Already served server-side/first-party; its blocker losses use the first-party rate.' }),
+          metric: literals(['analytics_events', 'ad_conversions'] as const, {
+            description: 'What is lost for this tracker.',
+          }),
+          server_side: Type.Boolean({
+            description: 'Already served server-side/first-party; its blocker losses use the first-party rate.',
+          }),
           ...lossFigureProperties,
         },
         { additionalProperties: false },
@@ -192,12 +256,18 @@ export const LossEstimateSchema = Type.Object(
     ),
     explanation: Type.String({ description: 'How the estimate was computed, in the requested language.' }),
   },
-  { additionalProperties: false, description: 'A transparent estimate of tracking data lost to blockers, Safari ITP and consent refusal.' },
+  {
+    additionalProperties: false,
+    description: 'A transparent estimate of tracking data lost to blockers, Safari ITP and consent refusal.',
+  },
 );
 
 export const AiSummarySchema = Type.Object(
   {
-    provider: literals(['builtin', 'openai_compatible'] as const, { description: 'builtin: written by the scanner from the findings. openai_compatible: written by a language model given the findings.' }),
+    provider: literals(['builtin', 'openai_compatible'] as const, {
+      description:
+        'builtin: written by the scanner from the findings. openai_compatible: written by a language model given the findings.',
+    }),
     model: Type.Optional(Type.String({ description: 'Model name, for openai_compatible.' })),
     language: LanguageSchema,
     text: Type.String({ description: 'Summary of the findings.' }),
@@ -208,7 +278,11 @@ export const AiSummarySchema = Type.Object(
 
 export const PagespeedSchema = Type.Object(
   {
-    score: Type.Integer({ minimum: 0, maximum: 100, description: 'Lighthouse performance score, 0–100 (mobile, simulated throttling).' }),
+    score: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: 'Lighthouse performance score, 0–100 (mobile, simulated throttling).',
+    }),
     metrics: Type.Object(
       {
         fcp_ms: Type.Number({ minimum: 0, description: 'First Contentful Paint.' }),
@@ -226,8 +300,13 @@ export const PagespeedSchema = Type.Object(
 
 export const WarningSchema = Type.Object(
   {
-    code: Type.String({ description: 'Machine-readable warning code, e.g. `browser_timeout`, `page_truncated`, `request_refused`.' }),
-    message: Type.String({ description: 'Human-readable explanation in the requested language; technical details (network or browser error texts) are quoted as they are.' }),
+    code: Type.String({
+      description: 'Machine-readable warning code, e.g. `browser_timeout`, `page_truncated`, `request_refused`.',
+    }),
+    message: Type.String({
+      description:
+        'Human-readable explanation in the requested language; technical details (network or browser error texts) are quoted as they are.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -241,7 +320,9 @@ const stageTiming = (description: string) =>
 export const ScanResultSchema = Type.Object(
   {
     url: Type.String({ description: 'The URL that was asked for.' }),
-    final_url: Type.String({ description: 'The URL after redirects (from the browser when it ran, else from the fetch).' }),
+    final_url: Type.String({
+      description: 'The URL after redirects (from the browser when it ran, else from the fetch).',
+    }),
     scanned_at: Type.String({ format: 'date-time', description: 'When the scan started, ISO 8601 UTC.' }),
     duration_ms: Type.Integer({ minimum: 0, description: 'Total scan time.' }),
     stages: Type.Object(
@@ -251,13 +332,24 @@ export const ScanResultSchema = Type.Object(
             status: StageStatus,
             duration_ms: Type.Integer({ minimum: 0, description: 'Time spent fetching and parsing the HTML.' }),
             http_status: Type.Optional(Type.Integer({ description: 'HTTP status of the final response.' })),
-            redirects: Type.Array(Type.String(), { description: 'URLs redirected through, in order (the final URL excluded).' }),
+            redirects: Type.Array(Type.String(), {
+              description: 'URLs redirected through, in order (the final URL excluded).',
+            }),
           },
-          { additionalProperties: false, description: 'Stage 1: plain HTTP fetch of the page and static HTML analysis.' },
+          {
+            additionalProperties: false,
+            description: 'Stage 1: plain HTTP fetch of the page and static HTML analysis.',
+          },
         ),
-        browser: stageTiming('Stage 2: the page loaded in headless Chromium, every request recorded, no consent given.'),
+        browser: stageTiming(
+          'Stage 2: the page loaded in headless Chromium, every request recorded, no consent given.',
+        ),
         pagespeed: Type.Optional(stageTiming('Lighthouse run, when pagespeed was asked for.')),
-        summary: Type.Optional(stageTiming('Summary writing, when ai_summary was asked for; partial when the language model failed and the builtin writer was used instead.')),
+        summary: Type.Optional(
+          stageTiming(
+            'Summary writing, when ai_summary was asked for; partial when the language model failed and the builtin writer was used instead.',
+          ),
+        ),
       },
       { additionalProperties: false },
     ),
@@ -267,7 +359,10 @@ export const ScanResultSchema = Type.Object(
     cookies: Type.Array(CookieSchema, { description: 'Cookies present after load, without consent.' }),
     loss_estimate: LossEstimateSchema,
     ai_summary: nullable(AiSummarySchema, 'Summary and recommendations; null unless ai_summary was asked for.'),
-    pagespeed: nullable(PagespeedSchema, 'Page performance; null unless pagespeed was asked for or when the run failed (see warnings).'),
+    pagespeed: nullable(
+      PagespeedSchema,
+      'Page performance; null unless pagespeed was asked for or when the run failed (see warnings).',
+    ),
     warnings: Type.Array(WarningSchema, { description: 'Problems met during the scan; the result may be partial.' }),
   },
   { additionalProperties: false, description: 'Result of a tracking scan.' },

@@ -179,9 +179,13 @@ export class SsrfGuard {
       throw new ScanTargetRefusedError('invalid_url', `Not an absolute URL: ${JSON.stringify(input).slice(0, 200)}`);
     }
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      throw new ScanTargetRefusedError('unsupported_scheme', `Only http and https URLs can be scanned, not ${url.protocol}`);
+      throw new ScanTargetRefusedError(
+        'unsupported_scheme',
+        `Only http and https URLs can be scanned, not ${url.protocol}`,
+      );
     }
-    if (url.username || url.password) throw new ScanTargetRefusedError('credentials_in_url', 'URLs with credentials are not scanned.');
+    if (url.username || url.password)
+      throw new ScanTargetRefusedError('credentials_in_url', 'URLs with credentials are not scanned.');
     if (!url.hostname) throw new ScanTargetRefusedError('invalid_url', 'The URL has no host.');
     return url;
   }
@@ -189,7 +193,10 @@ export class SsrfGuard {
   /** Resolves a URL's host and checks every address; throws ScanTargetRefusedError when not allowed. */
   async checkUrl(url: URL): Promise<ResolvedHost> {
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-      throw new ScanTargetRefusedError('unsupported_scheme', `Only http and https requests are allowed, not ${url.protocol}`);
+      throw new ScanTargetRefusedError(
+        'unsupported_scheme',
+        `Only http and https requests are allowed, not ${url.protocol}`,
+      );
     }
     return this.checkHost(bareHost(url.hostname));
   }

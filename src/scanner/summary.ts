@@ -4,11 +4,18 @@ import type { AiSummary, Language, ScanResult } from './schema.js';
 
 /** Summary providers: the builtin writer (findings → text, all languages) and an OpenAI-compatible chat model. */
 
-export type SummaryFindings = Pick<ScanResult, 'url' | 'final_url' | 'trackers' | 'consent' | 'server_side_tagging' | 'loss_estimate' | 'pagespeed'>;
+export type SummaryFindings = Pick<
+  ScanResult,
+  'url' | 'final_url' | 'trackers' | 'consent' | 'server_side_tagging' | 'loss_estimate' | 'pagespeed'
+>;
 
 export interface SummaryProvider {
   readonly kind: AiSummary['provider'];
-  summarize(findings: SummaryFindings, language: Language, options: { timeoutMs: number; signal?: AbortSignal }): Promise<AiSummary>;
+  summarize(
+    findings: SummaryFindings,
+    language: Language,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<AiSummary>;
 }
 
 export const LANGUAGE_NAMES: Record<Language, string> = {
@@ -24,8 +31,10 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
 
 export function summaryFacts(findings: SummaryFindings, siteDomain: string): SummaryFacts {
   const measuring = findings.trackers.filter((tracker) => tracker.category !== 'tag_manager');
-  const beforeConsentKnown = findings.trackers.some((tracker) => tracker.fires_before_consent !== null) || findings.trackers.length === 0;
-  const names = (keys: string[]) => keys.map((key) => findings.trackers.find((tracker) => tracker.key === key)?.name ?? key);
+  const beforeConsentKnown =
+    findings.trackers.some((tracker) => tracker.fires_before_consent !== null) || findings.trackers.length === 0;
+  const names = (keys: string[]) =>
+    keys.map((key) => findings.trackers.find((tracker) => tracker.key === key)?.name ?? key);
   const hasGoogle = findings.trackers.some((tracker) => tracker.vendor === 'Google');
   const meta = findings.trackers.find((tracker) => tracker.key === 'meta_pixel');
   let host = findings.final_url;
@@ -37,7 +46,9 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
   return {
     host,
     trackers: measuring.map((tracker) => tracker.name),
-    tagManagers: findings.trackers.filter((tracker) => tracker.category === 'tag_manager').map((tracker) => tracker.name),
+    tagManagers: findings.trackers
+      .filter((tracker) => tracker.category === 'tag_manager')
+      .map((tracker) => tracker.name),
     cmp: findings.consent.cmp?.name ?? null,
     bannerDetected: findings.consent.banner_detected,
     googleTags: hasGoogle,
@@ -51,13 +62,20 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
     beforeConsent: beforeConsentKnown
       ? {
           names: names(findings.consent.tags_before_consent.map((tag) => tag.key)),
-          cookielessNames: names(findings.consent.tags_before_consent.filter((tag) => tag.cookieless).map((tag) => tag.key)),
+          cookielessNames: names(
+            findings.consent.tags_before_consent.filter((tag) => tag.cookieless).map((tag) => tag.key),
+          ),
         }
       : null,
     serverSide: { detected: findings.server_side_tagging.detected, endpoints: findings.server_side_tagging.endpoints },
     loss: { analytics: findings.loss_estimate.analytics_events, ads: findings.loss_estimate.ad_conversions },
     pagespeed: findings.pagespeed
-      ? { score: findings.pagespeed.score, lcpMs: findings.pagespeed.metrics.lcp_ms, tbtMs: findings.pagespeed.metrics.tbt_ms, cls: findings.pagespeed.metrics.cls }
+      ? {
+          score: findings.pagespeed.score,
+          lcpMs: findings.pagespeed.metrics.lcp_ms,
+          tbtMs: findings.pagespeed.metrics.tbt_ms,
+          cls: findings.pagespeed.metrics.cls,
+        }
       : null,
     universalAnalytics: findings.trackers.some((tracker) => tracker.key === 'universal_analytics'),
     metaPixelClientOnly: !!meta && !meta.server_side,
@@ -70,7 +88,10 @@ export class BuiltinSummaryProvider implements SummaryProvider {
   constructor(private readonly siteDomain: (url: string) => string) {}
 
   async summarize(findings: SummaryFindings, language: Language): Promise<AiSummary> {
-    const { text, recommendations } = composeSummary(language, summaryFacts(findings, this.siteDomain(findings.final_url)));
+    const { text, recommendations } = composeSummary(
+      language,
+      summaryFacts(findings, this.siteDomain(findings.final_url)),
+    );
     return { provider: 'builtin', language, text, recommendations };
   }
 }
@@ -98,9 +119,16 @@ export function findingsForPrompt(findings: SummaryFindings) {
       cmp: findings.consent.cmp?.name ?? null,
       banner_detected: findings.consent.banner_detected,
       consent_mode: findings.consent.consent_mode,
-      tags_before_consent: findings.consent.tags_before_consent.map(({ name, requests, cookieless }) => ({ name, requests, cookieless })),
+      tags_before_consent: findings.consent.tags_before_consent.map(({ name, requests, cookieless }) => ({
+        name,
+        requests,
+        cookieless,
+      })),
     },
-    server_side_tagging: { detected: findings.server_side_tagging.detected, endpoints: findings.server_side_tagging.endpoints },
+    server_side_tagging: {
+      detected: findings.server_side_tagging.detected,
+      endpoints: findings.server_side_tagging.endpoints,
+    },
     loss_estimate: {
       analytics_events: findings.loss_estimate.analytics_events,
       ad_conversions: findings.loss_estimate.ad_conversions,
@@ -138,12 +166,20 @@ export class OpenAiCompatibleProvider implements SummaryProvider {
     };
   }
 
-  async summarize(findings: SummaryFindings, language: Language, options: { timeoutMs: number; signal?: AbortSignal }): Promise<AiSummary> {
+  async summarize(
+    findings: SummaryFindings,
+    language: Language,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<AiSummary> {
     const url = `${this.config.baseUrl.replace(/\/+$/, '')}/chat/completions`;
     const signals = [AbortSignal.timeout(Math.max(1, options.timeoutMs)), ...(options.signal ? [options.signal] : [])];
     const response = await request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.config.apiKey}`, accept: 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${this.config.apiKey}`,
+        accept: 'application/json',
+      },
       body: JSON.stringify(this.buildRequestBody(findings, language)),
       signal: AbortSignal.any(signals),
       headersTimeout: options.timeoutMs,
@@ -155,27 +191,43 @@ export class OpenAiCompatibleProvider implements SummaryProvider {
     }
     let content: unknown;
     try {
-      content = (JSON.parse(raw) as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message?.content;
+      content = (JSON.parse(raw) as { choices?: Array<{ message?: { content?: unknown } }> }).choices?.[0]?.message
+        ?.content;
     } catch {
       throw new SummaryProviderError('chat completions answer is not JSON');
     }
-    if (typeof content !== 'string' || !content.trim()) throw new SummaryProviderError('chat completions answer has no message content');
+    if (typeof content !== 'string' || !content.trim())
+      throw new SummaryProviderError('chat completions answer has no message content');
     const parsed = parseModelContent(content);
-    return { provider: 'openai_compatible', model: this.config.model, language, text: parsed.summary, recommendations: parsed.recommendations };
+    return {
+      provider: 'openai_compatible',
+      model: this.config.model,
+      language,
+      text: parsed.summary,
+      recommendations: parsed.recommendations,
+    };
   }
 }
 
 /** The model's JSON reply (code fences tolerated). */
 export function parseModelContent(content: string): { summary: string; recommendations: string[] } {
-  const stripped = content.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const stripped = content
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   let value: { summary?: unknown; text?: unknown; recommendations?: unknown };
   try {
     value = JSON.parse(stripped);
   } catch {
     throw new SummaryProviderError('model reply is not the requested JSON object');
   }
-  const summary = typeof value.summary === 'string' ? value.summary : typeof value.text === 'string' ? value.text : null;
+  const summary =
+    typeof value.summary === 'string' ? value.summary : typeof value.text === 'string' ? value.text : null;
   if (!summary?.trim()) throw new SummaryProviderError('model reply has no summary');
-  const recommendations = Array.isArray(value.recommendations) ? value.recommendations.filter((item): item is string => typeof item === 'string' && item.trim() !== '').slice(0, 10) : [];
+  const recommendations = Array.isArray(value.recommendations)
+    ? value.recommendations
+        .filter((item): item is string => typeof item === 'string' && item.trim() !== '')
+        .slice(0, 10)
+    : [];
   return { summary: summary.trim(), recommendations: recommendations.map((item) => item.trim()) };
 }

@@ -42,7 +42,10 @@ function write(texts: WarningTexts, facts: WarningFacts): string {
     case 'truncated':
       return texts.truncated(facts.bytes);
     case 'fetch': {
-      const lead = facts.code === 'fetch_timeout' ? texts.fetch.fetch_timeout : texts.fetch[facts.code](facts.detail.replace(/\.$/, ''));
+      const lead =
+        facts.code === 'fetch_timeout'
+          ? texts.fetch.fetch_timeout
+          : texts.fetch[facts.code](facts.detail.replace(/\.$/, ''));
       return lead + (facts.receivedBytes === undefined ? '' : texts.fetch.partial(facts.receivedBytes));
     }
     case 'http_status':

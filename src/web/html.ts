@@ -45,7 +45,8 @@ const DASHBOARD_LINKS: Array<[string, string]> = [
 export function layout({ title, user, current, body, scripts = [] }: LayoutOptions): string {
   const nav = user
     ? html`<nav aria-label="Dashboard"><ul>${DASHBOARD_LINKS.map(
-        ([href, label]) => html`<li><a href="${href}"${new Html(current === href ? ' aria-current="page"' : '')}>${label}</a></li>`,
+        ([href, label]) =>
+          html`<li><a href="${href}"${new Html(current === href ? ' aria-current="page"' : '')}>${label}</a></li>`,
       )}<li><a href="/check">Tracking checker</a></li><li><a href="/api/docs/">API</a></li></ul>
       <div class="who"><span>${user.name} · ${user.tenantName}</span> <button type="button" id="sign-out" class="link">Sign out</button></div></nav>`
     : html`<nav aria-label="Site"><ul><li><a href="/check">Tracking checker</a></li><li><a href="/api/docs/">API</a></li><li><a href="/status">Status</a></li><li><a href="/changelog">Changelog</a></li><li><a href="/login">Sign in</a></li></ul></nav>`;

@@ -102,7 +102,14 @@ export const scanResultPage = (scanId: string): Html => html`
 <div id="scan-result" data-scan-id="${scanId}" aria-live="polite"><p>Loading…</p></div>`;
 
 export const LANGUAGE_NAMES: Record<string, string> = {
-  en: 'English', de: 'Deutsch', fr: 'Français', es: 'Español', it: 'Italiano', nl: 'Nederlands', pt: 'Português', pl: 'Polski',
+  en: 'English',
+  de: 'Deutsch',
+  fr: 'Français',
+  es: 'Español',
+  it: 'Italiano',
+  nl: 'Nederlands',
+  pt: 'Português',
+  pl: 'Polski',
 };
 
 export const checkerPage = (): Html => html`

@@ -10,7 +10,19 @@ import { errorResponses, withMeta } from '../http/schemas.js';
 import { ScanRequestBody } from '../modules/tracking-checker/schemas.js';
 import { ScanResultSchema } from '../scanner/schema.js';
 import { layout, type Html } from './html.js';
-import { apiKeysPage, checkerPage, containersPage, loginPage, monitorPage, monitorsPage, overviewPage, reportsPage, scanResultPage, scansPage, setupPage } from './pages.js';
+import {
+  apiKeysPage,
+  checkerPage,
+  containersPage,
+  loginPage,
+  monitorPage,
+  monitorsPage,
+  overviewPage,
+  reportsPage,
+  scanResultPage,
+  scansPage,
+  setupPage,
+} from './pages.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -19,23 +31,33 @@ const require = createRequire(import.meta.url);
 const ASSETS: Record<string, { file: string; type: string }> = {
   'app.css': { file: path.join(here, 'assets', 'app.css'), type: 'text/css; charset=utf-8' },
   'app.js': { file: path.join(here, 'assets', 'app.js'), type: 'text/javascript; charset=utf-8' },
-  'chart.js': { file: path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), type: 'text/javascript; charset=utf-8' },
+  'chart.js': {
+    file: path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'),
+    type: 'text/javascript; charset=utf-8',
+  },
 };
 
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'content-security-policy':
+    "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'same-origin',
 };
 
 export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const assets = new Map(Object.entries(ASSETS).map(([name, asset]) => [name, { body: fs.readFileSync(asset.file), type: asset.type }]));
+  const assets = new Map(
+    Object.entries(ASSETS).map(([name, asset]) => [name, { body: fs.readFileSync(asset.file), type: asset.type }]),
+  );
 
-  app.get('/assets/:name', { config: { public: true }, schema: { hide: true, params: Type.Object({ name: Type.String() }) } }, async (request, reply) => {
-    const asset = assets.get(request.params.name);
-    if (!asset) return reply.code(404).type('text/plain').send('Not found');
-    return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body);
-  });
+  app.get(
+    '/assets/:name',
+    { config: { public: true }, schema: { hide: true, params: Type.Object({ name: Type.String() }) } },
+    async (request, reply) => {
+      const asset = assets.get(request.params.name);
+      if (!asset) return reply.code(404).type('text/plain').send('Not found');
+      return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body);
+    },
+  );
 
   async function sessionUser(request: FastifyRequest) {
     const token = request.cookies[SESSION_COOKIE];
@@ -46,11 +68,22 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     return { name: described.user.name, tenantName: tenant?.tenant_name ?? session.tenantId };
   }
 
-  function page(reply: FastifyReply, title: string, body: Html, user: Awaited<ReturnType<typeof sessionUser>>, current?: string, scripts?: string[]) {
-    return reply.headers(SECURITY_HEADERS).type('text/html; charset=utf-8').send(layout({ title, body, user, current, scripts }));
+  function page(
+    reply: FastifyReply,
+    title: string,
+    body: Html,
+    user: Awaited<ReturnType<typeof sessionUser>>,
+    current?: string,
+    scripts?: string[],
+  ) {
+    return reply
+      .headers(SECURITY_HEADERS)
+      .type('text/html; charset=utf-8')
+      .send(layout({ title, body, user, current, scripts }));
   }
 
-  const dashboard = (title: string, current: string, body: (request: FastifyRequest) => Html, scripts?: string[]) =>
+  const dashboard =
+    (title: string, current: string, body: (request: FastifyRequest) => Html, scripts?: string[]) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const user = await sessionUser(request);
       if (!user) return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`);
@@ -58,7 +91,9 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     };
 
   const hidden = { config: { public: true }, schema: { hide: true } };
-  app.get('/', hidden, async (request, reply) => reply.redirect((await sessionUser(request)) ? '/dashboard' : '/check'));
+  app.get('/', hidden, async (request, reply) =>
+    reply.redirect((await sessionUser(request)) ? '/dashboard' : '/check'),
+  );
   app.get('/login', hidden, async (_request, reply) => {
     if (await app.services.users.needsSetup()) return reply.redirect('/setup');
     return page(reply, 'Sign in', loginPage(), null);
@@ -67,24 +102,48 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     const state = await app.services.users.setupState();
     if (state === 'done') return reply.redirect('/login');
     const token = (request.query as { token?: unknown }).token;
-    return page(reply, 'Set up', setupPage({ tokenRequired: state === 'token_required', token: typeof token === 'string' ? token : '' }), null);
+    return page(
+      reply,
+      'Set up',
+      setupPage({ tokenRequired: state === 'token_required', token: typeof token === 'string' ? token : '' }),
+      null,
+    );
   });
-  app.get('/check', hidden, async (request, reply) => page(reply, 'Tracking checker', checkerPage(), await sessionUser(request), undefined, ['/assets/chart.js']));
+  app.get('/check', hidden, async (request, reply) =>
+    page(reply, 'Tracking checker', checkerPage(), await sessionUser(request), undefined, ['/assets/chart.js']),
+  );
   app.get('/dashboard', hidden, dashboard('Overview', '/dashboard', overviewPage));
   app.get('/dashboard/api-keys', hidden, dashboard('API keys', '/dashboard/api-keys', apiKeysPage));
   app.get('/dashboard/scans', hidden, dashboard('Scans', '/dashboard/scans', scansPage));
-  app.get('/dashboard/containers', hidden, dashboard('Containers', '/dashboard/containers', containersPage, ['/assets/chart.js']));
+  app.get(
+    '/dashboard/containers',
+    hidden,
+    dashboard('Containers', '/dashboard/containers', containersPage, ['/assets/chart.js']),
+  );
   app.get('/dashboard/monitors', hidden, dashboard('Monitors', '/dashboard/monitors', monitorsPage));
-  app.get('/dashboard/monitors/:id', hidden, dashboard('Monitor', '/dashboard/monitors', (request) => monitorPage((request.params as { id: string }).id), ['/assets/chart.js']));
+  app.get(
+    '/dashboard/monitors/:id',
+    hidden,
+    dashboard('Monitor', '/dashboard/monitors', (request) => monitorPage((request.params as { id: string }).id), [
+      '/assets/chart.js',
+    ]),
+  );
   app.get('/dashboard/reports', hidden, dashboard('Reports', '/dashboard/reports', reportsPage));
-  app.get<{ Params: { id: string } }>('/dashboard/scans/:id', hidden, dashboard('Scan', '/dashboard/scans', (request) => scanResultPage((request.params as { id: string }).id), ['/assets/chart.js']));
+  app.get<{ Params: { id: string } }>(
+    '/dashboard/scans/:id',
+    hidden,
+    dashboard('Scan', '/dashboard/scans', (request) => scanResultPage((request.params as { id: string }).id), [
+      '/assets/chart.js',
+    ]),
+  );
 
   app.post('/api/public/tracking-checker/scan/', {
     config: { public: true },
     schema: {
       operationId: 'publicScanPage',
       summary: 'Scan a page (public checker)',
-      description: 'The public tracking checker behind /check: the same scanner without an API key, limited per IP address (see `PUBLIC_SCANS_PER_HOUR`). Results are not stored.',
+      description:
+        'The public tracking checker behind /check: the same scanner without an API key, limited per IP address (see `PUBLIC_SCANS_PER_HOUR`). Results are not stored.',
       tags: ['Tracking checker'],
       security: [],
       body: ScanRequestBody,

@@ -54,17 +54,32 @@ describe.each(backends)('API foundation on %s', (backend) => {
     });
 
     it('paginates with next and previous links', async () => {
-      for (let i = 0; i < 4; i++) await t.inject({ method: 'POST', url: '/api/tenants/', token: agency.token, payload: { name: `Page client ${i}` } });
+      for (let i = 0; i < 4; i++)
+        await t.inject({
+          method: 'POST',
+          url: '/api/tenants/',
+          token: agency.token,
+          payload: { name: `Page client ${i}` },
+        });
       const first = (await t.inject({ method: 'GET', url: '/api/tenants/?page_size=2', token: agency.token })).json();
       expect(first).toMatchObject({ count: 5, page: 1, page_size: 2, total_pages: 3, previous: null });
       expect(new URL(first.next).search).toBe('?page_size=2&page=2');
-      const last = (await t.inject({ method: 'GET', url: '/api/tenants/?page=3&page_size=2', token: agency.token })).json();
+      const last = (
+        await t.inject({ method: 'GET', url: '/api/tenants/?page=3&page_size=2', token: agency.token })
+      ).json();
       expect(last.results).toHaveLength(1);
       expect(last.next).toBeNull();
       expect(new URL(last.previous).searchParams.get('page')).toBe('2');
-      const beyond = (await t.inject({ method: 'GET', url: '/api/tenants/?page=50&page_size=2', token: agency.token })).json();
+      const beyond = (
+        await t.inject({ method: 'GET', url: '/api/tenants/?page=50&page_size=2', token: agency.token })
+      ).json();
       expect(beyond).toMatchObject({ count: 5, results: [], next: null });
-      const ids = [...first.results, ...(await t.inject({ method: 'GET', url: first.next.replace(/^https?:\/\/[^/]+/, ''), token: agency.token })).json().results].map((r: { id: string }) => r.id);
+      const ids = [
+        ...first.results,
+        ...(
+          await t.inject({ method: 'GET', url: first.next.replace(/^https?:\/\/[^/]+/, ''), token: agency.token })
+        ).json().results,
+      ].map((r: { id: string }) => r.id);
       expect(new Set(ids).size).toBe(4);
     });
 
@@ -98,11 +113,20 @@ describe.each(backends)('API foundation on %s', (backend) => {
     ])('refuses %s with 401, WWW-Authenticate and the error body', async (_name, header, code) => {
       const real = agency.token;
       const value =
-        header === 'TRUNCATE' ? `Bearer ${real.slice(0, 20)}` :
-        header === 'BADSUM' ? `Bearer ${real.slice(0, -1)}${real.endsWith('A') ? 'B' : 'A'}` :
-        header === 'UNKNOWN' ? `Bearer ${generateApiToken()}` :
-        header === 'TWO' ? `Bearer ${real} ${real}` : header;
-      const response = await t.inject({ method: 'GET', url: '/api/tenants/', headers: value === undefined ? {} : { authorization: value } });
+        header === 'TRUNCATE'
+          ? `Bearer ${real.slice(0, 20)}`
+          : header === 'BADSUM'
+            ? `Bearer ${real.slice(0, -1)}${real.endsWith('A') ? 'B' : 'A'}`
+            : header === 'UNKNOWN'
+              ? `Bearer ${generateApiToken()}`
+              : header === 'TWO'
+                ? `Bearer ${real} ${real}`
+                : header;
+      const response = await t.inject({
+        method: 'GET',
+        url: '/api/tenants/',
+        headers: value === undefined ? {} : { authorization: value },
+      });
       expect(response.statusCode).toBe(401);
       expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
       expect(response.json().error).toMatchObject({ type: 'authentication_error', code });
@@ -110,19 +134,31 @@ describe.each(backends)('API foundation on %s', (backend) => {
     });
 
     it('accepts the scheme in any case with extra spaces and a lower-case header name', async () => {
-      const response = await t.app.inject({ method: 'GET', url: '/api/tenants/', headers: { authorization: `  bEaReR    ${agency.token}  ` } });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: '/api/tenants/',
+        headers: { authorization: `  bEaReR    ${agency.token}  ` },
+      });
       expect(response.statusCode).toBe(200);
     });
 
     it('refuses a malformed token without touching the database', async () => {
       const isolated = await startTestApp(backend);
       await isolated.database.close();
-      const response = await isolated.inject({ method: 'GET', url: '/api/tenants/', headers: { authorization: `Bearer ${agency.token.slice(0, -1)}x` } });
+      const response = await isolated.inject({
+        method: 'GET',
+        url: '/api/tenants/',
+        headers: { authorization: `Bearer ${agency.token.slice(0, -1)}x` },
+      });
       expect(response.statusCode).toBe(401);
       const unknown = await isolated.inject({ method: 'GET', url: '/api/tenants/', token: generateApiToken() });
       expect(unknown.statusCode).toBe(503);
       expect(unknown.headers['retry-after']).toMatch(/^\d+$/);
-      expect(unknown.json().error).toEqual({ type: 'api_error', code: 'service_unavailable', message: expect.any(String) });
+      expect(unknown.json().error).toEqual({
+        type: 'api_error',
+        code: 'service_unavailable',
+        message: expect.any(String),
+      });
       expect(JSON.stringify(unknown.json())).not.toMatch(/at .*\.ts|stack/i);
       await isolated.app.close();
       await isolated.testDatabase.drop();
@@ -132,7 +168,12 @@ describe.each(backends)('API foundation on %s', (backend) => {
   describe('tenants', () => {
     it('never shows another tenant: 404, not 403', async () => {
       for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
-        const response = await t.inject({ method, url: `/api/tenants/${agency.tenantId}/`, token: other.token, payload: method === 'PATCH' ? { name: 'x' } : undefined });
+        const response = await t.inject({
+          method,
+          url: `/api/tenants/${agency.tenantId}/`,
+          token: other.token,
+          payload: method === 'PATCH' ? { name: 'x' } : undefined,
+        });
         expect(response.statusCode).toBe(404);
         expect(response.json().error.type).toBe('not_found_error');
       }
@@ -141,30 +182,70 @@ describe.each(backends)('API foundation on %s', (backend) => {
     });
 
     it('lets agencies create and manage client tenants, and act on them with Tagport-Tenant', async () => {
-      const created = await t.inject({ method: 'POST', url: '/api/tenants', token: agency.token, payload: { name: 'Client GmbH', plan: 'business' } });
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/tenants',
+        token: agency.token,
+        payload: { name: 'Client GmbH', plan: 'business' },
+      });
       expect(created.statusCode).toBe(201);
       const client = created.json();
-      expect(client).toMatchObject({ name: 'Client GmbH', plan: 'business', parent_id: agency.tenantId, status: 'active' });
+      expect(client).toMatchObject({
+        name: 'Client GmbH',
+        plan: 'business',
+        parent_id: agency.tenantId,
+        status: 'active',
+      });
       expect(client.id).toMatch(/^ten_/);
 
-      const keyForClient = await t.inject({ method: 'POST', url: '/api/api-keys/', token: agency.token, headers: { 'tagport-tenant': client.id }, payload: { name: 'client key', role: 'owner' } });
+      const keyForClient = await t.inject({
+        method: 'POST',
+        url: '/api/api-keys/',
+        token: agency.token,
+        headers: { 'tagport-tenant': client.id },
+        payload: { name: 'client key', role: 'owner' },
+      });
       expect(keyForClient.statusCode).toBe(201);
       expect(keyForClient.json().tenant_id).toBe(client.id);
 
-      const clientView = (await t.inject({ method: 'GET', url: '/api/tenants/', token: keyForClient.json().token })).json();
+      const clientView = (
+        await t.inject({ method: 'GET', url: '/api/tenants/', token: keyForClient.json().token })
+      ).json();
       expect(clientView.results.map((r: { id: string }) => r.id)).toEqual([client.id]);
-      const parentFromClient = await t.inject({ method: 'GET', url: `/api/tenants/${agency.tenantId}/`, token: keyForClient.json().token });
+      const parentFromClient = await t.inject({
+        method: 'GET',
+        url: `/api/tenants/${agency.tenantId}/`,
+        token: keyForClient.json().token,
+      });
       expect(parentFromClient.statusCode).toBe(404);
 
-      const notMine = await t.inject({ method: 'GET', url: '/api/api-keys/', token: agency.token, headers: { 'Tagport-Tenant': other.tenantId } });
+      const notMine = await t.inject({
+        method: 'GET',
+        url: '/api/api-keys/',
+        token: agency.token,
+        headers: { 'Tagport-Tenant': other.tenantId },
+      });
       expect(notMine.statusCode).toBe(404);
       const fromOther = await t.inject({ method: 'GET', url: `/api/tenants/${client.id}`, token: other.token });
       expect(fromOther.statusCode).toBe(404);
 
-      const plan = await t.inject({ method: 'PATCH', url: `/api/tenants/${client.id}/`, token: agency.token, payload: { plan: 'pro', feature_overrides: { tracking_checker_api_hourly: 120 } } });
+      const plan = await t.inject({
+        method: 'PATCH',
+        url: `/api/tenants/${client.id}/`,
+        token: agency.token,
+        payload: { plan: 'pro', feature_overrides: { tracking_checker_api_hourly: 120 } },
+      });
       expect(plan.statusCode).toBe(200);
-      expect(plan.json()).toMatchObject({ plan: 'pro', features: { tracking_checker_api_hourly: 120, max_containers: 5 } });
-      const selfUpgrade = await t.inject({ method: 'PATCH', url: `/api/tenants/${client.id}/`, token: keyForClient.json().token, payload: { plan: 'business' } });
+      expect(plan.json()).toMatchObject({
+        plan: 'pro',
+        features: { tracking_checker_api_hourly: 120, max_containers: 5 },
+      });
+      const selfUpgrade = await t.inject({
+        method: 'PATCH',
+        url: `/api/tenants/${client.id}/`,
+        token: keyForClient.json().token,
+        payload: { plan: 'business' },
+      });
       expect(selfUpgrade.statusCode).toBe(403);
       expect(selfUpgrade.json().error.code).toBe('plan_change_not_allowed');
 
@@ -174,12 +255,19 @@ describe.each(backends)('API foundation on %s', (backend) => {
       const afterArchive = await t.inject({ method: 'GET', url: '/api/tenants/', token: keyForClient.json().token });
       expect(afterArchive.statusCode).toBe(401);
       expect(afterArchive.json().error.code).toBe('tenant_archived');
-      const listed = (await t.inject({ method: 'GET', url: '/api/tenants/?status=archived', token: agency.token })).json();
+      const listed = (
+        await t.inject({ method: 'GET', url: '/api/tenants/?status=archived', token: agency.token })
+      ).json();
       expect(listed.results.map((r: { id: string }) => r.id)).toContain(client.id);
     });
 
     it('refuses client creation for non-agency plans and self-archiving', async () => {
-      const response = await t.inject({ method: 'POST', url: '/api/tenants/', token: other.token, payload: { name: 'Nope' } });
+      const response = await t.inject({
+        method: 'POST',
+        url: '/api/tenants/',
+        token: other.token,
+        payload: { name: 'Nope' },
+      });
       expect(response.statusCode).toBe(403);
       expect(response.json().error.code).toBe('clients_not_allowed');
       const self = await t.inject({ method: 'DELETE', url: `/api/tenants/${other.tenantId}/`, token: other.token });
@@ -187,10 +275,27 @@ describe.each(backends)('API foundation on %s', (backend) => {
     });
 
     it('renames a tenant and rejects empty or unknown changes', async () => {
-      const renamed = await t.inject({ method: 'PATCH', url: `/api/tenants/${other.tenantId}/`, token: other.token, payload: { name: 'Renamed Ltd' } });
+      const renamed = await t.inject({
+        method: 'PATCH',
+        url: `/api/tenants/${other.tenantId}/`,
+        token: other.token,
+        payload: { name: 'Renamed Ltd' },
+      });
       expect(renamed.json().name).toBe('Renamed Ltd');
-      for (const payload of [{}, { name: '' }, { name: '   ' }, { name: 42 }, { nickname: 'x' }, { plan: 'platinum' }]) {
-        const response = await t.inject({ method: 'PATCH', url: `/api/tenants/${other.tenantId}/`, token: other.token, payload });
+      for (const payload of [
+        {},
+        { name: '' },
+        { name: '   ' },
+        { name: 42 },
+        { nickname: 'x' },
+        { plan: 'platinum' },
+      ]) {
+        const response = await t.inject({
+          method: 'PATCH',
+          url: `/api/tenants/${other.tenantId}/`,
+          token: other.token,
+          payload,
+        });
         expect(response.statusCode, JSON.stringify(payload)).toBe(400);
       }
       const badId = await t.inject({ method: 'GET', url: '/api/tenants/not-an-id/', token: other.token });
@@ -201,7 +306,8 @@ describe.each(backends)('API foundation on %s', (backend) => {
 
   describe('bad input never writes', () => {
     async function tenantCount() {
-      return (await t.inject({ method: 'GET', url: '/api/tenants/?status=all', token: agency.token })).json().count as number;
+      return (await t.inject({ method: 'GET', url: '/api/tenants/?status=all', token: agency.token })).json()
+        .count as number;
     }
 
     it.each([
@@ -210,11 +316,35 @@ describe.each(backends)('API foundation on %s', (backend) => {
       ['a JSON array', { 'content-type': 'application/json' }, '[1,2]', 400, 'invalid_parameter'],
       ['text/plain', { 'content-type': 'text/plain' }, '{"name": "x"}', 415, 'unsupported_media_type'],
       ['form data', { 'content-type': 'application/x-www-form-urlencoded' }, 'name=x', 415, 'unsupported_media_type'],
-      ['an unknown field', { 'content-type': 'application/json' }, '{"name": "x", "owner": "me"}', 400, 'unknown_parameter'],
+      [
+        'an unknown field',
+        { 'content-type': 'application/json' },
+        '{"name": "x", "owner": "me"}',
+        400,
+        'unknown_parameter',
+      ],
       ['a wrong type', { 'content-type': 'application/json' }, '{"name": 12}', 400, 'invalid_parameter'],
-      ['a string for a boolean-free schema', { 'content-type': 'application/json' }, '{"name": "x", "plan": "agency"}', 400, 'invalid_parameter'],
-      ['a body over 1 MB', { 'content-type': 'application/json' }, JSON.stringify({ name: 'x'.repeat(1_100_000) }), 413, 'body_too_large'],
-      ['JSON with a charset parameter in odd case', { 'Content-Type': 'Application/JSON; Charset=UTF-8' }, '{"name": 5}', 400, 'invalid_parameter'],
+      [
+        'a string for a boolean-free schema',
+        { 'content-type': 'application/json' },
+        '{"name": "x", "plan": "agency"}',
+        400,
+        'invalid_parameter',
+      ],
+      [
+        'a body over 1 MB',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ name: 'x'.repeat(1_100_000) }),
+        413,
+        'body_too_large',
+      ],
+      [
+        'JSON with a charset parameter in odd case',
+        { 'Content-Type': 'Application/JSON; Charset=UTF-8' },
+        '{"name": 5}',
+        400,
+        'invalid_parameter',
+      ],
     ])('%s gets a clear 4xx', async (_name, headers, payload, status, code) => {
       const before = await tenantCount();
       const response = await t.inject({ method: 'POST', url: '/api/tenants/', token: agency.token, headers, payload });
@@ -227,11 +357,22 @@ describe.each(backends)('API foundation on %s', (backend) => {
 
   describe('API keys', () => {
     it('shows the token only at creation, hashes it, and revocation is immediate', async () => {
-      const created = await t.inject({ method: 'POST', url: '/api/api-keys/', token: other.token, payload: { name: 'deploy' } });
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/api-keys/',
+        token: other.token,
+        payload: { name: 'deploy' },
+      });
       expect(created.statusCode).toBe(201);
       const key = created.json();
       expect(key.token).toMatch(/^tgp_[0-9A-Za-z]{36}$/);
-      expect(key).toMatchObject({ name: 'deploy', status: 'active', token_start: key.token.slice(0, 8), token_last4: key.token.slice(-4), tenant_id: other.tenantId });
+      expect(key).toMatchObject({
+        name: 'deploy',
+        status: 'active',
+        token_start: key.token.slice(0, 8),
+        token_last4: key.token.slice(-4),
+        tenant_id: other.tenantId,
+      });
 
       const used = await t.inject({ method: 'GET', url: '/api/tenants/', token: key.token });
       expect(used.statusCode).toBe(200);
@@ -266,10 +407,18 @@ describe.each(backends)('API foundation on %s', (backend) => {
     });
 
     it('refuses expired keys and past expiry dates', async () => {
-      const past = await t.inject({ method: 'POST', url: '/api/api-keys/', token: other.token, payload: { name: 'old', expires_at: '2020-01-01T00:00:00Z' } });
+      const past = await t.inject({
+        method: 'POST',
+        url: '/api/api-keys/',
+        token: other.token,
+        payload: { name: 'old', expires_at: '2020-01-01T00:00:00Z' },
+      });
       expect(past.statusCode).toBe(400);
       expect(past.json().error.param).toBe('expires_at');
-      const soon = await t.keys.create(other.tenantId, { name: 'soon', expires_at: new Date(Date.now() + 1500).toISOString() });
+      const soon = await t.keys.create(other.tenantId, {
+        name: 'soon',
+        expires_at: new Date(Date.now() + 1500).toISOString(),
+      });
       expect((await t.inject({ method: 'GET', url: '/api/tenants/', token: soon.token })).statusCode).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 1600));
       const expired = await t.inject({ method: 'GET', url: '/api/tenants/', token: soon.token });

@@ -10,7 +10,14 @@ import { freePort, waitFor } from '../helpers/processes.js';
 const run = promisify(execFile);
 const bin = path.resolve('bin/tagport.js');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-cli-'));
-const env = { ...process.env, PGLITE_DATA_DIR: dataDir, LOG_LEVEL: 'warn', DATABASE_URL: '', REDIS_URL: '', GATEWAY_PORT: '0' };
+const env = {
+  ...process.env,
+  PGLITE_DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  DATABASE_URL: '',
+  REDIS_URL: '',
+  GATEWAY_PORT: '0',
+};
 
 async function tagport(...args: string[]) {
   const { stdout } = await run(process.execPath, [bin, ...args], { env, timeout: 60_000 });
@@ -21,7 +28,11 @@ async function tagport(...args: string[]) {
 async function attempt(args: string[], overrides: Record<string, string> = {}, timeout = 60_000) {
   return run(process.execPath, [bin, ...args], { env: { ...env, ...overrides }, timeout }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => ({
+      code: error.code,
+      stdout: error.stdout,
+      stderr: error.stderr,
+    }),
   );
 }
 
@@ -34,7 +45,10 @@ afterAll(() => {
 
 async function serve(logLevel = 'warn', overrides: Record<string, string> = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, [bin, 'serve'], { env: { ...env, ...overrides, PORT: String(port), LOG_LEVEL: logLevel }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, 'serve'], {
+    env: { ...env, ...overrides, PORT: String(port), LOG_LEVEL: logLevel },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   servers.add(child);
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
@@ -69,10 +83,14 @@ describe('tagport CLI on the embedded database', () => {
     const key = await tagport('keys', 'create', '--tenant', tenant.id, '--name', 'cli');
     expect(key.token).toMatch(/^tgp_/);
     expect(key.role).toBe('admin');
-    expect((await tagport('keys', 'create', '--tenant', tenant.id, '--name', 'billing', '--role', 'owner')).role).toBe('owner');
+    expect((await tagport('keys', 'create', '--tenant', tenant.id, '--name', 'billing', '--role', 'owner')).role).toBe(
+      'owner',
+    );
 
     const server = await serve('info');
-    const response = await request(`${server.base}/api/tenants/`, { headers: { authorization: `Bearer ${key.token}` } });
+    const response = await request(`${server.base}/api/tenants/`, {
+      headers: { authorization: `Bearer ${key.token}` },
+    });
     expect(response.statusCode).toBe(200);
     const body = (await response.body.json()) as { count: number };
     expect(body.count).toBe(2);
@@ -99,19 +117,65 @@ describe('tagport CLI on the embedded database', () => {
   });
 
   it.each([
-    { case: 'an option without its value', args: ['tenants', 'create', '--name'], says: "Option '--name <value>' argument missing" },
-    { case: 'an option followed by another option', args: ['tenants', 'create', '--name', '--plan', 'agency'], says: "Option '--name' argument is ambiguous" },
-    { case: 'an unknown option', args: ['tenants', 'create', '--name', 'Acme', '--colour', 'red'], says: "Unknown option '--colour'" },
+    {
+      case: 'an option without its value',
+      args: ['tenants', 'create', '--name'],
+      says: "Option '--name <value>' argument missing",
+    },
+    {
+      case: 'an option followed by another option',
+      args: ['tenants', 'create', '--name', '--plan', 'agency'],
+      says: "Option '--name' argument is ambiguous",
+    },
+    {
+      case: 'an unknown option',
+      args: ['tenants', 'create', '--name', 'Acme', '--colour', 'red'],
+      says: "Unknown option '--colour'",
+    },
     { case: 'a missing required option', args: ['tenants', 'create'], says: '--name is required' },
     { case: 'a blank value', args: ['tenants', 'create', '--name', ' '], says: '--name needs a value' },
-    { case: 'a stray argument', args: ['keys', 'create', '--tenant', 'ten_x', '--name', 'k', 'stray'], says: "Unexpected argument 'stray'" },
-    { case: 'a missing positional argument', args: ['keys', 'revoke', '--tenant', 'ten_x'], says: 'keys revoke takes one KEY_ID' },
-    { case: 'an invalid email', args: ['users', 'create', '--email', 'notanemail', '--name', 'N', '--tenant', 'ten_x', '--password', 'a long enough password'], says: "--email 'notanemail' is not a valid email address" },
-    { case: 'an unknown key role', args: ['keys', 'create', '--tenant', 'ten_x', '--name', 'k', '--role', 'root'], says: '--role must be owner, admin or member' },
-    { case: 'a weak password', args: ['users', 'create', '--email', 'a@example.com', '--name', 'N', '--tenant', 'ten_x', '--password', 'short'], says: 'at least 12 characters' },
+    {
+      case: 'a stray argument',
+      args: ['keys', 'create', '--tenant', 'ten_x', '--name', 'k', 'stray'],
+      says: "Unexpected argument 'stray'",
+    },
+    {
+      case: 'a missing positional argument',
+      args: ['keys', 'revoke', '--tenant', 'ten_x'],
+      says: 'keys revoke takes one KEY_ID',
+    },
+    {
+      case: 'an invalid email',
+      args: [
+        'users',
+        'create',
+        '--email',
+        'notanemail',
+        '--name',
+        'N',
+        '--tenant',
+        'ten_x',
+        '--password',
+        'a long enough password',
+      ],
+      says: "--email 'notanemail' is not a valid email address",
+    },
+    {
+      case: 'an unknown key role',
+      args: ['keys', 'create', '--tenant', 'ten_x', '--name', 'k', '--role', 'root'],
+      says: '--role must be owner, admin or member',
+    },
+    {
+      case: 'a weak password',
+      args: ['users', 'create', '--email', 'a@example.com', '--name', 'N', '--tenant', 'ten_x', '--password', 'short'],
+      says: 'at least 12 characters',
+    },
     { case: 'an unknown command', args: ['tenants', 'frobnicate'], says: 'unknown command: tenants frobnicate' },
   ])('answers $case with the usage and exit 64, before opening or creating the database', async ({ args, says }) => {
-    const untouched = path.join(os.tmpdir(), `tagport-cli-untouched-${process.pid}-${Math.random().toString(36).slice(2)}`);
+    const untouched = path.join(
+      os.tmpdir(),
+      `tagport-cli-untouched-${process.pid}-${Math.random().toString(36).slice(2)}`,
+    );
     const result = await attempt(args, { PGLITE_DATA_DIR: untouched });
     expect(result.code).toBe(64);
     expect(result.stderr).toContain(says);
@@ -124,7 +188,11 @@ describe('tagport CLI on the embedded database', () => {
   it('refuses to serve in production without COOKIE_SECRET (exit 78), before opening the database', async () => {
     const untouched = path.join(os.tmpdir(), `tagport-cli-untouched-${process.pid}-production`);
     // A short timeout: were the check missing, the server would start and must not outlive the test.
-    const result = await attempt(['serve'], { PGLITE_DATA_DIR: untouched, NODE_ENV: 'production', COOKIE_SECRET: '', PORT: '0' }, 20_000);
+    const result = await attempt(
+      ['serve'],
+      { PGLITE_DATA_DIR: untouched, NODE_ENV: 'production', COOKIE_SECRET: '', PORT: '0' },
+      20_000,
+    );
     expect(result.code).toBe(78);
     expect(result.stderr).toContain('COOKIE_SECRET must be set to a random value of at least 32 characters');
     expect(result.stderr).not.toMatch(STACK_FRAME);
@@ -134,19 +202,47 @@ describe('tagport CLI on the embedded database', () => {
   it('answers an unknown tenant with "No tenant <id>" and exit 1, without SQL, parameters or a stack trace', async () => {
     const key = await attempt(['keys', 'create', '--tenant', 'ten_doesnotexist', '--name', 'k']);
     expect(key).toEqual({ code: 1, stdout: '', stderr: 'No tenant ten_doesnotexist\n' });
-    const user = await attempt(['users', 'create', '--tenant', 'ten_nope', '--email', 'nope@example.com', '--name', 'N', '--password', 'a long enough password']);
+    const user = await attempt([
+      'users',
+      'create',
+      '--tenant',
+      'ten_nope',
+      '--email',
+      'nope@example.com',
+      '--name',
+      'N',
+      '--password',
+      'a long enough password',
+    ]);
     expect(user).toEqual({ code: 1, stdout: '', stderr: 'No tenant ten_nope\n' });
   }, 60_000);
 
   it('refuses to create a user whose email is taken (exit 1)', async () => {
     const tenant = await tagport('tenants', 'create', '--name', 'Users Co');
     const create = (name: string, role: string) =>
-      attempt(['users', 'create', '--tenant', tenant.id, '--email', 'Taken@Example.com', '--name', name, '--role', role, '--password', 'a long enough password']);
+      attempt([
+        'users',
+        'create',
+        '--tenant',
+        tenant.id,
+        '--email',
+        'Taken@Example.com',
+        '--name',
+        name,
+        '--role',
+        role,
+        '--password',
+        'a long enough password',
+      ]);
     const first = await create('First', 'owner');
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({ email: 'taken@example.com', name: 'First', role: 'owner' });
     const second = await create('Second', 'member');
-    expect(second).toEqual({ code: 1, stdout: '', stderr: 'A user with the email taken@example.com already exists; nothing was changed.\n' });
+    expect(second).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'A user with the email taken@example.com already exists; nothing was changed.\n',
+    });
   }, 60_000);
 
   it('refuses the data directory of a running server without writing, and takes over a stale lock', async () => {
@@ -154,13 +250,20 @@ describe('tagport CLI on the embedded database', () => {
     const key = await tagport('keys', 'create', '--tenant', tenant.id, '--name', 'lock test');
     const server = await serve();
     const tenantCount = async () => {
-      const response = await request(`${server.base}/api/tenants/`, { headers: { authorization: `Bearer ${key.token}` } });
+      const response = await request(`${server.base}/api/tenants/`, {
+        headers: { authorization: `Bearer ${key.token}` },
+      });
       return ((await response.body.json()) as { count: number }).count;
     };
-    const besideBefore = fs.readdirSync(path.dirname(dataDir)).filter((name) => name.startsWith(path.basename(dataDir)));
+    const besideBefore = fs
+      .readdirSync(path.dirname(dataDir))
+      .filter((name) => name.startsWith(path.basename(dataDir)));
     const countBefore = await tenantCount();
 
-    for (const args of [['tenants', 'create', '--name', 'Lost Client', '--parent', tenant.id], ['keys', 'create', '--tenant', tenant.id, '--name', 'lost']]) {
+    for (const args of [
+      ['tenants', 'create', '--name', 'Lost Client', '--parent', tenant.id],
+      ['keys', 'create', '--tenant', tenant.id, '--name', 'lost'],
+    ]) {
       const refused = await attempt(args);
       expect(refused.code).not.toBe(0);
       expect(refused.stdout).toBe('');
@@ -168,7 +271,9 @@ describe('tagport CLI on the embedded database', () => {
       expect(refused.stderr).not.toMatch(STACK_FRAME);
     }
     expect(await tenantCount()).toBe(countBefore);
-    expect(fs.readdirSync(path.dirname(dataDir)).filter((name) => name.startsWith(path.basename(dataDir)))).toEqual(besideBefore);
+    expect(fs.readdirSync(path.dirname(dataDir)).filter((name) => name.startsWith(path.basename(dataDir)))).toEqual(
+      besideBefore,
+    );
     expect((await server.stop()).code).toBe(0);
     expect(fs.existsSync(`${dataDir}.lock`)).toBe(false);
 
@@ -196,16 +301,28 @@ describe('first-run set-up of a database the CLI provisioned', () => {
 
     const server = await serve('warn', overrides);
     try {
-      const line = server.output().split('\n').find((entry) => entry.includes('one-time set-up URL'));
+      const line = server
+        .output()
+        .split('\n')
+        .find((entry) => entry.includes('one-time set-up URL'));
       expect(line).toBeDefined();
       const logged = new URL(JSON.parse(line!).setup_url);
       expect(logged.origin).toBe(server.base);
       const loggedToken = logged.searchParams.get('token')!;
       expect(loggedToken).toMatch(/^tgs_/);
 
-      const body = { organisation: 'Owner Org', name: 'Olga Owner', email: 'olga@example.com', password: 'a long enough password' };
+      const body = {
+        organisation: 'Owner Org',
+        name: 'Olga Owner',
+        email: 'olga@example.com',
+        password: 'a long enough password',
+      };
       const post = async (extra: Record<string, string>) => {
-        const response = await request(`${server.base}/api/setup/`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, ...extra }) });
+        const response = await request(`${server.base}/api/setup/`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...body, ...extra }),
+        });
         return { status: response.statusCode, body: (await response.body.json()) as { error?: { code: string } } };
       };
       expect(await post({})).toMatchObject({ status: 403, body: { error: { code: 'setup_token_required' } } });
@@ -213,7 +330,10 @@ describe('first-run set-up of a database the CLI provisioned', () => {
       expect(page.statusCode).toBe(200);
       expect(await page.body.text()).toContain(`value="${loggedToken}"`);
       expect((await post({ setup_token: loggedToken })).status).toBe(201);
-      expect(await post({ setup_token: cliToken.token, email: 'mallory@example.com' })).toMatchObject({ status: 409, body: { error: { code: 'already_set_up' } } });
+      expect(await post({ setup_token: cliToken.token, email: 'mallory@example.com' })).toMatchObject({
+        status: 409,
+        body: { error: { code: 'already_set_up' } },
+      });
     } finally {
       expect((await server.stop()).code).toBe(0);
     }

@@ -16,7 +16,10 @@ describe('COOKIE_SECRET', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(/COOKIE_SECRET must be set to a random value of at least 32 characters/);
     expect(() => loadConfig({ ...env, COOKIE_SECRET: 'too short' })).toThrow(/at least 32 characters/);
-    expect(loadConfig({ ...env, COOKIE_SECRET: secret })).toMatchObject({ cookieSecret: secret, cookieSecretFile: null });
+    expect(loadConfig({ ...env, COOKIE_SECRET: secret })).toMatchObject({
+      cookieSecret: secret,
+      cookieSecretFile: null,
+    });
   });
 
   it('is random per process in development with an in-memory database, never a published value', () => {
@@ -30,12 +33,17 @@ describe('COOKIE_SECRET', () => {
   it('names a file beside the PGlite data directory (or under data/ with DATABASE_URL) without creating it', () => {
     const dataDir = path.join(root, 'unused', 'pglite');
     expect(loadConfig({ PGLITE_DATA_DIR: dataDir }).cookieSecretFile).toBe(`${dataDir}.cookie-secret`);
-    expect(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x' }).cookieSecretFile).toBe(path.resolve('data', 'cookie-secret'));
+    expect(loadConfig({ DATABASE_URL: 'postgres://127.0.0.1/x' }).cookieSecretFile).toBe(
+      path.resolve('data', 'cookie-secret'),
+    );
     expect(fs.existsSync(path.join(root, 'unused'))).toBe(false);
   });
 
   it('is generated on the first start in development, kept beside the data directory and reused by the next start', async () => {
-    const config = loadConfig({ PGLITE_DATA_DIR: path.join(root, 'pglite'), LOG_LEVEL: 'silent' }, { runMigrations: false });
+    const config = loadConfig(
+      { PGLITE_DATA_DIR: path.join(root, 'pglite'), LOG_LEVEL: 'silent' },
+      { runMigrations: false },
+    );
     const testDatabase = await createTestDatabase('pglite');
     try {
       const first = await startRuntime(config, testDatabase.database);

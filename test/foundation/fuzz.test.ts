@@ -12,7 +12,15 @@ import { Scanner } from '../../src/scanner/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/database.js';
 import { freePort } from '../helpers/processes.js';
-import { exampleOf, hostileString, hostileValue, mutationOf, arbitraryFor, withoutReachableUrls, type JsonSchema } from '../helpers/request-arbitraries.js';
+import {
+  exampleOf,
+  hostileString,
+  hostileValue,
+  mutationOf,
+  arbitraryFor,
+  withoutReachableUrls,
+  type JsonSchema,
+} from '../helpers/request-arbitraries.js';
 
 /**
  * Fuzz of every operation of /api/openapi.json: schema-shaped and hostile path parameters, query strings and
@@ -40,7 +48,8 @@ const KNOWN_DEFECTS: Array<{ operationId: string; problem: RegExp; what: string 
     what: 'the JSON download is documented as a string; its body is the report object {report_id, kind, period_start, period_end, rows}',
   },
 ];
-const knownDefect = (operationId: string, problem: string) => KNOWN_DEFECTS.find((known) => known.operationId === operationId && known.problem.test(problem));
+const knownDefect = (operationId: string, problem: string) =>
+  KNOWN_DEFECTS.find((known) => known.operationId === operationId && known.problem.test(problem));
 
 interface Operation {
   operationId: string;
@@ -83,9 +92,14 @@ function operationsOf(document: any): Operation[] {
 const rarely = <T>(arbitrary: Arbitrary<T>, oneIn: number): Arbitrary<T | null> =>
   fc.oneof({ arbitrary: fc.constant(null), weight: oneIn - 1 }, { arbitrary, weight: 1 });
 
-function examplesOf(media: { example?: unknown; examples?: Record<string, { value: unknown }> } | undefined): unknown[] {
+function examplesOf(
+  media: { example?: unknown; examples?: Record<string, { value: unknown }> } | undefined,
+): unknown[] {
   if (!media) return [];
-  return [...(media.example === undefined ? [] : [media.example]), ...Object.values(media.examples ?? {}).map((example) => example.value)];
+  return [
+    ...(media.example === undefined ? [] : [media.example]),
+    ...Object.values(media.examples ?? {}).map((example) => example.value),
+  ];
 }
 
 /** Per-operation seed: adding an operation does not change the cases of the others. */
@@ -93,7 +107,13 @@ const seedOf = (operationId: string) => SEED ^ createHash('sha256').update(opera
 
 /** Percent-encoding of the UTF-8 bytes (encodeURIComponent throws on lone surrogates, which the fuzz generates). */
 const percentEncode = (text: string) =>
-  [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+  [...Buffer.from(text, 'utf8')]
+    .map((byte) =>
+      /[A-Za-z0-9_.~-]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 const encode = (value: unknown) => percentEncode(typeof value === 'string' ? value : String(JSON.stringify(value)));
 
 /**
@@ -109,16 +129,25 @@ const pathSegment = (valid: Arbitrary<unknown>): Arbitrary<string> =>
     )
     .filter((segment) => segment !== '' && !/^(\.|%2e){1,2}$/i.test(segment));
 
-function requestOf(operation: Operation, ids: () => Map<string, string[]>, token: string, clients: () => string[]): Arbitrary<FuzzRequest> {
+function requestOf(
+  operation: Operation,
+  ids: () => Map<string, string[]>,
+  token: string,
+  clients: () => string[],
+): Arbitrary<FuzzRequest> {
   const pathParameters = operation.parameters.filter((parameter) => parameter.in === 'path');
   const queryParameters = operation.parameters.filter((parameter) => parameter.in === 'query');
 
   const path = fc
-    .tuple(...pathParameters.map((parameter) => pathSegment(arbitraryFor(parameter.schema, ids, parameter.name))), fc.boolean())
+    .tuple(
+      ...pathParameters.map((parameter) => pathSegment(arbitraryFor(parameter.schema, ids, parameter.name))),
+      fc.boolean(),
+    )
     .map(([...parts]) => {
       const slash = parts.pop() as boolean;
       let url = operation.path;
-      for (const [index, parameter] of pathParameters.entries()) url = url.replace(`{${parameter.name}}`, parts[index] as string);
+      for (const [index, parameter] of pathParameters.entries())
+        url = url.replace(`{${parameter.name}}`, parts[index] as string);
       return slash || url === '/' ? url : url.replace(/\/$/, '');
     });
 
@@ -126,31 +155,94 @@ function requestOf(operation: Operation, ids: () => Map<string, string[]>, token
     fc.oneof({ arbitrary: arbitraryFor(schema, ids, name), weight: 4 }, { arbitrary: hostileValue, weight: 2 });
   const query = fc
     .tuple(
-      ...queryParameters.map((parameter) => fc.option(queryValue(parameter.schema, parameter.name).map((value) => `${percentEncode(parameter.name)}=${encode(value)}`), { freq: 2 })),
-      rarely(fc.oneof(fc.constantFrom('%ZZ=1', 'page=1&page=2', '=', '&&', 'a[b]=1', '__proto__[x]=1'), fc.tuple(hostileString, hostileString).map(([key, value]) => `${percentEncode(key)}=${percentEncode(value)}`)), 6),
+      ...queryParameters.map((parameter) =>
+        fc.option(
+          queryValue(parameter.schema, parameter.name).map(
+            (value) => `${percentEncode(parameter.name)}=${encode(value)}`,
+          ),
+          { freq: 2 },
+        ),
+      ),
+      rarely(
+        fc.oneof(
+          fc.constantFrom('%ZZ=1', 'page=1&page=2', '=', '&&', 'a[b]=1', '__proto__[x]=1'),
+          fc.tuple(hostileString, hostileString).map(([key, value]) => `${percentEncode(key)}=${percentEncode(value)}`),
+        ),
+        6,
+      ),
     )
     .map((items) => items.filter((item): item is string => item !== null).join('&'));
 
   const body: Arbitrary<string | undefined> = operation.body
     ? fc.oneof(
-        { arbitrary: arbitraryFor(operation.body, ids).map((value) => JSON.stringify(withoutReachableUrls(value))), weight: 4 },
-        ...(operation.examples.length ? [{ arbitrary: exampleOf(operation.examples, ids).map((value) => JSON.stringify(withoutReachableUrls(value))), weight: 2 }] : []),
-        { arbitrary: mutationOf(arbitraryFor(operation.body, ids)).map((value) => JSON.stringify(withoutReachableUrls(value)) ?? 'null'), weight: 4 },
+        {
+          arbitrary: arbitraryFor(operation.body, ids).map((value) => JSON.stringify(withoutReachableUrls(value))),
+          weight: 4,
+        },
+        ...(operation.examples.length
+          ? [
+              {
+                arbitrary: exampleOf(operation.examples, ids).map((value) =>
+                  JSON.stringify(withoutReachableUrls(value)),
+                ),
+                weight: 2,
+              },
+            ]
+          : []),
+        {
+          arbitrary: mutationOf(arbitraryFor(operation.body, ids)).map(
+            (value) => JSON.stringify(withoutReachableUrls(value)) ?? 'null',
+          ),
+          weight: 4,
+        },
         { arbitrary: hostileValue.map((value) => JSON.stringify(value) ?? 'null'), weight: 1 },
-        { arbitrary: fc.constantFrom('{', '[1,', '{"a":1}}', '"str"', '{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"x":1}}}', '\u0000', ''), weight: 1 },
+        {
+          arbitrary: fc.constantFrom(
+            '{',
+            '[1,',
+            '{"a":1}}',
+            '"str"',
+            '{"__proto__":{"admin":true}}',
+            '{"constructor":{"prototype":{"x":1}}}',
+            '\u0000',
+            '',
+          ),
+          weight: 1,
+        },
       )
     : rarely(fc.constantFrom('{}', '{"x":1}', '['), 10).map((value) => value ?? undefined);
 
   const headers = fc.record({
-    tenant: rarely(fc.oneof(fc.constant(null).chain(() => (clients().length ? fc.constantFrom(...clients()) : fc.constant('ten_x'))), fc.stringMatching(/^[ -~]{0,40}$/)), 8),
-    contentType: rarely(fc.constantFrom('text/plain', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', ';;', 'application/json, text/plain'), 12),
+    tenant: rarely(
+      fc.oneof(
+        fc.constant(null).chain(() => (clients().length ? fc.constantFrom(...clients()) : fc.constant('ten_x'))),
+        fc.stringMatching(/^[ -~]{0,40}$/),
+      ),
+      8,
+    ),
+    contentType: rarely(
+      fc.constantFrom(
+        'text/plain',
+        'application/json; charset=latin1',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        ';;',
+        'application/json, text/plain',
+      ),
+      12,
+    ),
   });
 
   return fc.tuple(path, query, body, headers).map(([pathname, search, payload, extra]) => {
     const requestHeaders: Record<string, string> = { authorization: `Bearer ${token}` };
     if (payload !== undefined) requestHeaders['content-type'] = extra.contentType ?? 'application/json';
     if (extra.tenant) requestHeaders['tagport-tenant'] = extra.tenant;
-    return { method: operation.method, url: search ? `${pathname}?${search}` : pathname, headers: requestHeaders, payload };
+    return {
+      method: operation.method,
+      url: search ? `${pathname}?${search}` : pathname,
+      headers: requestHeaders,
+      payload,
+    };
   });
 }
 
@@ -186,7 +278,9 @@ describe.each(backends)('fuzz of every documented operation on %s', (backend) =>
 
   beforeAll(async () => {
     net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
-      const options = (typeof args[0] === 'object' && args[0] !== null ? args[0] : { port: args[0], host: args[1] }) as { host?: string; path?: string };
+      const options = (
+        typeof args[0] === 'object' && args[0] !== null ? args[0] : { port: args[0], host: args[1] }
+      ) as { host?: string; path?: string };
       if (!options.path) destinations.add(options.host ?? 'localhost');
       return (originalConnect as (...values: unknown[]) => net.Socket).apply(this, args);
     } as typeof originalConnect;
@@ -234,21 +328,51 @@ describe.each(backends)('fuzz of every documented operation on %s', (backend) =>
     clientTenants.push(client.id);
     remember(client.id);
     remember((await api('POST', '/api/api-keys/', { name: 'fuzz spare key' })).id); // never the key the fuzz uses
-    const container = await api('POST', '/api/containers/', { name: 'Fuzz container', region: 'eu-central', config: Buffer.from('id=GTM-FUZZ123&env=1&auth=abcdefgh').toString('base64') });
+    const container = await api('POST', '/api/containers/', {
+      name: 'Fuzz container',
+      region: 'eu-central',
+      config: Buffer.from('id=GTM-FUZZ123&env=1&auth=abcdefgh').toString('base64'),
+    });
     remember(container.id);
-    const monitor = await api('POST', '/api/monitors/', { name: 'Fuzz monitor', target: { type: 'container', container_id: container.id } });
+    const monitor = await api('POST', '/api/monitors/', {
+      name: 'Fuzz monitor',
+      target: { type: 'container', container_id: container.id },
+    });
     remember(monitor.id);
     remember((await api('POST', '/api/domains/', { hostname: 'shop.fuzz.test', container_id: container.id })).id);
     // A webhook's URL must resolve to a public address; the row is written directly, nothing is ever delivered.
     const webhookId = newId('webhook');
-    await t.database.db.insert(webhooks).values({ id: webhookId, tenantId, url: 'https://hooks.fuzz.invalid/tagport', eventTypes: ['monitor.down'], secret: 'whsec_fuzz' });
+    await t.database.db.insert(webhooks).values({
+      id: webhookId,
+      tenantId,
+      url: 'https://hooks.fuzz.invalid/tagport',
+      eventTypes: ['monitor.down'],
+      secret: 'whsec_fuzz',
+    });
     remember(webhookId);
     const incidentId = newId('incident');
-    await t.database.db.insert(incidents).values({ id: incidentId, tenantId, monitorId: monitor.id, status: 'open', cause: 'fuzz' });
+    await t.database.db
+      .insert(incidents)
+      .values({ id: incidentId, tenantId, monitorId: monitor.id, status: 'open', cause: 'fuzz' });
     remember(incidentId);
-    for (const format of ['json', 'csv']) remember((await api('POST', '/api/reports/', { kind: 'uptime', period_start: '2026-01-01T00:00:00Z', period_end: '2026-02-01T00:00:00Z', format })).id);
+    for (const format of ['json', 'csv'])
+      remember(
+        (
+          await api('POST', '/api/reports/', {
+            kind: 'uptime',
+            period_start: '2026-01-01T00:00:00Z',
+            period_end: '2026-02-01T00:00:00Z',
+            format,
+          })
+        ).id,
+      );
     while (await t.app.services.reports.runNext());
-    const scan = await t.inject({ method: 'POST', url: '/api/v1/tracking-checker/scan/', token, payload: { url: 'https://unreachable.fuzz.invalid/' } });
+    const scan = await t.inject({
+      method: 'POST',
+      url: '/api/v1/tracking-checker/scan/',
+      token,
+      payload: { url: 'https://unreachable.fuzz.invalid/' },
+    });
     remember(scan.json().error?.details?.scan_id);
   }
 
@@ -258,14 +382,18 @@ describe.each(backends)('fuzz of every documented operation on %s', (backend) =>
     if (status >= 500) return `answered ${status}: ${response.body.slice(0, 500)}`;
     const contentType = String(response.headers['content-type'] ?? '').split(';')[0];
     if (status >= 400) {
-      if (contentType !== 'application/json') return `error ${status} is ${contentType || 'without content type'}, not the JSON envelope`;
+      if (contentType !== 'application/json')
+        return `error ${status} is ${contentType || 'without content type'}, not the JSON envelope`;
       const body = response.json() as { api_meta: { request_id: string } };
-      if (!validateError(body)) return `error ${status} is not the envelope: ${ajv.errorsText(validateError.errors)}; ${response.body.slice(0, 300)}`;
-      if (body.api_meta.request_id !== response.headers['x-request-id']) return `api_meta.request_id ${body.api_meta.request_id} differs from X-Request-Id ${response.headers['x-request-id']}`;
+      if (!validateError(body))
+        return `error ${status} is not the envelope: ${ajv.errorsText(validateError.errors)}; ${response.body.slice(0, 300)}`;
+      if (body.api_meta.request_id !== response.headers['x-request-id'])
+        return `api_meta.request_id ${body.api_meta.request_id} differs from X-Request-Id ${response.headers['x-request-id']}`;
       return null;
     }
     const documented = operation.responses[String(status)];
-    if (!documented) return `answered ${status}, which is not documented (${Object.keys(operation.responses).join(', ')})`;
+    if (!documented)
+      return `answered ${status}, which is not documented (${Object.keys(operation.responses).join(', ')})`;
     const content = documented.content ?? {};
     if (!Object.keys(content).length) return null;
     const media = content[contentType];
@@ -273,7 +401,9 @@ describe.each(backends)('fuzz of every documented operation on %s', (backend) =>
     if (!media.schema) return null;
     const body: unknown = contentType === 'application/json' ? response.json() : response.body;
     const validate = validatorFor(media.schema);
-    return validate(body) ? null : `${status} body does not match its schema: ${ajv.errorsText(validate.errors)}; ${response.body.slice(0, 300)}`;
+    return validate(body)
+      ? null
+      : `${status} body does not match its schema: ${ajv.errorsText(validate.errors)}; ${response.body.slice(0, 300)}`;
   }
 
   it('covers every operation of the document', () => {
@@ -286,7 +416,12 @@ describe.each(backends)('fuzz of every documented operation on %s', (backend) =>
     const stats = new Map<string, number>();
     const knownSeen = new Set<string>();
     for (const operation of operations) {
-      const arbitrary = requestOf(operation, () => ids, token, () => clientTenants);
+      const arbitrary = requestOf(
+        operation,
+        () => ids,
+        token,
+        () => clientTenants,
+      );
       const details = await fc.check(
         fc.asyncProperty(arbitrary, async (request) => {
           const response = await t.app.inject(request);
@@ -309,7 +444,9 @@ describe.each(backends)('fuzz of every documented operation on %s', (backend) =>
           .filter(([name]) => name !== 'authorization')
           .map(([name, value]) => ` -H '${name}: ${value}'`)
           .join('');
-        failures.push(`${operation.operationId} (${operation.method} ${operation.path}, seed ${details.seed}): ${(details.errorInstance as Error | undefined)?.message}\n    reproduce: curl -X ${request?.method} '${request?.url}'${headers}${body}`);
+        failures.push(
+          `${operation.operationId} (${operation.method} ${operation.path}, seed ${details.seed}): ${(details.errorInstance as Error | undefined)?.message}\n    reproduce: curl -X ${request?.method} '${request?.url}'${headers}${body}`,
+        );
       }
     }
     if (process.env.FUZZ_STATS) console.log([...stats].map(([key, count]) => `${key}: ${count}`).join('\n'));

@@ -11,7 +11,11 @@ async function listen(t: TestApp): Promise<string> {
 
 async function getTenants(base: string, token: string) {
   const response = await request(`${base}/api/tenants/`, { headers: { authorization: `Bearer ${token}` } });
-  return { status: response.statusCode, headers: response.headers, body: (await response.body.json()) as Record<string, any> };
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: (await response.body.json()) as Record<string, any>,
+  };
 }
 
 describe.runIf(postgresUrl)('two instances on one PostgreSQL database', () => {
@@ -26,7 +30,11 @@ describe.runIf(postgresUrl)('two instances on one PostgreSQL database', () => {
     // Each instance has its own pool and LISTEN connection, as two processes would.
     const otherConnection = await openDatabase({ databaseUrl: shared.url, pgliteDataDir: '', poolSize: 5 });
     a = await startTestApp('postgres', {}, shared);
-    b = await startTestApp('postgres', {}, { database: otherConnection, url: shared.url, drop: () => otherConnection.close() });
+    b = await startTestApp(
+      'postgres',
+      {},
+      { database: otherConnection, url: shared.url, drop: () => otherConnection.close() },
+    );
     baseA = await listen(a);
     baseB = await listen(b);
   });
@@ -42,7 +50,10 @@ describe.runIf(postgresUrl)('two instances on one PostgreSQL database', () => {
     expect((await getTenants(baseB, tenant.token)).status).toBe(200);
     expect((await getTenants(baseB, tenant.token)).status).toBe(200);
 
-    const revoke = await request(`${baseA}/api/api-keys/${tenant.keyId}/`, { method: 'DELETE', headers: { authorization: `Bearer ${tenant.token}` } });
+    const revoke = await request(`${baseA}/api/api-keys/${tenant.keyId}/`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${tenant.token}` },
+    });
     expect(revoke.statusCode).toBe(200);
     await revoke.body.dump();
 
@@ -75,7 +86,10 @@ describe.runIf(postgresUrl)('two instances on one PostgreSQL database', () => {
     const agency = await a.tenantWithKey('agency');
     const client = await a.tenantWithKey('pro', agency.tenantId);
     expect((await getTenants(baseB, client.token)).status).toBe(200);
-    const archive = await request(`${baseA}/api/tenants/${client.tenantId}/`, { method: 'DELETE', headers: { authorization: `Bearer ${agency.token}` } });
+    const archive = await request(`${baseA}/api/tenants/${client.tenantId}/`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${agency.token}` },
+    });
     expect(archive.statusCode).toBe(200);
     await archive.body.dump();
     const started = Date.now();
@@ -111,15 +125,29 @@ describe.runIf(redisServerPath)('rate limit shared through Redis by two instance
       statuses.push(response.statusCode);
       remaining.push(String(response.headers['x-ratelimit-remaining']));
     }
-    expect({ statuses, remaining }).toEqual({ statuses: [200, 200, 200, 200, 200, 200, 429, 429], remaining: ['5', '4', '3', '2', '1', '0', '0', '0'] });
+    expect({ statuses, remaining }).toEqual({
+      statuses: [200, 200, 200, 200, 200, 200, 429, 429],
+      remaining: ['5', '4', '3', '2', '1', '0', '0', '0'],
+    });
   });
 
   it('counts failed sign-ins across both instances: the 11th attempt is refused wherever it lands, even with the right password', async () => {
     const tenant = await a.tenantWithKey();
     const email = 'shared-throttle@example.com';
-    await a.users.createUser({ email, name: 'Owner', password: 'the right password', tenantId: tenant.tenantId, role: 'owner' });
+    await a.users.createUser({
+      email,
+      name: 'Owner',
+      password: 'the right password',
+      tenantId: tenant.tenantId,
+      role: 'owner',
+    });
     const login = (target: TestApp, password: string) =>
-      target.app.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password }, remoteAddress: '203.0.113.20' });
+      target.app.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email, password },
+        remoteAddress: '203.0.113.20',
+      });
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) statuses.push((await login(i % 2 === 0 ? a : b, 'a wrong password')).statusCode);
     expect(statuses).toEqual(Array(10).fill(401));

@@ -56,18 +56,31 @@ describe.runIf(process.platform === 'linux')('npm start', () => {
     // Leave nothing behind if the test failed: the npm process group and anything that escaped it.
     if (npm?.pid && npm.exitCode === null) process.kill(-npm.pid, 'SIGKILL');
     for (const pid of tree) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-    for (const file of [dataDir, `${dataDir}.lock`, `${dataDir}.cookie-secret`]) fs.rmSync(file, { recursive: true, force: true });
+    for (const file of [dataDir, `${dataDir}.lock`, `${dataDir}.cookie-secret`])
+      fs.rmSync(file, { recursive: true, force: true });
   });
 
   it('shuts the server down on SIGTERM to the npm process: ports closed, no process left, lock released', async () => {
     const [port, gatewayPort] = [await freePort(), await freePort()];
-    const env = { ...process.env, PORT: String(port), GATEWAY_PORT: String(gatewayPort), PGLITE_DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'info' };
+    const env = {
+      ...process.env,
+      PORT: String(port),
+      GATEWAY_PORT: String(gatewayPort),
+      PGLITE_DATA_DIR: dataDir,
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      LOG_LEVEL: 'info',
+    };
     npm = spawn('npm', ['start'], { cwd: path.resolve('.'), env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let output = '';
     npm.stdout!.on('data', (chunk) => (output += chunk));
     npm.stderr!.on('data', (chunk) => (output += chunk));
     const exited = new Promise<number | null>((resolve) => npm!.once('exit', (code) => resolve(code)));
-    await waitFor(async () => (await request(`http://127.0.0.1:${port}/readyz`)).statusCode === 200, 60_000, `npm start (${output})`);
+    await waitFor(
+      async () => (await request(`http://127.0.0.1:${port}/readyz`)).statusCode === 200,
+      60_000,
+      `npm start (${output})`,
+    );
     expect(await accepts(gatewayPort)).toBe(true);
     tree = descendants(npm.pid!);
     expect(tree.length).toBeGreaterThan(0);

@@ -18,16 +18,21 @@ describe('OpenAPI document and console', () => {
     const config = await createConfig({ extends: ['recommended'], rules: { 'no-path-trailing-slash': 'off' } });
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: 'openapi.json', config });
     const errors = problems.filter((problem) => problem.severity === 'error');
-    expect(errors.map((problem) => `${problem.ruleId}: ${problem.message} @ ${problem.location[0]?.pointer}`)).toEqual([]);
+    expect(errors.map((problem) => `${problem.ruleId}: ${problem.message} @ ${problem.location[0]?.pointer}`)).toEqual(
+      [],
+    );
   });
 
   it('is OpenAPI 3.1 with the bearer scheme and documents every API route with its errors', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(document.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
-    for (const path of ['/api/tenants/', '/api/tenants/{id}/', '/api/api-keys/', '/api/api-keys/{id}/']) expect(document.paths[path], path).toBeDefined();
+    for (const path of ['/api/tenants/', '/api/tenants/{id}/', '/api/api-keys/', '/api/api-keys/{id}/'])
+      expect(document.paths[path], path).toBeDefined();
     const listTenants = document.paths['/api/tenants/'].get;
     expect(Object.keys(listTenants.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429', '500']));
-    expect(listTenants.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['page', 'page_size']));
+    expect(listTenants.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['page', 'page_size']),
+    );
     const createKey = document.paths['/api/api-keys/'].post;
     expect(createKey.responses['201'].content['application/json'].schema.properties.token).toBeDefined();
     expect(createKey.requestBody.content['application/json'].schema.additionalProperties).toBe(false);

@@ -29,7 +29,8 @@ function expectUnavailable(response: LightMyRequestResponse) {
 /** The same behaviour on both backends: 503 with Retry-After, and a status page that still renders. */
 function describeOutage(setup: () => Promise<Outage>) {
   let outage: Outage;
-  const inject = (options: InjectOptions) => outage.app.inject({ ...options, headers: { authorization: `Bearer ${outage.token}`, ...(options.headers ?? {}) } });
+  const inject = (options: InjectOptions) =>
+    outage.app.inject({ ...options, headers: { authorization: `Bearer ${outage.token}`, ...(options.headers ?? {}) } });
   const status = async () => (await outage.app.inject({ method: 'GET', url: '/api/status.json' })).json();
 
   beforeAll(async () => {
@@ -37,14 +38,21 @@ function describeOutage(setup: () => Promise<Outage>) {
     expect((await inject({ method: 'GET', url: '/api/tenants/' })).statusCode).toBe(200); // the key is now cached
     // A component failing before the outage: its incident is recorded while the database is up.
     outage.app.services.status.register('Gateway', async () => ({ status: 'outage', detail: 'Test gateway down.' }));
-    await waitFor(async () => (await status()).open_incidents.some((incident: { component: string }) => incident.component === 'Gateway'), 10_000, 'the gateway incident');
+    await waitFor(
+      async () =>
+        (await status()).open_incidents.some((incident: { component: string }) => incident.component === 'Gateway'),
+      10_000,
+      'the gateway incident',
+    );
     await outage.breakDatabase();
   });
 
   it('answers 503 service_unavailable with Retry-After, for cached and uncached credentials, reads and writes', async () => {
     expectUnavailable(await inject({ method: 'GET', url: '/api/webhooks/' }));
     expectUnavailable(await inject({ method: 'POST', url: '/api/api-keys/', payload: { name: 'During the outage' } }));
-    expectUnavailable(await inject({ method: 'GET', url: '/api/tenants/', headers: { authorization: `Bearer ${generateApiToken()}` } }));
+    expectUnavailable(
+      await inject({ method: 'GET', url: '/api/tenants/', headers: { authorization: `Bearer ${generateApiToken()}` } }),
+    );
   });
 
   it('still renders /api/status.json and /status from what the instance knows, with the database down', async () => {
@@ -52,8 +60,18 @@ function describeOutage(setup: () => Promise<Outage>) {
     expect(response.statusCode, response.body).toBe(200);
     const document = response.json();
     expect(document.status).toBe('outage');
-    expect(document.components.find((component: { name: string }) => component.name === 'Database')).toEqual({ name: 'Database', status: 'outage', detail: 'The database is not answering.' });
-    expect(document.components.map((component: { name: string }) => component.name)).toEqual(['API', 'Database', 'Scanner', 'Monitoring worker', 'Gateway']);
+    expect(document.components.find((component: { name: string }) => component.name === 'Database')).toEqual({
+      name: 'Database',
+      status: 'outage',
+      detail: 'The database is not answering.',
+    });
+    expect(document.components.map((component: { name: string }) => component.name)).toEqual([
+      'API',
+      'Database',
+      'Scanner',
+      'Monitoring worker',
+      'Gateway',
+    ]);
     expect(document.open_incidents.map((incident: { component: string }) => incident.component)).toContain('Gateway');
     expect(response.body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|PGlite is closed|terminat/i);
 
@@ -65,7 +83,11 @@ function describeOutage(setup: () => Promise<Outage>) {
 
   it('keeps reporting the database as down in the self-checks', async () => {
     const checks = await outage.app.services.status.evaluate();
-    expect(checks.find((check) => check.name === 'Database')).toEqual({ name: 'Database', status: 'outage', detail: 'The database is not answering.' });
+    expect(checks.find((check) => check.name === 'Database')).toEqual({
+      name: 'Database',
+      status: 'outage',
+      detail: 'The database is not answering.',
+    });
   });
 }
 
@@ -80,37 +102,48 @@ describe('database outage on PGlite (the instance is closed)', () => {
   afterAll(() => close?.());
 });
 
-describe.runIf(backends.includes('postgres') && postgresBin)('database outage on PostgreSQL (a private cluster, stopped and started again)', () => {
-  let cluster: PrivateCluster | undefined;
-  let database: Database | undefined;
-  let app: FastifyInstance | undefined;
-  let token: string;
+describe.runIf(backends.includes('postgres') && postgresBin)(
+  'database outage on PostgreSQL (a private cluster, stopped and started again)',
+  () => {
+    let cluster: PrivateCluster | undefined;
+    let database: Database | undefined;
+    let app: FastifyInstance | undefined;
+    let token: string;
 
-  const get = () => app!.inject({ method: 'GET', url: '/api/webhooks/', headers: { authorization: `Bearer ${token}` } });
+    const get = () =>
+      app!.inject({ method: 'GET', url: '/api/webhooks/', headers: { authorization: `Bearer ${token}` } });
 
-  describeOutage(async () => {
-    cluster = await startPrivateCluster();
-    database = await openDatabase({ databaseUrl: cluster.url, pgliteDataDir: '', poolSize: 4 });
-    await database.migrate();
-    app = await buildApp({ config: testConfig(CONFIG), database });
-    await app.ready();
-    const tenant = await app.services.tenants.create({ name: 'Outage', plan: 'pro', parentId: null });
-    token = (await app.services.apiKeys.create(tenant.id, { name: 'outage' })).token;
-    return { app, token, breakDatabase: () => cluster!.stop() };
-  });
+    describeOutage(async () => {
+      cluster = await startPrivateCluster();
+      database = await openDatabase({ databaseUrl: cluster.url, pgliteDataDir: '', poolSize: 4 });
+      await database.migrate();
+      app = await buildApp({ config: testConfig(CONFIG), database });
+      await app.ready();
+      const tenant = await app.services.tenants.create({ name: 'Outage', plan: 'pro', parentId: null });
+      token = (await app.services.apiKeys.create(tenant.id, { name: 'outage' })).token;
+      return { app, token, breakDatabase: () => cluster!.stop() };
+    });
 
-  it('recovers once the server is back', async () => {
-    await cluster!.start();
-    await waitFor(async () => (await get()).statusCode === 200, 15_000, 'requests to succeed again');
-    await waitFor(async () => {
-      const document = (await app!.inject({ method: 'GET', url: '/api/status.json' })).json();
-      return document.components.find((component: { name: string }) => component.name === 'Database').status === 'operational';
-    }, 15_000, 'the database to be operational again');
-  });
+    it('recovers once the server is back', async () => {
+      await cluster!.start();
+      await waitFor(async () => (await get()).statusCode === 200, 15_000, 'requests to succeed again');
+      await waitFor(
+        async () => {
+          const document = (await app!.inject({ method: 'GET', url: '/api/status.json' })).json();
+          return (
+            document.components.find((component: { name: string }) => component.name === 'Database').status ===
+            'operational'
+          );
+        },
+        15_000,
+        'the database to be operational again',
+      );
+    });
 
-  afterAll(async () => {
-    await app?.close().catch(() => {});
-    await database?.close().catch(() => {});
-    await cluster?.destroy();
-  });
-});
+    afterAll(async () => {
+      await app?.close().catch(() => {});
+      await database?.close().catch(() => {});
+      await cluster?.destroy();
+    });
+  },
+);

@@ -37,7 +37,12 @@ describe('request rate limit (in memory)', () => {
   it('limits unauthenticated traffic per IP, bad tokens included', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) {
-      const response = await t.inject({ method: 'GET', url: '/api/tenants/', headers: { authorization: 'Bearer nonsense' }, remoteAddress: '198.51.100.7' });
+      const response = await t.inject({
+        method: 'GET',
+        url: '/api/tenants/',
+        headers: { authorization: 'Bearer nonsense' },
+        remoteAddress: '198.51.100.7',
+      });
       statuses.push(response.statusCode);
     }
     expect(statuses).toEqual([401, 401, 401, 429]);
@@ -46,6 +51,7 @@ describe('request rate limit (in memory)', () => {
   });
 
   it('never limits health checks', async () => {
-    for (let i = 0; i < 6; i++) expect((await t.inject({ method: 'GET', url: '/healthz', remoteAddress: '198.51.100.9' })).statusCode).toBe(200);
+    for (let i = 0; i < 6; i++)
+      expect((await t.inject({ method: 'GET', url: '/healthz', remoteAddress: '198.51.100.9' })).statusCode).toBe(200);
   });
 });

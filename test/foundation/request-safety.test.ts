@@ -15,7 +15,11 @@ async function startLoggedApp(backend: Backend) {
   // Private networks only so that webhook and monitor URLs on 127.0.0.1 pass the check without DNS; no workers
   // run, so nothing is ever sent to them.
   const config = testConfig({ logLevel: 'info', allowPrivateNetworks: true, runWorkers: false });
-  const app: FastifyInstance = await buildApp({ config, database: testDatabase.database, logStream: { write: (line) => lines.push(line) } });
+  const app: FastifyInstance = await buildApp({
+    config,
+    database: testDatabase.database,
+    logStream: { write: (line) => lines.push(line) },
+  });
   await app.ready();
   const tenant = await app.services.tenants.create({ name: 'Safety agency', plan: 'agency', parentId: null });
   const { token } = await app.services.apiKeys.create(tenant.id, { name: 'safety' });
@@ -23,7 +27,8 @@ async function startLoggedApp(backend: Backend) {
     app,
     testDatabase,
     lines,
-    inject: (options: InjectOptions) => app.inject({ ...options, headers: { authorization: `Bearer ${token}`, ...(options.headers ?? {}) } }),
+    inject: (options: InjectOptions) =>
+      app.inject({ ...options, headers: { authorization: `Bearer ${token}`, ...(options.headers ?? {}) } }),
     async close() {
       await app.close();
       await testDatabase.drop();
@@ -31,7 +36,11 @@ async function startLoggedApp(backend: Backend) {
   };
 }
 
-function expectEnvelope(response: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number, code: string) {
+function expectEnvelope(
+  response: { statusCode: number; headers: Record<string, unknown>; json(): any },
+  status: number,
+  code: string,
+) {
   expect(response.statusCode).toBe(status);
   const body = response.json();
   expect(body.error).toMatchObject({ code, type: expect.any(String), message: expect.any(String) });
@@ -65,17 +74,31 @@ describe.each(backends)('request safety on %s', (backend) => {
 
     it('refuses control characters in query strings and path parameters, and in object keys', async () => {
       const query = await t.inject({ method: 'GET', url: '/api/events/?type=%00' });
-      expect(expectEnvelope(query, 400, 'invalid_character')).toMatchObject({ param: 'type', details: { location: 'querystring', character: 'U+0000' } });
+      expect(expectEnvelope(query, 400, 'invalid_character')).toMatchObject({
+        param: 'type',
+        details: { location: 'querystring', character: 'U+0000' },
+      });
       const newline = await t.inject({ method: 'GET', url: '/api/events/?object_id=a%0Ab' });
       expect(expectEnvelope(newline, 400, 'invalid_character')).toMatchObject({ param: 'object_id' });
       const path = await t.inject({ method: 'GET', url: '/api/tenants/ten_%00/' });
-      expect(expectEnvelope(path, 400, 'invalid_character')).toMatchObject({ param: 'id', details: { location: 'params' } });
-      const key = await t.inject({ method: 'PATCH', url: '/api/tenants/ten_01jdv3k2m8q4r7s9t0v1w2x3y4/', payload: { feature_overrides: { 'a\u0000': 1 } } });
+      expect(expectEnvelope(path, 400, 'invalid_character')).toMatchObject({
+        param: 'id',
+        details: { location: 'params' },
+      });
+      const key = await t.inject({
+        method: 'PATCH',
+        url: '/api/tenants/ten_01jdv3k2m8q4r7s9t0v1w2x3y4/',
+        payload: { feature_overrides: { 'a\u0000': 1 } },
+      });
       expect(expectEnvelope(key, 400, 'invalid_character')).toMatchObject({ param: 'feature_overrides.a\\u0000' });
     });
 
     it('keeps tab and line breaks in bodies', async () => {
-      const response = await t.inject({ method: 'POST', url: '/api/tenants/', payload: { name: 'Line one\r\nline\ttwo' } });
+      const response = await t.inject({
+        method: 'POST',
+        url: '/api/tenants/',
+        payload: { name: 'Line one\r\nline\ttwo' },
+      });
       expect(response.statusCode).toBe(201);
       expect(response.json().name).toBe('Line one\r\nline\ttwo');
     });
@@ -92,21 +115,38 @@ describe.each(backends)('request safety on %s', (backend) => {
       expect(expectEnvelope(response, 400, 'invalid_url').message).not.toContain('%ZZ');
     });
 
-    it.each(['application/json, text/plain', ';;;', 'application/jsonx'])('answers the content type %j with 415', async (contentType) => {
-      const response = await t.inject({ method: 'POST', url: '/api/tenants/', headers: { 'content-type': contentType }, payload: '{"name":"x"}' });
-      expectEnvelope(response, 415, 'unsupported_media_type');
-    });
+    it.each(['application/json, text/plain', ';;;', 'application/jsonx'])(
+      'answers the content type %j with 415',
+      async (contentType) => {
+        const response = await t.inject({
+          method: 'POST',
+          url: '/api/tenants/',
+          headers: { 'content-type': contentType },
+          payload: '{"name":"x"}',
+        });
+        expectEnvelope(response, 415, 'unsupported_media_type');
+      },
+    );
 
     it('answers a JSON array body with a message that names no phantom field', async () => {
-      const response = await t.inject({ method: 'POST', url: '/api/tenants/', headers: { 'content-type': 'application/json' }, payload: '[[[]]]' });
-      expect(expectEnvelope(response, 400, 'invalid_parameter').message).toBe('The request body must be of type object.');
+      const response = await t.inject({
+        method: 'POST',
+        url: '/api/tenants/',
+        headers: { 'content-type': 'application/json' },
+        payload: '[[[]]]',
+      });
+      expect(expectEnvelope(response, 400, 'invalid_parameter').message).toBe(
+        'The request body must be of type object.',
+      );
     });
 
     it('answers a request with a malformed header line (refused by the HTTP parser) in the envelope', async () => {
       await t.app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = t.app.server.address() as net.AddressInfo;
       const raw = await new Promise<string>((resolve, reject) => {
-        const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /api/tenants/ HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n'));
+        const socket = net.connect(port, '127.0.0.1', () =>
+          socket.write('GET /api/tenants/ HTTP/1.1\r\nHost: localhost\r\nBad Header: x\r\n\r\n'),
+        );
         let data = '';
         socket.on('data', (chunk) => (data += chunk));
         socket.on('close', () => resolve(data));
@@ -129,7 +169,11 @@ describe.each(backends)('request safety on %s', (backend) => {
       await db.execute(sql.raw('alter table api_keys add constraint refuse_new_keys check (false) not valid'));
       await db.execute(sql.raw('alter table webhooks add constraint refuse_new_webhooks check (false) not valid'));
       const key = await t.inject({ method: 'POST', url: '/api/api-keys/', payload: { name: 'doomed' } });
-      const webhook = await t.inject({ method: 'POST', url: '/api/webhooks/', payload: { url: 'http://127.0.0.1:9/hook', event_types: ['monitor.down'] } });
+      const webhook = await t.inject({
+        method: 'POST',
+        url: '/api/webhooks/',
+        payload: { url: 'http://127.0.0.1:9/hook', event_types: ['monitor.down'] },
+      });
       await db.execute(sql.raw('alter table api_keys drop constraint refuse_new_keys'));
       await db.execute(sql.raw('alter table webhooks drop constraint refuse_new_webhooks'));
 
@@ -140,9 +184,14 @@ describe.each(backends)('request safety on %s', (backend) => {
       expect(log).not.toContain('Failing row');
       for (const response of [key, webhook]) {
         expectEnvelope(response, 500, 'internal_error');
-        const logged = t.lines.filter((line) => line.includes(response.json().api_meta.request_id)).map((line) => JSON.parse(line));
+        const logged = t.lines
+          .filter((line) => line.includes(response.json().api_meta.request_id))
+          .map((line) => JSON.parse(line));
         const failure = logged.find((line) => line.msg === 'unhandled error');
-        expect(failure.err).toMatchObject({ type: 'DrizzleQueryError', message: expect.stringMatching(/^Failed query: insert into/) });
+        expect(failure.err).toMatchObject({
+          type: 'DrizzleQueryError',
+          message: expect.stringMatching(/^Failed query: insert into/),
+        });
         expect(failure.err.cause).toMatchObject({ code: '23514', constraint: expect.stringMatching(/^refuse_new/) });
       }
     });

@@ -90,7 +90,11 @@ const urlOf = (operation: Operation) => operation.path.replace(/\{[^}]+\}/g, 'no
 
 function expectRoleRefusal(response: LightMyRequestResponse, required: Role, label: string) {
   expect(response.statusCode, `${label}: ${response.body}`).toBe(403);
-  expect(response.json().error, label).toMatchObject({ type: 'permission_error', code: 'insufficient_role', details: { required_role: required } });
+  expect(response.json().error, label).toMatchObject({
+    type: 'permission_error',
+    code: 'insufficient_role',
+    details: { required_role: required },
+  });
   expect(response.json().error.message, label).toContain(required);
   expect(response.json().api_meta.request_id, label).toMatch(/^req_/);
 }
@@ -111,7 +115,11 @@ describe.each(backends)('role policy on %s', (backend) => {
     const response = await t.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password: PASSWORD } });
     expect(response.statusCode, response.body).toBe(200);
     const cookies = Object.fromEntries(response.cookies.map((cookie) => [cookie.name, cookie.value]));
-    return { name: `${role} session`, role, auth: { headers: { 'x-csrf-token': response.json().csrf_token }, cookies } };
+    return {
+      name: `${role} session`,
+      role,
+      auth: { headers: { 'x-csrf-token': response.json().csrf_token }, cookies },
+    };
   }
 
   async function keyWithRole(role: Role): Promise<Credential> {
@@ -146,7 +154,13 @@ describe.each(backends)('role policy on %s', (backend) => {
     t = await startTestApp(backend);
     tenantId = (await t.tenants.create({ name: 'Agency', plan: 'agency' })).id;
     for (const role of ['owner', 'admin', 'member'] as const) {
-      await t.users.createUser({ email: `${role}@example.com`, name: `${role} user`, password: PASSWORD, tenantId, role });
+      await t.users.createUser({
+        email: `${role}@example.com`,
+        name: `${role} user`,
+        password: PASSWORD,
+        tenantId,
+        role,
+      });
     }
     const response = await t.inject({ method: 'GET', url: '/api/openapi.json' });
     operations = mutatingOperations(response.json());
@@ -156,21 +170,25 @@ describe.each(backends)('role policy on %s', (backend) => {
 
   it('lists every mutating operation of the OpenAPI document, and documents its minimum role', () => {
     expect(operations.map((operation) => operation.operationId).sort()).toEqual(Object.keys(MINIMUM_ROLE).sort());
-    for (const operation of operations) expect(operation.minimumRole, operation.operationId).toBe(MINIMUM_ROLE[operation.operationId]);
+    for (const operation of operations)
+      expect(operation.minimumRole, operation.operationId).toBe(MINIMUM_ROLE[operation.operationId]);
   });
 
-  it.each(Object.entries(MINIMUM_ROLE))('%s needs the %s role, for sessions and API keys alike', async (operationId, minimum) => {
-    const operation = operations.find((candidate) => candidate.operationId === operationId)!;
-    expect(operation, operationId).toBeDefined();
-    // Signing out ends the session it is called with: give that operation sessions of its own.
-    const callers = operationId === 'logout' ? await credentials() : everyone;
-    for (const credential of callers) {
-      const response = await call(operation, credential);
-      const label = `${operationId} as ${credential.name}`;
-      if (RANK[credential.role] < RANK[minimum]) expectRoleRefusal(response, minimum, label);
-      else expectPastRoleGate(response, label);
-    }
-  });
+  it.each(Object.entries(MINIMUM_ROLE))(
+    '%s needs the %s role, for sessions and API keys alike',
+    async (operationId, minimum) => {
+      const operation = operations.find((candidate) => candidate.operationId === operationId)!;
+      expect(operation, operationId).toBeDefined();
+      // Signing out ends the session it is called with: give that operation sessions of its own.
+      const callers = operationId === 'logout' ? await credentials() : everyone;
+      for (const credential of callers) {
+        const response = await call(operation, credential);
+        const label = `${operationId} as ${credential.name}`;
+        if (RANK[credential.role] < RANK[minimum]) expectRoleRefusal(response, minimum, label);
+        else expectPastRoleGate(response, label);
+      }
+    },
+  );
 
   it.each(OWNER_ONLY_BODIES)('$operationId with $body needs the owner role', async ({ operationId, body }) => {
     const operation = operations.find((candidate) => candidate.operationId === operationId)!;
@@ -197,20 +215,37 @@ describe.each(backends)('role policy on %s', (backend) => {
   it('refuses a member before reading the body: a malformed body still answers 403', async () => {
     const member = everyone.find((credential) => credential.name === 'member session')!;
     const headers = { ...member.auth.headers, 'content-type': 'application/json' };
-    const response = await t.inject({ method: 'POST', url: '/api/webhooks/', headers, cookies: member.auth.cookies, payload: '{not json' });
+    const response = await t.inject({
+      method: 'POST',
+      url: '/api/webhooks/',
+      headers,
+      cookies: member.auth.cookies,
+      payload: '{not json',
+    });
     expectRoleRefusal(response, 'admin', 'createWebhook with a malformed body');
   });
 
   describe('createApiKey · POST /api/api-keys/ with a role', () => {
     const create = (credential: Credential, body: Record<string, unknown>) =>
-      t.inject({ method: 'POST', url: '/api/api-keys/', headers: credential.auth.headers, cookies: credential.auth.cookies, payload: body });
+      t.inject({
+        method: 'POST',
+        url: '/api/api-keys/',
+        headers: credential.auth.headers,
+        cookies: credential.auth.cookies,
+        payload: body,
+      });
     const as = (name: string) => everyone.find((credential) => credential.name === name)!;
 
     it('creates admin keys by default and shows the role on the key', async () => {
       const created = await create(as('admin session'), { name: 'CI' });
       expect(created.statusCode, created.body).toBe(201);
       expect(created.json().role).toBe('admin');
-      const listed = await t.inject({ method: 'GET', url: '/api/api-keys/', headers: as('member session').auth.headers, cookies: as('member session').auth.cookies });
+      const listed = await t.inject({
+        method: 'GET',
+        url: '/api/api-keys/',
+        headers: as('member session').auth.headers,
+        cookies: as('member session').auth.cookies,
+      });
       expect(listed.json().results.find((key: { id: string }) => key.id === created.json().id).role).toBe('admin');
     });
 
@@ -220,11 +255,16 @@ describe.each(backends)('role policy on %s', (backend) => {
       expect(created.json().role).toBe('member');
       const headers = { authorization: `Bearer ${created.json().token}` };
       expect((await t.inject({ method: 'GET', url: '/api/containers/', headers })).statusCode).toBe(200);
-      const denied = await t.inject({ method: 'POST', url: '/api/webhooks/', headers, payload: { url: 'https://example.com/hook', events: ['container.started'] } });
+      const denied = await t.inject({
+        method: 'POST',
+        url: '/api/webhooks/',
+        headers,
+        payload: { url: 'https://example.com/hook', events: ['container.started'] },
+      });
       expectRoleRefusal(denied, 'admin', 'createWebhook with a member key');
     });
 
-    it('refuses a key with a role above the creator\'s own', async () => {
+    it("refuses a key with a role above the creator's own", async () => {
       for (const creator of ['admin session', 'admin API key']) {
         const denied = await create(as(creator), { name: 'escalate', role: 'owner' });
         expectRoleRefusal(denied, 'owner', `owner key by ${creator}`);
@@ -234,10 +274,15 @@ describe.each(backends)('role policy on %s', (backend) => {
       expect(allowed.json().role).toBe('owner');
     });
 
-    it('refuses to revoke a key with a role above the caller\'s own', async () => {
+    it("refuses to revoke a key with a role above the caller's own", async () => {
       const ownerKey = await t.keys.create(tenantId, { name: 'owner automation', role: 'owner' });
       const revoke = (credential: Credential) =>
-        t.inject({ method: 'DELETE', url: `/api/api-keys/${ownerKey.id}/`, headers: credential.auth.headers, cookies: credential.auth.cookies });
+        t.inject({
+          method: 'DELETE',
+          url: `/api/api-keys/${ownerKey.id}/`,
+          headers: credential.auth.headers,
+          cookies: credential.auth.cookies,
+        });
       expectRoleRefusal(await revoke(as('admin session')), 'owner', 'revoke an owner key as admin');
       const revoked = await revoke(as('owner session'));
       expect(revoked.statusCode, revoked.body).toBe(200);
@@ -259,14 +304,26 @@ describe('a mutating route missing from the policy', () => {
     const testDatabase = await createTestDatabase('pglite');
     const app = await buildApp({ config: testConfig(), database: testDatabase.database });
     try {
-      app.post('/api/unlisted/', { schema: { operationId: 'unlistedOperation', summary: 'Not in the policy', tags: ['System'] } }, async () => ({ done: true }));
+      app.post(
+        '/api/unlisted/',
+        { schema: { operationId: 'unlistedOperation', summary: 'Not in the policy', tags: ['System'] } },
+        async () => ({ done: true }),
+      );
       await app.ready();
       const tenant = await app.services.tenants.create({ name: 'T', plan: 'pro' });
       const member = await app.services.apiKeys.create(tenant.id, { name: 'm', role: 'member' });
       const admin = await app.services.apiKeys.create(tenant.id, { name: 'a' });
-      const denied = await app.inject({ method: 'POST', url: '/api/unlisted/', headers: { authorization: `Bearer ${member.token}` } });
+      const denied = await app.inject({
+        method: 'POST',
+        url: '/api/unlisted/',
+        headers: { authorization: `Bearer ${member.token}` },
+      });
       expectRoleRefusal(denied, 'admin', 'unlisted route as member');
-      const allowed = await app.inject({ method: 'POST', url: '/api/unlisted/', headers: { authorization: `Bearer ${admin.token}` } });
+      const allowed = await app.inject({
+        method: 'POST',
+        url: '/api/unlisted/',
+        headers: { authorization: `Bearer ${admin.token}` },
+      });
       expect(allowed.statusCode).toBe(200);
       const document = (await app.inject({ method: 'GET', url: '/api/openapi.json' })).json();
       expect(document.paths['/api/unlisted/'].post['x-tagport-minimum-role']).toBe('admin');

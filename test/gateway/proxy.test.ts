@@ -22,7 +22,11 @@ async function startRecorder(name: string) {
 }
 
 /** Sends one request exactly as written (request target included) and returns status line and body. */
-async function rawRequest(gatewayUrl: string, requestLine: string, host: string): Promise<{ status: number; body: string }> {
+async function rawRequest(
+  gatewayUrl: string,
+  requestLine: string,
+  host: string,
+): Promise<{ status: number; body: string }> {
   const { hostname, port } = new URL(gatewayUrl);
   const socket = net.connect(Number(port), hostname);
   socket.write(`${requestLine}\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
@@ -47,19 +51,24 @@ describe('upstreamTarget', () => {
   });
 
   it('keeps the upstream path as a prefix that dot segments cannot leave', () => {
-    expect(upstreamTarget('https://up.test:8443/base/', '/../../etc/passwd?x=1')?.href).toBe('https://up.test:8443/base/etc/passwd?x=1');
+    expect(upstreamTarget('https://up.test:8443/base/', '/../../etc/passwd?x=1')?.href).toBe(
+      'https://up.test:8443/base/etc/passwd?x=1',
+    );
   });
 
-  it.each(['http://127.0.0.1:4350/secret', 'https://up.test/x', '127.0.0.1:4350', '*', ''])('refuses the non-path target %j', (requestTarget) => {
-    expect(upstreamTarget('https://up.test', requestTarget)).toBeNull();
-  });
+  it.each(['http://127.0.0.1:4350/secret', 'https://up.test/x', '127.0.0.1:4350', '*', ''])(
+    'refuses the non-path target %j',
+    (requestTarget) => {
+      expect(upstreamTarget('https://up.test', requestTarget)).toBeNull();
+    },
+  );
 
   it('refuses upstreams that are not http(s)', () => {
     expect(upstreamTarget('file:///etc/passwd', '/x')).toBeNull();
   });
 });
 
-describe('the gateway only ever reaches the container\'s own upstream', () => {
+describe("the gateway only ever reaches the container's own upstream", () => {
   let t: TestApp;
   let gatewayUrl: string;
   let upstream: Awaited<ReturnType<typeof startRecorder>>;
@@ -72,11 +81,28 @@ describe('the gateway only ever reaches the container\'s own upstream', () => {
     t = await startTestApp('pglite', {
       allowPrivateNetworks: true,
       containerTransitionDelayMs: 10,
-      gateway: { port: 0, baseDomain: 'containers.tagport.test', publicIps: [], flushMs: 60_000, logSampleRate: 0, upstreamTimeoutMs: 2000 },
+      gateway: {
+        port: 0,
+        baseDomain: 'containers.tagport.test',
+        publicIps: [],
+        flushMs: 60_000,
+        logSampleRate: 0,
+        upstreamTimeoutMs: 2000,
+      },
     });
     gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
     const tenant = await t.tenantWithKey('business');
-    const created = await t.inject({ method: 'POST', url: '/api/containers/', token: tenant.token, payload: { name: 'Proxy', region: 'eu-central', config: CONFIG, upstream_url: `http://127.0.0.1:${upstream.port}/sgtm` } });
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/containers/',
+      token: tenant.token,
+      payload: {
+        name: 'Proxy',
+        region: 'eu-central',
+        config: CONFIG,
+        upstream_url: `http://127.0.0.1:${upstream.port}/sgtm`,
+      },
+    });
     host = created.json().default_hostname;
     await t.app.services.containerWorker.idle();
   }, 60_000);
@@ -99,12 +125,17 @@ describe('the gateway only ever reaches the container\'s own upstream', () => {
     const response = await rawRequest(gatewayUrl, line.replace('SECRET', String(secret.port)), host);
     expect(response.status).toBe(status);
     if (status === 400) expect(JSON.parse(response.body).error.code).toBe('invalid_request_target');
-    expect(upstream.seen.slice(before)).toEqual(upstreamPath ? [upstreamPath.replace('SECRET', String(secret.port))] : []);
+    expect(upstream.seen.slice(before)).toEqual(
+      upstreamPath ? [upstreamPath.replace('SECRET', String(secret.port))] : [],
+    );
     expect(secret.seen).toEqual([]);
   });
 
   it('refuses CONNECT tunnels', async () => {
-    const response = await rawRequest(gatewayUrl, `CONNECT 127.0.0.1:${secret.port} HTTP/1.1`, host).catch(() => ({ status: 0, body: '' }));
+    const response = await rawRequest(gatewayUrl, `CONNECT 127.0.0.1:${secret.port} HTTP/1.1`, host).catch(() => ({
+      status: 0,
+      body: '',
+    }));
     expect(response.status).not.toBe(200);
     expect(secret.seen).toEqual([]);
   });
@@ -122,7 +153,14 @@ describe('the SSRF guard applies to every upstream connection, IP literal or nam
     t = await startTestApp('pglite', {
       allowPrivateNetworks: false,
       containerTransitionDelayMs: 10,
-      gateway: { port: 0, baseDomain: 'containers.tagport.test', publicIps: [], flushMs: 60_000, logSampleRate: 0, upstreamTimeoutMs: 2000 },
+      gateway: {
+        port: 0,
+        baseDomain: 'containers.tagport.test',
+        publicIps: [],
+        flushMs: 60_000,
+        logSampleRate: 0,
+        upstreamTimeoutMs: 2000,
+      },
     });
     gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
     token = (await t.tenantWithKey('business')).token;
@@ -135,7 +173,12 @@ describe('the SSRF guard applies to every upstream connection, IP literal or nam
 
   /** A running container whose upstream was written straight into the database, past the API's checks. */
   async function containerWithUpstream(upstreamUrl: string): Promise<string> {
-    const created = await t.inject({ method: 'POST', url: '/api/containers/', token, payload: { name: 'Raw upstream', region: 'eu-central', config: CONFIG } });
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/containers/',
+      token,
+      payload: { name: 'Raw upstream', region: 'eu-central', config: CONFIG },
+    });
     expect(created.statusCode).toBe(201);
     await t.app.services.containerWorker.idle();
     await t.database.db.update(containers).set({ upstreamUrl }).where(eq(containers.id, created.json().id));
@@ -176,7 +219,11 @@ describe('the SSRF guard applies to every upstream connection, IP literal or nam
       });
     });
     const answers = [];
-    for (const upstreamUrl of [`http://127.0.0.1:${internal.port}/`, `http://127.0.0.1:${closedPort}/`, 'http://upstream.invalid/']) {
+    for (const upstreamUrl of [
+      `http://127.0.0.1:${internal.port}/`,
+      `http://127.0.0.1:${closedPort}/`,
+      'http://upstream.invalid/',
+    ]) {
       const hostname = await containerWithUpstream(upstreamUrl);
       const response = await request(`${gatewayUrl}/x`, { headers: { host: hostname } });
       answers.push({ status: response.statusCode, error: ((await response.body.json()) as { error: object }).error });
@@ -192,6 +239,8 @@ describe('the SSRF guard applies to every upstream connection, IP literal or nam
     await response.body.dump();
     const requestId = response.headers['x-request-id'] as string;
     expect(requestId).toMatch(/^req_/);
-    expect(JSON.stringify(errors.map((args) => String((args as [{ err: Error }])[0].err.message)))).toContain(requestId);
+    expect(JSON.stringify(errors.map((args) => String((args as [{ err: Error }])[0].err.message)))).toContain(
+      requestId,
+    );
   });
 });

@@ -25,7 +25,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(backend: Backend, overrides: Partial<Config> = {}, existing?: TestDatabase, extras: { scanner?: Scanner } = {}): Promise<TestApp> {
+export async function startTestApp(
+  backend: Backend,
+  overrides: Partial<Config> = {},
+  existing?: TestDatabase,
+  extras: { scanner?: Scanner } = {},
+): Promise<TestApp> {
   const testDatabase = existing ?? (await createTestDatabase(backend));
   const config = testConfig(overrides);
   const app = await buildApp({ config, database: testDatabase.database, scanner: extras.scanner });

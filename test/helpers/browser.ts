@@ -12,7 +12,12 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** Signs in through the real login form and waits for the dashboard. */
-export async function signIn(page: import('playwright-core').Page, base: string, email: string, password: string): Promise<void> {
+export async function signIn(
+  page: import('playwright-core').Page,
+  base: string,
+  email: string,
+  password: string,
+): Promise<void> {
   await page.goto(`${base}/login`);
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);

@@ -22,7 +22,8 @@ export const postgresUrl = process.env.TEST_DATABASE_URL || null;
 
 /** The backends this run covers: PGlite always, PostgreSQL when TEST_DATABASE_URL is set (CI requires it). */
 export const backends: Backend[] = postgresUrl ? ['pglite', 'postgres'] : ['pglite'];
-if (!postgresUrl && process.env.CI) throw new Error('CI must run the suite against PostgreSQL too: set TEST_DATABASE_URL');
+if (!postgresUrl && process.env.CI)
+  throw new Error('CI must run the suite against PostgreSQL too: set TEST_DATABASE_URL');
 
 export interface TestDatabase {
   database: Database;
@@ -35,7 +36,12 @@ export interface TestDatabase {
 export async function createTestDatabase(backend: Backend): Promise<TestDatabase> {
   if (backend === 'pglite') {
     const client = await (await migratedTemplate()).clone();
-    const database = await openDatabase({ databaseUrl: null, pgliteDataDir: 'memory://', poolSize: 1, pglite: client as PGlite });
+    const database = await openDatabase({
+      databaseUrl: null,
+      pgliteDataDir: 'memory://',
+      poolSize: 1,
+      pglite: client as PGlite,
+    });
     return { database, url: null, drop: () => database.close().catch(() => {}) };
   }
   const name = `tagport_test_${randomBytes(6).toString('hex')}`;

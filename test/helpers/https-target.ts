@@ -20,11 +20,19 @@ export async function startHttpsTarget(handler: Handler) {
     const chunks: Buffer[] = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
-      const request = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       received.push(request);
       const answer = handler(request);
       if (answer === 'hang') return void hanging.add(res);
-      setTimeout(() => res.writeHead(answer.status, { 'content-type': 'text/html' }).end(answer.body ?? ''), answer.delayMs ?? 0);
+      setTimeout(
+        () => res.writeHead(answer.status, { 'content-type': 'text/html' }).end(answer.body ?? ''),
+        answer.delayMs ?? 0,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

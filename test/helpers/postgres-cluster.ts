@@ -14,7 +14,8 @@ export const postgresBinDir: string | null = (() => {
   versions.sort((a, b) => Number(a) - Number(b));
   return versions.length ? path.join(root, versions.at(-1)!, 'bin') : null;
 })();
-if (!postgresBinDir && process.env.CI) throw new Error('CI must have the PostgreSQL server installed (.ci/run installs it)');
+if (!postgresBinDir && process.env.CI)
+  throw new Error('CI must have the PostgreSQL server installed (.ci/run installs it)');
 
 const asRoot = process.getuid?.() === 0;
 
@@ -50,7 +51,8 @@ export async function startPostgresCluster(name: string): Promise<PostgresCluste
   if (asRoot) await run('chown', ['postgres', dir]);
   await asPostgres('initdb', ['-D', dataDir, '--auth=trust', '-U', 'postgres', '--no-sync']);
   const options = (tcp: boolean) => `-p ${port} -k ${dir} -c listen_addresses=${tcp ? '127.0.0.1' : "''"} -c fsync=off`;
-  const pgCtl = (...args: string[]) => asPostgres('pg_ctl', ['-D', dataDir, '-l', path.join(dir, 'log'), '-w', ...args]);
+  const pgCtl = (...args: string[]) =>
+    asPostgres('pg_ctl', ['-D', dataDir, '-l', path.join(dir, 'log'), '-w', ...args]);
   await pgCtl('-o', options(true), 'start');
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,

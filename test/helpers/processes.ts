@@ -22,14 +22,19 @@ export async function waitFor(check: () => Promise<boolean>, timeoutMs: number, 
   throw new Error(`timed out waiting for ${what}`);
 }
 
-export const redisServerPath = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((path) => fs.existsSync(path)) ?? null;
+export const redisServerPath =
+  ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((path) => fs.existsSync(path)) ?? null;
 if (!redisServerPath && process.env.CI) throw new Error('CI must have redis-server installed (.ci/run installs it)');
 
 /** A real redis-server on a free loopback port, without persistence. */
 export async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
   if (!redisServerPath) throw new Error('redis-server is not installed');
   const port = await freePort();
-  const child: ChildProcess = spawn(redisServerPath, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const child: ChildProcess = spawn(
+    redisServerPath,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  );
   await waitFor(
     () =>
       new Promise((resolve) => {

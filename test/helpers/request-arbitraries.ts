@@ -31,12 +31,32 @@ export type IdPool = () => Map<string, string[]>;
  */
 const unreachableHost = fc.oneof(
   fc.stringMatching(/^[a-z][a-z0-9-]{0,12}\.(invalid|test)$/),
-  fc.constantFrom('localhost', '127.0.0.1', '10.0.0.1', '192.168.1.1', '169.254.169.254', '[::1]', '[::ffff:127.0.0.1]', '[fd00::1]', '0.0.0.0', '100.64.0.1'),
+  fc.constantFrom(
+    'localhost',
+    '127.0.0.1',
+    '10.0.0.1',
+    '192.168.1.1',
+    '169.254.169.254',
+    '[::1]',
+    '[::ffff:127.0.0.1]',
+    '[fd00::1]',
+    '0.0.0.0',
+    '100.64.0.1',
+  ),
 );
 
 export const unreachableUrl: Arbitrary<string> = fc
-  .tuple(fc.constantFrom('https', 'https', 'http', 'ftp', 'file', 'javascript', 'wss'), unreachableHost, fc.option(fc.integer({ min: 1, max: 65535 })), fc.webPath(), fc.boolean())
-  .map(([scheme, host, port, path, credentials]) => `${scheme}://${credentials ? 'user:pw@' : ''}${host}${port ? `:${port}` : ''}${path || '/'}`);
+  .tuple(
+    fc.constantFrom('https', 'https', 'http', 'ftp', 'file', 'javascript', 'wss'),
+    unreachableHost,
+    fc.option(fc.integer({ min: 1, max: 65535 })),
+    fc.webPath(),
+    fc.boolean(),
+  )
+  .map(
+    ([scheme, host, port, path, credentials]) =>
+      `${scheme}://${credentials ? 'user:pw@' : ''}${host}${port ? `:${port}` : ''}${path || '/'}`,
+  );
 
 export const hostileString: Arbitrary<string> = fc.oneof(
   fc.constantFrom(
@@ -101,7 +121,11 @@ function typesOf(schema: JsonSchema): string[] {
 
 /** A container's `config`: GTM's base64 of `id=GTM-…&env=…&auth=…`, valid or nearly so. */
 const containerConfig = fc
-  .tuple(fc.stringMatching(/^GTM-[A-Z0-9]{4,8}$/), fc.integer({ min: 1, max: 9 }), fc.stringMatching(/^[A-Za-z0-9_-]{8,22}$/))
+  .tuple(
+    fc.stringMatching(/^GTM-[A-Z0-9]{4,8}$/),
+    fc.integer({ min: 1, max: 9 }),
+    fc.stringMatching(/^[A-Za-z0-9_-]{8,22}$/),
+  )
   .map(([id, env, auth]) => Buffer.from(`id=${id}&env=${env}&auth=${auth}`).toString('base64'));
 
 function stringFor(schema: JsonSchema, name: string | undefined, ids: IdPool): Arbitrary<string> {
@@ -116,8 +140,14 @@ function stringFor(schema: JsonSchema, name: string | undefined, ids: IdPool): A
       return pick === null && known.length ? fc.constantFrom(...known) : pattern;
     });
   }
-  if (schema.format === 'date-time') return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((date) => date.toISOString());
-  if (schema.format === 'date') return fc.date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
+  if (schema.format === 'date-time')
+    return fc
+      .date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+      .map((date) => date.toISOString());
+  if (schema.format === 'date')
+    return fc
+      .date({ min: new Date('2020-01-01'), max: new Date('2030-01-01'), noInvalidDate: true })
+      .map((date) => date.toISOString().slice(0, 10));
   if (schema.format === 'email') return fc.emailAddress();
   if (schema.format === 'uri') return unreachableUrl;
   const minLength = schema.minLength ?? 0;
@@ -141,7 +171,10 @@ export function arbitraryFor(schema: JsonSchema, ids: IdPool, name?: string, dep
     case 'string':
       return stringFor(schema, name, ids);
     case 'integer':
-      return fc.integer({ min: Math.max(schema.minimum ?? -1000, -1_000_000), max: Math.min(schema.maximum ?? 1_000_000, 1_000_000) });
+      return fc.integer({
+        min: Math.max(schema.minimum ?? -1000, -1_000_000),
+        max: Math.min(schema.maximum ?? 1_000_000, 1_000_000),
+      });
     case 'number':
       return fc.double({ min: schema.minimum ?? -1e6, max: schema.maximum ?? 1e6, noNaN: true });
     case 'boolean':
@@ -150,7 +183,10 @@ export function arbitraryFor(schema: JsonSchema, ids: IdPool, name?: string, dep
       return fc.constant(null);
     case 'array': {
       const minLength = schema.minItems ?? 0;
-      return fc.array(arbitraryFor(schema.items ?? {}, ids, name, depth + 1), { minLength, maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 4, 4)) });
+      return fc.array(arbitraryFor(schema.items ?? {}, ids, name, depth + 1), {
+        minLength,
+        maxLength: Math.max(minLength, Math.min(schema.maxItems ?? 4, 4)),
+      });
     }
     case 'object':
       return objectOf(schema, ids, depth);
@@ -161,10 +197,16 @@ export function arbitraryFor(schema: JsonSchema, ids: IdPool, name?: string, dep
 
 function objectOf(schema: JsonSchema, ids: IdPool, depth: number): Arbitrary<unknown> {
   const properties = schema.properties ?? {};
-  const model = Object.fromEntries(Object.entries(properties).map(([key, child]) => [key, arbitraryFor(child, ids, key, depth + 1)]));
+  const model = Object.fromEntries(
+    Object.entries(properties).map(([key, child]) => [key, arbitraryFor(child, ids, key, depth + 1)]),
+  );
   const record = fc.record(model, { requiredKeys: (schema.required ?? []).filter((key) => key in properties) });
   if (typeof schema.additionalProperties === 'object' && depth < 3) {
-    const extra = fc.dictionary(fc.string({ minLength: 1, maxLength: 20 }), arbitraryFor(schema.additionalProperties, ids, undefined, depth + 1), { maxKeys: 3 });
+    const extra = fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 20 }),
+      arbitraryFor(schema.additionalProperties, ids, undefined, depth + 1),
+      { maxKeys: 3 },
+    );
     return fc.tuple(record, extra).map(([known, more]) => ({ ...more, ...known }));
   }
   return record;
@@ -205,7 +247,8 @@ export function exampleOf(examples: unknown[], ids: IdPool): Arbitrary<unknown> 
       return known?.length ? known[0] : value;
     }
     if (Array.isArray(value)) return value.map(withRealIds);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withRealIds(child)]));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withRealIds(child)]));
     return value;
   };
   return fc.constantFrom(...examples).map(withRealIds);
@@ -213,19 +256,27 @@ export function exampleOf(examples: unknown[], ids: IdPool): Arbitrary<unknown> 
 
 /** A schema-shaped value with one thing wrong: a field of the wrong kind, an extra field, or a field missing. */
 export function mutationOf(shaped: Arbitrary<unknown>): Arbitrary<unknown> {
-  return fc.tuple(shaped, fc.constantFrom('replace', 'replace', 'extra', 'delete'), hostileValue, fc.nat(), fc.string({ minLength: 1, maxLength: 12 })).map(([value, kind, hostile, pick, extraKey]) => {
-    const paths = pathsOf(value);
-    const path = paths[pick % paths.length];
-    if (kind === 'replace') return setAt(value, path, hostile);
-    if (kind === 'delete') return deleteAt(value, path);
-    const objects = paths.filter((candidate) => {
-      const target = candidate.reduce<any>((node, key) => node?.[key], value);
-      return target && typeof target === 'object' && !Array.isArray(target);
+  return fc
+    .tuple(
+      shaped,
+      fc.constantFrom('replace', 'replace', 'extra', 'delete'),
+      hostileValue,
+      fc.nat(),
+      fc.string({ minLength: 1, maxLength: 12 }),
+    )
+    .map(([value, kind, hostile, pick, extraKey]) => {
+      const paths = pathsOf(value);
+      const path = paths[pick % paths.length];
+      if (kind === 'replace') return setAt(value, path, hostile);
+      if (kind === 'delete') return deleteAt(value, path);
+      const objects = paths.filter((candidate) => {
+        const target = candidate.reduce<any>((node, key) => node?.[key], value);
+        return target && typeof target === 'object' && !Array.isArray(target);
+      });
+      if (!objects.length) return value;
+      const at = objects[pick % objects.length];
+      return setAt(value, [...at, extraKey], hostile);
     });
-    if (!objects.length) return value;
-    const at = objects[pick % objects.length];
-    return setAt(value, [...at, extraKey], hostile);
-  });
 }
 
 /**
@@ -235,7 +286,8 @@ export function mutationOf(shaped: Arbitrary<unknown>): Arbitrary<unknown> {
 export function withoutReachableUrls(value: unknown): unknown {
   if (typeof value === 'string') return isReachableUrl(value) ? 'https://replaced.invalid/' : value;
   if (Array.isArray(value)) return value.map(withoutReachableUrls);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withoutReachableUrls(child)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, withoutReachableUrls(child)]));
   return value;
 }
 
@@ -246,7 +298,10 @@ function isReachableUrl(text: string): boolean {
   } catch {
     return false;
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (!host) return false;
   if (/\.(invalid|test|localhost)$/.test(host) || host === 'localhost') return false;
   if (/^[\d.]+$/.test(host) || host.includes(':')) return blockedAddressReason(host) === null;

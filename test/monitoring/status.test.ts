@@ -5,19 +5,36 @@ import { waitFor } from '../helpers/processes.js';
 describe('public status page and changelog', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp('pglite', { statusCheckMs: 50, scanner: { chromiumPath: '/nonexistent/chromium', hostResolverRules: null, concurrency: 1, scanTimeoutMs: 5000 } });
+    t = await startTestApp('pglite', {
+      statusCheckMs: 50,
+      scanner: { chromiumPath: '/nonexistent/chromium', hostResolverRules: null, concurrency: 1, scanTimeoutMs: 5000 },
+    });
   });
   afterAll(() => t?.close());
 
   it('detects a broken component from its own health checks, opens an incident within seconds and shows it without credentials', async () => {
     const started = Date.now();
-    await waitFor(async () => (await t.inject({ method: 'GET', url: '/api/status.json' })).json().open_incidents.length > 0, 5000, 'a platform incident');
+    await waitFor(
+      async () => (await t.inject({ method: 'GET', url: '/api/status.json' })).json().open_incidents.length > 0,
+      5000,
+      'a platform incident',
+    );
     expect(Date.now() - started).toBeLessThan(5000);
     const document = (await t.inject({ method: 'GET', url: '/api/status.json' })).json();
     expect(document.status).toBe('outage');
-    expect(document.components.map((component: { name: string }) => component.name)).toEqual(['API', 'Database', 'Scanner', 'Monitoring worker', 'Gateway']);
-    expect(document.components.find((component: { name: string }) => component.name === 'Database').status).toBe('operational');
-    expect(document.components.find((component: { name: string }) => component.name === 'Monitoring worker').status).toBe('operational');
+    expect(document.components.map((component: { name: string }) => component.name)).toEqual([
+      'API',
+      'Database',
+      'Scanner',
+      'Monitoring worker',
+      'Gateway',
+    ]);
+    expect(document.components.find((component: { name: string }) => component.name === 'Database').status).toBe(
+      'operational',
+    );
+    expect(
+      document.components.find((component: { name: string }) => component.name === 'Monitoring worker').status,
+    ).toBe('operational');
     expect(document.open_incidents[0]).toMatchObject({ component: 'Scanner', status: 'open' });
     expect(document.open_incidents[0].title).toBe('Scanner: The browser used for scans is not installed.');
 
@@ -35,10 +52,26 @@ describe('public status page and changelog', () => {
 
   it('resolves the incident when the component recovers', async () => {
     let healthy = false;
-    t.app.services.status.register('Gateway', async () => (healthy ? { status: 'operational', detail: 'ok' } : { status: 'outage', detail: 'gateway down' }));
-    await waitFor(async () => (await t.inject({ method: 'GET', url: '/api/status.json' })).json().open_incidents.some((incident: { component: string }) => incident.component === 'Gateway'), 5000, 'gateway incident');
+    t.app.services.status.register('Gateway', async () =>
+      healthy ? { status: 'operational', detail: 'ok' } : { status: 'outage', detail: 'gateway down' },
+    );
+    await waitFor(
+      async () =>
+        (await t.inject({ method: 'GET', url: '/api/status.json' }))
+          .json()
+          .open_incidents.some((incident: { component: string }) => incident.component === 'Gateway'),
+      5000,
+      'gateway incident',
+    );
     healthy = true;
-    await waitFor(async () => (await t.inject({ method: 'GET', url: '/api/status.json' })).json().recent_incidents.some((incident: { component: string }) => incident.component === 'Gateway'), 5000, 'gateway recovery');
+    await waitFor(
+      async () =>
+        (await t.inject({ method: 'GET', url: '/api/status.json' }))
+          .json()
+          .recent_incidents.some((incident: { component: string }) => incident.component === 'Gateway'),
+      5000,
+      'gateway recovery',
+    );
   });
 
   it('renders CHANGELOG.md at /changelog and links both from the API console description', async () => {

@@ -49,7 +49,9 @@ describe('parseHtml', () => {
   it('reads scripts, resolving URLs against <base>, and skips non-script types', () => {
     const srcs = findings.scripts.filter((script) => script.src).map((script) => script.src);
     expect(srcs).toContain('https://www.googletagmanager.com/gtag/js?id=G-ABCDEF1234');
-    expect(srcs).toContain('https://www.static.test/wp-content/plugins/complianz-gdpr/cookiebanner/js/complianz.min.js');
+    expect(srcs).toContain(
+      'https://www.static.test/wp-content/plugins/complianz-gdpr/cookiebanner/js/complianz.min.js',
+    );
     expect(findings.scripts.some((script) => script.code.includes('GTM-NOTATAG'))).toBe(false);
     expect(findings.preloads).toEqual(['https://cdn.segment.com/analytics.js/v1/AbCdEfGhIjKlMnOp/analytics.min.js']);
   });
@@ -101,7 +103,10 @@ describe('detect from static HTML only', () => {
   });
 
   it('keeps the CMP gating in the evidence', () => {
-    expect(byKey.meta_pixel.evidence[0]).toEqual({ kind: 'inline', detail: `fbq('init', '998877665544332') (held until consent: type="text/plain" data-cookieconsent="marketing")` });
+    expect(byKey.meta_pixel.evidence[0]).toEqual({
+      kind: 'inline',
+      detail: `fbq('init', '998877665544332') (held until consent: type="text/plain" data-cookieconsent="marketing")`,
+    });
     expect(byKey.linkedin_insight.evidence[0].kind).toBe('noscript');
     expect(byKey.matomo.first_party).toBe(false); // only inline code and a noscript pixel: nothing was served
   });
@@ -126,17 +131,52 @@ describe('detect from static HTML only', () => {
 
 describe('signature rules', () => {
   it('classifies hits and loaders on vendor and first-party hosts', () => {
-    expect(matchUrl('https://region1.google-analytics.com/g/collect?v=2&tid=G-XYZ9876&gcs=G101&gcd=13q3t3q3q5&en=page_view')).toEqual([
-      { key: 'google_analytics_4', role: 'hit', ids: ['G-XYZ9876'], detail: 'GA4 hit (event page_view) with gcs=G101', gcs: 'G101', gcd: '13q3t3q3q5' },
+    expect(
+      matchUrl('https://region1.google-analytics.com/g/collect?v=2&tid=G-XYZ9876&gcs=G101&gcd=13q3t3q3q5&en=page_view'),
+    ).toEqual([
+      {
+        key: 'google_analytics_4',
+        role: 'hit',
+        ids: ['G-XYZ9876'],
+        detail: 'GA4 hit (event page_view) with gcs=G101',
+        gcs: 'G101',
+        gcd: '13q3t3q3q5',
+      },
     ]);
-    expect(matchUrl('https://data.shop.test/g/collect?v=2&tid=G-XYZ9876')[0]).toMatchObject({ key: 'google_analytics_4', role: 'hit' });
-    expect(matchUrl('https://load.shop.test/gtm.js?id=GTM-ABCD12')[0]).toMatchObject({ key: 'google_tag_manager', role: 'loader', ids: ['GTM-ABCD12'] });
-    expect(matchUrl('https://www.googleadservices.com/pagead/conversion/123456789/?label=x')[0]).toMatchObject({ key: 'google_ads', ids: ['AW-123456789'] });
-    expect(matchUrl('https://ad.doubleclick.net/activity;src=7654321;type=sales;cat=buy;ord=1')[0]).toMatchObject({ key: 'floodlight', ids: ['DC-7654321'] });
-    expect(matchUrl('https://www.facebook.com/tr/?id=111222333444&ev=Purchase')[0]).toMatchObject({ key: 'meta_pixel', role: 'hit', ids: ['111222333444'] });
-    expect(matchUrl('https://ct.pinterest.com/v3/?event=init&tid=2612345678901')[0]).toMatchObject({ key: 'pinterest_tag', ids: ['2612345678901'] });
-    expect(matchUrl('https://analytics.twitter.com/i/adsct?txn_id=o1abc&p_id=Twitter')[0]).toMatchObject({ key: 'x_pixel', ids: ['o1abc'] });
-    expect(matchUrl('https://stats.shop.test/matomo.php?idsite=3&rec=1')[0]).toMatchObject({ key: 'matomo', ids: ['3'] });
+    expect(matchUrl('https://data.shop.test/g/collect?v=2&tid=G-XYZ9876')[0]).toMatchObject({
+      key: 'google_analytics_4',
+      role: 'hit',
+    });
+    expect(matchUrl('https://load.shop.test/gtm.js?id=GTM-ABCD12')[0]).toMatchObject({
+      key: 'google_tag_manager',
+      role: 'loader',
+      ids: ['GTM-ABCD12'],
+    });
+    expect(matchUrl('https://www.googleadservices.com/pagead/conversion/123456789/?label=x')[0]).toMatchObject({
+      key: 'google_ads',
+      ids: ['AW-123456789'],
+    });
+    expect(matchUrl('https://ad.doubleclick.net/activity;src=7654321;type=sales;cat=buy;ord=1')[0]).toMatchObject({
+      key: 'floodlight',
+      ids: ['DC-7654321'],
+    });
+    expect(matchUrl('https://www.facebook.com/tr/?id=111222333444&ev=Purchase')[0]).toMatchObject({
+      key: 'meta_pixel',
+      role: 'hit',
+      ids: ['111222333444'],
+    });
+    expect(matchUrl('https://ct.pinterest.com/v3/?event=init&tid=2612345678901')[0]).toMatchObject({
+      key: 'pinterest_tag',
+      ids: ['2612345678901'],
+    });
+    expect(matchUrl('https://analytics.twitter.com/i/adsct?txn_id=o1abc&p_id=Twitter')[0]).toMatchObject({
+      key: 'x_pixel',
+      ids: ['o1abc'],
+    });
+    expect(matchUrl('https://stats.shop.test/matomo.php?idsite=3&rec=1')[0]).toMatchObject({
+      key: 'matomo',
+      ids: ['3'],
+    });
     expect(matchUrl('https://www.shop.test/products/gtm.json')).toEqual([]);
     expect(matchUrl('https://www.shop.test/tr?id=5')).toEqual([]); // /tr on a non-Meta host without an event is not a pixel
   });

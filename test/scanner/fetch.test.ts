@@ -26,7 +26,10 @@ afterAll(() => fixture?.close());
 
 describe('fetchPage', () => {
   it('verifies TLS: without the test CA the fixture certificate is rejected', async () => {
-    const outcome = await fetchPage(new URL(fixture.url('clean.example.test')), { ...options, extraCaCertificates: undefined });
+    const outcome = await fetchPage(new URL(fixture.url('clean.example.test')), {
+      ...options,
+      extraCaCertificates: undefined,
+    });
     expect(outcome.html).toBeNull();
     expect(outcome.error?.code).toMatch(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED|UNABLE_TO_GET_ISSUER_CERT/);
   });
@@ -51,13 +54,21 @@ describe('fetchPage', () => {
 
   it('does not download non-HTML bodies', async () => {
     const outcome = await fetchPage(new URL(fixture.url('clean.example.test', '/file.pdf')), options);
-    expect(outcome).toMatchObject({ status: 200, html: null, bytes: 0, error: { code: 'not_html', message: 'The page is application/pdf, not HTML' } });
+    expect(outcome).toMatchObject({
+      status: 200,
+      html: null,
+      bytes: 0,
+      error: { code: 'not_html', message: 'The page is application/pdf, not HTML' },
+    });
   });
 
   it('follows at most five redirects', async () => {
     const outcome = await fetchPage(new URL(fixture.url('redirect.example.test', '/loop/0')), options);
     expect(outcome.redirects).toEqual([0, 1, 2, 3, 4].map((n) => fixture.url('redirect.example.test', `/loop/${n}`)));
     expect(outcome.finalUrl).toBe(fixture.url('redirect.example.test', '/loop/5'));
-    expect(outcome.error).toEqual({ code: 'too_many_redirects', message: `Stopped after 5 redirects at ${fixture.url('redirect.example.test', '/loop/5')}` });
+    expect(outcome.error).toEqual({
+      code: 'too_many_redirects',
+      message: `Stopped after 5 redirects at ${fixture.url('redirect.example.test', '/loop/5')}`,
+    });
   });
 });

@@ -17,7 +17,12 @@ afterAll(async () => {
 
 it('scores a fixture page with Lighthouse', { timeout: 60_000 }, async () => {
   const before = fixture.log.length;
-  const result = await scanner.scan({ url: fixture.url('shop.example.test'), aiSummary: true, pagespeed: true, language: 'it' });
+  const result = await scanner.scan({
+    url: fixture.url('shop.example.test'),
+    aiSummary: true,
+    pagespeed: true,
+    language: 'it',
+  });
   expect(result.warnings).toEqual([]);
   expect(result.stages.pagespeed?.status).toBe('ok');
   const pagespeed = result.pagespeed!;
@@ -30,6 +35,8 @@ it('scores a fixture page with Lighthouse', { timeout: 60_000 }, async () => {
   // Lighthouse's browser loaded the page and its vendor scripts from the fixture server (via the guard proxy and host rules).
   const served = fixture.log.slice(before);
   expect(served.filter((line) => line === 'shop.example.test /').length).toBeGreaterThanOrEqual(3); // stage 1, stage 2, Lighthouse
-  expect(served.filter((line) => line.startsWith('connect.facebook.net /en_US/fbevents.js')).length).toBeGreaterThanOrEqual(2);
+  expect(
+    served.filter((line) => line.startsWith('connect.facebook.net /en_US/fbevents.js')).length,
+  ).toBeGreaterThanOrEqual(2);
   expect(result.ai_summary?.text).toContain(`Punteggio di prestazioni mobile: ${pagespeed.score}/100`);
 });

@@ -27,8 +27,20 @@ function valid(result: ScanResult): ScanResult {
   return result;
 }
 
-const scan = (target: Scanner, host: string, path = '/', extra: Partial<{ aiSummary: boolean; language: 'en' | 'de' | 'fr' }> = {}) =>
-  target.scan({ url: fixture.url(host, path), aiSummary: extra.aiSummary ?? false, pagespeed: false, language: extra.language ?? 'en' }).then(valid);
+const scan = (
+  target: Scanner,
+  host: string,
+  path = '/',
+  extra: Partial<{ aiSummary: boolean; language: 'en' | 'de' | 'fr' }> = {},
+) =>
+  target
+    .scan({
+      url: fixture.url(host, path),
+      aiSummary: extra.aiSummary ?? false,
+      pagespeed: false,
+      language: extra.language ?? 'en',
+    })
+    .then(valid);
 
 const byKey = (result: ScanResult) => Object.fromEntries(result.trackers.map((tracker) => [tracker.key, tracker]));
 
@@ -56,7 +68,9 @@ describe('GTM + GA4 + Meta Pixel behind Cookiebot with Consent Mode v2', () => {
     const kinds = (key: string) => [...new Set(trackers[key].evidence.map((item) => item.kind))].sort();
     expect(kinds('meta_pixel')).toEqual(['cookie', 'global', 'inline', 'noscript', 'request', 'script']);
     expect(kinds('google_tag_manager')).toEqual(['global', 'inline', 'noscript', 'script']);
-    expect(trackers.google_analytics_4.evidence).toContainEqual(expect.objectContaining({ kind: 'request', detail: 'GA4 hit (event page_view) with gcs=G100' }));
+    expect(trackers.google_analytics_4.evidence).toContainEqual(
+      expect.objectContaining({ kind: 'request', detail: 'GA4 hit (event page_view) with gcs=G100' }),
+    );
     for (const tracker of result.trackers) expect([tracker.first_party, tracker.server_side]).toEqual([false, false]);
   });
 
@@ -68,7 +82,12 @@ describe('GTM + GA4 + Meta Pixel behind Cookiebot with Consent Mode v2', () => {
       detected: true,
       version: 'v2',
       mode: 'advanced',
-      defaults: { ad_storage: 'denied', analytics_storage: 'denied', ad_user_data: 'denied', ad_personalization: 'denied' },
+      defaults: {
+        ad_storage: 'denied',
+        analytics_storage: 'denied',
+        ad_user_data: 'denied',
+        ad_personalization: 'denied',
+      },
       gcs: 'G100',
       gcd: '13p3p3p3p5',
     });
@@ -80,13 +99,34 @@ describe('GTM + GA4 + Meta Pixel behind Cookiebot with Consent Mode v2', () => {
     expect(trackers.google_analytics_4.fires_before_consent).toBe(true);
     expect(trackers.google_tag_manager.fires_before_consent).toBe(false);
     expect(result.consent.tags_before_consent).toEqual([
-      { key: 'meta_pixel', name: 'Meta Pixel', requests: 3, first_url: 'https://connect.facebook.net/en_US/fbevents.js', cookieless: false },
-      { key: 'google_analytics_4', name: 'Google Analytics 4', requests: 2, first_url: 'https://www.googletagmanager.com/gtag/js?id=G-TEST4567&l=dataLayer&cx=c', cookieless: true },
+      {
+        key: 'meta_pixel',
+        name: 'Meta Pixel',
+        requests: 3,
+        first_url: 'https://connect.facebook.net/en_US/fbevents.js',
+        cookieless: false,
+      },
+      {
+        key: 'google_analytics_4',
+        name: 'Google Analytics 4',
+        requests: 2,
+        first_url: 'https://www.googletagmanager.com/gtag/js?id=G-TEST4567&l=dataLayer&cx=c',
+        cookieless: true,
+      },
     ]);
   });
 
   it('lists cookies with their owner, and no _ga while analytics storage is denied', () => {
-    expect(result.cookies).toEqual([{ name: '_fbp', domain: 'shop.example.test', first_party: true, tracker: 'meta_pixel', set_by: 'script', expires: expect.any(String) }]);
+    expect(result.cookies).toEqual([
+      {
+        name: '_fbp',
+        domain: 'shop.example.test',
+        first_party: true,
+        tracker: 'meta_pixel',
+        set_by: 'script',
+        expires: expect.any(String),
+      },
+    ]);
   });
 
   it('estimates the loss with consent applied', () => {
@@ -111,7 +151,8 @@ it('first-party server-side GTM on a subdomain', async () => {
   const result = await scan(scanner, 'www.firstparty.test');
   const trackers = byKey(result);
   expect(Object.keys(trackers).sort()).toEqual(['google_analytics_4', 'google_tag_manager']);
-  for (const key of ['google_analytics_4', 'google_tag_manager']) expect([trackers[key].first_party, trackers[key].server_side]).toEqual([true, true]);
+  for (const key of ['google_analytics_4', 'google_tag_manager'])
+    expect([trackers[key].first_party, trackers[key].server_side]).toEqual([true, true]);
   expect(result.server_side_tagging.detected).toBe(true);
   expect(result.server_side_tagging.endpoints).toEqual(['https://sgtm.firstparty.test']);
   expect(result.server_side_tagging.evidence.map((item) => item.detail)).toEqual([
@@ -120,11 +161,25 @@ it('first-party server-side GTM on a subdomain', async () => {
     'GA4 hits sent to sgtm.firstparty.test, not to Google: a server-side container',
     "_ga set by an HTTP response on the site's domain (server-set cookie)",
   ]);
-  expect(result.cookies).toEqual([{ name: '_ga', domain: 'firstparty.test', first_party: true, tracker: 'google_analytics_4', set_by: 'http', expires: expect.any(String) }]);
+  expect(result.cookies).toEqual([
+    {
+      name: '_ga',
+      domain: 'firstparty.test',
+      first_party: true,
+      tracker: 'google_analytics_4',
+      set_by: 'http',
+      expires: expect.any(String),
+    },
+  ]);
   expect(result.consent.cmp).toBeNull();
   expect(result.consent.banner_detected).toBe(false);
   // No consent mechanism: no consent loss; GA4 already first-party, so nothing left to recover.
-  expect(result.loss_estimate.analytics_events).toEqual({ lost_pct: 1.8, by_cause: { consent: 0, ad_blockers: 1.8, itp: 0 }, lost_pct_with_server_side: 1.8, recoverable_pct: 0 });
+  expect(result.loss_estimate.analytics_events).toEqual({
+    lost_pct: 1.8,
+    by_cause: { consent: 0, ad_blockers: 1.8, itp: 0 },
+    lost_pct_with_server_side: 1.8,
+    recoverable_pct: 0,
+  });
 });
 
 it('a clean page has no findings', async () => {
@@ -134,7 +189,12 @@ it('a clean page has no findings', async () => {
   expect(result.consent).toEqual({
     cmp: null,
     tcf_api: false,
-    consent_mode: { detected: false, version: null, mode: null, defaults: { ad_storage: null, analytics_storage: null, ad_user_data: null, ad_personalization: null } },
+    consent_mode: {
+      detected: false,
+      version: null,
+      mode: null,
+      defaults: { ad_storage: null, analytics_storage: null, ad_user_data: null, ad_personalization: null },
+    },
     banner_detected: false,
     tags_before_consent: [],
   });
@@ -143,7 +203,9 @@ it('a clean page has no findings', async () => {
     provider: 'builtin',
     language: 'de',
     text: 'Auf clean.example.test wurden keine Tracker gefunden. Weder eine Consent-Management-Plattform noch ein Cookie-Banner wurde erkannt.',
-    recommendations: ['Es wurde kein Tracking gefunden: Falls Sie hier Analytics- oder Werbe-Tags erwarten, prüfen Sie, ob sie veröffentlicht sind.'],
+    recommendations: [
+      'Es wurde kein Tracking gefunden: Falls Sie hier Analytics- oder Werbe-Tags erwarten, prüfen Sie, ob sie veröffentlicht sind.',
+    ],
   });
 });
 
@@ -176,18 +238,25 @@ it('follows a redirect chain to another host', async () => {
   const result = await scan(scanner, 'redirect.example.test', '/start');
   expect(result.url).toBe(fixture.url('redirect.example.test', '/start'));
   expect(result.final_url).toBe(fixture.url('shop.example.test'));
-  expect(result.stages.fetch.redirects).toEqual([fixture.url('redirect.example.test', '/start'), fixture.url('redirect.example.test', '/step2')]);
+  expect(result.stages.fetch.redirects).toEqual([
+    fixture.url('redirect.example.test', '/start'),
+    fixture.url('redirect.example.test', '/step2'),
+  ]);
   expect(result.trackers.map((tracker) => tracker.key)).toContain('meta_pixel');
 });
 
 it('a redirect loop makes the target unreachable', async () => {
-  const error = await scanner.scan({ url: fixture.url('redirect.example.test', '/loop/0'), aiSummary: false, pagespeed: false, language: 'en' }).catch((caught: unknown) => caught);
+  const error = await scanner
+    .scan({ url: fixture.url('redirect.example.test', '/loop/0'), aiSummary: false, pagespeed: false, language: 'en' })
+    .catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(ScanTargetUnreachableError);
   expect((error as Error).message).toContain('Stopped after 5 redirects');
 });
 
 it('an unknown host is unreachable', async () => {
-  await expect(scanner.scan({ url: 'https://nowhere.example.test/', aiSummary: false, pagespeed: false, language: 'en' })).rejects.toMatchObject({ name: 'ScanTargetUnreachableError', code: 'target_unreachable' });
+  await expect(
+    scanner.scan({ url: 'https://nowhere.example.test/', aiSummary: false, pagespeed: false, language: 'en' }),
+  ).rejects.toMatchObject({ name: 'ScanTargetUnreachableError', code: 'target_unreachable' });
 });
 
 it('runs scans in parallel up to the pool size', async () => {
@@ -198,7 +267,11 @@ it('runs scans in parallel up to the pool size', async () => {
     maxWaiting = Math.max(maxWaiting, scanner.browserStats.waiting);
   }, 20);
   try {
-    const results = await Promise.all(['shop.example.test', 'zoo.example.test', 'clean.example.test', 'www.firstparty.test'].map((host) => scan(scanner, host)));
+    const results = await Promise.all(
+      ['shop.example.test', 'zoo.example.test', 'clean.example.test', 'www.firstparty.test'].map((host) =>
+        scan(scanner, host),
+      ),
+    );
     expect(results.map((result) => result.stages.browser.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
     expect(results.map((result) => result.trackers.length)).toEqual([3, 6, 0, 2]);
   } finally {
@@ -219,17 +292,27 @@ describe('limits', () => {
   it('cuts an oversized page at the cap and still analyses the start of it', async () => {
     const result = await scan(limited, 'big.example.test');
     expect(result.stages.fetch.status).toBe('partial');
-    expect(result.warnings).toContainEqual({ code: 'page_truncated', message: 'The page is larger than 200000 bytes; only the first 200000 bytes were analysed.' });
+    expect(result.warnings).toContainEqual({
+      code: 'page_truncated',
+      message: 'The page is larger than 200000 bytes; only the first 200000 bytes were analysed.',
+    });
     expect(byKey(result).google_tag_manager.ids).toEqual(['GTM-BIG0001']);
   });
 
   it('writes warnings in the requested language', async () => {
     const german = await scan(limited, 'big.example.test', '/', { language: 'de' });
-    expect(german.warnings).toContainEqual({ code: 'page_truncated', message: 'Die Seite ist größer als 200000 Bytes; nur die ersten 200000 Bytes wurden ausgewertet.' });
+    expect(german.warnings).toContainEqual({
+      code: 'page_truncated',
+      message: 'Die Seite ist größer als 200000 Bytes; nur die ersten 200000 Bytes wurden ausgewertet.',
+    });
     const french = await scan(limited, 'slow.example.test', '/', { language: 'fr' });
     expect(french.warnings.map((warning) => warning.code)).toEqual(['fetch_timeout', 'browser_timeout']);
-    expect(french.warnings[0].message).toMatch(/^La requête HTTP a atteint sa limite de temps\. Les \d+ octets reçus jusque-là ont été analysés\.$/);
-    expect(french.warnings[1].message).toBe("La page n'a pas fini de se charger à temps ; les résultats couvrent ce qu'elle a fait jusque-là.");
+    expect(french.warnings[0].message).toMatch(
+      /^La requête HTTP a atteint sa limite de temps\. Les \d+ octets reçus jusque-là ont été analysés\.$/,
+    );
+    expect(french.warnings[1].message).toBe(
+      "La page n'a pas fini de se charger à temps ; les résultats couvrent ce qu'elle a fait jusque-là.",
+    );
   });
 
   it('returns a partial result when the page never finishes, within the scan time limit', async () => {
@@ -281,7 +364,18 @@ describe('ai_summary through the scanner', () => {
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: JSON.stringify({ summary: 'Zusammenfassung.', recommendations: ['Eins.'] }) } }] }));
+        res.end(
+          JSON.stringify({
+            choices: [
+              {
+                message: {
+                  role: 'assistant',
+                  content: JSON.stringify({ summary: 'Zusammenfassung.', recommendations: ['Eins.'] }),
+                },
+              },
+            ],
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -293,7 +387,13 @@ describe('ai_summary through the scanner', () => {
     const withAi = new Scanner(fixture.scannerOptions({ ai: { baseUrl: base, model: 'local-model', apiKey: 'k' } }));
     try {
       const ok = await scan(withAi, 'shop.example.test', '/', { aiSummary: true, language: 'de' });
-      expect(ok.ai_summary).toEqual({ provider: 'openai_compatible', model: 'local-model', language: 'de', text: 'Zusammenfassung.', recommendations: ['Eins.'] });
+      expect(ok.ai_summary).toEqual({
+        provider: 'openai_compatible',
+        model: 'local-model',
+        language: 'de',
+        text: 'Zusammenfassung.',
+        recommendations: ['Eins.'],
+      });
       expect(lastBody?.messages[1].content).toContain('G-TEST4567');
       fail = true;
       const fallback = await scan(withAi, 'shop.example.test', '/', { aiSummary: true, language: 'de' });

@@ -52,7 +52,18 @@ describe('address classification', () => {
     expect(blockedAddressReason(address)).toBe(reason);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '93.184.215.14', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2a00:1450:4001:80b::200e', '64:ff9b::808:808', '2002:808:808::1', '2001:200::1', '2620:4f:8001::1'])('%s is public', (address) => {
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '93.184.215.14',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+    '2a00:1450:4001:80b::200e',
+    '64:ff9b::808:808',
+    '2002:808:808::1',
+    '2001:200::1',
+    '2620:4f:8001::1',
+  ])('%s is public', (address) => {
     expect(blockedAddressReason(address)).toBeNull();
   });
 });
@@ -116,7 +127,12 @@ describe('redirect hops and browser requests go through the guard', () => {
   let pool: BrowserPool;
   beforeAll(async () => {
     fixture = await startFixtureServer({ bigPageBytes: 1 });
-    pool = new BrowserPool({ chromiumPath: '/usr/lib/chromium/chromium', concurrency: 1, hostResolverRules: fixture.hostResolverRules, ignoreCertSpkiList: [fixture.certs.leafSpki] });
+    pool = new BrowserPool({
+      chromiumPath: '/usr/lib/chromium/chromium',
+      concurrency: 1,
+      hostResolverRules: fixture.hostResolverRules,
+      ignoreCertSpkiList: [fixture.certs.leafSpki],
+    });
   });
   afterAll(async () => {
     await pool?.close();
@@ -142,17 +158,40 @@ describe('redirect hops and browser requests go through the guard', () => {
 
   it('the browser aborts requests (and WebSockets) to non-public addresses and reports them', async () => {
     // metadata.internal.test is a name that resolves to the metadata address (and a host rule would let it connect).
-    const guard = new FixtureGuard({ 'metadata.internal.test': ['169.254.169.254'], 'socket.internal.test': ['10.0.0.7'] });
+    const guard = new FixtureGuard({
+      'metadata.internal.test': ['169.254.169.254'],
+      'socket.internal.test': ['10.0.0.7'],
+    });
     const hostRules = `MAP metadata.internal.test 127.0.0.1:${fixture.port} , MAP socket.internal.test 127.0.0.1:${fixture.port} , ${fixture.hostResolverRules}`;
     const { browser, release } = await pool.acquire(Date.now() + 10_000);
     try {
-      const findings = await capturePage(browser, fixture.url('clean.example.test', '/leaky'), { guard, hostRules, deadline: Date.now() + 15_000, settleMs: 1_500, quietMs: 300, locale: 'en-US' });
-      expect(findings.refused.map((item) => item.url).sort()).toEqual([`http://127.0.0.1:${fixture.port}/admin`, 'metadata.internal.test:443', 'socket.internal.test:443']);
-      expect(findings.refused.find((item) => item.url.startsWith('metadata'))?.reason).toBe('Refused metadata.internal.test: it resolves to 169.254.169.254, a link-local / cloud metadata address.');
-      expect(findings.refused.find((item) => item.url.startsWith('http:'))?.reason).toBe('Refused 127.0.0.1: loopback address.');
+      const findings = await capturePage(browser, fixture.url('clean.example.test', '/leaky'), {
+        guard,
+        hostRules,
+        deadline: Date.now() + 15_000,
+        settleMs: 1_500,
+        quietMs: 300,
+        locale: 'en-US',
+      });
+      expect(findings.refused.map((item) => item.url).sort()).toEqual([
+        `http://127.0.0.1:${fixture.port}/admin`,
+        'metadata.internal.test:443',
+        'socket.internal.test:443',
+      ]);
+      expect(findings.refused.find((item) => item.url.startsWith('metadata'))?.reason).toBe(
+        'Refused metadata.internal.test: it resolves to 169.254.169.254, a link-local / cloud metadata address.',
+      );
+      expect(findings.refused.find((item) => item.url.startsWith('http:'))?.reason).toBe(
+        'Refused 127.0.0.1: loopback address.',
+      );
       const failed = findings.requests.filter((request) => request.failure);
-      expect(failed.map((request) => request.url).sort()).toEqual([`http://127.0.0.1:${fixture.port}/admin`, 'https://metadata.internal.test/latest/meta-data/']);
-      expect(fixture.log.filter((line) => /^(metadata|socket)\.internal\.test/.test(line) || line.endsWith(' /admin'))).toEqual([]);
+      expect(failed.map((request) => request.url).sort()).toEqual([
+        `http://127.0.0.1:${fixture.port}/admin`,
+        'https://metadata.internal.test/latest/meta-data/',
+      ]);
+      expect(
+        fixture.log.filter((line) => /^(metadata|socket)\.internal\.test/.test(line) || line.endsWith(' /admin')),
+      ).toEqual([]);
     } finally {
       release();
     }
@@ -162,9 +201,14 @@ describe('redirect hops and browser requests go through the guard', () => {
     const guard = new FixtureGuard({});
     const { browser, release } = await pool.acquire(Date.now() + 10_000);
     try {
-      const error = await capturePage(browser, fixture.url('redirect.example.test', '/to-metadata'), { guard, hostRules: fixture.hostResolverRules, deadline: Date.now() + 15_000, settleMs: 1_000, quietMs: 300, locale: 'en-US' }).catch(
-        (caught: unknown) => caught,
-      );
+      const error = await capturePage(browser, fixture.url('redirect.example.test', '/to-metadata'), {
+        guard,
+        hostRules: fixture.hostResolverRules,
+        deadline: Date.now() + 15_000,
+        settleMs: 1_000,
+        quietMs: 300,
+        locale: 'en-US',
+      }).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ScanTargetRefusedError);
       expect(error).toMatchObject({ code: 'private_address', address: '169.254.169.254' });
     } finally {

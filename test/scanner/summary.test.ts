@@ -4,9 +4,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXTS } from '../../src/scanner/i18n.js';
 import { estimateLoss } from '../../src/scanner/loss.js';
 import { LANGUAGES, type Tracker } from '../../src/scanner/schema.js';
-import { BuiltinSummaryProvider, OpenAiCompatibleProvider, SummaryProviderError, type SummaryFindings } from '../../src/scanner/summary.js';
+import {
+  BuiltinSummaryProvider,
+  OpenAiCompatibleProvider,
+  SummaryProviderError,
+  type SummaryFindings,
+} from '../../src/scanner/summary.js';
 
-const tracker = (key: string, name: string, vendor: string, category: Tracker['category'], fires: boolean | null, extra: Partial<Tracker> = {}): Tracker => ({
+const tracker = (
+  key: string,
+  name: string,
+  vendor: string,
+  category: Tracker['category'],
+  fires: boolean | null,
+  extra: Partial<Tracker> = {},
+): Tracker => ({
   key,
   name,
   vendor,
@@ -36,18 +48,39 @@ function findings(overrides: Partial<SummaryFindings> = {}): SummaryFindings {
         detected: true,
         version: 'v2',
         mode: 'advanced',
-        defaults: { ad_storage: 'denied', analytics_storage: 'denied', ad_user_data: 'denied', ad_personalization: 'denied' },
+        defaults: {
+          ad_storage: 'denied',
+          analytics_storage: 'denied',
+          ad_user_data: 'denied',
+          ad_personalization: 'denied',
+        },
         gcs: 'G100',
       },
       banner_detected: true,
       tags_before_consent: [
-        { key: 'google_analytics_4', name: 'Google Analytics 4', requests: 2, first_url: 'https://region1.google-analytics.com/g/collect?v=2', cookieless: true },
-        { key: 'meta_pixel', name: 'Meta Pixel', requests: 3, first_url: 'https://connect.facebook.net/en_US/fbevents.js', cookieless: false },
+        {
+          key: 'google_analytics_4',
+          name: 'Google Analytics 4',
+          requests: 2,
+          first_url: 'https://region1.google-analytics.com/g/collect?v=2',
+          cookieless: true,
+        },
+        {
+          key: 'meta_pixel',
+          name: 'Meta Pixel',
+          requests: 3,
+          first_url: 'https://connect.facebook.net/en_US/fbevents.js',
+          cookieless: false,
+        },
       ],
     },
     server_side_tagging: { detected: false, evidence: [], endpoints: [] },
     loss_estimate: estimateLoss({ trackers, consentMechanism: true, language: 'en' }),
-    pagespeed: { score: 42, metrics: { fcp_ms: 2100, lcp_ms: 4830, tbt_ms: 612, cls: 0.12, si_ms: 3900 }, lighthouse_version: '12.8.2' },
+    pagespeed: {
+      score: 42,
+      metrics: { fcp_ms: 2100, lcp_ms: 4830, tbt_ms: 612, cls: 0.12, si_ms: 3900 },
+      lighthouse_version: '12.8.2',
+    },
     ...overrides,
   };
 }
@@ -81,14 +114,21 @@ describe('builtin summary', () => {
   });
 
   it('writes French, and only says what was found', async () => {
-    const trackers = [tracker('universal_analytics', 'Google Universal Analytics', 'Google', 'analytics', null, { ids: ['UA-1234-5'] })];
+    const trackers = [
+      tracker('universal_analytics', 'Google Universal Analytics', 'Google', 'analytics', null, { ids: ['UA-1234-5'] }),
+    ];
     const summary = await builtin.summarize(
       findings({
         trackers,
         consent: {
           cmp: null,
           tcf_api: null,
-          consent_mode: { detected: false, version: null, mode: null, defaults: { ad_storage: null, analytics_storage: null, ad_user_data: null, ad_personalization: null } },
+          consent_mode: {
+            detected: false,
+            version: null,
+            mode: null,
+            defaults: { ad_storage: null, analytics_storage: null, ad_user_data: null, ad_personalization: null },
+          },
           banner_detected: null,
           tags_before_consent: [],
         },
@@ -147,12 +187,27 @@ describe('OpenAI-compatible provider', () => {
       let raw = '';
       req.on('data', (chunk) => (raw += chunk));
       req.on('end', () => {
-        Object.assign(captured, { method: req.method, url: req.url, authorization: req.headers.authorization, body: JSON.parse(raw) });
+        Object.assign(captured, {
+          method: req.method,
+          url: req.url,
+          authorization: req.headers.authorization,
+          body: JSON.parse(raw),
+        });
         const reply = (content: string) => {
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion', model: 'test-model', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }] }));
+          res.end(
+            JSON.stringify({
+              id: 'chatcmpl-test',
+              object: 'chat.completion',
+              model: 'test-model',
+              choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }],
+            }),
+          );
         };
-        const json = JSON.stringify({ summary: 'Auf shop.example.test laufen Google Analytics 4 und Meta Pixel vor der Einwilligung.', recommendations: ['Meta Pixel erst nach Einwilligung laden.'] });
+        const json = JSON.stringify({
+          summary: 'Auf shop.example.test laufen Google Analytics 4 und Meta Pixel vor der Einwilligung.',
+          recommendations: ['Meta Pixel erst nach Einwilligung laden.'],
+        });
         if (mode === 'ok') reply(json);
         else if (mode === 'fenced') reply(`\`\`\`json\n${json}\n\`\`\``);
         else if (mode === 'prose') reply('Hier ist meine Zusammenfassung ohne JSON.');
@@ -190,7 +245,11 @@ describe('OpenAI-compatible provider', () => {
     expect(system.content).toContain('Write in German (language code "de")');
     expect(user.role).toBe('user');
     const sent = JSON.parse(user.content.slice(user.content.indexOf('{')));
-    expect(sent.trackers.map((item: { name: string }) => item.name)).toEqual(['Google Tag Manager', 'Google Analytics 4', 'Meta Pixel']);
+    expect(sent.trackers.map((item: { name: string }) => item.name)).toEqual([
+      'Google Tag Manager',
+      'Google Analytics 4',
+      'Meta Pixel',
+    ]);
     expect(sent.consent.cmp).toBe('Cookiebot');
     expect(sent.loss_estimate.ad_conversions.lost_pct).toBe(40.2);
     expect(sent.trackers[0].evidence).toBeUndefined(); // only findings, not raw evidence
@@ -199,7 +258,9 @@ describe('OpenAI-compatible provider', () => {
   it('accepts a fenced JSON reply', async () => {
     mode = 'fenced';
     const provider = new OpenAiCompatibleProvider({ baseUrl: base, model: 'test-model', apiKey: 'k' });
-    expect((await provider.summarize(findings(), 'de', { timeoutMs: 5_000 })).recommendations).toEqual(['Meta Pixel erst nach Einwilligung laden.']);
+    expect((await provider.summarize(findings(), 'de', { timeoutMs: 5_000 })).recommendations).toEqual([
+      'Meta Pixel erst nach Einwilligung laden.',
+    ]);
   });
 
   it.each([

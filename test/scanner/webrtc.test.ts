@@ -27,7 +27,12 @@ async function datagramsDuringScan(channel: 'stun' | 'quic'): Promise<string[]> 
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
   try {
     const { port } = socket.address() as AddressInfo;
-    const result = await scanner.scan({ url: fixture.url('clean.example.test', `/udp-escape?${channel}=${port}`), aiSummary: false, pagespeed: false, language: 'en' });
+    const result = await scanner.scan({
+      url: fixture.url('clean.example.test', `/udp-escape?${channel}=${port}`),
+      aiSummary: false,
+      pagespeed: false,
+      language: 'en',
+    });
     expect(result.stages.browser.status).toBe('ok');
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     return received;

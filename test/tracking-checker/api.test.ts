@@ -24,7 +24,12 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
   });
 
   it('scans a page with GTM, GA4 and the Meta pixel, stores it, and reports the scan quota in the RateLimit headers', async () => {
-    const response = await t.inject({ method: 'POST', url: SCAN, token: agency.token, payload: { url: fixture.url('shop.example.test', '/'), ai_summary: true, language: 'de' } });
+    const response = await t.inject({
+      method: 'POST',
+      url: SCAN,
+      token: agency.token,
+      payload: { url: fixture.url('shop.example.test', '/'), ai_summary: true, language: 'de' },
+    });
     expect(response.statusCode, response.body).toBe(200);
     const result = response.json();
     expect(result.scan_id).toMatch(/^scn_/);
@@ -39,18 +44,36 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
     expect(response.headers['ratelimit-policy']).toBe('"token";q=100;w=60, "scan-hourly";q=300;w=3600');
     expect(response.headers.ratelimit).toMatch(/^"token";r=\d+;t=\d+, "scan-hourly";r=299;t=\d+$/);
 
-    const list = (await t.inject({ method: 'GET', url: '/api/v1/tracking-checker/scans/', token: agency.token })).json();
+    const list = (
+      await t.inject({ method: 'GET', url: '/api/v1/tracking-checker/scans/', token: agency.token })
+    ).json();
     expect(list.count).toBe(1);
-    expect(list.results[0]).toMatchObject({ scan_id: result.scan_id, status: 'completed', language: 'de', ai_summary: true, pagespeed: false, tracker_count: result.trackers.length });
-    const stored = await t.inject({ method: 'GET', url: `/api/v1/tracking-checker/scans/${result.scan_id}/`, token: agency.token });
+    expect(list.results[0]).toMatchObject({
+      scan_id: result.scan_id,
+      status: 'completed',
+      language: 'de',
+      ai_summary: true,
+      pagespeed: false,
+      tracker_count: result.trackers.length,
+    });
+    const stored = await t.inject({
+      method: 'GET',
+      url: `/api/v1/tracking-checker/scans/${result.scan_id}/`,
+      token: agency.token,
+    });
     expect(stored.statusCode).toBe(200);
     const { api_meta: _a, ...storedBody } = stored.json();
     const { api_meta: _b, ...scanBody } = result;
     expect(storedBody).toEqual(scanBody);
 
     const other = await t.tenantWithKey('pro');
-    expect((await t.inject({ method: 'GET', url: `/api/v1/tracking-checker/scans/${result.scan_id}/`, token: other.token })).statusCode).toBe(404);
-    expect((await t.inject({ method: 'GET', url: '/api/v1/tracking-checker/scans/', token: other.token })).json().count).toBe(0);
+    expect(
+      (await t.inject({ method: 'GET', url: `/api/v1/tracking-checker/scans/${result.scan_id}/`, token: other.token }))
+        .statusCode,
+    ).toBe(404);
+    expect(
+      (await t.inject({ method: 'GET', url: '/api/v1/tracking-checker/scans/', token: other.token })).json().count,
+    ).toBe(0);
   });
 
   it.each([
@@ -60,7 +83,12 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
     ['an ftp url', { url: 'ftp://shop.example.test/' }, 'url', 'invalid_url'],
     ['credentials in the url', { url: 'https://user:pw@shop.example.test/' }, 'url', 'invalid_url'],
     ['an unknown language', { url: 'https://shop.example.test/', language: 'xx' }, 'language', 'invalid_parameter'],
-    ['a string for a boolean', { url: 'https://shop.example.test/', pagespeed: 'yes' }, 'pagespeed', 'invalid_parameter'],
+    [
+      'a string for a boolean',
+      { url: 'https://shop.example.test/', pagespeed: 'yes' },
+      'pagespeed',
+      'invalid_parameter',
+    ],
     ['an unknown field', { url: 'https://shop.example.test/', depth: 3 }, 'depth', 'unknown_parameter'],
   ])('refuses %s with a 400 naming the field, and stores nothing', async (_name, payload, param, code) => {
     const tenant = await t.tenantWithKey('pro');
@@ -71,16 +99,44 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
       expect(response.json().error.message).toContain('en, de, fr, es, it, nl, pt, pl');
       expect(response.json().error.details.allowed_values).toEqual(['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl']);
     }
-    expect((await t.inject({ method: 'GET', url: '/api/v1/tracking-checker/scans/', token: tenant.token })).json().count).toBe(0);
+    expect(
+      (await t.inject({ method: 'GET', url: '/api/v1/tracking-checker/scans/', token: tenant.token })).json().count,
+    ).toBe(0);
   });
 
   it('counts the hourly quota exactly under concurrency: two parallel scans at quota 1, one succeeds', async () => {
-    const client = (await t.inject({ method: 'POST', url: '/api/tenants/', token: agency.token, payload: { name: 'Quota client', plan: 'pro' } })).json();
-    const patched = await t.inject({ method: 'PATCH', url: `/api/tenants/${client.id}/`, token: agency.token, payload: { feature_overrides: { tracking_checker_api_hourly: 1 } } });
+    const client = (
+      await t.inject({
+        method: 'POST',
+        url: '/api/tenants/',
+        token: agency.token,
+        payload: { name: 'Quota client', plan: 'pro' },
+      })
+    ).json();
+    const patched = await t.inject({
+      method: 'PATCH',
+      url: `/api/tenants/${client.id}/`,
+      token: agency.token,
+      payload: { feature_overrides: { tracking_checker_api_hourly: 1 } },
+    });
     expect(patched.json().features.tracking_checker_api_hourly).toBe(1);
-    const key = (await t.inject({ method: 'POST', url: '/api/api-keys/', token: agency.token, headers: { 'tagport-tenant': client.id }, payload: { name: 'quota' } })).json();
+    const key = (
+      await t.inject({
+        method: 'POST',
+        url: '/api/api-keys/',
+        token: agency.token,
+        headers: { 'tagport-tenant': client.id },
+        payload: { name: 'quota' },
+      })
+    ).json();
 
-    const scan = () => t.inject({ method: 'POST', url: SCAN, token: key.token, payload: { url: fixture.url('clean.example.test', '/') } });
+    const scan = () =>
+      t.inject({
+        method: 'POST',
+        url: SCAN,
+        token: key.token,
+        payload: { url: fixture.url('clean.example.test', '/') },
+      });
     const responses = await Promise.all([scan(), scan()]);
     const statuses = responses.map((response) => response.statusCode).sort();
     expect(statuses).toEqual([200, 429]);
@@ -103,13 +159,22 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
     const strict = await startTestApp('pglite', {}, t.testDatabase, { scanner: guarded });
     try {
       const tenant = await strict.tenantWithKey('pro');
-      for (const url of [fixture.url('shop.example.test', '/'), 'https://127.0.0.1/', 'https://[::1]/', 'https://169.254.169.254/latest/meta-data/', 'https://10.0.0.1/']) {
+      for (const url of [
+        fixture.url('shop.example.test', '/'),
+        'https://127.0.0.1/',
+        'https://[::1]/',
+        'https://169.254.169.254/latest/meta-data/',
+        'https://10.0.0.1/',
+      ]) {
         const response = await strict.inject({ method: 'POST', url: SCAN, token: tenant.token, payload: { url } });
         expect(response.statusCode, url).toBe(400);
         expect(response.json().error).toMatchObject({ code: 'url_not_allowed', param: 'url' });
         expect(response.headers.ratelimit).toContain('"scan-hourly";r=60;');
       }
-      expect((await strict.inject({ method: 'GET', url: '/api/v1/tracking-checker/scans/', token: tenant.token })).json().count).toBe(0);
+      expect(
+        (await strict.inject({ method: 'GET', url: '/api/v1/tracking-checker/scans/', token: tenant.token })).json()
+          .count,
+      ).toBe(0);
     } finally {
       await strict.app.close();
       await guarded.close();
@@ -121,7 +186,10 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
     const operation = document.paths['/api/v1/tracking-checker/scan/'].post;
     const body = operation.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['url']);
-    expect(body.properties.language).toMatchObject({ default: 'en', enum: ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl'] });
+    expect(body.properties.language).toMatchObject({
+      default: 'en',
+      enum: ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl'],
+    });
     expect(body.properties.ai_summary.default).toBe(false);
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
     expect(operation.responses['200'].content['application/json'].schema.properties.loss_estimate).toBeDefined();

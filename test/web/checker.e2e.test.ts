@@ -45,7 +45,11 @@ describe('public tracking checker page in a real browser', () => {
     expect(headings.join(' ')).toMatch(/Advertising/);
     expect(await page.locator('#consent-heading + ul').textContent()).toContain('Cookiebot');
     expect(await page.locator('#loss-chart').count()).toBe(1);
-    expect(await page.evaluate(() => Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('loss-chart')))).toBe(true);
+    expect(
+      await page.evaluate(() =>
+        Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('loss-chart')),
+      ),
+    ).toBe(true);
     const summary = await page.locator('#summary-heading + p').textContent();
     expect(summary!.length).toBeGreaterThan(20);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'checker-result-desktop.png'), fullPage: true });

@@ -28,12 +28,25 @@ describe('containers and domains page in a real browser', () => {
     t = await startTestApp('pglite', {
       allowPrivateNetworks: true,
       containerTransitionDelayMs: 20,
-      gateway: { port: 0, baseDomain: 'containers.tagport.test', publicIps: [], flushMs: 60_000, logSampleRate: 1, upstreamTimeoutMs: 2000 },
+      gateway: {
+        port: 0,
+        baseDomain: 'containers.tagport.test',
+        publicIps: [],
+        flushMs: 60_000,
+        logSampleRate: 1,
+        upstreamTimeoutMs: 2000,
+      },
       dns: { resolvers: ['127.0.0.1:9'], timeoutMs: 300, recheckIntervalMs: 600_000 },
     });
     gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
     const tenant = await t.tenants.create({ name: 'Host Co', plan: 'business' });
-    await t.users.createUser({ email: 'host@example.com', name: 'Hana Host', password: 'a very long password', tenantId: tenant.id, role: 'owner' });
+    await t.users.createUser({
+      email: 'host@example.com',
+      name: 'Hana Host',
+      password: 'a very long password',
+      tenantId: tenant.id,
+      role: 'owner',
+    });
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
     page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
@@ -54,10 +67,15 @@ describe('containers and domains page in a real browser', () => {
     const row = page.locator('#containers-table tbody tr', { hasText: 'Web sGTM' });
     await row.locator('td.yes', { hasText: 'running' }).waitFor({ timeout: 10_000 });
     const hostname = (await row.locator('code').textContent())!;
-    for (let i = 0; i < 3; i++) expect((await request(`${gatewayUrl}/g/collect`, { headers: { host: hostname } })).statusCode).toBe(204);
+    for (let i = 0; i < 3; i++)
+      expect((await request(`${gatewayUrl}/g/collect`, { headers: { host: hostname } })).statusCode).toBe(204);
     await row.getByRole('button', { name: 'Web sGTM' }).click();
     await expect.poll(() => page.locator('#usage-caption').textContent()).toContain('3 requests (2xx 3)');
-    expect(await page.evaluate(() => Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('usage-chart')))).toBe(true);
+    expect(
+      await page.evaluate(() =>
+        Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('usage-chart')),
+      ),
+    ).toBe(true);
 
     await page.getByLabel('Hostname').fill('data.shop.example');
     await page.getByRole('button', { name: 'Add domain' }).click();
@@ -71,6 +89,9 @@ describe('containers and domains page in a real browser', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'containers.png'), fullPage: true });
 
     await row.getByRole('button', { name: 'stop' }).click();
-    await row.locator('td', { hasText: /^stopp(ing|ed)$/ }).first().waitFor();
+    await row
+      .locator('td', { hasText: /^stopp(ing|ed)$/ })
+      .first()
+      .waitFor();
   });
 });

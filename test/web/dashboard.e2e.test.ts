@@ -57,7 +57,11 @@ describe('web dashboard in a real browser', () => {
     await expect(page.getByRole('button', { name: 'Copy' }).isVisible()).resolves.toBe(true);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'api-key-created-phone.png'), fullPage: true });
     expect(await apiStatus(token)).toBe(200);
-    const write = await request(`${base}/api/webhooks/`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    const write = await request(`${base}/api/webhooks/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(((await write.body.json()) as { error: { code: string } }).error.code).toBe('insufficient_role');
 
     const row = page.locator('#keys-table tbody tr', { hasText: 'Browser key' });

@@ -19,9 +19,20 @@ describe('monitors and reports pages in a real browser', () => {
   beforeAll(async () => {
     fs.mkdirSync(SCREENSHOTS, { recursive: true });
     target = await startHttpsTarget(() => ({ status: 200, body: 'ok', delayMs: 20 }));
-    t = await startTestApp('pglite', { allowPrivateNetworks: true, outboundCaCertificates: [target.ca], monitoring: { tickMs: 50, batchSize: 20, maxInFlight: 50, retentionDays: 30 }, webhooks: { pollMs: 50, retryBaseMs: 10, maxAttempts: 3, timeoutMs: 2000 } });
+    t = await startTestApp('pglite', {
+      allowPrivateNetworks: true,
+      outboundCaCertificates: [target.ca],
+      monitoring: { tickMs: 50, batchSize: 20, maxInFlight: 50, retentionDays: 30 },
+      webhooks: { pollMs: 50, retryBaseMs: 10, maxAttempts: 3, timeoutMs: 2000 },
+    });
     const tenant = await t.tenants.create({ name: 'Ops Co', plan: 'business' });
-    await t.users.createUser({ email: 'ops@example.com', name: 'Otto Ops', password: 'a very long password', tenantId: tenant.id, role: 'owner' });
+    await t.users.createUser({
+      email: 'ops@example.com',
+      name: 'Otto Ops',
+      password: 'a very long password',
+      tenantId: tenant.id,
+      role: 'owner',
+    });
     opsToken = (await t.keys.create(tenant.id, { name: 'setup' })).token;
     base = await t.app.listen({ host: '127.0.0.1', port: 0 });
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
@@ -42,21 +53,37 @@ describe('monitors and reports pages in a real browser', () => {
     await page.getByRole('button', { name: 'Add monitor' }).click();
     await page.getByRole('link', { name: 'Homepage' }).click();
     await page.waitForURL(/\/dashboard\/monitors\/mon_/);
-    await expect.poll(async () => {
-      await page.reload();
-      await page.locator('#monitor-stats .card').first().waitFor();
-      return page.locator('#monitor-stats .big').first().textContent();
-    }, { timeout: 10_000 }).toBe('100%');
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await page.locator('#monitor-stats .card').first().waitFor();
+          return page.locator('#monitor-stats .big').first().textContent();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe('100%');
     expect(await page.locator('#monitor-status').textContent()).toBe('Status: up');
-    expect(await page.evaluate(() => Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('latency-chart')))).toBe(true);
+    expect(
+      await page.evaluate(() =>
+        Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('latency-chart')),
+      ),
+    ).toBe(true);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'monitor-detail.png'), fullPage: true });
     await page.getByRole('button', { name: 'Pause' }).click();
     await expect.poll(() => page.locator('#monitor-status').textContent()).toBe('Status: paused');
   });
 
-  it('adds a monitor on one of the tenant\'s containers with a path', async () => {
+  it("adds a monitor on one of the tenant's containers with a path", async () => {
     const config = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
-    const container = (await t.inject({ method: 'POST', url: '/api/containers/', token: opsToken, payload: { name: 'Tagging', region: 'eu-central', config } })).json();
+    const container = (
+      await t.inject({
+        method: 'POST',
+        url: '/api/containers/',
+        token: opsToken,
+        payload: { name: 'Tagging', region: 'eu-central', config },
+      })
+    ).json();
     await page.goto(`${base}/dashboard/monitors`);
     await page.getByLabel('Target').selectOption(`container:${container.id}`);
     await expect.poll(() => page.getByLabel('https URL').isVisible()).toBe(false);

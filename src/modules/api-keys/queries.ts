@@ -36,14 +36,24 @@ export async function insertKey(db: Db, row: typeof apiKeys.$inferInsert): Promi
 
 export async function listKeys(db: Db, tenantId: string, limit: number, offset: number) {
   const [rows, [{ total }]] = await Promise.all([
-    db.select().from(apiKeys).where(eq(apiKeys.tenantId, tenantId)).orderBy(desc(apiKeys.createdAt), desc(apiKeys.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(apiKeys)
+      .where(eq(apiKeys.tenantId, tenantId))
+      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: count() }).from(apiKeys).where(eq(apiKeys.tenantId, tenantId)),
   ]);
   return { rows, total };
 }
 
 export async function findKey(db: Db, tenantId: string, keyId: string): Promise<ApiKeyRow | null> {
-  const rows = await db.select().from(apiKeys).where(and(eq(apiKeys.id, keyId), eq(apiKeys.tenantId, tenantId))).limit(1);
+  const rows = await db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), eq(apiKeys.tenantId, tenantId)))
+    .limit(1);
   return rows[0] ?? null;
 }
 

@@ -4,20 +4,28 @@ import { NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.js'
 import { TenantId } from '../tenants/schemas.js';
 
 export const ApiKeyIdParams = Type.Object({
-  id: Type.String({ pattern: idPattern('apiKey'), description: 'API key id (`key_…`).', examples: ['key_01jdv3k2m8q4r7s9t0v1w2x3y4'] }),
+  id: Type.String({
+    pattern: idPattern('apiKey'),
+    description: 'API key id (`key_…`).',
+    examples: ['key_01jdv3k2m8q4r7s9t0v1w2x3y4'],
+  }),
 });
 
 const ROLES = ['owner', 'admin', 'member'] as const;
 
 const KeyRole = StringEnum(ROLES, {
-  description: 'The role the key acts with: `owner`, `admin` (everything but archiving tenants and changing plans) or `member` (read, scan, request reports).',
+  description:
+    'The role the key acts with: `owner`, `admin` (everything but archiving tenants and changing plans) or `member` (read, scan, request reports).',
 });
 
 const apiKeyProperties = {
   id: Type.String({ description: 'API key id (`key_…`).' }),
   tenant_id: TenantId,
   name: Type.String(),
-  token_start: Type.String({ description: 'First characters of the token, for recognising it.', examples: ['tgp_A1b2'] }),
+  token_start: Type.String({
+    description: 'First characters of the token, for recognising it.',
+    examples: ['tgp_A1b2'],
+  }),
   token_last4: Type.String({ description: 'Last four characters of the token.', examples: ['x9Yz'] }),
   role: KeyRole,
   status: StringEnum(['active', 'revoked', 'expired'] as const),
@@ -36,7 +44,8 @@ export const CreatedApiKey = Type.Object(
   {
     ...apiKeyProperties,
     token: Type.String({
-      description: 'The secret token, `tgp_` + 30 base62 characters + a 6-character checksum. Shown only in this response: store it now.',
+      description:
+        'The secret token, `tgp_` + 30 base62 characters + a 6-character checksum. Shown only in this response: store it now.',
       examples: ['tgp_1A2b3C4d5E6f7G8h9I0jKlMnOpQrSt0Ab1Cd'],
     }),
   },
@@ -46,11 +55,14 @@ export const CreatedApiKey = Type.Object(
 export const CreateApiKeyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'A name to recognise the key by.' }),
-    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'Optional expiry; must be in the future.' })),
+    expires_at: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Optional expiry; must be in the future.' }),
+    ),
     role: Type.Optional(
       StringEnum(ROLES, {
         default: 'admin',
-        description: 'The role the key acts with; `admin` by default. It cannot be higher than the role of the caller creating it.',
+        description:
+          'The role the key acts with; `admin` by default. It cannot be higher than the role of the caller creating it.',
       }),
     ),
   },

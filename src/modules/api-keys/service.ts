@@ -20,7 +20,11 @@ export class ApiKeyService {
   toDto(row: ApiKeyRow): ApiKeyDto {
     const pending = this.auth.pendingLastUsedAt(row.id);
     const lastUsed = pending && (!row.lastUsedAt || pending > row.lastUsedAt) ? pending : row.lastUsedAt;
-    const status = row.revokedAt ? 'revoked' : row.expiresAt && row.expiresAt.getTime() <= Date.now() ? 'expired' : 'active';
+    const status = row.revokedAt
+      ? 'revoked'
+      : row.expiresAt && row.expiresAt.getTime() <= Date.now()
+        ? 'expired'
+        : 'active';
     return {
       id: row.id,
       tenant_id: row.tenantId,
@@ -51,7 +55,10 @@ export class ApiKeyService {
       }
     }
     if ((await queries.countActiveKeys(this.database.db, tenantId)) >= MAX_ACTIVE_KEYS_PER_TENANT) {
-      throw forbidden('too_many_api_keys', `A tenant can have at most ${MAX_ACTIVE_KEYS_PER_TENANT} unrevoked API keys; revoke unused ones.`);
+      throw forbidden(
+        'too_many_api_keys',
+        `A tenant can have at most ${MAX_ACTIVE_KEYS_PER_TENANT} unrevoked API keys; revoke unused ones.`,
+      );
     }
     const token = generateApiToken();
     const hint = tokenHint(token);

@@ -38,7 +38,12 @@ export async function findUserByEmail(db: Db, email: string) {
 
 export async function membershipsOf(db: Db, userId: string) {
   return db
-    .select({ tenantId: memberships.tenantId, role: memberships.role, tenantName: tenants.name, tenantStatus: tenants.status })
+    .select({
+      tenantId: memberships.tenantId,
+      role: memberships.role,
+      tenantName: tenants.name,
+      tenantStatus: tenants.status,
+    })
     .from(memberships)
     .innerJoin(tenants, eq(tenants.id, memberships.tenantId))
     .where(eq(memberships.userId, userId))

@@ -33,7 +33,8 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'login',
       summary: 'Sign in (web UI)',
-      description: 'Checks email and password and sets the HttpOnly session cookie used by the web dashboard. Failed attempts are throttled per email and IP.',
+      description:
+        'Checks email and password and sets the HttpOnly session cookie used by the web dashboard. Failed attempts are throttled per email and IP.',
       tags,
       security: [],
       body: LoginBody,
@@ -41,10 +42,19 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       const { token, expiresAt } = await users.login(request.body, request.ip);
-      reply.setCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: 'lax', secure: app.config.secureCookies, path: '/', expires: expiresAt });
+      reply.setCookie(SESSION_COOKIE, token, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: app.config.secureCookies,
+        path: '/',
+        expires: expiresAt,
+      });
       const session = await app.services.auth.verifySession(token);
       if (!session) throw unauthenticated('missing_credentials', 'The session could not be opened.');
-      return { ...(await users.describe(session.userId, session.tenantId, session.role)), csrf_token: reply.generateCsrf() };
+      return {
+        ...(await users.describe(session.userId, session.tenantId, session.role)),
+        csrf_token: reply.generateCsrf(),
+      };
     },
   });
 
@@ -59,7 +69,8 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       const auth = requireAuth(request);
-      if (auth.kind !== 'session' || !auth.userId || !auth.role) throw unauthenticated('session_required', 'This endpoint needs the web session cookie, not an API key.');
+      if (auth.kind !== 'session' || !auth.userId || !auth.role)
+        throw unauthenticated('session_required', 'This endpoint needs the web session cookie, not an API key.');
       return { ...(await users.describe(auth.userId, auth.tenantId, auth.role)), csrf_token: reply.generateCsrf() };
     },
   });
@@ -70,11 +81,15 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Sign out (web UI)',
       tags,
       security: [{ session: [] }],
-      response: { 200: withMeta(Type.Object({ signed_out: Type.Boolean() }, { additionalProperties: false })), ...errorResponses(403) },
+      response: {
+        200: withMeta(Type.Object({ signed_out: Type.Boolean() }, { additionalProperties: false })),
+        ...errorResponses(403),
+      },
     },
     handler: async (request, reply) => {
       const auth = requireAuth(request);
-      if (auth.kind !== 'session' || !auth.sessionId) throw unauthenticated('session_required', 'This endpoint needs the web session cookie, not an API key.');
+      if (auth.kind !== 'session' || !auth.sessionId)
+        throw unauthenticated('session_required', 'This endpoint needs the web session cookie, not an API key.');
       await users.logout(auth.sessionId);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return { signed_out: true };

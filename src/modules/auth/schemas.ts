@@ -17,13 +17,21 @@ export const LoginBody = Type.Object(
 
 export const Session = Type.Object(
   {
-    user: Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() }, { additionalProperties: false }),
+    user: Type.Object(
+      { id: Type.String(), email: Type.String(), name: Type.String() },
+      { additionalProperties: false },
+    ),
     tenant_id: TenantId,
     role: StringEnum(['owner', 'admin', 'member'] as const),
     memberships: Type.Array(
-      Type.Object({ tenant_id: TenantId, tenant_name: Type.String(), role: Type.String() }, { additionalProperties: false }),
+      Type.Object(
+        { tenant_id: TenantId, tenant_name: Type.String(), role: Type.String() },
+        { additionalProperties: false },
+      ),
     ),
-    csrf_token: Type.String({ description: 'Send in the X-CSRF-Token header with every POST, PATCH and DELETE made with the session cookie.' }),
+    csrf_token: Type.String({
+      description: 'Send in the X-CSRF-Token header with every POST, PATCH and DELETE made with the session cookie.',
+    }),
   },
   { additionalProperties: false, description: 'The signed-in web session.' },
 );
@@ -51,7 +59,10 @@ export const SetupBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const SetupResult = Type.Object({ tenant_id: Type.String(), user_id: Type.String() }, { additionalProperties: false });
+export const SetupResult = Type.Object(
+  { tenant_id: Type.String(), user_id: Type.String() },
+  { additionalProperties: false },
+);
 
 /** True for the addresses the API accepts in `email` fields. */
 export const isEmail = schemaCheck(Email);

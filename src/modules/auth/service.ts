@@ -74,7 +74,14 @@ export class UserService {
    * has tenants it needs a valid set-up token, and succeeding spends every token. The checks and the inserts run in
    * one transaction under an advisory lock, so of two simultaneous set-ups (on any instances) exactly one succeeds.
    */
-  async setup(input: { organisation: string; plan?: string; name: string; email: string; password: string; setup_token?: string }) {
+  async setup(input: {
+    organisation: string;
+    plan?: string;
+    name: string;
+    email: string;
+    password: string;
+    setup_token?: string;
+  }) {
     assertStrongPassword(input.password);
     const passwordHash = await hashPassword(input.password);
     const tenantId = newId('tenant');
@@ -83,8 +90,12 @@ export class UserService {
       await tx.execute(sql`select pg_advisory_xact_lock(${SETUP_LOCK})`);
       if (await queries.anyUser(tx)) throw alreadySetUp();
       if (await queries.anyTenant(tx)) await requireSetupToken(tx, input.setup_token);
-      await tx.insert(tenants).values({ id: tenantId, name: input.organisation.trim(), planId: input.plan ?? 'agency' });
-      await tx.insert(users).values({ id: userId, email: normaliseEmail(input.email), name: input.name.trim(), passwordHash });
+      await tx
+        .insert(tenants)
+        .values({ id: tenantId, name: input.organisation.trim(), planId: input.plan ?? 'agency' });
+      await tx
+        .insert(users)
+        .values({ id: userId, email: normaliseEmail(input.email), name: input.name.trim(), passwordHash });
       await tx.insert(memberships).values({ id: newId('membership'), userId, tenantId, role: 'owner' });
       await queries.deleteSetupTokens(tx);
     });
@@ -93,15 +104,23 @@ export class UserService {
 
   /** Operator path (CLI): a new user with one membership. An email that is taken is refused; nothing is changed then. */
   async createUser(input: { email: string; name: string; password: string; tenantId: string; role: Role }) {
-    if (!isEmail(input.email)) throw invalidRequest('invalid_email', `'${input.email}' is not a valid email address.`, 'email');
+    if (!isEmail(input.email))
+      throw invalidRequest('invalid_email', `'${input.email}' is not a valid email address.`, 'email');
     assertStrongPassword(input.password);
     const email = normaliseEmail(input.email);
     const userId = newId('user');
     const passwordHash = await hashPassword(input.password);
     await this.database.db.transaction(async (tx) => {
-      const inserted = await tx.insert(users).values({ id: userId, email, name: input.name, passwordHash }).onConflictDoNothing().returning({ id: users.id });
-      if (inserted.length === 0) throw conflict('email_taken', `A user with the email ${email} already exists; nothing was changed.`);
-      await tx.insert(memberships).values({ id: newId('membership'), userId, tenantId: input.tenantId, role: input.role });
+      const inserted = await tx
+        .insert(users)
+        .values({ id: userId, email, name: input.name, passwordHash })
+        .onConflictDoNothing()
+        .returning({ id: users.id });
+      if (inserted.length === 0)
+        throw conflict('email_taken', `A user with the email ${email} already exists; nothing was changed.`);
+      await tx
+        .insert(memberships)
+        .values({ id: newId('membership'), userId, tenantId: input.tenantId, role: input.role });
     });
     return { id: userId, email, name: input.name, tenant_id: input.tenantId, role: input.role };
   }
@@ -125,10 +144,19 @@ export class UserService {
     const tenants = await queries.membershipsOf(this.database.db, user.id);
     const active = tenants.filter((membership) => membership.tenantStatus === 'active');
     const chosen = input.tenant_id ? active.find((membership) => membership.tenantId === input.tenant_id) : active[0];
-    if (!chosen) throw input.tenant_id ? notFound('tenant', input.tenant_id) : unauthenticated('no_active_tenant', 'This user belongs to no active tenant.');
+    if (!chosen)
+      throw input.tenant_id
+        ? notFound('tenant', input.tenant_id)
+        : unauthenticated('no_active_tenant', 'This user belongs to no active tenant.');
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.sessionTtlHours * 3600_000);
-    await queries.insertSession(this.database.db, { id: newId('session'), tokenHash: sha256Hex(token), userId: user.id, tenantId: chosen.tenantId, expiresAt });
+    await queries.insertSession(this.database.db, {
+      id: newId('session'),
+      tokenHash: sha256Hex(token),
+      userId: user.id,
+      tenantId: chosen.tenantId,
+      expiresAt,
+    });
     return { token, expiresAt };
   }
 
@@ -145,7 +173,11 @@ export class UserService {
       user: { id: user.id, email: user.email, name: user.name },
       tenant_id: tenantId,
       role,
-      memberships: tenants.map((membership) => ({ tenant_id: membership.tenantId, tenant_name: membership.tenantName, role: membership.role })),
+      memberships: tenants.map((membership) => ({
+        tenant_id: membership.tenantId,
+        tenant_name: membership.tenantName,
+        role: membership.role,
+      })),
     };
   }
 }
@@ -160,13 +192,22 @@ async function requireSetupToken(db: Db, token: string | undefined): Promise<voi
     );
   }
   if (!(await queries.isValidSetupToken(db, sha256Hex(token)))) {
-    throw forbidden('invalid_setup_token', 'The set-up token is wrong, expired or already used; create a new one with `tagport setup-token`.');
+    throw forbidden(
+      'invalid_setup_token',
+      'The set-up token is wrong, expired or already used; create a new one with `tagport setup-token`.',
+    );
   }
 }
 
 function tooManyAttempts(state: RateLimiterRes): ApiError {
   const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-  return new ApiError(429, 'rate_limit_error', 'too_many_login_attempts', `Too many failed sign-ins; try again in ${seconds} s.`, {
-    headers: { 'retry-after': String(seconds) },
-  });
+  return new ApiError(
+    429,
+    'rate_limit_error',
+    'too_many_login_attempts',
+    `Too many failed sign-ins; try again in ${seconds} s.`,
+    {
+      headers: { 'retry-after': String(seconds) },
+    },
+  );
 }

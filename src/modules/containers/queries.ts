@@ -9,21 +9,34 @@ export async function insertContainer(db: Db, row: typeof containers.$inferInser
 }
 
 export async function countLiveContainers(db: Db, tenantId: string): Promise<number> {
-  const [{ total }] = await db.select({ total: count() }).from(containers).where(and(eq(containers.tenantId, tenantId), ne(containers.status, 'deleted')));
+  const [{ total }] = await db
+    .select({ total: count() })
+    .from(containers)
+    .where(and(eq(containers.tenantId, tenantId), ne(containers.status, 'deleted')));
   return total;
 }
 
 export async function listContainers(db: Db, tenantId: string, limit: number, offset: number) {
   const where = and(eq(containers.tenantId, tenantId), ne(containers.status, 'deleted'));
   const [rows, [{ total }]] = await Promise.all([
-    db.select().from(containers).where(where).orderBy(desc(containers.createdAt), desc(containers.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(containers)
+      .where(where)
+      .orderBy(desc(containers.createdAt), desc(containers.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: count() }).from(containers).where(where),
   ]);
   return { rows, total };
 }
 
 export async function findContainer(db: Db, tenantId: string, id: string): Promise<ContainerRow | null> {
-  const rows = await db.select().from(containers).where(and(eq(containers.id, id), eq(containers.tenantId, tenantId))).limit(1);
+  const rows = await db
+    .select()
+    .from(containers)
+    .where(and(eq(containers.id, id), eq(containers.tenantId, tenantId)))
+    .limit(1);
   return rows[0] ?? null;
 }
 
@@ -33,7 +46,12 @@ export async function findContainerById(db: Db, id: string): Promise<ContainerRo
 }
 
 /** Moves a container from one of `from` to `to` atomically; null when it was not in one of `from`. */
-export async function transition(db: Db, id: string, from: string[], changes: Partial<typeof containers.$inferInsert> & { status: string }): Promise<ContainerRow | null> {
+export async function transition(
+  db: Db,
+  id: string,
+  from: string[],
+  changes: Partial<typeof containers.$inferInsert> & { status: string },
+): Promise<ContainerRow | null> {
   const rows = await db
     .update(containers)
     .set({ ...changes, updatedAt: sql`now()` })
@@ -42,11 +60,22 @@ export async function transition(db: Db, id: string, from: string[], changes: Pa
   return rows[0] ?? null;
 }
 
-export async function updateContainer(db: Db, tenantId: string, id: string, changes: Partial<typeof containers.$inferInsert>): Promise<ContainerRow | null> {
+export async function updateContainer(
+  db: Db,
+  tenantId: string,
+  id: string,
+  changes: Partial<typeof containers.$inferInsert>,
+): Promise<ContainerRow | null> {
   const rows = await db
     .update(containers)
     .set({ ...changes, updatedAt: sql`now()` })
-    .where(and(eq(containers.id, id), eq(containers.tenantId, tenantId), notInArray(containers.status, [...REMOVED_STATUSES])))
+    .where(
+      and(
+        eq(containers.id, id),
+        eq(containers.tenantId, tenantId),
+        notInArray(containers.status, [...REMOVED_STATUSES]),
+      ),
+    )
     .returning();
   return rows[0] ?? null;
 }
@@ -55,15 +84,24 @@ export async function transitionalContainers(db: Db): Promise<string[]> {
   const rows = await db
     .select({ id: containers.id })
     .from(containers)
-    .where(sql`${containers.status} in ('provisioning', 'starting', 'stopping', 'deleting') or (${containers.status} = 'stopped' and ${containers.pendingAction} is not null)`);
+    .where(
+      sql`${containers.status} in ('provisioning', 'starting', 'stopping', 'deleting') or (${containers.status} = 'stopped' and ${containers.pendingAction} is not null)`,
+    );
   return rows.map((row) => row.id);
 }
 
 export async function usage(db: Db, containerId: string, from: string, to: string) {
   return db
-    .select({ day: containerUsage.day, hostname: containerUsage.hostname, statusClass: containerUsage.statusClass, requests: containerUsage.requests })
+    .select({
+      day: containerUsage.day,
+      hostname: containerUsage.hostname,
+      statusClass: containerUsage.statusClass,
+      requests: containerUsage.requests,
+    })
     .from(containerUsage)
-    .where(and(eq(containerUsage.containerId, containerId), gte(containerUsage.day, from), lte(containerUsage.day, to)));
+    .where(
+      and(eq(containerUsage.containerId, containerId), gte(containerUsage.day, from), lte(containerUsage.day, to)),
+    );
 }
 
 /** Adds counts from the gateway's in-memory meter; one statement per batch. */
@@ -92,7 +130,13 @@ export async function trimRequestLogs(db: Db, keep: number): Promise<void> {
 export async function listRequestLogs(db: Db, containerId: string, limit: number, offset: number) {
   const where = eq(containerRequestLogs.containerId, containerId);
   const [rows, [{ total }]] = await Promise.all([
-    db.select().from(containerRequestLogs).where(where).orderBy(desc(containerRequestLogs.at), desc(containerRequestLogs.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(containerRequestLogs)
+      .where(where)
+      .orderBy(desc(containerRequestLogs.at), desc(containerRequestLogs.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: count() }).from(containerRequestLogs).where(where),
   ]);
   return { rows, total };

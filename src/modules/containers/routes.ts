@@ -4,7 +4,17 @@ import { invalidRequest } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import * as queries from './queries.js';
-import { Container, ContainerIdParams, CreateContainerBody, RequestLog, STATE_MACHINE, UpdateContainerBody, Usage, UsageQuery, type ContainerAction } from './schemas.js';
+import {
+  Container,
+  ContainerIdParams,
+  CreateContainerBody,
+  RequestLog,
+  STATE_MACHINE,
+  UpdateContainerBody,
+  Usage,
+  UsageQuery,
+  type ContainerAction,
+} from './schemas.js';
 
 const DAY_MS = 86_400_000;
 
@@ -14,7 +24,14 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tenant = (request: Parameters<typeof requireAuth>[0]) => requireAuth(request).tenantId;
 
   app.get('/api/containers/', {
-    schema: { operationId: 'listContainers', summary: 'List containers', description: 'Containers of the tenant, deleted ones left out.', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Container, 'A page of containers.'), ...errorResponses() } },
+    schema: {
+      operationId: 'listContainers',
+      summary: 'List containers',
+      description: 'Containers of the tenant, deleted ones left out.',
+      tags,
+      querystring: PaginationQuery,
+      response: { 200: listEnvelope(Container, 'A page of containers.'), ...errorResponses() },
+    },
     handler: async (request) => {
       return listPage(request, (limit, offset) => containers.list(tenant(request), limit, offset));
     },
@@ -33,18 +50,39 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/api/containers/:id/', {
-    schema: { operationId: 'getContainer', summary: 'Get a container', tags, params: ContainerIdParams, response: { 200: withMeta(Container), ...errorResponses(404) } },
+    schema: {
+      operationId: 'getContainer',
+      summary: 'Get a container',
+      tags,
+      params: ContainerIdParams,
+      response: { 200: withMeta(Container), ...errorResponses(404) },
+    },
     handler: async (request) => containers.get(tenant(request), request.params.id),
   });
 
   app.patch('/api/containers/:id/', {
-    schema: { operationId: 'updateContainer', summary: 'Update a container', tags, params: ContainerIdParams, body: UpdateContainerBody, response: { 200: withMeta(Container), ...errorResponses(404, 409, 413, 415) } },
+    schema: {
+      operationId: 'updateContainer',
+      summary: 'Update a container',
+      tags,
+      params: ContainerIdParams,
+      body: UpdateContainerBody,
+      response: { 200: withMeta(Container), ...errorResponses(404, 409, 413, 415) },
+    },
     handler: async (request) => containers.update(tenant(request), request.params.id, request.body),
   });
 
   app.delete('/api/containers/:id/', {
-    schema: { operationId: 'deleteContainer', summary: 'Delete a container', description: 'Returns 202 with status `deleting`; the worker completes it to `deleted`.', tags, params: ContainerIdParams, response: { 202: withMeta(Container), ...errorResponses(404, 409) } },
-    handler: async (request, reply) => reply.code(202).send(await containers.act(tenant(request), request.params.id, 'delete')),
+    schema: {
+      operationId: 'deleteContainer',
+      summary: 'Delete a container',
+      description: 'Returns 202 with status `deleting`; the worker completes it to `deleted`.',
+      tags,
+      params: ContainerIdParams,
+      response: { 202: withMeta(Container), ...errorResponses(404, 409) },
+    },
+    handler: async (request, reply) =>
+      reply.code(202).send(await containers.act(tenant(request), request.params.id, 'delete')),
   });
 
   for (const action of ['start', 'stop', 'restart'] as ContainerAction[]) {
@@ -57,19 +95,29 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: ContainerIdParams,
         response: { 202: withMeta(Container), ...errorResponses(404, 409) },
       },
-      handler: async (request, reply) => reply.code(202).send(await containers.act(tenant(request), request.params.id, action)),
+      handler: async (request, reply) =>
+        reply.code(202).send(await containers.act(tenant(request), request.params.id, action)),
     });
   }
 
   app.get('/api/containers/:id/usage/', {
-    schema: { operationId: 'getContainerUsage', summary: 'Request usage of a container', tags, params: ContainerIdParams, querystring: UsageQuery, response: { 200: withMeta(Usage), ...errorResponses(404) } },
+    schema: {
+      operationId: 'getContainerUsage',
+      summary: 'Request usage of a container',
+      tags,
+      params: ContainerIdParams,
+      querystring: UsageQuery,
+      response: { 200: withMeta(Usage), ...errorResponses(404) },
+    },
     handler: async (request) => {
       await containers.find(tenant(request), request.params.id);
       await app.services.gateway.flush();
       const to = request.query.to ?? new Date().toISOString().slice(0, 10);
-      const from = request.query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
+      const from =
+        request.query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
       if (from > to) throw invalidRequest('period_reversed', 'from must not be after to.', 'from');
-      if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS) throw invalidRequest('period_too_long', 'At most 366 days at a time.', 'to');
+      if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS)
+        throw invalidRequest('period_too_long', 'At most 366 days at a time.', 'to');
       const rows = await queries.usage(app.database.db, request.params.id, from, to);
       const sum = (key: (row: (typeof rows)[number]) => string) => {
         const totals = new Map<string, number>();
@@ -83,20 +131,42 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         to,
         total_requests: rows.reduce((total, row) => total + row.requests, 0),
         days,
-        by_hostname: [...sum((row) => row.hostname)].map(([hostname, requests]) => ({ hostname, requests })).sort((a, b) => b.requests - a.requests),
+        by_hostname: [...sum((row) => row.hostname)]
+          .map(([hostname, requests]) => ({ hostname, requests }))
+          .sort((a, b) => b.requests - a.requests),
         by_status_class: Object.fromEntries(sum((row) => row.statusClass)),
       };
     },
   });
 
   app.get('/api/containers/:id/logs/', {
-    schema: { operationId: 'listContainerLogs', summary: 'Sampled request logs of a container', description: 'A sample of the requests through the gateway (see `GATEWAY_LOG_SAMPLE_RATE`), newest first; the newest 1000 per container are kept.', tags, params: ContainerIdParams, querystring: PaginationQuery, response: { 200: listEnvelope(RequestLog, 'A page of request logs.'), ...errorResponses(404) } },
+    schema: {
+      operationId: 'listContainerLogs',
+      summary: 'Sampled request logs of a container',
+      description:
+        'A sample of the requests through the gateway (see `GATEWAY_LOG_SAMPLE_RATE`), newest first; the newest 1000 per container are kept.',
+      tags,
+      params: ContainerIdParams,
+      querystring: PaginationQuery,
+      response: { 200: listEnvelope(RequestLog, 'A page of request logs.'), ...errorResponses(404) },
+    },
     handler: async (request) => {
       await containers.find(tenant(request), request.params.id);
       await app.services.gateway.flush();
       return listPage(request, async (limit, offset) => {
         const { rows, total } = await queries.listRequestLogs(app.database.db, request.params.id, limit, offset);
-        return { results: rows.map((row) => ({ id: row.id, at: row.at.toISOString(), hostname: row.hostname, method: row.method, path: row.path, status_code: row.statusCode, duration_ms: row.durationMs })), total };
+        return {
+          results: rows.map((row) => ({
+            id: row.id,
+            at: row.at.toISOString(),
+            hostname: row.hostname,
+            method: row.method,
+            path: row.path,
+            status_code: row.statusCode,
+            duration_ms: row.durationMs,
+          })),
+          total,
+        };
       });
     },
   });

@@ -3,7 +3,16 @@ import { idPattern } from '../../lib/ids.js';
 import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const REGIONS = ['eu-central', 'eu-west', 'us-east', 'us-west', 'ap-southeast'] as const;
-export const CONTAINER_STATUSES = ['provisioning', 'running', 'stopping', 'stopped', 'starting', 'failed', 'deleting', 'deleted'] as const;
+export const CONTAINER_STATUSES = [
+  'provisioning',
+  'running',
+  'stopping',
+  'stopped',
+  'starting',
+  'failed',
+  'deleting',
+  'deleted',
+] as const;
 export type ContainerStatus = (typeof CONTAINER_STATUSES)[number];
 /** Containers on their way out: no new domains or monitors may point at them. */
 export const REMOVED_STATUSES: readonly string[] = ['deleting', 'deleted'];
@@ -20,12 +29,15 @@ export const TRANSITIONS: Record<ContainerAction, { from: ContainerStatus[]; to:
 
 export const STATE_MACHINE = `provisioning → running (or failed); running —stop→ stopping → stopped; stopped/failed —start→ starting → running (or failed); running —restart→ stopping → stopped → starting → running; any state but deleting/deleted —delete→ deleting → deleted. Transitional states are completed by the background worker.`;
 
-export const ContainerIdParams = Type.Object({ id: Type.String({ pattern: idPattern('container'), description: 'Container id (`ctr_…`).' }) });
+export const ContainerIdParams = Type.Object({
+  id: Type.String({ pattern: idPattern('container'), description: 'Container id (`ctr_…`).' }),
+});
 
 const Config = Type.String({
   minLength: 8,
   maxLength: 4096,
-  description: 'The server-side Google Tag Manager container config: the base64 string from GTM (Admin → Container settings), decoding to `id=GTM-…&env=…&auth=…`.',
+  description:
+    'The server-side Google Tag Manager container config: the base64 string from GTM (Admin → Container settings), decoding to `id=GTM-…&env=…&auth=…`.',
   examples: ['aWQ9R1RNLUFCQzEyMyZlbnY9MSZhdXRoPWFiY2RlZmdoaWprbG1u'],
 });
 
@@ -40,7 +52,9 @@ export const Container = Type.Object(
     config: Config,
     gtm_container_id: Type.String({ description: 'The GTM container id read from config.' }),
     upstream_url: Nullable(Type.String(), { description: 'The tagging server the gateway forwards to.' }),
-    default_hostname: Type.String({ description: 'Hostname served by the gateway for this container; point custom domains here with a CNAME.' }),
+    default_hostname: Type.String({
+      description: 'Hostname served by the gateway for this container; point custom domains here with a CNAME.',
+    }),
     allowed_actions: Type.Array(StringEnum(ACTIONS), { description: 'Actions valid in the current state.' }),
     created_at: Timestamp('When the container was created.'),
     updated_at: Timestamp('When it last changed.'),
@@ -49,11 +63,23 @@ export const Container = Type.Object(
 );
 
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
-const Upstream = Nullable(Type.String({ minLength: 1, maxLength: 2048 }), { description: 'https URL of the tagging server (a public address).' });
+const Upstream = Nullable(Type.String({ minLength: 1, maxLength: 2048 }), {
+  description: 'https URL of the tagging server (a public address).',
+});
 
 export const CreateContainerBody = Type.Object(
   { name: Name, region: StringEnum(REGIONS), config: Config, upstream_url: Type.Optional(Upstream) },
-  { additionalProperties: false, examples: [{ name: 'Shop sGTM', region: 'eu-central', config: 'aWQ9R1RNLUFCQzEyMyZlbnY9MSZhdXRoPWFiY2RlZmdoaWprbG1u', upstream_url: 'https://tagging.example.com' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Shop sGTM',
+        region: 'eu-central',
+        config: 'aWQ9R1RNLUFCQzEyMyZlbnY9MSZhdXRoPWFiY2RlZmdoaWprbG1u',
+        upstream_url: 'https://tagging.example.com',
+      },
+    ],
+  },
 );
 
 export const UpdateContainerBody = Type.Object(
@@ -73,8 +99,12 @@ export const Usage = Type.Object(
     to: Type.String(),
     total_requests: Type.Integer(),
     days: Type.Array(Type.Object({ day: Type.String(), requests: Type.Integer() }, { additionalProperties: false })),
-    by_hostname: Type.Array(Type.Object({ hostname: Type.String(), requests: Type.Integer() }, { additionalProperties: false })),
-    by_status_class: Type.Record(Type.String(), Type.Integer(), { description: 'Requests per status class: 2xx, 3xx, 4xx, 5xx.' }),
+    by_hostname: Type.Array(
+      Type.Object({ hostname: Type.String(), requests: Type.Integer() }, { additionalProperties: false }),
+    ),
+    by_status_class: Type.Record(Type.String(), Type.Integer(), {
+      description: 'Requests per status class: 2xx, 3xx, 4xx, 5xx.',
+    }),
   },
   { additionalProperties: false, description: 'Requests through the gateway, per UTC day, hostname and status class.' },
 );

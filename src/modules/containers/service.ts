@@ -7,17 +7,37 @@ import type { EventLog } from '../events/service.js';
 import { findTenantById } from '../tenants/queries.js';
 import { effectiveFeatures } from '../tenants/service.js';
 import * as queries from './queries.js';
-import { ACTIONS, TRANSITIONS, type ContainerAction, type ContainerDto, type ContainerStatus, type CreateContainerInput, type UpdateContainerInput } from './schemas.js';
+import {
+  ACTIONS,
+  TRANSITIONS,
+  type ContainerAction,
+  type ContainerDto,
+  type ContainerStatus,
+  type CreateContainerInput,
+  type UpdateContainerInput,
+} from './schemas.js';
 
 /** Decodes and checks a server-side GTM container config; returns the GTM container id. */
 export function parseContainerConfig(config: string): string {
   const trimmed = config.trim();
-  if (!/^[A-Za-z0-9+/=_-]+$/.test(trimmed)) throw invalidRequest('invalid_config', 'config must be the base64 container config string from Google Tag Manager.', 'config');
+  if (!/^[A-Za-z0-9+/=_-]+$/.test(trimmed))
+    throw invalidRequest(
+      'invalid_config',
+      'config must be the base64 container config string from Google Tag Manager.',
+      'config',
+    );
   const params = new URLSearchParams(Buffer.from(trimmed, 'base64').toString('utf8'));
   const id = params.get('id') ?? '';
-  if (!/^GTM-[A-Z0-9]{4,12}$/.test(id)) throw invalidRequest('invalid_config', 'config does not decode to a GTM container (id=GTM-…&env=…&auth=…).', 'config');
-  if (!/^\d{1,6}$/.test(params.get('env') ?? '')) throw invalidRequest('invalid_config', 'config has no valid env parameter.', 'config');
-  if (!/^[A-Za-z0-9_-]{6,200}$/.test(params.get('auth') ?? '')) throw invalidRequest('invalid_config', 'config has no valid auth parameter.', 'config');
+  if (!/^GTM-[A-Z0-9]{4,12}$/.test(id))
+    throw invalidRequest(
+      'invalid_config',
+      'config does not decode to a GTM container (id=GTM-…&env=…&auth=…).',
+      'config',
+    );
+  if (!/^\d{1,6}$/.test(params.get('env') ?? ''))
+    throw invalidRequest('invalid_config', 'config has no valid env parameter.', 'config');
+  if (!/^[A-Za-z0-9_-]{6,200}$/.test(params.get('auth') ?? ''))
+    throw invalidRequest('invalid_config', 'config has no valid auth parameter.', 'config');
   return id;
 }
 
@@ -67,7 +87,11 @@ export class ContainerService {
       await this.outbound.checkUrl(url);
     } catch (error) {
       if (error instanceof OutboundRefusedError) {
-        throw invalidRequest(error.code === 'https_required' ? 'https_required' : 'upstream_not_allowed', `upstream_url refused: ${error.message}`, 'upstream_url');
+        throw invalidRequest(
+          error.code === 'https_required' ? 'https_required' : 'upstream_not_allowed',
+          `upstream_url refused: ${error.message}`,
+          'upstream_url',
+        );
       }
       throw error;
     }
@@ -77,7 +101,7 @@ export class ContainerService {
     parseContainerConfig(input.config);
     await this.checkUpstream(input.upstream_url);
     const tenant = await findTenantById(this.db, tenantId);
-    const limit = Number(tenant ? effectiveFeatures(tenant).max_containers ?? 0 : 0);
+    const limit = Number(tenant ? (effectiveFeatures(tenant).max_containers ?? 0) : 0);
     if ((await queries.countLiveContainers(this.db, tenantId)) >= limit) {
       throw planLimitReached('containers', limit);
     }
@@ -92,7 +116,12 @@ export class ContainerService {
       upstreamUrl: input.upstream_url ?? null,
       defaultHostname: `${id.slice(4)}.${this.gatewayBaseDomain}`,
     });
-    await this.events.record(tenantId, 'container.status_changed', { type: 'container', id }, { from: null, to: 'provisioning' });
+    await this.events.record(
+      tenantId,
+      'container.status_changed',
+      { type: 'container', id },
+      { from: null, to: 'provisioning' },
+    );
     this.runtime.enqueue(id);
     return toContainerDto(row);
   }
@@ -137,9 +166,18 @@ export class ContainerService {
     if (!row) {
       const latest = await this.find(tenantId, id);
       const allowed = allowedActions(latest.status);
-      throw conflict('invalid_transition', `Cannot ${action} a container that is ${latest.status}; allowed: ${allowed.join(', ') || 'none'}.`, { status: latest.status, allowed_actions: allowed });
+      throw conflict(
+        'invalid_transition',
+        `Cannot ${action} a container that is ${latest.status}; allowed: ${allowed.join(', ') || 'none'}.`,
+        { status: latest.status, allowed_actions: allowed },
+      );
     }
-    await this.events.record(tenantId, 'container.status_changed', { type: 'container', id }, { from: current.status, to, action });
+    await this.events.record(
+      tenantId,
+      'container.status_changed',
+      { type: 'container', id },
+      { from: current.status, to, action },
+    );
     this.runtime.enqueue(id);
     return toContainerDto(row);
   }

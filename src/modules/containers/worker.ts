@@ -40,7 +40,9 @@ export class ContainerWorker implements ContainerRuntime {
     if (this.stopped) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
-      const step: Promise<void> = this.advance(containerId).catch(this.onError).finally(() => this.running.delete(step));
+      const step: Promise<void> = this.advance(containerId)
+        .catch(this.onError)
+        .finally(() => this.running.delete(step));
       this.running.add(step);
     }, this.delayMs);
     this.timers.add(timer);
@@ -79,8 +81,14 @@ export class ContainerWorker implements ContainerRuntime {
     const moved = await queries.transition(this.database.db, id, [container.status], next);
     if (!moved) return;
     await this.invalidations.publish({ kind: 'container', id });
-    await this.events.record(container.tenantId, 'container.status_changed', { type: 'container', id }, { from: container.status, to: moved.status, reason: moved.statusReason });
-    if (['starting', 'stopping', 'provisioning', 'deleting'].includes(moved.status) || moved.pendingAction) this.enqueue(id);
+    await this.events.record(
+      container.tenantId,
+      'container.status_changed',
+      { type: 'container', id },
+      { from: container.status, to: moved.status, reason: moved.statusReason },
+    );
+    if (['starting', 'stopping', 'provisioning', 'deleting'].includes(moved.status) || moved.pendingAction)
+      this.enqueue(id);
   }
 
   private async upstreamProblem(url: string | null): Promise<string | null> {

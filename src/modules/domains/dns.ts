@@ -10,7 +10,8 @@ const URL_SYNTAX = /[/\\?#@:]/;
 export function normaliseHostname(input: string): string {
   const trimmed = input.trim();
   if (URL_SYNTAX.test(trimmed)) {
-    const why = 'hostname must be a bare hostname such as data.shop.example, without scheme, user info, port, path or query.';
+    const why =
+      'hostname must be a bare hostname such as data.shop.example, without scheme, user info, port, path or query.';
     throw invalidRequest('invalid_hostname', why, 'hostname');
   }
   const ascii = domainToASCII(trimmed.replace(/\.$/, '').toLowerCase());
@@ -21,7 +22,12 @@ export function normaliseHostname(input: string): string {
     labels.length >= 2 &&
     labels.every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label)) &&
     !/^\d+$/.test(labels[labels.length - 1]);
-  if (!valid) throw invalidRequest('invalid_hostname', `'${input.slice(0, 100)}' is not a valid hostname (e.g. data.shop.example).`, 'hostname');
+  if (!valid)
+    throw invalidRequest(
+      'invalid_hostname',
+      `'${input.slice(0, 100)}' is not a valid hostname (e.g. data.shop.example).`,
+      'hostname',
+    );
   return ascii;
 }
 
@@ -59,24 +65,48 @@ export class DomainVerifier {
     try {
       const names = await resolver.resolveCname(hostname);
       routed = names.some((name) => name.toLowerCase().replace(/\.$/, '') === expectedTarget);
-      if (!routed) return { ok: false, reason: 'wrong_target', detail: `${hostname} is a CNAME to ${names.join(', ')}, not ${expectedTarget}.` };
+      if (!routed)
+        return {
+          ok: false,
+          reason: 'wrong_target',
+          detail: `${hostname} is a CNAME to ${names.join(', ')}, not ${expectedTarget}.`,
+        };
     } catch (error) {
       if (codeOf(error) !== 'ENODATA') return failure(error, hostname);
       try {
         const addresses = await resolver.resolve4(hostname);
         routed = addresses.length > 0 && addresses.every((address) => this.gatewayIps.includes(address));
-        if (!routed) return { ok: false, reason: 'wrong_target', detail: `${hostname} points to ${addresses.join(', ')}; use a CNAME to ${expectedTarget}${this.gatewayIps.length ? ` or A records ${this.gatewayIps.join(', ')}` : ''}.` };
+        if (!routed)
+          return {
+            ok: false,
+            reason: 'wrong_target',
+            detail: `${hostname} points to ${addresses.join(', ')}; use a CNAME to ${expectedTarget}${this.gatewayIps.length ? ` or A records ${this.gatewayIps.join(', ')}` : ''}.`,
+          };
       } catch (inner) {
-        if (codeOf(inner) === 'ENODATA') return { ok: false, reason: 'wrong_target', detail: `${hostname} has no CNAME or A record; add a CNAME to ${expectedTarget}.` };
+        if (codeOf(inner) === 'ENODATA')
+          return {
+            ok: false,
+            reason: 'wrong_target',
+            detail: `${hostname} has no CNAME or A record; add a CNAME to ${expectedTarget}.`,
+          };
         return failure(inner, hostname);
       }
     }
     try {
       const records = (await resolver.resolveTxt(txtName(hostname))).map((chunks) => chunks.join(''));
       if (records.includes(txtValue(token))) return { ok: true };
-      return { ok: false, reason: 'missing_txt', detail: `${txtName(hostname)} has no TXT record "${txtValue(token)}".` };
+      return {
+        ok: false,
+        reason: 'missing_txt',
+        detail: `${txtName(hostname)} has no TXT record "${txtValue(token)}".`,
+      };
     } catch (error) {
-      if (codeOf(error) === 'ENODATA' || codeOf(error) === 'ENOTFOUND') return { ok: false, reason: 'missing_txt', detail: `Add the TXT record ${txtName(hostname)} = "${txtValue(token)}".` };
+      if (codeOf(error) === 'ENODATA' || codeOf(error) === 'ENOTFOUND')
+        return {
+          ok: false,
+          reason: 'missing_txt',
+          detail: `Add the TXT record ${txtName(hostname)} = "${txtValue(token)}".`,
+        };
       return failure(error, txtName(hostname));
     }
   }

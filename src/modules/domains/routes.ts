@@ -10,7 +10,13 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tenant = (request: Parameters<typeof requireAuth>[0]) => requireAuth(request).tenantId;
 
   app.get('/api/domains/', {
-    schema: { operationId: 'listDomains', summary: 'List custom domains', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Domain, 'A page of domains.'), ...errorResponses() } },
+    schema: {
+      operationId: 'listDomains',
+      summary: 'List custom domains',
+      tags,
+      querystring: PaginationQuery,
+      response: { 200: listEnvelope(Domain, 'A page of domains.'), ...errorResponses() },
+    },
     handler: async (request) => {
       return listPage(request, (limit, offset) => domains.list(tenant(request), limit, offset));
     },
@@ -30,17 +36,38 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/api/domains/:id/', {
-    schema: { operationId: 'getDomain', summary: 'Get a domain', tags, params: DomainIdParams, response: { 200: withMeta(Domain), ...errorResponses(404) } },
+    schema: {
+      operationId: 'getDomain',
+      summary: 'Get a domain',
+      tags,
+      params: DomainIdParams,
+      response: { 200: withMeta(Domain), ...errorResponses(404) },
+    },
     handler: async (request) => domains.get(tenant(request), request.params.id),
   });
 
   app.delete('/api/domains/:id/', {
-    schema: { operationId: 'deleteDomain', summary: 'Detach a domain', description: 'The gateway stops serving the hostname at once; it can be claimed again.', tags, params: DomainIdParams, response: { 200: withMeta(Domain), ...errorResponses(404) } },
+    schema: {
+      operationId: 'deleteDomain',
+      summary: 'Detach a domain',
+      description: 'The gateway stops serving the hostname at once; it can be claimed again.',
+      tags,
+      params: DomainIdParams,
+      response: { 200: withMeta(Domain), ...errorResponses(404) },
+    },
     handler: async (request) => domains.delete(tenant(request), request.params.id),
   });
 
   app.post('/api/domains/:id/verify/', {
-    schema: { operationId: 'verifyDomain', summary: 'Verify a domain now', description: 'Real DNS lookups (CNAME or A, and the TXT token); the domain becomes active or failed with a reason: wrong_target, missing_txt, nxdomain, timeout.', tags, params: DomainIdParams, response: { 200: withMeta(Domain), ...errorResponses(404) } },
+    schema: {
+      operationId: 'verifyDomain',
+      summary: 'Verify a domain now',
+      description:
+        'Real DNS lookups (CNAME or A, and the TXT token); the domain becomes active or failed with a reason: wrong_target, missing_txt, nxdomain, timeout.',
+      tags,
+      params: DomainIdParams,
+      response: { 200: withMeta(Domain), ...errorResponses(404) },
+    },
     handler: async (request) => domains.verify(tenant(request), request.params.id),
   });
 };

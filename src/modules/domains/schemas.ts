@@ -3,9 +3,18 @@ import { idPattern } from '../../lib/ids.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const DOMAIN_STATUSES = ['pending_verification', 'active', 'failed'] as const;
-export const FAILURE_REASONS = ['wrong_target', 'missing_txt', 'nxdomain', 'timeout', 'dns_error', 'hostname_in_use'] as const;
+export const FAILURE_REASONS = [
+  'wrong_target',
+  'missing_txt',
+  'nxdomain',
+  'timeout',
+  'dns_error',
+  'hostname_in_use',
+] as const;
 
-export const DomainIdParams = Type.Object({ id: Type.String({ pattern: idPattern('domain'), description: 'Domain id (`dom_…`).' }) });
+export const DomainIdParams = Type.Object({
+  id: Type.String({ pattern: idPattern('domain'), description: 'Domain id (`dom_…`).' }),
+});
 
 const DnsRecord = Type.Object(
   {
@@ -26,7 +35,10 @@ export const Domain = Type.Object(
       description:
         'pending_verification → active | failed; failed and pending domains are re-checked on a schedule. A claim never verified is released after the pending period (7 days by default), or as soon as another account proves ownership of the hostname in DNS (`domain.released` event).',
     }),
-    failure_reason: Nullable(StringEnum(FAILURE_REASONS), { description: 'Why verification failed; `hostname_in_use`: another account still proves ownership of the hostname.' }),
+    failure_reason: Nullable(StringEnum(FAILURE_REASONS), {
+      description:
+        'Why verification failed; `hostname_in_use`: another account still proves ownership of the hostname.',
+    }),
     failure_detail: Nullable(Type.String()),
     dns_records: Type.Array(DnsRecord, { description: 'Records to create at your DNS provider.' }),
     last_checked_at: NullableTimestamp('When DNS was last checked.'),
@@ -41,11 +53,15 @@ export const CreateDomainBody = Type.Object(
     hostname: Type.String({
       minLength: 1,
       maxLength: 260,
-      description: 'A bare hostname, e.g. `data.shop.example` or an IDN like `daten.müller.example`; no scheme, port, path or query.',
+      description:
+        'A bare hostname, e.g. `data.shop.example` or an IDN like `daten.müller.example`; no scheme, port, path or query.',
     }),
     container_id: Type.String({ pattern: idPattern('container') }),
   },
-  { additionalProperties: false, examples: [{ hostname: 'data.shop.example', container_id: 'ctr_01jdv3k2m8q4r7s9t0v1w2x3y4' }] },
+  {
+    additionalProperties: false,
+    examples: [{ hostname: 'data.shop.example', container_id: 'ctr_01jdv3k2m8q4r7s9t0v1w2x3y4' }],
+  },
 );
 
 export type DomainDto = Static<typeof Domain>;

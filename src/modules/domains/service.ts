@@ -14,7 +14,8 @@ import type { DomainDto, FailureReason } from './schemas.js';
 const HOSTNAME_IN_USE: Verification = {
   ok: false,
   reason: 'hostname_in_use',
-  detail: 'Another account still proves ownership of this hostname with its own TXT record; remove that record, then verify again.',
+  detail:
+    'Another account still proves ownership of this hostname with its own TXT record; remove that record, then verify again.',
 };
 
 export class DomainService {
@@ -24,7 +25,12 @@ export class DomainService {
     private readonly verifier: DomainVerifier,
     private readonly events: EventLog,
     private readonly invalidations: InvalidationBus,
-    private readonly settings: { gatewayBaseDomain: string; gatewayIps: string[]; recheckIntervalMs: number; pendingTtlMs: number },
+    private readonly settings: {
+      gatewayBaseDomain: string;
+      gatewayIps: string[];
+      recheckIntervalMs: number;
+      pendingTtlMs: number;
+    },
   ) {}
 
   private get db() {
@@ -35,7 +41,12 @@ export class DomainService {
     const routingTarget = target ?? (await this.containers.find(row.tenantId, row.containerId)).defaultHostname;
     const routing = [
       { type: 'CNAME' as const, name: row.hostname, value: routingTarget, purpose: 'routing' },
-      ...this.settings.gatewayIps.map((ip) => ({ type: 'A' as const, name: row.hostname, value: ip, purpose: 'routing (instead of the CNAME)' })),
+      ...this.settings.gatewayIps.map((ip) => ({
+        type: 'A' as const,
+        name: row.hostname,
+        value: ip,
+        purpose: 'routing (instead of the CNAME)',
+      })),
     ];
     return {
       id: row.id,
@@ -44,7 +55,10 @@ export class DomainService {
       status: row.status as DomainDto['status'],
       failure_reason: row.failureReason ? (row.failureReason.split(':')[0] as FailureReason) : null,
       failure_detail: row.failureReason ? row.failureReason.split(':').slice(1).join(':').trim() : null,
-      dns_records: [...routing, { type: 'TXT', name: txtName(row.hostname), value: txtValue(row.verificationToken), purpose: 'ownership' }],
+      dns_records: [
+        ...routing,
+        { type: 'TXT', name: txtName(row.hostname), value: txtValue(row.verificationToken), purpose: 'ownership' },
+      ],
       last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
       verified_at: row.verifiedAt?.toISOString() ?? null,
       created_at: row.createdAt.toISOString(),
@@ -58,16 +72,28 @@ export class DomainService {
   async create(tenantId: string, input: { hostname: string; container_id: string }): Promise<DomainDto> {
     const hostname = normaliseHostname(input.hostname);
     if (hostname === this.settings.gatewayBaseDomain || hostname.endsWith(`.${this.settings.gatewayBaseDomain}`)) {
-      throw invalidRequest('reserved_hostname', 'Hostnames under the gateway domain are assigned by Tagport.', 'hostname');
+      throw invalidRequest(
+        'reserved_hostname',
+        'Hostnames under the gateway domain are assigned by Tagport.',
+        'hostname',
+      );
     }
     const container = await this.containers.find(tenantId, input.container_id).catch(() => {
       throw notFound('container', input.container_id);
     });
-    if (REMOVED_STATUSES.includes(container.status)) throw conflict('container_deleted', 'The container is being deleted.');
+    if (REMOVED_STATUSES.includes(container.status))
+      throw conflict('container_deleted', 'The container is being deleted.');
     await this.releaseExpired(hostname);
     const rows = await this.db
       .insert(domains)
-      .values({ id: newId('domain'), tenantId, containerId: container.id, hostname, status: 'pending_verification', verificationToken: randomBytes(16).toString('hex') })
+      .values({
+        id: newId('domain'),
+        tenantId,
+        containerId: container.id,
+        hostname,
+        status: 'pending_verification',
+        verificationToken: randomBytes(16).toString('hex'),
+      })
       .onConflictDoNothing()
       .returning();
     if (!rows[0]) throw conflict('hostname_taken', `${hostname} is already attached to one of your containers.`);
@@ -77,7 +103,13 @@ export class DomainService {
   async list(tenantId: string, limit: number, offset: number) {
     const where = and(eq(domains.tenantId, tenantId), isNull(domains.deletedAt));
     const [rows, [{ total }]] = await Promise.all([
-      this.db.select().from(domains).where(where).orderBy(desc(domains.createdAt), desc(domains.id)).limit(limit).offset(offset),
+      this.db
+        .select()
+        .from(domains)
+        .where(where)
+        .orderBy(desc(domains.createdAt), desc(domains.id))
+        .limit(limit)
+        .offset(offset),
       this.db.select({ total: count() }).from(domains).where(where),
     ]);
     return { results: await Promise.all(rows.map((row) => this.toDto(row))), total };
@@ -85,7 +117,11 @@ export class DomainService {
 
   /** The tenant's domain, unless deleted; null otherwise. */
   async findLive(tenantId: string, id: string): Promise<DomainRow | null> {
-    const rows = await this.db.select().from(domains).where(and(eq(domains.id, id), eq(domains.tenantId, tenantId), isNull(domains.deletedAt))).limit(1);
+    const rows = await this.db
+      .select()
+      .from(domains)
+      .where(and(eq(domains.id, id), eq(domains.tenantId, tenantId), isNull(domains.deletedAt)))
+      .limit(1);
     return rows[0] ?? null;
   }
 
@@ -142,7 +178,12 @@ export class DomainService {
 
   private async statusChanged(row: DomainRow, outcome: Verification): Promise<void> {
     await this.invalidations.publish({ kind: 'domain', id: row.id });
-    await this.events.record(row.tenantId, outcome.ok ? 'domain.verified' : 'domain.failed', { type: 'domain', id: row.id }, { hostname: row.hostname, reason: outcome.ok ? null : outcome.reason });
+    await this.events.record(
+      row.tenantId,
+      outcome.ok ? 'domain.verified' : 'domain.failed',
+      { type: 'domain', id: row.id },
+      { hostname: row.hostname, reason: outcome.ok ? null : outcome.reason },
+    );
   }
 
   /**
@@ -154,19 +195,45 @@ export class DomainService {
     const [holder] = await this.db
       .select()
       .from(domains)
-      .where(and(eq(domains.hostname, row.hostname), isNull(domains.deletedAt), eq(domains.status, 'active'), ne(domains.id, row.id)))
+      .where(
+        and(
+          eq(domains.hostname, row.hostname),
+          isNull(domains.deletedAt),
+          eq(domains.status, 'active'),
+          ne(domains.id, row.id),
+        ),
+      )
       .limit(1);
-    if (holder && (await this.record(holder, await this.prove(holder))).status === 'active') return this.record(row, HOSTNAME_IN_USE);
+    if (holder && (await this.record(holder, await this.prove(holder))).status === 'active')
+      return this.record(row, HOSTNAME_IN_USE);
     const outcome = await this.db.transaction(async (tx) => {
-      const live = await tx.select().from(domains).where(and(eq(domains.hostname, row.hostname), isNull(domains.deletedAt))).for('update');
+      const live = await tx
+        .select()
+        .from(domains)
+        .where(and(eq(domains.hostname, row.hostname), isNull(domains.deletedAt)))
+        .for('update');
       const own = live.find((claim) => claim.id === row.id);
       if (!own) return { kind: 'gone' as const };
       if (live.some((claim) => claim.id !== row.id && claim.status === 'active')) return { kind: 'in_use' as const };
       const released = live.filter((claim) => claim.id !== row.id);
-      if (released.length) await tx.update(domains).set({ deletedAt: sql`now()` }).where(inArray(domains.id, released.map((claim) => claim.id)));
+      if (released.length)
+        await tx
+          .update(domains)
+          .set({ deletedAt: sql`now()` })
+          .where(
+            inArray(
+              domains.id,
+              released.map((claim) => claim.id),
+            ),
+          );
       const [active] = await tx
         .update(domains)
-        .set({ status: 'active', failureReason: null, lastCheckedAt: sql`now()`, verifiedAt: own.verifiedAt ?? new Date() })
+        .set({
+          status: 'active',
+          failureReason: null,
+          lastCheckedAt: sql`now()`,
+          verifiedAt: own.verifiedAt ?? new Date(),
+        })
         .where(eq(domains.id, row.id))
         .returning();
       return { kind: 'active' as const, active, released };
@@ -179,7 +246,12 @@ export class DomainService {
   }
 
   private async released(row: DomainRow, reason: 'expired' | 'ownership_proven_elsewhere'): Promise<void> {
-    await this.events.record(row.tenantId, 'domain.released', { type: 'domain', id: row.id }, { hostname: row.hostname, reason });
+    await this.events.record(
+      row.tenantId,
+      'domain.released',
+      { type: 'domain', id: row.id },
+      { hostname: row.hostname, reason },
+    );
   }
 
   /** Claims never verified within the pending period are released: they stop holding the hostname for their owner. */
@@ -211,7 +283,10 @@ export class DomainService {
         and(
           isNull(domains.deletedAt),
           inArray(domains.status, ['pending_verification', 'failed']),
-          or(isNull(domains.lastCheckedAt), lt(domains.lastCheckedAt, new Date(Date.now() - this.settings.recheckIntervalMs))),
+          or(
+            isNull(domains.lastCheckedAt),
+            lt(domains.lastCheckedAt, new Date(Date.now() - this.settings.recheckIntervalMs)),
+          ),
         ),
       )
       .limit(limit);

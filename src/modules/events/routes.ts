@@ -21,13 +21,25 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'listEvents',
       summary: 'List events',
-      description: 'What happened to your objects, newest first: every container state transition and domain verification outcome.',
+      description:
+        'What happened to your objects, newest first: every container state transition and domain verification outcome.',
       tags: ['Events'],
-      querystring: Type.Object({ ...PaginationQuery.properties, object_id: Type.Optional(Type.String({ maxLength: 64 })), type: Type.Optional(Type.String({ maxLength: 64 })) }),
+      querystring: Type.Object({
+        ...PaginationQuery.properties,
+        object_id: Type.Optional(Type.String({ maxLength: 64 })),
+        type: Type.Optional(Type.String({ maxLength: 64 })),
+      }),
       response: { 200: listEnvelope(Event, 'A page of events.'), ...errorResponses() },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => app.services.events.list(requireAuth(request).tenantId, { objectId: request.query.object_id, type: request.query.type }, limit, offset));
+      return listPage(request, (limit, offset) =>
+        app.services.events.list(
+          requireAuth(request).tenantId,
+          { objectId: request.query.object_id, type: request.query.type },
+          limit,
+          offset,
+        ),
+      );
     },
   });
 };

@@ -12,20 +12,44 @@ export class EventLog {
     private readonly webhooks: WebhookService,
   ) {}
 
-  async record(tenantId: string, type: EventType, object: { type: string; id: string }, data: Record<string, unknown>): Promise<void> {
-    await this.database.db.insert(events).values({ id: newId('event'), tenantId, type, objectType: object.type, objectId: object.id, data });
+  async record(
+    tenantId: string,
+    type: EventType,
+    object: { type: string; id: string },
+    data: Record<string, unknown>,
+  ): Promise<void> {
+    await this.database.db
+      .insert(events)
+      .values({ id: newId('event'), tenantId, type, objectType: object.type, objectId: object.id, data });
     await this.webhooks.publish(tenantId, type, { object_type: object.type, object_id: object.id, ...data });
   }
 
   async list(tenantId: string, filters: { objectId?: string; type?: string }, limit: number, offset: number) {
-    const where: SQL | undefined = and(eq(events.tenantId, tenantId), filters.objectId ? eq(events.objectId, filters.objectId) : undefined, filters.type ? eq(events.type, filters.type) : undefined);
+    const where: SQL | undefined = and(
+      eq(events.tenantId, tenantId),
+      filters.objectId ? eq(events.objectId, filters.objectId) : undefined,
+      filters.type ? eq(events.type, filters.type) : undefined,
+    );
     const [rows, [{ total }]] = await Promise.all([
-      this.database.db.select().from(events).where(where).orderBy(desc(events.createdAt), desc(events.id)).limit(limit).offset(offset),
+      this.database.db
+        .select()
+        .from(events)
+        .where(where)
+        .orderBy(desc(events.createdAt), desc(events.id))
+        .limit(limit)
+        .offset(offset),
       this.database.db.select({ total: count() }).from(events).where(where),
     ]);
     return {
       total,
-      results: rows.map((row) => ({ id: row.id, type: row.type, object_type: row.objectType, object_id: row.objectId, data: row.data, created_at: row.createdAt.toISOString() })),
+      results: rows.map((row) => ({
+        id: row.id,
+        type: row.type,
+        object_type: row.objectType,
+        object_id: row.objectId,
+        data: row.data,
+        created_at: row.createdAt.toISOString(),
+      })),
     };
   }
 }

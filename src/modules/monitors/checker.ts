@@ -13,7 +13,9 @@ export interface CheckOutcome {
 
 /** `200` matches 200; `2xx` matches 200–299. */
 export function statusMatches(code: number, rules: string[]): boolean {
-  return rules.some((rule) => (rule.endsWith('xx') ? Math.floor(code / 100) === Number(rule[0]) : Number(rule) === code));
+  return rules.some((rule) =>
+    rule.endsWith('xx') ? Math.floor(code / 100) === Number(rule[0]) : Number(rule) === code,
+  );
 }
 
 const KEYWORD_BODY_LIMIT = 100_000;
@@ -40,12 +42,28 @@ export async function runCheck(outbound: OutboundClient, monitor: MonitorRow): P
       if (problem) return { ...base, result: 'down', error: problem };
     }
     const degraded = monitor.degradedAfterMs !== null && latencyMs > monitor.degradedAfterMs;
-    return { ...base, result: degraded ? 'degraded' : 'up', error: degraded ? `slower than ${monitor.degradedAfterMs} ms` : null };
+    return {
+      ...base,
+      result: degraded ? 'degraded' : 'up',
+      error: degraded ? `slower than ${monitor.degradedAfterMs} ms` : null,
+    };
   } catch (error) {
-    const err = error as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-    if (error instanceof OutboundRefusedError) return { result: 'down', statusCode: null, latencyMs: null, timings: null, error: `refused: ${error.message}` };
-    const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT';
-    const message = timedOut ? `timeout after ${monitor.timeoutMs} ms` : `${err.cause?.code ?? err.code ?? 'error'}: ${err.cause?.message ?? err.message ?? String(error)}`;
+    const err = error as {
+      name?: string;
+      code?: string;
+      message?: string;
+      cause?: { code?: string; message?: string };
+    };
+    if (error instanceof OutboundRefusedError)
+      return { result: 'down', statusCode: null, latencyMs: null, timings: null, error: `refused: ${error.message}` };
+    const timedOut =
+      err.name === 'TimeoutError' ||
+      err.name === 'AbortError' ||
+      err.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      err.code === 'UND_ERR_BODY_TIMEOUT';
+    const message = timedOut
+      ? `timeout after ${monitor.timeoutMs} ms`
+      : `${err.cause?.code ?? err.code ?? 'error'}: ${err.cause?.message ?? err.message ?? String(error)}`;
     return { result: 'down', statusCode: null, latencyMs: null, timings: null, error: message };
   }
 }

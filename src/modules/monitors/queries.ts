@@ -10,7 +10,13 @@ export async function insertMonitor(db: Db, row: typeof monitors.$inferInsert): 
 export async function listMonitors(db: Db, tenantId: string, limit: number, offset: number) {
   const where = eq(monitors.tenantId, tenantId);
   const [rows, [{ total }]] = await Promise.all([
-    db.select().from(monitors).where(where).orderBy(desc(monitors.createdAt), desc(monitors.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(monitors)
+      .where(where)
+      .orderBy(desc(monitors.createdAt), desc(monitors.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: count() }).from(monitors).where(where),
   ]);
   return { rows, total };
@@ -22,11 +28,21 @@ export async function countMonitors(db: Db, tenantId: string): Promise<number> {
 }
 
 export async function findMonitor(db: Db, tenantId: string, id: string): Promise<MonitorRow | null> {
-  const rows = await db.select().from(monitors).where(and(eq(monitors.id, id), eq(monitors.tenantId, tenantId))).limit(1);
+  const rows = await db
+    .select()
+    .from(monitors)
+    .where(and(eq(monitors.id, id), eq(monitors.tenantId, tenantId)))
+    .limit(1);
   return rows[0] ?? null;
 }
 
-export async function updateMonitor(db: Db, tenantId: string, id: string, changes: Partial<typeof monitors.$inferInsert>, onlyIf?: SQL): Promise<MonitorRow | null> {
+export async function updateMonitor(
+  db: Db,
+  tenantId: string,
+  id: string,
+  changes: Partial<typeof monitors.$inferInsert>,
+  onlyIf?: SQL,
+): Promise<MonitorRow | null> {
   const rows = await db
     .update(monitors)
     .set({ ...changes, updatedAt: sql`now()` })
@@ -36,7 +52,10 @@ export async function updateMonitor(db: Db, tenantId: string, id: string, change
 }
 
 export async function deleteMonitor(db: Db, tenantId: string, id: string): Promise<MonitorRow | null> {
-  const rows = await db.delete(monitors).where(and(eq(monitors.id, id), eq(monitors.tenantId, tenantId))).returning();
+  const rows = await db
+    .delete(monitors)
+    .where(and(eq(monitors.id, id), eq(monitors.tenantId, tenantId)))
+    .returning();
   return rows[0] ?? null;
 }
 
@@ -45,11 +64,22 @@ export async function deleteMonitor(db: Db, tenantId: string, id: string): Promi
  * sets; the lease keeps a monitor from being taken again while its check runs, and expires if the
  * instance dies, so a check is never run twice and never skipped for longer than the lease.
  */
-export async function claimDueMonitors(db: Db, owner: string, limit: number, leaseSeconds: number): Promise<MonitorRow[]> {
+export async function claimDueMonitors(
+  db: Db,
+  owner: string,
+  limit: number,
+  leaseSeconds: number,
+): Promise<MonitorRow[]> {
   const due = db
     .select({ id: monitors.id })
     .from(monitors)
-    .where(and(eq(monitors.paused, false), lte(monitors.nextCheckAt, sql`now()`), sql`(${monitors.leaseUntil} is null or ${monitors.leaseUntil} < now())`))
+    .where(
+      and(
+        eq(monitors.paused, false),
+        lte(monitors.nextCheckAt, sql`now()`),
+        sql`(${monitors.leaseUntil} is null or ${monitors.leaseUntil} < now())`,
+      ),
+    )
     .orderBy(monitors.nextCheckAt)
     .limit(limit)
     .for('update', { skipLocked: true });
@@ -85,7 +115,13 @@ export async function recordCheck(
 export async function listChecks(db: Db, monitorId: string, limit: number, offset: number) {
   const where = eq(monitorChecks.monitorId, monitorId);
   const [rows, [{ total }]] = await Promise.all([
-    db.select().from(monitorChecks).where(where).orderBy(desc(monitorChecks.checkedAt), desc(monitorChecks.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(monitorChecks)
+      .where(where)
+      .orderBy(desc(monitorChecks.checkedAt), desc(monitorChecks.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: count() }).from(monitorChecks).where(where),
   ]);
   return { rows, total };
@@ -96,12 +132,23 @@ export async function windowStats(db: Db, monitorId: string, hours: number) {
     .select({
       checks: count(),
       up: sql<number>`count(*) filter (where ${monitorChecks.result} <> 'down')`.mapWith(Number),
-      p50: sql<number | null>`percentile_cont(0.5) within group (order by ${monitorChecks.latencyMs}) filter (where ${monitorChecks.latencyMs} is not null)`,
-      p95: sql<number | null>`percentile_cont(0.95) within group (order by ${monitorChecks.latencyMs}) filter (where ${monitorChecks.latencyMs} is not null)`,
-      p99: sql<number | null>`percentile_cont(0.99) within group (order by ${monitorChecks.latencyMs}) filter (where ${monitorChecks.latencyMs} is not null)`,
+      p50: sql<
+        number | null
+      >`percentile_cont(0.5) within group (order by ${monitorChecks.latencyMs}) filter (where ${monitorChecks.latencyMs} is not null)`,
+      p95: sql<
+        number | null
+      >`percentile_cont(0.95) within group (order by ${monitorChecks.latencyMs}) filter (where ${monitorChecks.latencyMs} is not null)`,
+      p99: sql<
+        number | null
+      >`percentile_cont(0.99) within group (order by ${monitorChecks.latencyMs}) filter (where ${monitorChecks.latencyMs} is not null)`,
     })
     .from(monitorChecks)
-    .where(and(eq(monitorChecks.monitorId, monitorId), sql`${monitorChecks.checkedAt} > now() - make_interval(hours => ${hours})`));
+    .where(
+      and(
+        eq(monitorChecks.monitorId, monitorId),
+        sql`${monitorChecks.checkedAt} > now() - make_interval(hours => ${hours})`,
+      ),
+    );
   return row;
 }
 
@@ -124,26 +171,48 @@ export async function resolveOpenIncident(db: Db, monitorId: string) {
   return rows[0] ?? null;
 }
 
-export async function listIncidents(db: Db, tenantId: string, filters: { status?: string; monitorId?: string }, limit: number, offset: number) {
+export async function listIncidents(
+  db: Db,
+  tenantId: string,
+  filters: { status?: string; monitorId?: string },
+  limit: number,
+  offset: number,
+) {
   const where = and(
     eq(incidents.tenantId, tenantId),
     filters.status ? eq(incidents.status, filters.status) : undefined,
     filters.monitorId ? eq(incidents.monitorId, filters.monitorId) : undefined,
   );
   const [rows, [{ total }]] = await Promise.all([
-    db.select().from(incidents).where(where).orderBy(desc(incidents.openedAt), desc(incidents.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(incidents)
+      .where(where)
+      .orderBy(desc(incidents.openedAt), desc(incidents.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: count() }).from(incidents).where(where),
   ]);
   return { rows, total };
 }
 
 export async function findIncident(db: Db, tenantId: string, id: string) {
-  const rows = await db.select().from(incidents).where(and(eq(incidents.id, id), eq(incidents.tenantId, tenantId))).limit(1);
+  const rows = await db
+    .select()
+    .from(incidents)
+    .where(and(eq(incidents.id, id), eq(incidents.tenantId, tenantId)))
+    .limit(1);
   return rows[0] ?? null;
 }
 
 /** A conditional transition: returns null when the incident is not in one of `from`. */
-export async function transitionIncident(db: Db, tenantId: string, id: string, from: string[], changes: Partial<typeof incidents.$inferInsert>) {
+export async function transitionIncident(
+  db: Db,
+  tenantId: string,
+  id: string,
+  from: string[],
+  changes: Partial<typeof incidents.$inferInsert>,
+) {
   const rows = await db
     .update(incidents)
     .set(changes)

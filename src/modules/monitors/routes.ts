@@ -2,7 +2,17 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { Check, CreateMonitorBody, Incident, IncidentIdParams, ListIncidentsQuery, Monitor, MonitorIdParams, MonitorStats, UpdateMonitorBody } from './schemas.js';
+import {
+  Check,
+  CreateMonitorBody,
+  Incident,
+  IncidentIdParams,
+  ListIncidentsQuery,
+  Monitor,
+  MonitorIdParams,
+  MonitorStats,
+  UpdateMonitorBody,
+} from './schemas.js';
 
 export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const monitors = app.services.monitors;
@@ -10,7 +20,13 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tenant = (request: Parameters<typeof requireAuth>[0]) => requireAuth(request).tenantId;
 
   app.get('/api/monitors/', {
-    schema: { operationId: 'listMonitors', summary: 'List monitors', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Monitor, 'A page of monitors.'), ...errorResponses() } },
+    schema: {
+      operationId: 'listMonitors',
+      summary: 'List monitors',
+      tags,
+      querystring: PaginationQuery,
+      response: { 200: listEnvelope(Monitor, 'A page of monitors.'), ...errorResponses() },
+    },
     handler: async (request) => {
       return listPage(request, (limit, offset) => monitors.list(tenant(request), limit, offset));
     },
@@ -20,7 +36,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'createMonitor',
       summary: 'Create a monitor',
-      description: 'Checks a target (an https URL, one of your containers or one of your custom domains) every `interval_seconds` (at least the plan minimum). After `confirmation_checks` failures in a row the monitor is down and an incident opens; it resolves on recovery.',
+      description:
+        'Checks a target (an https URL, one of your containers or one of your custom domains) every `interval_seconds` (at least the plan minimum). After `confirmation_checks` failures in a row the monitor is down and an incident opens; it resolves on recovery.',
       tags,
       body: CreateMonitorBody,
       response: { 201: withMeta(Monitor), ...errorResponses(402, 413, 415) },
@@ -29,56 +46,130 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/api/monitors/:id/', {
-    schema: { operationId: 'getMonitor', summary: 'Get a monitor', tags, params: MonitorIdParams, response: { 200: withMeta(Monitor), ...errorResponses(404) } },
+    schema: {
+      operationId: 'getMonitor',
+      summary: 'Get a monitor',
+      tags,
+      params: MonitorIdParams,
+      response: { 200: withMeta(Monitor), ...errorResponses(404) },
+    },
     handler: async (request) => monitors.get(tenant(request), request.params.id),
   });
 
   app.patch('/api/monitors/:id/', {
-    schema: { operationId: 'updateMonitor', summary: 'Update a monitor', tags, params: MonitorIdParams, body: UpdateMonitorBody, response: { 200: withMeta(Monitor), ...errorResponses(404, 413, 415) } },
+    schema: {
+      operationId: 'updateMonitor',
+      summary: 'Update a monitor',
+      tags,
+      params: MonitorIdParams,
+      body: UpdateMonitorBody,
+      response: { 200: withMeta(Monitor), ...errorResponses(404, 413, 415) },
+    },
     handler: async (request) => monitors.update(tenant(request), request.params.id, request.body),
   });
 
   app.delete('/api/monitors/:id/', {
-    schema: { operationId: 'deleteMonitor', summary: 'Delete a monitor', description: 'Deletes the monitor with its checks and incidents.', tags, params: MonitorIdParams, response: { 200: withMeta(Monitor), ...errorResponses(404) } },
+    schema: {
+      operationId: 'deleteMonitor',
+      summary: 'Delete a monitor',
+      description: 'Deletes the monitor with its checks and incidents.',
+      tags,
+      params: MonitorIdParams,
+      response: { 200: withMeta(Monitor), ...errorResponses(404) },
+    },
     handler: async (request) => monitors.delete(tenant(request), request.params.id),
   });
 
   app.post('/api/monitors/:id/pause/', {
-    schema: { operationId: 'pauseMonitor', summary: 'Pause a monitor', tags, params: MonitorIdParams, response: { 200: withMeta(Monitor), ...errorResponses(404, 409) } },
+    schema: {
+      operationId: 'pauseMonitor',
+      summary: 'Pause a monitor',
+      tags,
+      params: MonitorIdParams,
+      response: { 200: withMeta(Monitor), ...errorResponses(404, 409) },
+    },
     handler: async (request) => monitors.pause(tenant(request), request.params.id),
   });
 
   app.post('/api/monitors/:id/resume/', {
-    schema: { operationId: 'resumeMonitor', summary: 'Resume a monitor', description: 'The next check runs at once.', tags, params: MonitorIdParams, response: { 200: withMeta(Monitor), ...errorResponses(404, 409) } },
+    schema: {
+      operationId: 'resumeMonitor',
+      summary: 'Resume a monitor',
+      description: 'The next check runs at once.',
+      tags,
+      params: MonitorIdParams,
+      response: { 200: withMeta(Monitor), ...errorResponses(404, 409) },
+    },
     handler: async (request) => monitors.resume(tenant(request), request.params.id),
   });
 
   app.get('/api/monitors/:id/checks/', {
-    schema: { operationId: 'listMonitorChecks', summary: 'List checks of a monitor', description: 'Stored check results, newest first (kept for 30 days by default).', tags, params: MonitorIdParams, querystring: PaginationQuery, response: { 200: listEnvelope(Check, 'A page of checks.'), ...errorResponses(404) } },
+    schema: {
+      operationId: 'listMonitorChecks',
+      summary: 'List checks of a monitor',
+      description: 'Stored check results, newest first (kept for 30 days by default).',
+      tags,
+      params: MonitorIdParams,
+      querystring: PaginationQuery,
+      response: { 200: listEnvelope(Check, 'A page of checks.'), ...errorResponses(404) },
+    },
     handler: async (request) => {
       return listPage(request, (limit, offset) => monitors.checks(tenant(request), request.params.id, limit, offset));
     },
   });
 
   app.get('/api/monitors/:id/stats/', {
-    schema: { operationId: 'getMonitorStats', summary: 'Uptime and latency of a monitor', tags, params: MonitorIdParams, response: { 200: withMeta(MonitorStats), ...errorResponses(404) } },
+    schema: {
+      operationId: 'getMonitorStats',
+      summary: 'Uptime and latency of a monitor',
+      tags,
+      params: MonitorIdParams,
+      response: { 200: withMeta(MonitorStats), ...errorResponses(404) },
+    },
     handler: async (request) => monitors.stats(tenant(request), request.params.id),
   });
 
   app.get('/api/incidents/', {
-    schema: { operationId: 'listIncidents', summary: 'List incidents', tags, querystring: ListIncidentsQuery, response: { 200: listEnvelope(Incident, 'A page of incidents, newest first.'), ...errorResponses() } },
+    schema: {
+      operationId: 'listIncidents',
+      summary: 'List incidents',
+      tags,
+      querystring: ListIncidentsQuery,
+      response: { 200: listEnvelope(Incident, 'A page of incidents, newest first.'), ...errorResponses() },
+    },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => monitors.incidents(tenant(request), { status: request.query.status, monitorId: request.query.monitor_id }, limit, offset));
+      return listPage(request, (limit, offset) =>
+        monitors.incidents(
+          tenant(request),
+          { status: request.query.status, monitorId: request.query.monitor_id },
+          limit,
+          offset,
+        ),
+      );
     },
   });
 
   app.post('/api/incidents/:id/acknowledge/', {
-    schema: { operationId: 'acknowledgeIncident', summary: 'Acknowledge an incident', description: '409 unless the incident is open.', tags, params: IncidentIdParams, response: { 200: withMeta(Incident), ...errorResponses(404, 409) } },
+    schema: {
+      operationId: 'acknowledgeIncident',
+      summary: 'Acknowledge an incident',
+      description: '409 unless the incident is open.',
+      tags,
+      params: IncidentIdParams,
+      response: { 200: withMeta(Incident), ...errorResponses(404, 409) },
+    },
     handler: async (request) => monitors.acknowledge(tenant(request), request.params.id),
   });
 
   app.post('/api/incidents/:id/resolve/', {
-    schema: { operationId: 'resolveIncident', summary: 'Resolve an incident', description: '409 when it is already resolved.', tags, params: IncidentIdParams, response: { 200: withMeta(Incident), ...errorResponses(404, 409) } },
+    schema: {
+      operationId: 'resolveIncident',
+      summary: 'Resolve an incident',
+      description: '409 when it is already resolved.',
+      tags,
+      params: IncidentIdParams,
+      response: { 200: withMeta(Incident), ...errorResponses(404, 409) },
+    },
     handler: async (request) => monitors.resolve(tenant(request), request.params.id),
   });
 };

@@ -51,9 +51,16 @@ export class MonitorScheduler {
     if (++this.ticks % 600 === 1) await this.applyRetention();
     const room = this.settings.maxInFlight - this.inFlight.size;
     if (room <= 0) return 0;
-    const claimed = await queries.claimDueMonitors(this.database.db, this.instanceId, Math.min(room, this.settings.batchSize), 90);
+    const claimed = await queries.claimDueMonitors(
+      this.database.db,
+      this.instanceId,
+      Math.min(room, this.settings.batchSize),
+      90,
+    );
     for (const monitor of claimed) {
-      const running: Promise<void> = this.check(monitor).catch(this.onError).finally(() => this.inFlight.delete(running));
+      const running: Promise<void> = this.check(monitor)
+        .catch(this.onError)
+        .finally(() => this.inFlight.delete(running));
       this.inFlight.add(running);
     }
     return claimed.length;
@@ -106,13 +113,27 @@ export class MonitorScheduler {
         status: 'open',
         cause: outcome.error ?? 'check failed',
       });
-      await this.webhooks.publish(monitor.tenantId, 'monitor.down', { ...base, error: outcome.error, status_code: outcome.statusCode });
-      if (incident) await this.webhooks.publish(monitor.tenantId, 'incident.opened', { ...base, incident_id: incident.id, cause: incident.cause });
+      await this.webhooks.publish(monitor.tenantId, 'monitor.down', {
+        ...base,
+        error: outcome.error,
+        status_code: outcome.statusCode,
+      });
+      if (incident)
+        await this.webhooks.publish(monitor.tenantId, 'incident.opened', {
+          ...base,
+          incident_id: incident.id,
+          cause: incident.cause,
+        });
     }
     if (wasDown && outcome.result !== 'down') {
       const incident = await queries.resolveOpenIncident(this.database.db, monitor.id);
-      await this.webhooks.publish(monitor.tenantId, 'monitor.up', { ...base, status_code: outcome.statusCode, latency_ms: outcome.latencyMs });
-      if (incident) await this.webhooks.publish(monitor.tenantId, 'incident.resolved', { ...base, incident_id: incident.id });
+      await this.webhooks.publish(monitor.tenantId, 'monitor.up', {
+        ...base,
+        status_code: outcome.statusCode,
+        latency_ms: outcome.latencyMs,
+      });
+      if (incident)
+        await this.webhooks.publish(monitor.tenantId, 'incident.resolved', { ...base, incident_id: incident.id });
     }
   }
 }

@@ -11,15 +11,30 @@ const StatusCodeRule = Type.String({
   description: 'A status code (`200`) or a class (`2xx`).',
 });
 
-export const MonitorIdParams = Type.Object({ id: Type.String({ pattern: idPattern('monitor'), description: 'Monitor id (`mon_…`).' }) });
-export const IncidentIdParams = Type.Object({ id: Type.String({ pattern: idPattern('incident'), description: 'Incident id (`inc_…`).' }) });
+export const MonitorIdParams = Type.Object({
+  id: Type.String({ pattern: idPattern('monitor'), description: 'Monitor id (`mon_…`).' }),
+});
+export const IncidentIdParams = Type.Object({
+  id: Type.String({ pattern: idPattern('incident'), description: 'Incident id (`inc_…`).' }),
+});
 
 export const TARGET_TYPES = ['url', 'container', 'domain'] as const;
-const TargetPath = Type.String({ pattern: '^/[^\\s]*$', maxLength: 2048, description: '`container` and `domain`: the path requested (default `/`).' });
-const ContainerRef = Type.String({ pattern: idPattern('container'), description: '`container`: one of your containers (`ctr_…`), checked at its default hostname.' });
-const DomainRef = Type.String({ pattern: idPattern('domain'), description: '`domain`: one of your custom domains (`dom_…`).' });
+const TargetPath = Type.String({
+  pattern: '^/[^\\s]*$',
+  maxLength: 2048,
+  description: '`container` and `domain`: the path requested (default `/`).',
+});
+const ContainerRef = Type.String({
+  pattern: idPattern('container'),
+  description: '`container`: one of your containers (`ctr_…`), checked at its default hostname.',
+});
+const DomainRef = Type.String({
+  pattern: idPattern('domain'),
+  description: '`domain`: one of your custom domains (`dom_…`).',
+});
 const TargetType = StringEnum(TARGET_TYPES, {
-  description: 'What is checked. `url`: any https URL on a public address; `container`: a container, at `https://{default_hostname}{path}`; `domain`: a custom domain, at `https://{hostname}{path}`.',
+  description:
+    'What is checked. `url`: any https URL on a public address; `container`: a container, at `https://{default_hostname}{path}`; `domain`: a custom domain, at `https://{hostname}{path}`.',
 });
 
 const Target = Type.Object(
@@ -30,13 +45,18 @@ const Target = Type.Object(
     domain_id: Type.Optional(DomainRef),
     path: Type.Optional(TargetPath),
   },
-  { additionalProperties: false, description: 'Give `url` for type `url`, `container_id` for `container`, `domain_id` for `domain`.' },
+  {
+    additionalProperties: false,
+    description: 'Give `url` for type `url`, `container_id` for `container`, `domain_id` for `domain`.',
+  },
 );
 
 const TargetOut = Type.Object(
   {
     type: TargetType,
-    url: Type.String({ description: 'The URL every check requests (for containers and domains, resolved when the monitor was saved).' }),
+    url: Type.String({
+      description: 'The URL every check requests (for containers and domains, resolved when the monitor was saved).',
+    }),
     container_id: Nullable(ContainerRef),
     domain_id: Nullable(DomainRef),
     path: Nullable(TargetPath),
@@ -47,13 +67,41 @@ const TargetOut = Type.Object(
 const settings = {
   name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
   method: StringEnum(METHODS, { default: 'GET' }),
-  interval_seconds: Type.Integer({ minimum: 10, maximum: 86_400, description: 'Seconds between checks; at least the plan minimum (`features.monitor_min_interval_seconds`).' }),
-  timeout_ms: Type.Integer({ minimum: 500, maximum: 30_000, default: 10_000, description: 'A check slower than this is down.' }),
-  expected_status_codes: Type.Array(StatusCodeRule, { minItems: 1, maxItems: 20, default: ['2xx'], description: 'Answers counted as up.' }),
-  keyword: Nullable(Type.String({ minLength: 1, maxLength: 200 }), { default: null, description: 'Text (or regular expression) looked for in the body.' }),
-  keyword_mode: Nullable(StringEnum(KEYWORD_MODES), { default: null, description: 'contains / not_contains / regex; required with keyword.' }),
-  degraded_after_ms: Nullable(Type.Integer({ minimum: 1, maximum: 30_000 }), { default: null, description: 'An up check slower than this is degraded.' }),
-  confirmation_checks: Type.Integer({ minimum: 1, maximum: 10, default: 2, description: 'Failed checks in a row before the monitor is down and an incident opens.' }),
+  interval_seconds: Type.Integer({
+    minimum: 10,
+    maximum: 86_400,
+    description: 'Seconds between checks; at least the plan minimum (`features.monitor_min_interval_seconds`).',
+  }),
+  timeout_ms: Type.Integer({
+    minimum: 500,
+    maximum: 30_000,
+    default: 10_000,
+    description: 'A check slower than this is down.',
+  }),
+  expected_status_codes: Type.Array(StatusCodeRule, {
+    minItems: 1,
+    maxItems: 20,
+    default: ['2xx'],
+    description: 'Answers counted as up.',
+  }),
+  keyword: Nullable(Type.String({ minLength: 1, maxLength: 200 }), {
+    default: null,
+    description: 'Text (or regular expression) looked for in the body.',
+  }),
+  keyword_mode: Nullable(StringEnum(KEYWORD_MODES), {
+    default: null,
+    description: 'contains / not_contains / regex; required with keyword.',
+  }),
+  degraded_after_ms: Nullable(Type.Integer({ minimum: 1, maximum: 30_000 }), {
+    default: null,
+    description: 'An up check slower than this is degraded.',
+  }),
+  confirmation_checks: Type.Integer({
+    minimum: 1,
+    maximum: 10,
+    default: 2,
+    description: 'Failed checks in a row before the monitor is down and an incident opens.',
+  }),
 };
 
 export const Monitor = Type.Object(
@@ -71,14 +119,39 @@ export const Monitor = Type.Object(
 );
 
 const optional = <T extends Record<string, import('typebox').TSchema>>(properties: T) =>
-  Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)])) as { [K in keyof T]: import('typebox').TOptional<T[K]> };
+  Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)])) as {
+    [K in keyof T]: import('typebox').TOptional<T[K]>;
+  };
 
 export const CreateMonitorBody = Type.Object(
-  { target: Target, ...optional(settings), name: settings.name, interval_seconds: Type.Optional(settings.interval_seconds) },
-  { additionalProperties: false, examples: [{ name: 'Shop', target: { type: 'url', url: 'https://shop.example.com/' }, interval_seconds: 60, keyword: 'Add to cart', keyword_mode: 'contains' }, { name: 'Tagging server', target: { type: 'container', container_id: 'ctr_01jdv3k2m8q4r7s9t0v1w2x3y4', path: '/healthy' } }] },
+  {
+    target: Target,
+    ...optional(settings),
+    name: settings.name,
+    interval_seconds: Type.Optional(settings.interval_seconds),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Shop',
+        target: { type: 'url', url: 'https://shop.example.com/' },
+        interval_seconds: 60,
+        keyword: 'Add to cart',
+        keyword_mode: 'contains',
+      },
+      {
+        name: 'Tagging server',
+        target: { type: 'container', container_id: 'ctr_01jdv3k2m8q4r7s9t0v1w2x3y4', path: '/healthy' },
+      },
+    ],
+  },
 );
 
-export const UpdateMonitorBody = Type.Object(optional({ target: Target, ...settings }), { additionalProperties: false, minProperties: 1 });
+export const UpdateMonitorBody = Type.Object(optional({ target: Target, ...settings }), {
+  additionalProperties: false,
+  minProperties: 1,
+});
 
 export const Check = Type.Object(
   {
@@ -87,7 +160,9 @@ export const Check = Type.Object(
     result: StringEnum(['up', 'degraded', 'down'] as const),
     status_code: Nullable(Type.Integer()),
     latency_ms: Nullable(Type.Integer()),
-    timings: Nullable(Type.Record(Type.String(), Type.Number(), { description: 'ttfb_ms (time to response headers) and total_ms.' })),
+    timings: Nullable(
+      Type.Record(Type.String(), Type.Number(), { description: 'ttfb_ms (time to response headers) and total_ms.' }),
+    ),
     error: Nullable(Type.String({ description: 'Why the check failed.' })),
   },
   { additionalProperties: false },
@@ -95,7 +170,9 @@ export const Check = Type.Object(
 
 const Window = Type.Object(
   {
-    uptime_pct: Nullable(Type.Number(), { description: 'Share of up or degraded checks, in percent; null without checks.' }),
+    uptime_pct: Nullable(Type.Number(), {
+      description: 'Share of up or degraded checks, in percent; null without checks.',
+    }),
     checks: Type.Integer(),
     p50_ms: Nullable(Type.Number()),
     p95_ms: Nullable(Type.Number()),

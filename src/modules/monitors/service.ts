@@ -38,7 +38,13 @@ function toDto(row: MonitorRow): MonitorDto {
 function targetDto(row: MonitorRow): MonitorDto['target'] {
   const type = row.targetType as MonitorDto['target']['type'];
   const path = type === 'url' ? null : pathOf(row.url);
-  return { type, url: row.url, container_id: type === 'container' ? row.targetId : null, domain_id: type === 'domain' ? row.targetId : null, path };
+  return {
+    type,
+    url: row.url,
+    container_id: type === 'container' ? row.targetId : null,
+    domain_id: type === 'domain' ? row.targetId : null,
+    path,
+  };
 }
 
 function pathOf(url: string): string {
@@ -115,12 +121,30 @@ export class MonitorService {
   private async resolveTarget(tenantId: string, target: TargetInput): Promise<ResolvedTarget> {
     const fields = TARGET_FIELDS[target.type];
     const extra = (Object.keys(target) as Array<keyof TargetInput>).find((key) => !fields.allowed.includes(key));
-    if (extra) throw invalidRequest('invalid_target', `target.${extra} does not apply to a ${target.type} target.`, `target.${extra}`);
+    if (extra)
+      throw invalidRequest(
+        'invalid_target',
+        `target.${extra} does not apply to a ${target.type} target.`,
+        `target.${extra}`,
+      );
     const reference = target[fields.required];
-    if (!reference) throw invalidRequest('invalid_target', `A ${target.type} target needs target.${fields.required}.`, `target.${fields.required}`);
+    if (!reference)
+      throw invalidRequest(
+        'invalid_target',
+        `A ${target.type} target needs target.${fields.required}.`,
+        `target.${fields.required}`,
+      );
     if (target.type === 'url') return { targetType: 'url', targetId: null, url: reference };
-    const hostname = target.type === 'container' ? await this.liveContainerHostname(tenantId, reference) : (await this.domains.findLive(tenantId, reference))?.hostname;
-    if (!hostname) throw invalidRequest('resource_missing', `No ${target.type} ${reference} in this tenant.`, `target.${fields.required}`);
+    const hostname =
+      target.type === 'container'
+        ? await this.liveContainerHostname(tenantId, reference)
+        : (await this.domains.findLive(tenantId, reference))?.hostname;
+    if (!hostname)
+      throw invalidRequest(
+        'resource_missing',
+        `No ${target.type} ${reference} in this tenant.`,
+        `target.${fields.required}`,
+      );
     return { targetType: target.type, targetId: reference, url: `https://${hostname}${target.path ?? '/'}` };
   }
 
@@ -133,20 +157,37 @@ export class MonitorService {
   private async validate(tenantId: string, settings: Settings): Promise<void> {
     const minimum = Number((await this.features(tenantId)).monitor_min_interval_seconds ?? 60);
     if (settings.interval_seconds < minimum) {
-      throw invalidRequest('interval_too_short', `Your plan checks at most every ${minimum} s; interval_seconds must be at least ${minimum}.`, 'interval_seconds', { minimum });
+      throw invalidRequest(
+        'interval_too_short',
+        `Your plan checks at most every ${minimum} s; interval_seconds must be at least ${minimum}.`,
+        'interval_seconds',
+        { minimum },
+      );
     }
     if ((settings.keyword === null) !== (settings.keyword_mode === null)) {
-      throw invalidRequest('keyword_mode_required', 'Set keyword and keyword_mode together (or neither).', settings.keyword === null ? 'keyword' : 'keyword_mode');
+      throw invalidRequest(
+        'keyword_mode_required',
+        'Set keyword and keyword_mode together (or neither).',
+        settings.keyword === null ? 'keyword' : 'keyword_mode',
+      );
     }
     if (settings.keyword_mode === 'regex') {
       try {
         new RegExp(settings.keyword!, 'u');
       } catch (error) {
-        throw invalidRequest('invalid_regex', `keyword is not a valid regular expression: ${(error as Error).message}`, 'keyword');
+        throw invalidRequest(
+          'invalid_regex',
+          `keyword is not a valid regular expression: ${(error as Error).message}`,
+          'keyword',
+        );
       }
     }
     if (settings.degraded_after_ms !== null && settings.degraded_after_ms >= settings.timeout_ms) {
-      throw invalidRequest('invalid_degraded_after', 'degraded_after_ms must be below timeout_ms.', 'degraded_after_ms');
+      throw invalidRequest(
+        'invalid_degraded_after',
+        'degraded_after_ms must be below timeout_ms.',
+        'degraded_after_ms',
+      );
     }
     // Container and domain hostnames may not resolve yet (a domain still being set up); every check goes
     // through the same guard, so only URL targets are refused up front.
@@ -154,7 +195,12 @@ export class MonitorService {
     try {
       await this.outbound.checkUrl(settings.url);
     } catch (error) {
-      if (error instanceof OutboundRefusedError) throw invalidRequest(error.code === 'https_required' ? 'https_required' : 'url_not_allowed', `Monitor target refused: ${error.message}`, 'target.url');
+      if (error instanceof OutboundRefusedError)
+        throw invalidRequest(
+          error.code === 'https_required' ? 'https_required' : 'url_not_allowed',
+          `Monitor target refused: ${error.message}`,
+          'target.url',
+        );
       throw error;
     }
   }
@@ -178,7 +224,12 @@ export class MonitorService {
       confirmation_checks: input.confirmation_checks ?? 2,
     };
     await this.validate(tenantId, settings);
-    const row = await queries.insertMonitor(this.db, { id: newId('monitor'), tenantId, status: 'pending', ...columns(settings) });
+    const row = await queries.insertMonitor(this.db, {
+      id: newId('monitor'),
+      tenantId,
+      status: 'pending',
+      ...columns(settings),
+    });
     return toDto(row);
   }
 
@@ -201,7 +252,9 @@ export class MonitorService {
     const row = await this.find(tenantId, id);
     const current = toDto(row);
     const merged = { ...current, ...input };
-    const target: ResolvedTarget = input.target ? await this.resolveTarget(tenantId, input.target) : { targetType: current.target.type, targetId: row.targetId, url: row.url };
+    const target: ResolvedTarget = input.target
+      ? await this.resolveTarget(tenantId, input.target)
+      : { targetType: current.target.type, targetId: row.targetId, url: row.url };
     const settings: Settings = {
       name: merged.name.trim(),
       ...target,
@@ -227,7 +280,13 @@ export class MonitorService {
   }
 
   async pause(tenantId: string, id: string): Promise<MonitorDto> {
-    const row = await queries.updateMonitor(this.db, tenantId, id, { paused: true, status: 'paused' }, sql`${monitors.paused} = false`);
+    const row = await queries.updateMonitor(
+      this.db,
+      tenantId,
+      id,
+      { paused: true, status: 'paused' },
+      sql`${monitors.paused} = false`,
+    );
     if (row) return toDto(row);
     await this.find(tenantId, id);
     throw conflict('monitor_already_paused', 'The monitor is already paused.', { allowed_actions: ['resume'] });
@@ -274,7 +333,12 @@ export class MonitorService {
         p99_ms: round(row.p99),
       };
     };
-    return { monitor_id: id, last_24h: await window(24), last_7d: await window(24 * 7), last_30d: await window(24 * 30) };
+    return {
+      monitor_id: id,
+      last_24h: await window(24),
+      last_7d: await window(24 * 7),
+      last_30d: await window(24 * 30),
+    };
   }
 
   async incidents(tenantId: string, filters: { status?: string; monitorId?: string }, limit: number, offset: number) {
@@ -283,15 +347,25 @@ export class MonitorService {
   }
 
   async acknowledge(tenantId: string, id: string): Promise<IncidentDto> {
-    const row = await queries.transitionIncident(this.db, tenantId, id, ['open'], { status: 'acknowledged', acknowledgedAt: new Date() });
+    const row = await queries.transitionIncident(this.db, tenantId, id, ['open'], {
+      status: 'acknowledged',
+      acknowledgedAt: new Date(),
+    });
     if (row) return incidentDto(row);
     return this.refuseTransition(tenantId, id, 'acknowledge');
   }
 
   async resolve(tenantId: string, id: string): Promise<IncidentDto> {
-    const row = await queries.transitionIncident(this.db, tenantId, id, ['open', 'acknowledged'], { status: 'resolved', resolvedAt: new Date() });
+    const row = await queries.transitionIncident(this.db, tenantId, id, ['open', 'acknowledged'], {
+      status: 'resolved',
+      resolvedAt: new Date(),
+    });
     if (row) {
-      await this.webhooks.publish(tenantId, 'incident.resolved', { incident_id: row.id, monitor_id: row.monitorId, resolved_by: 'user' });
+      await this.webhooks.publish(tenantId, 'incident.resolved', {
+        incident_id: row.id,
+        monitor_id: row.monitorId,
+        resolved_by: 'user',
+      });
       return incidentDto(row);
     }
     return this.refuseTransition(tenantId, id, 'resolve');
@@ -300,7 +374,12 @@ export class MonitorService {
   private async refuseTransition(tenantId: string, id: string, action: string): Promise<never> {
     const incident = await queries.findIncident(this.db, tenantId, id);
     if (!incident) throw notFound('incident', id);
-    const allowed = incident.status === 'open' ? ['acknowledge', 'resolve'] : incident.status === 'acknowledged' ? ['resolve'] : [];
-    throw conflict('invalid_transition', `Cannot ${action} an incident that is ${incident.status}; allowed: ${allowed.join(', ') || 'none'}.`, { status: incident.status, allowed_actions: allowed });
+    const allowed =
+      incident.status === 'open' ? ['acknowledge', 'resolve'] : incident.status === 'acknowledged' ? ['resolve'] : [];
+    throw conflict(
+      'invalid_transition',
+      `Cannot ${action} an incident that is ${incident.status}; allowed: ${allowed.join(', ') || 'none'}.`,
+      { status: incident.status, allowed_actions: allowed },
+    );
   }
 }

@@ -10,26 +10,58 @@ export async function insertReport(db: Db, row: typeof reports.$inferInsert): Pr
 export async function listReports(db: Db, tenantId: string, limit: number, offset: number) {
   const where = eq(reports.tenantId, tenantId);
   const [rows, [{ total }]] = await Promise.all([
-    db.select().from(reports).where(where).orderBy(desc(reports.createdAt), desc(reports.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(reports)
+      .where(where)
+      .orderBy(desc(reports.createdAt), desc(reports.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: count() }).from(reports).where(where),
   ]);
   return { rows, total };
 }
 
 export async function findReport(db: Db, tenantId: string, id: string): Promise<ReportRow | null> {
-  const rows = await db.select().from(reports).where(and(eq(reports.id, id), eq(reports.tenantId, tenantId))).limit(1);
+  const rows = await db
+    .select()
+    .from(reports)
+    .where(and(eq(reports.id, id), eq(reports.tenantId, tenantId)))
+    .limit(1);
   return rows[0] ?? null;
 }
 
 /** Takes one queued report atomically (several instances may poll). */
 export async function claimQueuedReport(db: Db): Promise<ReportRow | null> {
-  const next = db.select({ id: reports.id }).from(reports).where(eq(reports.status, 'queued')).orderBy(reports.createdAt).limit(1).for('update', { skipLocked: true });
-  const rows = await db.update(reports).set({ status: 'running' }).where(eq(reports.id, sql`(${next})`)).returning();
+  const next = db
+    .select({ id: reports.id })
+    .from(reports)
+    .where(eq(reports.status, 'queued'))
+    .orderBy(reports.createdAt)
+    .limit(1)
+    .for('update', { skipLocked: true });
+  const rows = await db
+    .update(reports)
+    .set({ status: 'running' })
+    .where(eq(reports.id, sql`(${next})`))
+    .returning();
   return rows[0] ?? null;
 }
 
-export async function finishReport(db: Db, id: string, outcome: { status: 'ready' | 'failed'; content?: string; error?: string }) {
-  await db.update(reports).set({ status: outcome.status, content: outcome.content ?? null, error: outcome.error ?? null, completedAt: sql`now()` }).where(eq(reports.id, id));
+export async function finishReport(
+  db: Db,
+  id: string,
+  outcome: { status: 'ready' | 'failed'; content?: string; error?: string },
+) {
+  await db
+    .update(reports)
+    .set({
+      status: outcome.status,
+      content: outcome.content ?? null,
+      error: outcome.error ?? null,
+      completedAt: sql`now()`,
+    })
+    .where(eq(reports.id, id));
 }
 
 export async function uptimeRows(db: Db, tenantId: string, start: Date, end: Date) {
@@ -39,12 +71,21 @@ export async function uptimeRows(db: Db, tenantId: string, start: Date, end: Dat
       name: monitors.name,
       url: monitors.url,
       checks: sql<number>`count(${monitorChecks.id})`.mapWith(Number),
-      up_checks: sql<number>`count(${monitorChecks.id}) filter (where ${monitorChecks.result} <> 'down')`.mapWith(Number),
+      up_checks: sql<number>`count(${monitorChecks.id}) filter (where ${monitorChecks.result} <> 'down')`.mapWith(
+        Number,
+      ),
       p50_ms: sql<number | null>`percentile_cont(0.5) within group (order by ${monitorChecks.latencyMs})`,
       p95_ms: sql<number | null>`percentile_cont(0.95) within group (order by ${monitorChecks.latencyMs})`,
     })
     .from(monitors)
-    .leftJoin(monitorChecks, and(eq(monitorChecks.monitorId, monitors.id), gte(monitorChecks.checkedAt, start), lt(monitorChecks.checkedAt, end)))
+    .leftJoin(
+      monitorChecks,
+      and(
+        eq(monitorChecks.monitorId, monitors.id),
+        gte(monitorChecks.checkedAt, start),
+        lt(monitorChecks.checkedAt, end),
+      ),
+    )
     .where(eq(monitors.tenantId, tenantId))
     .groupBy(monitors.id, monitors.name, monitors.url)
     .orderBy(monitors.name, monitors.id);
@@ -77,7 +118,13 @@ export async function usageRows(db: Db, tenantId: string, start: Date, end: Date
     db
       .select({ day: day(monitorChecks.checkedAt), n: count() })
       .from(monitorChecks)
-      .where(and(eq(monitorChecks.tenantId, tenantId), gte(monitorChecks.checkedAt, start), lt(monitorChecks.checkedAt, end)))
+      .where(
+        and(
+          eq(monitorChecks.tenantId, tenantId),
+          gte(monitorChecks.checkedAt, start),
+          lt(monitorChecks.checkedAt, end),
+        ),
+      )
       .groupBy(sql`1`),
   ]);
   return { scanDays, checkDays };

@@ -14,7 +14,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'createReport',
       summary: 'Request a report',
-      description: 'Queues a report over [period_start, period_end) in UTC, built from the stored data. It moves queued → running → ready | failed; a `report.ready` webhook event fires when it is ready.',
+      description:
+        'Queues a report over [period_start, period_end) in UTC, built from the stored data. It moves queued → running → ready | failed; a `report.ready` webhook event fires when it is ready.',
       tags,
       body: CreateReportBody,
       response: { 202: withMeta(Report), ...errorResponses(413, 415) },
@@ -23,14 +24,26 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   app.get('/api/reports/', {
-    schema: { operationId: 'listReports', summary: 'List reports', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Report, 'A page of reports, newest first.'), ...errorResponses() } },
+    schema: {
+      operationId: 'listReports',
+      summary: 'List reports',
+      tags,
+      querystring: PaginationQuery,
+      response: { 200: listEnvelope(Report, 'A page of reports, newest first.'), ...errorResponses() },
+    },
     handler: async (request) => {
       return listPage(request, (limit, offset) => reports.list(tenant(request), limit, offset));
     },
   });
 
   app.get('/api/reports/:id/', {
-    schema: { operationId: 'getReport', summary: 'Get a report', tags, params: ReportIdParams, response: { 200: withMeta(Report), ...errorResponses(404) } },
+    schema: {
+      operationId: 'getReport',
+      summary: 'Get a report',
+      tags,
+      params: ReportIdParams,
+      response: { 200: withMeta(Report), ...errorResponses(404) },
+    },
     handler: async (request) => reports.get(tenant(request), request.params.id),
   });
 
@@ -38,7 +51,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'downloadReport',
       summary: 'Download a report',
-      description: 'The report file: JSON `{report_id, kind, period_start, period_end, rows}` or CSV with a header row. 409 until it is ready.',
+      description:
+        'The report file: JSON `{report_id, kind, period_start, period_end, rows}` or CSV with a header row. 409 until it is ready.',
       tags,
       params: ReportIdParams,
       produces: ['application/json', 'text/csv'],
@@ -46,7 +60,11 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       const file = await reports.download(tenant(request), request.params.id);
-      return reply.type(file.contentType).header('content-disposition', `attachment; filename="${file.filename}"`).serializer((payload) => payload as string).send(file.content);
+      return reply
+        .type(file.contentType)
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .serializer((payload) => payload as string)
+        .send(file.content);
     },
   });
 };

@@ -6,18 +6,32 @@ export const REPORT_KINDS = ['uptime', 'usage', 'scans'] as const;
 export const REPORT_FORMATS = ['json', 'csv'] as const;
 export const MAX_PERIOD_DAYS = 366;
 
-export const ReportIdParams = Type.Object({ id: Type.String({ pattern: idPattern('report'), description: 'Report id (`rpt_…`).' }) });
+export const ReportIdParams = Type.Object({
+  id: Type.String({ pattern: idPattern('report'), description: 'Report id (`rpt_…`).' }),
+});
 
 export const CreateReportBody = Type.Object(
   {
     kind: StringEnum(REPORT_KINDS, {
-      description: 'uptime: per monitor, checks, uptime and latency percentiles. usage: per UTC day, scans and monitor checks. scans: every scan in the period.',
+      description:
+        'uptime: per monitor, checks, uptime and latency percentiles. usage: per UTC day, scans and monitor checks. scans: every scan in the period.',
     }),
-    period_start: Type.String({ format: 'date-time', description: 'Start of the period, inclusive (ISO 8601; UTC is used).' }),
-    period_end: Type.String({ format: 'date-time', description: `End of the period, exclusive; at most ${MAX_PERIOD_DAYS} days after the start.` }),
+    period_start: Type.String({
+      format: 'date-time',
+      description: 'Start of the period, inclusive (ISO 8601; UTC is used).',
+    }),
+    period_end: Type.String({
+      format: 'date-time',
+      description: `End of the period, exclusive; at most ${MAX_PERIOD_DAYS} days after the start.`,
+    }),
     format: Type.Optional(StringEnum(REPORT_FORMATS, { default: 'json' })),
   },
-  { additionalProperties: false, examples: [{ kind: 'uptime', period_start: '2026-11-01T00:00:00Z', period_end: '2026-12-01T00:00:00Z', format: 'csv' }] },
+  {
+    additionalProperties: false,
+    examples: [
+      { kind: 'uptime', period_start: '2026-11-01T00:00:00Z', period_end: '2026-12-01T00:00:00Z', format: 'csv' },
+    ],
+  },
 );
 
 export const Report = Type.Object(
@@ -27,7 +41,9 @@ export const Report = Type.Object(
     format: StringEnum(REPORT_FORMATS),
     period_start: Timestamp('Start of the period (inclusive).'),
     period_end: Timestamp('End of the period (exclusive).'),
-    status: StringEnum(['queued', 'running', 'ready', 'failed'] as const, { description: 'queued → running → ready | failed.' }),
+    status: StringEnum(['queued', 'running', 'ready', 'failed'] as const, {
+      description: 'queued → running → ready | failed.',
+    }),
     error: Nullable(Type.String()),
     download_url: Nullable(Type.String(), { description: 'Where to fetch the file once ready.' }),
     created_at: Timestamp('When the report was requested.'),

@@ -62,11 +62,15 @@ export class ReportService {
   async create(tenantId: string, input: CreateReportInput): Promise<ReportDto> {
     const start = new Date(input.period_start);
     const end = new Date(input.period_end);
-    if (Number.isNaN(start.getTime())) throw invalidRequest('invalid_period', 'period_start is not a valid date-time.', 'period_start');
-    if (Number.isNaN(end.getTime())) throw invalidRequest('invalid_period', 'period_end is not a valid date-time.', 'period_end');
+    if (Number.isNaN(start.getTime()))
+      throw invalidRequest('invalid_period', 'period_start is not a valid date-time.', 'period_start');
+    if (Number.isNaN(end.getTime()))
+      throw invalidRequest('invalid_period', 'period_end is not a valid date-time.', 'period_end');
     if (end <= start) throw invalidRequest('period_reversed', 'period_end must be after period_start.', 'period_end');
     if (end.getTime() - start.getTime() > MAX_PERIOD_DAYS * 86_400_000) {
-      throw invalidRequest('period_too_long', `A report covers at most ${MAX_PERIOD_DAYS} days.`, 'period_end', { max_days: MAX_PERIOD_DAYS });
+      throw invalidRequest('period_too_long', `A report covers at most ${MAX_PERIOD_DAYS} days.`, 'period_end', {
+        max_days: MAX_PERIOD_DAYS,
+      });
     }
     const row = await queries.insertReport(this.database.db, {
       id: newId('report'),
@@ -94,9 +98,16 @@ export class ReportService {
   async download(tenantId: string, id: string): Promise<{ filename: string; contentType: string; content: string }> {
     const row = await queries.findReport(this.database.db, tenantId, id);
     if (!row) throw notFound('report', id);
-    if (row.status !== 'ready' || row.content === null) throw conflict('report_not_ready', `The report is ${row.status}; download it once it is ready.`, { status: row.status });
+    if (row.status !== 'ready' || row.content === null)
+      throw conflict('report_not_ready', `The report is ${row.status}; download it once it is ready.`, {
+        status: row.status,
+      });
     const csv = row.format === 'csv';
-    return { filename: `${row.id}-${row.kind}.${row.format}`, contentType: csv ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8', content: row.content };
+    return {
+      filename: `${row.id}-${row.kind}.${row.format}`,
+      contentType: csv ? 'text/csv; charset=utf-8' : 'application/json; charset=utf-8',
+      content: row.content,
+    };
   }
 
   /** Builds the oldest queued report, if any. Returns whether one was processed. */
@@ -106,9 +117,16 @@ export class ReportService {
     try {
       const content = await this.build(report);
       await queries.finishReport(this.database.db, report.id, { status: 'ready', content });
-      await this.webhooks.publish(report.tenantId, 'report.ready', { report_id: report.id, kind: report.kind, format: report.format });
+      await this.webhooks.publish(report.tenantId, 'report.ready', {
+        report_id: report.id,
+        kind: report.kind,
+        format: report.format,
+      });
     } catch (error) {
-      await queries.finishReport(this.database.db, report.id, { status: 'failed', error: error instanceof Error ? error.message : String(error) });
+      await queries.finishReport(this.database.db, report.id, {
+        status: 'failed',
+        error: error instanceof Error ? error.message : String(error),
+      });
     }
     return true;
   }
@@ -116,7 +134,13 @@ export class ReportService {
   private async build(report: ReportRow): Promise<string> {
     const { rows, columns } = await this.rows(report);
     if (report.format === 'csv') return toCsv(rows, columns);
-    return JSON.stringify({ report_id: report.id, kind: report.kind, period_start: report.periodStart.toISOString(), period_end: report.periodEnd.toISOString(), rows });
+    return JSON.stringify({
+      report_id: report.id,
+      kind: report.kind,
+      period_start: report.periodStart.toISOString(),
+      period_end: report.periodEnd.toISOString(),
+      rows,
+    });
   }
 
   private async rows(report: ReportRow): Promise<{ rows: Row[]; columns: string[] }> {
@@ -132,13 +156,21 @@ export class ReportService {
       return { rows, columns: ['monitor_id', 'name', 'url', 'checks', 'up_checks', 'uptime_pct', 'p50_ms', 'p95_ms'] };
     }
     if (report.kind === 'scans') {
-      const rows = (await queries.scanRows(db, report.tenantId, start, end)).map((row) => ({ ...row, trackers: row.trackers === null ? null : Number(row.trackers), created_at: row.created_at.toISOString() }));
+      const rows = (await queries.scanRows(db, report.tenantId, start, end)).map((row) => ({
+        ...row,
+        trackers: row.trackers === null ? null : Number(row.trackers),
+        created_at: row.created_at.toISOString(),
+      }));
       return { rows, columns: ['scan_id', 'url', 'status', 'language', 'trackers', 'created_at'] };
     }
     const { scanDays, checkDays } = await queries.usageRows(db, report.tenantId, start, end);
     const scansByDay = new Map(scanDays.map((row) => [row.day, row.n]));
     const checksByDay = new Map(checkDays.map((row) => [row.day, row.n]));
-    const rows = utcDays(start, end).map((day) => ({ day, scans: scansByDay.get(day) ?? 0, monitor_checks: checksByDay.get(day) ?? 0 }));
+    const rows = utcDays(start, end).map((day) => ({
+      day,
+      scans: scansByDay.get(day) ?? 0,
+      monitor_checks: checksByDay.get(day) ?? 0,
+    }));
     return { rows, columns: ['day', 'scans', 'monitor_checks'] };
   }
 }

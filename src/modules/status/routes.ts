@@ -8,18 +8,31 @@ import { html, Html, layout } from '../../web/html.js';
 
 const State = StringEnum(['operational', 'degraded', 'outage'] as const);
 const PlatformIncident = Type.Object(
-  { id: Type.String(), component: Type.String(), title: Type.String(), status: StringEnum(['open', 'resolved'] as const), opened_at: Type.String({ format: 'date-time' }), resolved_at: Nullable(Type.String({ format: 'date-time' })) },
+  {
+    id: Type.String(),
+    component: Type.String(),
+    title: Type.String(),
+    status: StringEnum(['open', 'resolved'] as const),
+    opened_at: Type.String({ format: 'date-time' }),
+    resolved_at: Nullable(Type.String({ format: 'date-time' })),
+  },
   { additionalProperties: false },
 );
 const StatusDocument = Type.Object(
   {
     status: State,
-    components: Type.Array(Type.Object({ name: Type.String(), status: State, detail: Type.String() }, { additionalProperties: false })),
+    components: Type.Array(
+      Type.Object({ name: Type.String(), status: State, detail: Type.String() }, { additionalProperties: false }),
+    ),
     open_incidents: Type.Array(PlatformIncident),
     recent_incidents: Type.Array(PlatformIncident, { description: 'Resolved incidents of the last 30 days.' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
-  { additionalProperties: false, description: "Tagport's own state, from its health checks (run every 30 s; an incident opens after two failed checks)." },
+  {
+    additionalProperties: false,
+    description:
+      "Tagport's own state, from its health checks (run every 30 s; an incident opens after two failed checks).",
+  },
 );
 
 const LABELS = { operational: 'Operational', degraded: 'Degraded', outage: 'Outage' } as const;
@@ -29,7 +42,13 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   app.get('/api/status.json', {
     config: { public: true },
-    schema: { operationId: 'getPlatformStatus', summary: 'Platform status', tags: ['System'], security: [], response: { 200: withMeta(StatusDocument) } },
+    schema: {
+      operationId: 'getPlatformStatus',
+      summary: 'Platform status',
+      tags: ['System'],
+      security: [],
+      response: { 200: withMeta(StatusDocument) },
+    },
     handler: async () => status.snapshot(),
   });
 
@@ -46,13 +65,20 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
 <tbody>${snapshot.components.map((component) => html`<tr><td>${component.name}</td><td class="status-${component.status === 'operational' ? 'active' : 'failed'}">${LABELS[component.status]}</td><td>${component.detail}</td></tr>`)}</tbody></table></div>
 <h2>Open incidents</h2>${incidentList(snapshot.open_incidents)}
 <h2>Past 30 days</h2>${incidentList(snapshot.recent_incidents)}`;
-    return reply.type('text/html; charset=utf-8').header('refresh', '60').send(layout({ title: 'Status', body }));
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('refresh', '60')
+      .send(layout({ title: 'Status', body }));
   });
 
   const changelogFile = path.resolve('CHANGELOG.md');
   app.get('/changelog', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
-    const markdown = fs.existsSync(changelogFile) ? fs.readFileSync(changelogFile, 'utf8') : '# Changelog\n\nNo entries yet.';
+    const markdown = fs.existsSync(changelogFile)
+      ? fs.readFileSync(changelogFile, 'utf8')
+      : '# Changelog\n\nNo entries yet.';
     const rendered = new Html(await marked.parse(markdown, { async: true }));
-    return reply.type('text/html; charset=utf-8').send(layout({ title: 'Changelog', body: html`<article class="changelog">${rendered}</article>` }));
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(layout({ title: 'Changelog', body: html`<article class="changelog">${rendered}</article>` }));
   });
 };

@@ -54,7 +54,10 @@ export class StatusService {
         if (!isDatabaseUnavailable(error)) throw error;
         return { status: 'outage', detail: DATABASE_DOWN, error };
       }
-      return { status: 'operational', detail: `${database.kind === 'pglite' ? 'PGlite' : 'PostgreSQL'} answered in ${Math.round(performance.now() - started)} ms.` };
+      return {
+        status: 'operational',
+        detail: `${database.kind === 'pglite' ? 'PGlite' : 'PostgreSQL'} answered in ${Math.round(performance.now() - started)} ms.`,
+      };
     });
     this.register('Scanner', async () =>
       fs.existsSync(options.chromiumPath)
@@ -65,7 +68,8 @@ export class StatusService {
       if (!options.workersRunning) return { status: 'degraded', detail: 'Workers are not running in this instance.' };
       const last = options.scheduler.lastTickAt ?? startedAt;
       const staleAfter = options.tickMs * 5 + 10_000;
-      if (Date.now() - last.getTime() > staleAfter) return { status: 'outage', detail: 'The scheduler has not run recently.' };
+      if (Date.now() - last.getTime() > staleAfter)
+        return { status: 'outage', detail: 'The scheduler has not run recently.' };
       if (!options.scheduler.lastTickAt) return { status: 'operational', detail: 'Starting.' };
       return { status: 'operational', detail: `Last run ${Math.round((Date.now() - last.getTime()) / 1000)} s ago.` };
     });
@@ -89,7 +93,11 @@ export class StatusService {
     const results: ComponentStatus[] = [];
     const errors = new Map<string, unknown>();
     for (const [name, check] of this.checks) {
-      const { error, ...outcome } = await check().catch((error: unknown) => ({ status: 'outage' as const, detail: CHECK_FAILED, error }));
+      const { error, ...outcome } = await check().catch((error: unknown) => ({
+        status: 'outage' as const,
+        detail: CHECK_FAILED,
+        error,
+      }));
       if (error !== undefined) errors.set(name, error);
       results.push({ name, ...outcome });
     }
@@ -98,7 +106,8 @@ export class StatusService {
       const failed = component.status === 'outage';
       const count = failed ? (this.failures.get(component.name) ?? 0) + 1 : 0;
       this.failures.set(component.name, count);
-      if (count === 1 && errors.has(component.name)) this.onError(new Error(`status check of ${component.name} failed`, { cause: errors.get(component.name) }));
+      if (count === 1 && errors.has(component.name))
+        this.onError(new Error(`status check of ${component.name} failed`, { cause: errors.get(component.name) }));
       await this.recordIncident(component, count).catch(() => {
         /* the database itself may be the failing component */
       });
@@ -109,7 +118,15 @@ export class StatusService {
   private async recordIncident(component: ComponentStatus, failures: number): Promise<void> {
     const db = this.database.db;
     if (failures >= FAILURES_TO_OPEN) {
-      await db.insert(platformIncidents).values({ id: newId('platformIncident'), component: component.name, title: `${component.name}: ${component.detail}`, status: 'open' }).onConflictDoNothing();
+      await db
+        .insert(platformIncidents)
+        .values({
+          id: newId('platformIncident'),
+          component: component.name,
+          title: `${component.name}: ${component.detail}`,
+          status: 'open',
+        })
+        .onConflictDoNothing();
     } else if (failures === 0) {
       await db
         .update(platformIncidents)
@@ -140,7 +157,9 @@ export class StatusService {
     } catch (error) {
       incidents = this.knownIncidents;
       if (isDatabaseUnavailable(error)) {
-        components = components.map((component) => (component.name === 'Database' ? { ...component, status: 'outage', detail: DATABASE_DOWN } : component));
+        components = components.map((component) =>
+          component.name === 'Database' ? { ...component, status: 'outage', detail: DATABASE_DOWN } : component,
+        );
       } else {
         this.onError(error);
       }
@@ -153,7 +172,11 @@ export class StatusService {
       opened_at: row.openedAt.toISOString(),
       resolved_at: row.resolvedAt?.toISOString() ?? null,
     });
-    const overall: ComponentState = components.some((c) => c.status === 'outage') ? 'outage' : components.some((c) => c.status === 'degraded') ? 'degraded' : 'operational';
+    const overall: ComponentState = components.some((c) => c.status === 'outage')
+      ? 'outage'
+      : components.some((c) => c.status === 'degraded')
+        ? 'degraded'
+        : 'operational';
     return {
       status: overall,
       components,

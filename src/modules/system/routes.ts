@@ -3,7 +3,10 @@ import { Type } from 'typebox';
 import { StringEnum, withMeta } from '../../http/schemas.js';
 
 const Health = Type.Object(
-  { status: StringEnum(['ok', 'unavailable'] as const), checks: Type.Optional(Type.Record(Type.String(), Type.String())) },
+  {
+    status: StringEnum(['ok', 'unavailable'] as const),
+    checks: Type.Optional(Type.Record(Type.String(), Type.String())),
+  },
   { additionalProperties: false },
 );
 
@@ -11,7 +14,14 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['System'];
   app.get('/healthz', {
     config: { public: true },
-    schema: { operationId: 'health', summary: 'Liveness', description: 'The process is up.', tags, security: [], response: { 200: withMeta(Health) } },
+    schema: {
+      operationId: 'health',
+      summary: 'Liveness',
+      description: 'The process is up.',
+      tags,
+      security: [],
+      response: { 200: withMeta(Health) },
+    },
     handler: async () => ({ status: 'ok' as const }),
   });
 

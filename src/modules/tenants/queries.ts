@@ -37,7 +37,13 @@ function statusCondition(status: TenantStatusFilter): SQL | undefined {
   return status === 'all' ? undefined : eq(tenants.status, status);
 }
 
-export async function listVisibleTenants(db: Db, tenantId: string, status: TenantStatusFilter, limit: number, offset: number) {
+export async function listVisibleTenants(
+  db: Db,
+  tenantId: string,
+  status: TenantStatusFilter,
+  limit: number,
+  offset: number,
+) {
   const where = and(visibleTo(tenantId), statusCondition(status));
   const rows = await db
     .select({ ...tenantWithPlan, total: sql<number>`count(*) over()`.mapWith(Number) })
@@ -72,7 +78,12 @@ export async function findClientTenant(db: Db, parentId: string, id: string) {
 }
 
 export async function findTenantById(db: Db, id: string): Promise<TenantRecord | null> {
-  const rows = await db.select(tenantWithPlan).from(tenants).innerJoin(plans, eq(plans.id, tenants.planId)).where(eq(tenants.id, id)).limit(1);
+  const rows = await db
+    .select(tenantWithPlan)
+    .from(tenants)
+    .innerJoin(plans, eq(plans.id, tenants.planId))
+    .where(eq(tenants.id, id))
+    .limit(1);
   return rows[0] ?? null;
 }
 
@@ -84,7 +95,11 @@ export async function insertTenant(db: Db, row: typeof tenants.$inferInsert): Pr
  * Inserts a client tenant unless the parent already has `limit` active clients. The parent row is locked while
  * counting, so parallel requests cannot both take the last place.
  */
-export async function insertClientTenantWithinLimit(db: Db, row: typeof tenants.$inferInsert & { parentId: string }, limit: number): Promise<boolean> {
+export async function insertClientTenantWithinLimit(
+  db: Db,
+  row: typeof tenants.$inferInsert & { parentId: string },
+  limit: number,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, row.parentId)).for('update');
     const [{ clients }] = await tx
@@ -98,7 +113,10 @@ export async function insertClientTenantWithinLimit(db: Db, row: typeof tenants.
 }
 
 export async function updateTenant(db: Db, id: string, changes: Partial<typeof tenants.$inferInsert>): Promise<void> {
-  await db.update(tenants).set({ ...changes, updatedAt: sql`now()` }).where(eq(tenants.id, id));
+  await db
+    .update(tenants)
+    .set({ ...changes, updatedAt: sql`now()` })
+    .where(eq(tenants.id, id));
 }
 
 export async function listPlanIds(db: Db): Promise<string[]> {

@@ -12,7 +12,8 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'listTenants',
       summary: 'List tenants',
-      description: 'The tenant of the credential and, for agencies and partners, its client tenants. Archived tenants are listed with `status=archived` or `status=all`.',
+      description:
+        'The tenant of the credential and, for agencies and partners, its client tenants. Archived tenants are listed with `status=archived` or `status=all`.',
       tags,
       querystring: ListTenantsQuery,
       response: { 200: listEnvelope(Tenant, 'A page of tenants.'), ...errorResponses() },
@@ -54,7 +55,8 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'updateTenant',
       summary: 'Update a tenant',
-      description: 'Admins and owners may rename a tenant; plan and feature overrides need the owner role and can only be changed by the parent agency or partner of a client tenant.',
+      description:
+        'Admins and owners may rename a tenant; plan and feature overrides need the owner role and can only be changed by the parent agency or partner of a client tenant.',
       tags,
       params: TenantIdParams,
       body: UpdateTenantBody,
@@ -67,7 +69,8 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'archiveTenant',
       summary: 'Archive a client tenant',
-      description: 'Archives the tenant; its API keys and sessions stop working at once on every instance. Archiving again returns the archived tenant.',
+      description:
+        'Archives the tenant; its API keys and sessions stop working at once on every instance. Archiving again returns the archived tenant.',
       tags,
       params: TenantIdParams,
       response: { 200: withMeta(Tenant), ...errorResponses(403, 404) },

@@ -22,10 +22,23 @@ const featureProperties = {
 const Features = Type.Object(featureProperties, {
   additionalProperties: false,
   description: 'Effective limits and switches: the plan defaults merged with tenant overrides.',
-  examples: [{ max_containers: 100, max_monitors: 500, monitor_min_interval_seconds: 30, tracking_checker_api_hourly: 300, max_client_tenants: 100, can_own_clients: true }],
+  examples: [
+    {
+      max_containers: 100,
+      max_monitors: 500,
+      monitor_min_interval_seconds: 30,
+      tracking_checker_api_hourly: 300,
+      max_client_tenants: 100,
+      can_own_clients: true,
+    },
+  ],
 });
 
-export const TenantId = Type.String({ pattern: idPattern('tenant'), description: 'Tenant id (`ten_…`).', examples: ['ten_01jdv3k2m8q4r7s9t0v1w2x3y4'] });
+export const TenantId = Type.String({
+  pattern: idPattern('tenant'),
+  description: 'Tenant id (`ten_…`).',
+  examples: ['ten_01jdv3k2m8q4r7s9t0v1w2x3y4'],
+});
 export const TenantIdParams = Type.Object({ id: TenantId });
 
 export const Tenant = Type.Object(
@@ -46,7 +59,8 @@ export const Tenant = Type.Object(
 const TenantName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name.' });
 const FeatureOverrides = Type.Object(featureProperties, {
   additionalProperties: false,
-  description: 'Overrides of plan limits for this tenant (only a parent agency or partner may set them): limits take integers from 0, switches true or false.',
+  description:
+    'Overrides of plan limits for this tenant (only a parent agency or partner may set them): limits take integers from 0, switches true or false.',
   examples: [{ max_containers: 10, tracking_checker_api_hourly: 120 }],
 });
 

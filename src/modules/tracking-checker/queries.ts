@@ -16,13 +16,19 @@ const countsTowardQuota = sql`(${scans.error} ->> 'code') is distinct from ${INT
  * Reserves a scan slot exactly: the tenant row is locked, the scans of the last hour are counted and the
  * new scan row is inserted in one transaction, so parallel requests cannot both take the last slot.
  */
-export async function reserveScan(db: Db, row: typeof scans.$inferInsert, hourlyQuota: number): Promise<{ reserved: boolean; usage: QuotaUsage }> {
+export async function reserveScan(
+  db: Db,
+  row: typeof scans.$inferInsert,
+  hourlyQuota: number,
+): Promise<{ reserved: boolean; usage: QuotaUsage }> {
   return db.transaction(async (tx) => {
     await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, row.tenantId)).for('update');
     const [usage] = await tx
       .select({ used: count(), oldest: min(scans.createdAt) })
       .from(scans)
-      .where(and(eq(scans.tenantId, row.tenantId), gt(scans.createdAt, sql`now() - interval '1 hour'`), countsTowardQuota));
+      .where(
+        and(eq(scans.tenantId, row.tenantId), gt(scans.createdAt, sql`now() - interval '1 hour'`), countsTowardQuota),
+      );
     const current = { used: usage.used, oldest: usage.oldest ? new Date(usage.oldest) : null };
     if (current.used >= hourlyQuota) return { reserved: false, usage: current };
     await tx.insert(scans).values(row);
@@ -46,7 +52,9 @@ export async function failStaleScans(db: Db, olderThanMs: number, error: { code:
   return db
     .update(scans)
     .set({ status: 'failed', error, completedAt: sql`now()` })
-    .where(and(eq(scans.status, 'running'), lt(scans.createdAt, sql`now() - ${`${olderThanMs} milliseconds`}::interval`)))
+    .where(
+      and(eq(scans.status, 'running'), lt(scans.createdAt, sql`now() - ${`${olderThanMs} milliseconds`}::interval`)),
+    )
     .returning({ id: scans.id, tenantId: scans.tenantId, url: scans.url });
 }
 
@@ -81,6 +89,10 @@ export async function listScans(db: Db, tenantId: string, limit: number, offset:
 }
 
 export async function findScan(db: Db, tenantId: string, id: string): Promise<ScanRow | null> {
-  const rows = await db.select().from(scans).where(and(eq(scans.id, id), eq(scans.tenantId, tenantId))).limit(1);
+  const rows = await db
+    .select()
+    .from(scans)
+    .where(and(eq(scans.id, id), eq(scans.tenantId, tenantId)))
+    .limit(1);
   return rows[0] ?? null;
 }

@@ -58,7 +58,8 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getScan',
       summary: 'Get a scan result',
-      description: 'The stored result of a completed scan, in the same shape as the scan response. 409 while it runs or when it failed.',
+      description:
+        'The stored result of a completed scan, in the same shape as the scan response. 409 while it runs or when it failed.',
       tags,
       params: ScanIdParams,
       response: { 200: withMeta(ScanResponse), ...errorResponses(404, 409) },

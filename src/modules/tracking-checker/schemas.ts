@@ -11,26 +11,46 @@ export const ScanRequestBody = Type.Object(
       description: 'Absolute https URL of the page to scan. It must resolve to a public address.',
       examples: ['https://shop.example.com/'],
     }),
-    ai_summary: Type.Optional(Type.Boolean({ default: false, description: 'Add a written summary with recommendations (`ai_summary` in the result).' })),
-    pagespeed: Type.Optional(Type.Boolean({ default: false, description: 'Run Lighthouse (performance category, mobile) and add `pagespeed` to the result; adds ~7–10 s.' })),
+    ai_summary: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Add a written summary with recommendations (`ai_summary` in the result).',
+      }),
+    ),
+    pagespeed: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'Run Lighthouse (performance category, mobile) and add `pagespeed` to the result; adds ~7–10 s.',
+      }),
+    ),
     language: Type.Optional(
-      StringEnum(LANGUAGES, { default: 'en', description: `Language of all human-readable text in the result: ${LANGUAGES.join(', ')}.` }),
+      StringEnum(LANGUAGES, {
+        default: 'en',
+        description: `Language of all human-readable text in the result: ${LANGUAGES.join(', ')}.`,
+      }),
     ),
   },
-  { additionalProperties: false, examples: [{ url: 'https://shop.example.com/', ai_summary: true, pagespeed: false, language: 'de' }] },
+  {
+    additionalProperties: false,
+    examples: [{ url: 'https://shop.example.com/', ai_summary: true, pagespeed: false, language: 'de' }],
+  },
 );
 
 const resultProperties = (ScanResultSchema as unknown as { properties: Record<string, never> }).properties;
 
 export const ScanResponse = Type.Object(
   {
-    scan_id: Type.String({ description: 'Id of the stored scan (`scn_…`); fetch it again with GET /api/v1/tracking-checker/scans/{id}/.' }),
+    scan_id: Type.String({
+      description: 'Id of the stored scan (`scn_…`); fetch it again with GET /api/v1/tracking-checker/scans/{id}/.',
+    }),
     ...resultProperties,
   },
   { additionalProperties: false, description: 'Result of a tracking scan.' },
 );
 
-export const ScanIdParams = Type.Object({ id: Type.String({ pattern: idPattern('scan'), description: 'Scan id (`scn_…`).' }) });
+export const ScanIdParams = Type.Object({
+  id: Type.String({ pattern: idPattern('scan'), description: 'Scan id (`scn_…`).' }),
+});
 
 export const ScanSummary = Type.Object(
   {
@@ -39,9 +59,13 @@ export const ScanSummary = Type.Object(
     language: StringEnum(LANGUAGES),
     ai_summary: Type.Boolean(),
     pagespeed: Type.Boolean(),
-    status: StringEnum(['running', 'completed', 'failed'] as const, { description: 'running while the scan is in progress.' }),
+    status: StringEnum(['running', 'completed', 'failed'] as const, {
+      description: 'running while the scan is in progress.',
+    }),
     tracker_count: Nullable(Type.Integer(), { description: 'Number of trackers found; null until completed.' }),
-    error: Nullable(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false }), { description: 'Why the scan failed.' }),
+    error: Nullable(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false }), {
+      description: 'Why the scan failed.',
+    }),
     created_at: Timestamp('When the scan was requested.'),
     completed_at: NullableTimestamp('When the scan ended.'),
   },

@@ -21,7 +21,11 @@ export const SCAN_WINDOW_SECONDS = 3600;
 export const DEFAULT_HOURLY_SCANS = 60;
 /** Time past the scan cap before a `running` scan counts as interrupted (its writes and webhook may lag the cap). */
 export const INTERRUPTED_AFTER_CAP_MS = 60_000;
-const INTERRUPTED_ERROR = { code: queries.INTERRUPTED, message: 'The scan was interrupted (the server stopped) before it finished; it does not count against the hourly quota.' };
+const INTERRUPTED_ERROR = {
+  code: queries.INTERRUPTED,
+  message:
+    'The scan was interrupted (the server stopped) before it finished; it does not count against the hourly quota.',
+};
 
 export interface ScanQuota {
   limit: number;
@@ -38,13 +42,15 @@ export function parseScanUrl(raw: string): URL {
   } catch {
     throw invalidRequest('invalid_url', 'url must be an absolute URL such as https://example.com/.', 'url');
   }
-  if (url.protocol !== 'https:') throw invalidRequest('invalid_url', `url must use https, not ${url.protocol.replace(':', '')}.`, 'url');
+  if (url.protocol !== 'https:')
+    throw invalidRequest('invalid_url', `url must use https, not ${url.protocol.replace(':', '')}.`, 'url');
   if (url.username || url.password) throw invalidRequest('invalid_url', 'url must not contain credentials.', 'url');
   if (!url.hostname) throw invalidRequest('invalid_url', 'url must have a host name.', 'url');
   return url;
 }
 
-const logInternalError = (log: ScanLog | undefined) => (error: unknown) => log?.warn({ err: error }, 'scan stage failed');
+const logInternalError = (log: ScanLog | undefined) => (error: unknown) =>
+  log?.warn({ err: error }, 'scan stage failed');
 
 /** 422 for a page that could not be loaded: the message describes the target; what failed on our side is only logged. */
 function targetUnreachable(error: ScanTargetUnreachableError, scanId?: string): ApiError {
@@ -56,7 +62,9 @@ function targetUnreachable(error: ScanTargetUnreachableError, scanId?: string): 
 }
 
 function quotaOf(limit: number, usage: queries.QuotaUsage): ScanQuota {
-  const resetMs = usage.oldest ? usage.oldest.getTime() + SCAN_WINDOW_SECONDS * 1000 - Date.now() : SCAN_WINDOW_SECONDS * 1000;
+  const resetMs = usage.oldest
+    ? usage.oldest.getTime() + SCAN_WINDOW_SECONDS * 1000 - Date.now()
+    : SCAN_WINDOW_SECONDS * 1000;
   return { limit, remaining: Math.max(0, limit - usage.used), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
 }
 
@@ -81,9 +89,17 @@ export class TrackingCheckerService {
    * gives back their quota slots and announces each with `tracking_checker.scan.failed`.
    */
   async failInterruptedScans(): Promise<number> {
-    const interrupted = await queries.failStaleScans(this.database.db, this.settings.scanTimeoutMs + INTERRUPTED_AFTER_CAP_MS, INTERRUPTED_ERROR);
+    const interrupted = await queries.failStaleScans(
+      this.database.db,
+      this.settings.scanTimeoutMs + INTERRUPTED_AFTER_CAP_MS,
+      INTERRUPTED_ERROR,
+    );
     for (const scan of interrupted) {
-      await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.failed', { scan_id: scan.id, url: scan.url, error: INTERRUPTED_ERROR });
+      await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.failed', {
+        scan_id: scan.id,
+        url: scan.url,
+        error: INTERRUPTED_ERROR,
+      });
     }
     return interrupted.length;
   }
@@ -98,7 +114,12 @@ export class TrackingCheckerService {
    * Runs a scan for the tenant: reserves a slot of the hourly quota (exactly, under concurrency), scans,
    * stores the result. `onQuota` receives the quota state for the response headers, also when refused.
    */
-  async scan(auth: AuthContext, input: ScanRequestInput, onQuota: (quota: ScanQuota) => void, log?: ScanLog): Promise<ScanResult & { scan_id: string }> {
+  async scan(
+    auth: AuthContext,
+    input: ScanRequestInput,
+    onQuota: (quota: ScanQuota) => void,
+    log?: ScanLog,
+  ): Promise<ScanResult & { scan_id: string }> {
     const url = parseScanUrl(input.url);
     const language = (input.language ?? 'en') as Language;
     const options = { ai_summary: input.ai_summary ?? false, pagespeed: input.pagespeed ?? false };
@@ -106,21 +127,46 @@ export class TrackingCheckerService {
     const id = newId('scan');
     const { reserved, usage } = await queries.reserveScan(
       this.database.db,
-      { id, tenantId: auth.tenantId, apiKeyId: auth.apiKeyId, url: url.toString(), language, options, status: 'running' },
+      {
+        id,
+        tenantId: auth.tenantId,
+        apiKeyId: auth.apiKeyId,
+        url: url.toString(),
+        language,
+        options,
+        status: 'running',
+      },
       limit,
     );
     const quota = quotaOf(limit, usage);
     onQuota(quota);
     if (!reserved) {
-      throw new ApiError(429, 'quota_error', 'scan_quota_exceeded', `The hourly scan quota of ${limit} is used up; a slot frees in ${quota.resetSeconds} s.`, {
-        headers: { 'retry-after': String(quota.resetSeconds) },
-        details: { limit, window_seconds: SCAN_WINDOW_SECONDS, retry_after_seconds: quota.resetSeconds },
-      });
+      throw new ApiError(
+        429,
+        'quota_error',
+        'scan_quota_exceeded',
+        `The hourly scan quota of ${limit} is used up; a slot frees in ${quota.resetSeconds} s.`,
+        {
+          headers: { 'retry-after': String(quota.resetSeconds) },
+          details: { limit, window_seconds: SCAN_WINDOW_SECONDS, retry_after_seconds: quota.resetSeconds },
+        },
+      );
     }
     try {
-      const result = await this.scanner.scan({ url: url.toString(), aiSummary: options.ai_summary, pagespeed: options.pagespeed, language, onInternalError: logInternalError(log) });
+      const result = await this.scanner.scan({
+        url: url.toString(),
+        aiSummary: options.ai_summary,
+        pagespeed: options.pagespeed,
+        language,
+        onInternalError: logInternalError(log),
+      });
       await queries.completeScan(this.database.db, id, result as unknown as Record<string, unknown>);
-      await this.webhooks.publish(auth.tenantId, 'tracking_checker.scan.completed', { scan_id: id, url: result.url, final_url: result.final_url, trackers: result.trackers.length });
+      await this.webhooks.publish(auth.tenantId, 'tracking_checker.scan.completed', {
+        scan_id: id,
+        url: result.url,
+        final_url: result.final_url,
+        trackers: result.trackers.length,
+      });
       return { scan_id: id, ...result };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) {
@@ -128,9 +174,10 @@ export class TrackingCheckerService {
         onQuota({ ...quota, remaining: quota.remaining + 1 });
         throw invalidRequest('url_not_allowed', error.message, 'url', { reason: error.code });
       }
-      const failure = error instanceof ScanTargetUnreachableError
-        ? { code: error.code, message: error.message }
-        : { code: 'scan_failed', message: 'The scan failed unexpectedly.' };
+      const failure =
+        error instanceof ScanTargetUnreachableError
+          ? { code: error.code, message: error.message }
+          : { code: 'scan_failed', message: 'The scan failed unexpectedly.' };
       await queries.failScan(this.database.db, id, failure);
       if (error instanceof ScanTargetUnreachableError) throw targetUnreachable(error, id);
       throw error;
@@ -149,7 +196,8 @@ export class TrackingCheckerService {
         onInternalError: logInternalError(log),
       });
     } catch (error) {
-      if (error instanceof ScanTargetRefusedError) throw invalidRequest('url_not_allowed', error.message, 'url', { reason: error.code });
+      if (error instanceof ScanTargetRefusedError)
+        throw invalidRequest('url_not_allowed', error.message, 'url', { reason: error.code });
       if (error instanceof ScanTargetUnreachableError) throw targetUnreachable(error);
       throw error;
     }
@@ -175,9 +223,21 @@ export class TrackingCheckerService {
   async get(auth: AuthContext, id: string): Promise<ScanResult & { scan_id: string }> {
     const row: ScanRow | null = await queries.findScan(this.database.db, auth.tenantId, id);
     if (!row) throw notFound('scan', id);
-    if (row.status === 'running') throw new ApiError(409, 'conflict_error', 'scan_in_progress', 'The scan is still running; its result is returned by the POST that started it.');
+    if (row.status === 'running')
+      throw new ApiError(
+        409,
+        'conflict_error',
+        'scan_in_progress',
+        'The scan is still running; its result is returned by the POST that started it.',
+      );
     if (row.status === 'failed' || !row.result) {
-      throw new ApiError(409, 'conflict_error', 'scan_failed', `The scan failed: ${row.error?.message ?? 'unknown error'}.`, { details: { error: row.error } });
+      throw new ApiError(
+        409,
+        'conflict_error',
+        'scan_failed',
+        `The scan failed: ${row.error?.message ?? 'unknown error'}.`,
+        { details: { error: row.error } },
+      );
     }
     return { scan_id: row.id, ...(row.result as unknown as ScanResult) };
   }

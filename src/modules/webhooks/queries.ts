@@ -17,12 +17,19 @@ export async function listWebhooks(db: Db, tenantId: string, limit: number, offs
 }
 
 export async function findWebhook(db: Db, tenantId: string, id: string) {
-  const rows = await db.select().from(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.tenantId, tenantId))).limit(1);
+  const rows = await db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.tenantId, tenantId)))
+    .limit(1);
   return rows[0] ?? null;
 }
 
 export async function deleteWebhook(db: Db, tenantId: string, id: string) {
-  const rows = await db.delete(webhooks).where(and(eq(webhooks.id, id), eq(webhooks.tenantId, tenantId))).returning();
+  const rows = await db
+    .delete(webhooks)
+    .where(and(eq(webhooks.id, id), eq(webhooks.tenantId, tenantId)))
+    .returning();
   return rows[0] ?? null;
 }
 
@@ -40,7 +47,13 @@ export async function insertDeliveries(db: Db, rows: Array<typeof webhookDeliver
 export async function listDeliveries(db: Db, webhookId: string, limit: number, offset: number) {
   const where = eq(webhookDeliveries.webhookId, webhookId);
   const [rows, [{ total }]] = await Promise.all([
-    db.select().from(webhookDeliveries).where(where).orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id)).limit(limit).offset(offset),
+    db
+      .select()
+      .from(webhookDeliveries)
+      .where(where)
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(limit)
+      .offset(offset),
     db.select({ total: count() }).from(webhookDeliveries).where(where),
   ]);
   return { rows, total };
@@ -70,14 +83,22 @@ export async function claimDueDeliveries(db: Db, limit: number, leaseSeconds: nu
 
 export async function webhookSecrets(db: Db, ids: string[]) {
   if (ids.length === 0) return new Map<string, { url: string; secret: string }>();
-  const rows = await db.select({ id: webhooks.id, url: webhooks.url, secret: webhooks.secret }).from(webhooks).where(inArray(webhooks.id, ids));
+  const rows = await db
+    .select({ id: webhooks.id, url: webhooks.url, secret: webhooks.secret })
+    .from(webhooks)
+    .where(inArray(webhooks.id, ids));
   return new Map(rows.map((row) => [row.id, { url: row.url, secret: row.secret }]));
 }
 
 export async function recordAttempt(
   db: Db,
   id: string,
-  outcome: { status: 'pending' | 'succeeded' | 'failed'; statusCode: number | null; error: string | null; nextAttemptAt: Date | null },
+  outcome: {
+    status: 'pending' | 'succeeded' | 'failed';
+    statusCode: number | null;
+    error: string | null;
+    nextAttemptAt: Date | null;
+  },
 ) {
   await db
     .update(webhookDeliveries)

@@ -9,7 +9,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['Webhooks'];
 
   app.get('/api/webhooks/', {
-    schema: { operationId: 'listWebhooks', summary: 'List webhooks', tags, querystring: PaginationQuery, response: { 200: listEnvelope(Webhook, 'A page of webhooks.'), ...errorResponses() } },
+    schema: {
+      operationId: 'listWebhooks',
+      summary: 'List webhooks',
+      tags,
+      querystring: PaginationQuery,
+      response: { 200: listEnvelope(Webhook, 'A page of webhooks.'), ...errorResponses() },
+    },
     handler: async (request) => {
       return listPage(request, (limit, offset) => webhooks.list(requireAuth(request).tenantId, limit, offset));
     },
@@ -19,21 +25,36 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'createWebhook',
       summary: 'Create a webhook',
-      description: 'Subscribes an https endpoint to event types. Deliveries are POSTed as JSON `{id, type, created_at, tenant_id, data}`, signed in `Tagport-Signature`, and retried with exponential backoff until the endpoint answers 2xx.',
+      description:
+        'Subscribes an https endpoint to event types. Deliveries are POSTed as JSON `{id, type, created_at, tenant_id, data}`, signed in `Tagport-Signature`, and retried with exponential backoff until the endpoint answers 2xx.',
       tags,
       body: CreateWebhookBody,
       response: { 201: withMeta(CreatedWebhook), ...errorResponses(413, 415) },
     },
-    handler: async (request, reply) => reply.code(201).send(await webhooks.create(requireAuth(request).tenantId, request.body)),
+    handler: async (request, reply) =>
+      reply.code(201).send(await webhooks.create(requireAuth(request).tenantId, request.body)),
   });
 
   app.get('/api/webhooks/:id/', {
-    schema: { operationId: 'getWebhook', summary: 'Get a webhook', tags, params: WebhookIdParams, response: { 200: withMeta(Webhook), ...errorResponses(404) } },
+    schema: {
+      operationId: 'getWebhook',
+      summary: 'Get a webhook',
+      tags,
+      params: WebhookIdParams,
+      response: { 200: withMeta(Webhook), ...errorResponses(404) },
+    },
     handler: async (request) => webhooks.get(requireAuth(request).tenantId, request.params.id),
   });
 
   app.delete('/api/webhooks/:id/', {
-    schema: { operationId: 'deleteWebhook', summary: 'Delete a webhook', description: 'Stops deliveries to the endpoint; pending ones are dropped.', tags, params: WebhookIdParams, response: { 200: withMeta(Webhook), ...errorResponses(404) } },
+    schema: {
+      operationId: 'deleteWebhook',
+      summary: 'Delete a webhook',
+      description: 'Stops deliveries to the endpoint; pending ones are dropped.',
+      tags,
+      params: WebhookIdParams,
+      response: { 200: withMeta(Webhook), ...errorResponses(404) },
+    },
     handler: async (request) => webhooks.delete(requireAuth(request).tenantId, request.params.id),
   });
 
@@ -47,7 +68,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Delivery, 'A page of deliveries, newest first.'), ...errorResponses(404) },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => webhooks.deliveries(requireAuth(request).tenantId, request.params.id, limit, offset));
+      return listPage(request, (limit, offset) =>
+        webhooks.deliveries(requireAuth(request).tenantId, request.params.id, limit, offset),
+      );
     },
   });
 };

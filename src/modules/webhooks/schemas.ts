@@ -17,7 +17,9 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const WebhookIdParams = Type.Object({ id: Type.String({ pattern: idPattern('webhook'), description: 'Webhook id (`whk_…`).' }) });
+export const WebhookIdParams = Type.Object({
+  id: Type.String({ pattern: idPattern('webhook'), description: 'Webhook id (`whk_…`).' }),
+});
 
 const webhookProperties = {
   id: Type.String({ description: 'Webhook id (`whk_…`).' }),
@@ -26,7 +28,10 @@ const webhookProperties = {
   created_at: Timestamp('When the webhook was created.'),
 };
 
-export const Webhook = Type.Object(webhookProperties, { additionalProperties: false, description: 'A webhook endpoint.' });
+export const Webhook = Type.Object(webhookProperties, {
+  additionalProperties: false,
+  description: 'A webhook endpoint.',
+});
 
 export const CreatedWebhook = Type.Object(
   {
@@ -44,22 +49,31 @@ export const CreateWebhookBody = Type.Object(
     url: Type.String({ minLength: 1, maxLength: 2048, description: 'An https URL on a public address.' }),
     event_types: Type.Array(StringEnum(EVENT_TYPES), { minItems: 1, maxItems: EVENT_TYPES.length, uniqueItems: true }),
   },
-  { additionalProperties: false, examples: [{ url: 'https://hooks.example.com/tagport', event_types: ['monitor.down', 'monitor.up'] }] },
+  {
+    additionalProperties: false,
+    examples: [{ url: 'https://hooks.example.com/tagport', event_types: ['monitor.down', 'monitor.up'] }],
+  },
 );
 
 export const Delivery = Type.Object(
   {
     id: Type.String({ description: 'Delivery id (`dlv_…`).' }),
-    event_id: Type.String({ description: 'Event id (`evt_…`), the same for every endpoint and retry: use it to de-duplicate.' }),
+    event_id: Type.String({
+      description: 'Event id (`evt_…`), the same for every endpoint and retry: use it to de-duplicate.',
+    }),
     event_type: StringEnum(EVENT_TYPES),
-    status: StringEnum(['pending', 'succeeded', 'failed'] as const, { description: 'pending: waiting for its next attempt; failed: gave up after the last retry.' }),
+    status: StringEnum(['pending', 'succeeded', 'failed'] as const, {
+      description: 'pending: waiting for its next attempt; failed: gave up after the last retry.',
+    }),
     attempts: Type.Integer(),
     last_status_code: Nullable(Type.Integer()),
     last_error: Nullable(Type.String()),
     next_attempt_at: NullableTimestamp('When the next attempt is due (null once finished).'),
     created_at: Timestamp('When the event was queued.'),
     delivered_at: NullableTimestamp('When the endpoint answered 2xx.'),
-    payload: Type.Record(Type.String(), Type.Unknown(), { description: 'The JSON body sent: {id, type, created_at, tenant_id, data}.' }),
+    payload: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The JSON body sent: {id, type, created_at, tenant_id, data}.',
+    }),
   },
   { additionalProperties: false },
 );

@@ -23,7 +23,12 @@ export interface WebhookSettings {
 }
 
 function toDto(row: WebhookRow): WebhookDto {
-  return { id: row.id, url: row.url, event_types: row.eventTypes as EventType[], created_at: row.createdAt.toISOString() };
+  return {
+    id: row.id,
+    url: row.url,
+    event_types: row.eventTypes as EventType[],
+    created_at: row.createdAt.toISOString(),
+  };
 }
 
 /** Webhook endpoints, the event publisher and the delivery attempts. */
@@ -34,15 +39,29 @@ export class WebhookService {
     readonly settings: WebhookSettings,
   ) {}
 
-  async create(tenantId: string, input: { url: string; event_types: EventType[] }): Promise<WebhookDto & { secret: string }> {
+  async create(
+    tenantId: string,
+    input: { url: string; event_types: EventType[] },
+  ): Promise<WebhookDto & { secret: string }> {
     try {
       await this.outbound.checkUrl(input.url);
     } catch (error) {
-      if (error instanceof OutboundRefusedError) throw invalidRequest(error.code === 'https_required' ? 'https_required' : 'url_not_allowed', `Webhook url refused: ${error.message}`, 'url');
+      if (error instanceof OutboundRefusedError)
+        throw invalidRequest(
+          error.code === 'https_required' ? 'https_required' : 'url_not_allowed',
+          `Webhook url refused: ${error.message}`,
+          'url',
+        );
       throw error;
     }
     const secret = `whsec_${randomBytes(24).toString('base64url')}`;
-    const row = await queries.insertWebhook(this.database.db, { id: newId('webhook'), tenantId, url: input.url, eventTypes: [...new Set(input.event_types)], secret });
+    const row = await queries.insertWebhook(this.database.db, {
+      id: newId('webhook'),
+      tenantId,
+      url: input.url,
+      eventTypes: [...new Set(input.event_types)],
+      secret,
+    });
     return { ...toDto(row), secret };
   }
 
@@ -102,9 +121,15 @@ export class WebhookService {
 
   /** Sends the due deliveries once; failures are retried with exponential backoff until maxAttempts. */
   async deliverDue(limit = 20): Promise<number> {
-    const due = await queries.claimDueDeliveries(this.database.db, limit, Math.ceil(this.settings.timeoutMs / 1000) + 30);
+    const due = await queries.claimDueDeliveries(
+      this.database.db,
+      limit,
+      Math.ceil(this.settings.timeoutMs / 1000) + 30,
+    );
     if (due.length === 0) return 0;
-    const endpoints = await queries.webhookSecrets(this.database.db, [...new Set(due.map((delivery) => delivery.webhookId))]);
+    const endpoints = await queries.webhookSecrets(this.database.db, [
+      ...new Set(due.map((delivery) => delivery.webhookId)),
+    ]);
     await Promise.all(
       due.map(async (delivery) => {
         const endpoint = endpoints.get(delivery.webhookId);
@@ -129,7 +154,10 @@ export class WebhookService {
           statusCode = response.statusCode;
           if (statusCode < 200 || statusCode >= 300) error = `endpoint answered ${statusCode}`;
         } catch (caught) {
-          error = caught instanceof Error ? `${(caught as { code?: string }).code ?? 'error'}: ${caught.message}` : String(caught);
+          error =
+            caught instanceof Error
+              ? `${(caught as { code?: string }).code ?? 'error'}: ${caught.message}`
+              : String(caught);
         }
         const attempts = delivery.attempts + 1;
         const succeeded = error === null;
@@ -138,7 +166,8 @@ export class WebhookService {
           status: succeeded ? 'succeeded' : exhausted ? 'failed' : 'pending',
           statusCode,
           error,
-          nextAttemptAt: succeeded || exhausted ? null : new Date(Date.now() + this.settings.retryBaseMs * 2 ** (attempts - 1)),
+          nextAttemptAt:
+            succeeded || exhausted ? null : new Date(Date.now() + this.settings.retryBaseMs * 2 ** (attempts - 1)),
         });
       }),
     );

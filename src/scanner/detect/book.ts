@@ -37,7 +37,16 @@ export class Book {
   account(info: TrackerInfo): Account {
     let account = this.accounts.get(info.key);
     if (!account) {
-      account = { info, ids: new Set(), evidence: [], evidenceKeys: new Set(), firstParty: false, serverSide: false, requests: [], hitsGcs: [] };
+      account = {
+        info,
+        ids: new Set(),
+        evidence: [],
+        evidenceKeys: new Set(),
+        firstParty: false,
+        serverSide: false,
+        requests: [],
+        hitsGcs: [],
+      };
       this.accounts.set(info.key, account);
     }
     return account;
@@ -60,7 +69,11 @@ export class Book {
 
   addCmp(name: string, evidence: Evidence) {
     const list = this.cmp.get(name) ?? [];
-    if (list.length < MAX_EVIDENCE && !list.some((item) => item.kind === evidence.kind && item.detail === evidence.detail && item.url === evidence.url)) list.push(evidence);
+    if (
+      list.length < MAX_EVIDENCE &&
+      !list.some((item) => item.kind === evidence.kind && item.detail === evidence.detail && item.url === evidence.url)
+    )
+      list.push(evidence);
     this.cmp.set(name, list);
   }
 

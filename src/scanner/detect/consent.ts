@@ -20,7 +20,9 @@ export function judgeConsent(
   trackers: Tracker[],
 ): { result: ConsentResult; warnings: WarningDraft[] } {
   const warnings: WarningDraft[] = [];
-  const grantedWithoutInteraction = commands.dataLayer.filter((command) => command.command === 'update' && Object.values(command.values).includes('granted'));
+  const grantedWithoutInteraction = commands.dataLayer.filter(
+    (command) => command.command === 'update' && Object.values(command.values).includes('granted'),
+  );
   if (grantedWithoutInteraction.length) {
     warnings.push({ code: 'consent_granted_without_interaction', facts: { kind: 'consent_without_interaction' } });
   }
@@ -42,11 +44,21 @@ export function judgeConsent(
  * Commands come from the runtime dataLayer, else from inline code. Mode: advanced when Google hits were sent while
  * storage was denied; basic when defaults deny storage and no Google hit was sent (see README.md, "Consent Mode").
  */
-function consentMode(book: Book, runtime: RuntimeFindings | null, { code, dataLayer }: { code: ConsentCommand[]; dataLayer: ConsentCommand[] }): ConsentResult['consent_mode'] {
+function consentMode(
+  book: Book,
+  runtime: RuntimeFindings | null,
+  { code, dataLayer }: { code: ConsentCommand[]; dataLayer: ConsentCommand[] },
+): ConsentResult['consent_mode'] {
   const commands = runtime && dataLayer.length ? dataLayer : [...code, ...dataLayer];
-  const defaultCommand = commands.find((command) => command.command === 'default' && !command.values.region) ?? commands.find((command) => command.command === 'default');
+  const defaultCommand =
+    commands.find((command) => command.command === 'default' && !command.values.region) ??
+    commands.find((command) => command.command === 'default');
   const googleHits = runtime ? GOOGLE_KEYS.flatMap((key) => book.accounts.get(key)?.hitsGcs ?? []) : [];
-  const gcsValues = runtime ? runtime.requests.map((request) => matchUrl(request.url).find((match) => match.gcs || match.gcd)).filter((match) => match !== undefined) : [];
+  const gcsValues = runtime
+    ? runtime.requests
+        .map((request) => matchUrl(request.url).find((match) => match.gcs || match.gcd))
+        .filter((match) => match !== undefined)
+    : [];
   const gcs = gcsValues.find((match) => match.gcs)?.gcs;
   const gcd = gcsValues.find((match) => match.gcd)?.gcd;
   const detected = commands.length > 0 || !!gcs || !!gcd;

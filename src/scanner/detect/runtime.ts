@@ -1,6 +1,15 @@
 import type { RuntimeCookie, RuntimeFindings, RuntimeRequest } from '../browser.js';
 import type { Evidence } from '../schema.js';
-import { CMP_RULES, GLOBAL_RULES, TRACKERS, cmpForCookie, cmpForUrl, isGoogleHost, matchUrl, trackerForCookie } from '../signatures.js';
+import {
+  CMP_RULES,
+  GLOBAL_RULES,
+  TRACKERS,
+  cmpForCookie,
+  cmpForUrl,
+  isGoogleHost,
+  matchUrl,
+  trackerForCookie,
+} from '../signatures.js';
 import type { WarningDraft } from '../warnings.js';
 import { GOOGLE_KEYS, infoForId, type Book } from './book.js';
 import type { ConsentCommand } from './consent.js';
@@ -12,13 +21,17 @@ import { hostOf, originOf, shorten } from './urls.js';
  * Stage 2 (browser): trackers, CMPs and server-side evidence in what the page did — its requests, the tag ids it
  * registered, its globals and cookies — and the consent commands and server URLs in its dataLayer.
  */
-export function collectRuntime(book: Book, runtime: RuntimeFindings): { dataLayerCommands: ConsentCommand[]; serverUrls: ServerUrl[]; warnings: WarningDraft[] } {
+export function collectRuntime(
+  book: Book,
+  runtime: RuntimeFindings,
+): { dataLayerCommands: ConsentCommand[]; serverUrls: ServerUrl[]; warnings: WarningDraft[] } {
   const { commands, configs } = consentFromDataLayer(runtime.dataLayer);
   const serverUrls: ServerUrl[] = [];
   for (const config of configs) {
     for (const param of ['transport_url', 'server_container_url']) {
       const value = config.params[param];
-      if (typeof value === 'string' && /^https?:\/\//.test(value)) serverUrls.push({ param, url: value, id: config.id, via: 'global' });
+      if (typeof value === 'string' && /^https?:\/\//.test(value))
+        serverUrls.push({ param, url: value, id: config.id, via: 'global' });
     }
   }
   collectRequests(book, runtime.requests);
@@ -29,23 +42,38 @@ export function collectRuntime(book: Book, runtime: RuntimeFindings): { dataLaye
   if (runtime.banner.cmp && !book.cmp.has(runtime.banner.cmp)) book.cmp.set(runtime.banner.cmp, []);
   const warnings: WarningDraft[] = [];
   if (runtime.refused.length) {
-    warnings.push({ code: 'requests_refused', facts: { kind: 'refused', count: runtime.refused.length, example: shorten(runtime.refused[0].url, 120) } });
+    warnings.push({
+      code: 'requests_refused',
+      facts: { kind: 'refused', count: runtime.refused.length, example: shorten(runtime.refused[0].url, 120) },
+    });
   }
   return { dataLayerCommands: commands, serverUrls, warnings };
 }
 
-function consentFromDataLayer(dataLayer: unknown[]): { commands: ConsentCommand[]; configs: Array<{ id: string; params: Record<string, unknown> }> } {
+function consentFromDataLayer(dataLayer: unknown[]): {
+  commands: ConsentCommand[];
+  configs: Array<{ id: string; params: Record<string, unknown> }>;
+} {
   const commands: ConsentCommand[] = [];
   const configs: Array<{ id: string; params: Record<string, unknown> }> = [];
   for (const entry of dataLayer) {
     if (!Array.isArray(entry)) continue;
-    if (entry[0] === 'consent' && (entry[1] === 'default' || entry[1] === 'update') && entry[2] && typeof entry[2] === 'object') {
+    if (
+      entry[0] === 'consent' &&
+      (entry[1] === 'default' || entry[1] === 'update') &&
+      entry[2] &&
+      typeof entry[2] === 'object'
+    ) {
       const values: Record<string, string> = {};
-      for (const [key, value] of Object.entries(entry[2] as Record<string, unknown>)) values[key] = Array.isArray(value) ? JSON.stringify(value) : String(value);
+      for (const [key, value] of Object.entries(entry[2] as Record<string, unknown>))
+        values[key] = Array.isArray(value) ? JSON.stringify(value) : String(value);
       commands.push({ command: entry[1], values, source: 'dataLayer' });
     }
     if (entry[0] === 'config' && typeof entry[1] === 'string') {
-      configs.push({ id: entry[1], params: entry[2] && typeof entry[2] === 'object' ? (entry[2] as Record<string, unknown>) : {} });
+      configs.push({
+        id: entry[1],
+        params: entry[2] && typeof entry[2] === 'object' ? (entry[2] as Record<string, unknown>) : {},
+      });
     }
   }
   return { commands, configs };
@@ -64,26 +92,50 @@ function collectRequests(book: Book, requests: RuntimeRequest[]): void {
     const kind = kindForRequest(request);
     const matches = matchUrl(request.url);
     for (const match of matches) {
-      const account = book.add(TRACKERS[match.key], { kind, detail: match.detail, url: shorten(request.url) }, match.ids);
+      const account = book.add(
+        TRACKERS[match.key],
+        { kind, detail: match.detail, url: shorten(request.url) },
+        match.ids,
+      );
       account.requests.push(request);
       if (match.role === 'hit' && GOOGLE_KEYS.includes(match.key)) account.hitsGcs.push(match.gcs ?? null);
       if (firstParty) account.firstParty = true;
       const origin = originOf(request.url);
       if (match.key === 'google_analytics_4' && match.role === 'hit' && host && !isGoogleHost(host)) {
         account.serverSide = true;
-        book.addServer({ kind: 'request', detail: `GA4 hits sent to ${host}, not to Google: a server-side container`, url: shorten(request.url) }, origin);
+        book.addServer(
+          {
+            kind: 'request',
+            detail: `GA4 hits sent to ${host}, not to Google: a server-side container`,
+            url: shorten(request.url),
+          },
+          origin,
+        );
       }
-      const loader = match.role === 'loader' ? /\/(gtm\.js|gtag\/js)$/.exec(new URL(request.url).pathname)?.[1] : undefined;
+      const loader =
+        match.role === 'loader' ? /\/(gtm\.js|gtag\/js)$/.exec(new URL(request.url).pathname)?.[1] : undefined;
       if (loader && host && !isGoogleHost(host)) {
         account.serverSide = true;
-        book.addServer({ kind: 'script', detail: `${loader} served from ${host}${firstParty ? " (the site's own domain)" : ''}, not from Google`, url: shorten(request.url) }, origin);
+        book.addServer(
+          {
+            kind: 'script',
+            detail: `${loader} served from ${host}${firstParty ? " (the site's own domain)" : ''}, not from Google`,
+            url: shorten(request.url),
+          },
+          origin,
+        );
       }
     }
     if (!matches.length) {
       const cmp = cmpForUrl(request.url);
-      if (cmp) book.addCmp(cmp.name, { kind, detail: `${request.resourceType} from ${host}`, url: shorten(request.url) });
+      if (cmp)
+        book.addCmp(cmp.name, { kind, detail: `${request.resourceType} from ${host}`, url: shorten(request.url) });
       else {
-        const account = classifyWithThirdPartyWeb(book, request.url, { kind, detail: `${request.resourceType} to ${host}`, url: shorten(request.url) });
+        const account = classifyWithThirdPartyWeb(book, request.url, {
+          kind,
+          detail: `${request.resourceType} to ${host}`,
+          url: shorten(request.url),
+        });
         account?.requests.push(request);
       }
     }
@@ -97,9 +149,20 @@ function collectGoogleTagIds(book: Book, runtime: RuntimeFindings): void {
     if (info) book.add(info, { kind: 'global', detail: `window.google_tag_manager has ${id}` }, [id]);
   }
   const gtm = book.accounts.get('google_tag_manager');
-  if (gtm && runtime.googleTagIds.some((id) => id.startsWith('GTM-')) && !gtm.requests.some((request) => matchUrl(request.url).some((match) => match.role === 'loader'))) {
+  if (
+    gtm &&
+    runtime.googleTagIds.some((id) => id.startsWith('GTM-')) &&
+    !gtm.requests.some((request) => matchUrl(request.url).some((match) => match.role === 'loader'))
+  ) {
     gtm.serverSide = true;
-    book.addServer({ kind: 'global', detail: 'GTM is running but no gtm.js request was seen: loaded through a custom loader path (typical of a server-side container)' }, null);
+    book.addServer(
+      {
+        kind: 'global',
+        detail:
+          'GTM is running but no gtm.js request was seen: loaded through a custom loader path (typical of a server-side container)',
+      },
+      null,
+    );
   }
 }
 
@@ -110,7 +173,8 @@ function collectGlobals(book: Book, globals: string[]): void {
     book.add(TRACKERS[rule.key], { kind: 'global', detail: `window.${rule.global} is defined` });
   }
   for (const rule of CMP_RULES) {
-    for (const global of rule.globals) if (globals.includes(global)) book.addCmp(rule.name, { kind: 'global', detail: `window.${global} is defined` });
+    for (const global of rule.globals)
+      if (globals.includes(global)) book.addCmp(rule.name, { kind: 'global', detail: `window.${global} is defined` });
   }
 }
 
@@ -118,10 +182,18 @@ function collectCookies(book: Book, cookies: RuntimeCookie[]): void {
   for (const cookie of cookies) {
     const key = trackerForCookie(cookie.name);
     if (key) {
-      const setBy = cookie.setBy === 'http' ? 'set by HTTP header' : cookie.script ? `set by script ${shorten(cookie.script, 200)}` : 'set by script';
+      const setBy =
+        cookie.setBy === 'http'
+          ? 'set by HTTP header'
+          : cookie.script
+            ? `set by script ${shorten(cookie.script, 200)}`
+            : 'set by script';
       book.add(TRACKERS[key], { kind: 'cookie', detail: `${cookie.name} on ${cookie.domain} (${setBy})` });
       if (cookie.setBy === 'http' && book.isFirstParty(cookie.domain) && GOOGLE_KEYS.includes(key)) {
-        book.addServer({ kind: 'cookie', detail: `${cookie.name} set by an HTTP response on the site's domain (server-set cookie)` }, null);
+        book.addServer(
+          { kind: 'cookie', detail: `${cookie.name} set by an HTTP response on the site's domain (server-set cookie)` },
+          null,
+        );
       }
     }
     const cmp = cmpForCookie(cookie.name);

@@ -19,7 +19,11 @@ export interface ServerUrl {
 export function markServerSide(book: Book, serverUrls: ServerUrl[]): void {
   for (const found of serverUrls) {
     const origin = originOf(found.url);
-    const evidence: Evidence = { kind: found.via === 'global' ? 'global' : 'inline', detail: `${found.param} set${found.id ? ` for ${found.id}` : ''}: ${shorten(found.url, 200)}`, url: shorten(found.url, 2000) };
+    const evidence: Evidence = {
+      kind: found.via === 'global' ? 'global' : 'inline',
+      detail: `${found.param} set${found.id ? ` for ${found.id}` : ''}: ${shorten(found.url, 200)}`,
+      url: shorten(found.url, 2000),
+    };
     book.addServer(evidence, origin);
     const info = found.id ? infoForId(found.id) : null;
     const targets = info ? [info.key] : GOOGLE_KEYS.filter((key) => book.has(key));
@@ -34,5 +38,9 @@ export function markServerSide(book: Book, serverUrls: ServerUrl[]): void {
 }
 
 export function serverSideResult(book: Book): ServerSideResult {
-  return { detected: book.serverEvidence.length > 0 || book.endpoints.size > 0, evidence: book.serverEvidence, endpoints: [...book.endpoints].sort() };
+  return {
+    detected: book.serverEvidence.length > 0 || book.endpoints.size > 0,
+    evidence: book.serverEvidence,
+    endpoints: [...book.endpoints].sort(),
+  };
 }

@@ -1,5 +1,13 @@
 import type { StaticFindings } from '../parse.js';
-import { TRACKERS, cmpForCode, cmpForUrl, consentCommandsInCode, matchCode, matchUrl, serverUrlsInCode } from '../signatures.js';
+import {
+  TRACKERS,
+  cmpForCode,
+  cmpForUrl,
+  consentCommandsInCode,
+  matchCode,
+  matchUrl,
+  serverUrlsInCode,
+} from '../signatures.js';
 import type { Book } from './book.js';
 import type { ConsentCommand } from './consent.js';
 import type { ServerUrl } from './server-side.js';
@@ -7,7 +15,10 @@ import { classifyWithThirdPartyWeb } from './third-party-web.js';
 import { hostOf, shorten } from './urls.js';
 
 /** Stage 1 (static HTML): trackers and CMPs in script URLs, inline code and noscript pixels. */
-export function collectStatic(book: Book, findings: StaticFindings): { codeCommands: ConsentCommand[]; serverUrls: ServerUrl[] } {
+export function collectStatic(
+  book: Book,
+  findings: StaticFindings,
+): { codeCommands: ConsentCommand[]; serverUrls: ServerUrl[] } {
   collectScriptUrls(book, findings);
   const fromCode = collectInlineScripts(book, findings);
   collectNoscript(book, findings);
@@ -24,16 +35,28 @@ function collectScriptUrls(book: Book, findings: StaticFindings): void {
     const host = hostOf(url);
     const matches = matchUrl(url);
     for (const match of matches) {
-      const account = book.add(TRACKERS[match.key], { kind: 'script', detail: `<script src> — ${match.detail}${note}`, url: shorten(url, 2000) }, match.ids);
+      const account = book.add(
+        TRACKERS[match.key],
+        { kind: 'script', detail: `<script src> — ${match.detail}${note}`, url: shorten(url, 2000) },
+        match.ids,
+      );
       if (book.isFirstParty(host)) account.firstParty = true;
     }
     const cmp = cmpForUrl(url);
     if (cmp) book.addCmp(cmp.name, { kind: 'script', detail: `<script src> from ${host}`, url: shorten(url, 2000) });
-    if (!matches.length && !cmp) classifyWithThirdPartyWeb(book, url, { kind: 'script', detail: `<script src> from ${host}${note}`, url: shorten(url, 2000) });
+    if (!matches.length && !cmp)
+      classifyWithThirdPartyWeb(book, url, {
+        kind: 'script',
+        detail: `<script src> from ${host}${note}`,
+        url: shorten(url, 2000),
+      });
   }
 }
 
-function collectInlineScripts(book: Book, findings: StaticFindings): { codeCommands: ConsentCommand[]; serverUrls: ServerUrl[] } {
+function collectInlineScripts(
+  book: Book,
+  findings: StaticFindings,
+): { codeCommands: ConsentCommand[]; serverUrls: ServerUrl[] } {
   const codeCommands: ConsentCommand[] = [];
   const serverUrls: ServerUrl[] = [];
   for (const script of findings.scripts) {
@@ -45,7 +68,8 @@ function collectInlineScripts(book: Book, findings: StaticFindings): { codeComma
     const cmp = cmpForCode(script.code);
     if (cmp) book.addCmp(cmp.name, { kind: 'inline', detail: `${cmp.name} configuration in an inline script` });
     for (const command of consentCommandsInCode(script.code)) codeCommands.push({ ...command, source: 'code' });
-    for (const found of serverUrlsInCode(script.code)) serverUrls.push({ ...found, id: configIdAround(script.code, found.url), via: 'inline' });
+    for (const found of serverUrlsInCode(script.code))
+      serverUrls.push({ ...found, id: configIdAround(script.code, found.url), via: 'inline' });
   }
   return { codeCommands, serverUrls };
 }
@@ -53,8 +77,18 @@ function collectInlineScripts(book: Book, findings: StaticFindings): { codeComma
 function collectNoscript(book: Book, findings: StaticFindings): void {
   for (const { tag, url } of findings.noscript) {
     const matches = matchUrl(url);
-    for (const match of matches) book.add(TRACKERS[match.key], { kind: 'noscript', detail: `<noscript><${tag}> — ${match.detail}`, url: shorten(url, 2000) }, match.ids);
-    if (!matches.length) classifyWithThirdPartyWeb(book, url, { kind: 'noscript', detail: `<noscript><${tag}> from ${hostOf(url)}`, url: shorten(url, 2000) });
+    for (const match of matches)
+      book.add(
+        TRACKERS[match.key],
+        { kind: 'noscript', detail: `<noscript><${tag}> — ${match.detail}`, url: shorten(url, 2000) },
+        match.ids,
+      );
+    if (!matches.length)
+      classifyWithThirdPartyWeb(book, url, {
+        kind: 'noscript',
+        detail: `<noscript><${tag}> from ${hostOf(url)}`,
+        url: shorten(url, 2000),
+      });
   }
 }
 

@@ -6,7 +6,14 @@ import { hostOf } from './urls.js';
 
 /** third-party-web entities that our own rules already cover, and which of our trackers they belong to. */
 const TPW_OWNERS: Record<string, TrackerKey[]> = {
-  'Google Tag Manager': ['google_tag_manager', 'google_tag', 'google_analytics_4', 'google_ads', 'floodlight', 'universal_analytics'],
+  'Google Tag Manager': [
+    'google_tag_manager',
+    'google_tag',
+    'google_analytics_4',
+    'google_ads',
+    'floodlight',
+    'universal_analytics',
+  ],
   'Google Analytics': ['google_analytics_4', 'universal_analytics'],
   'Google/Doubleclick Ads': ['google_ads', 'floodlight'],
   Facebook: ['meta_pixel'],

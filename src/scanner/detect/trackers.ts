@@ -8,7 +8,15 @@ import type { Book } from './book.js';
  */
 export function listTrackers(book: Book, runtime: RuntimeFindings | null): Tracker[] {
   return [...book.accounts.values()]
-    .filter((account) => !(account.info.key === 'google_tag' && account.ids.size === 0 && book.has('google_tag_manager') && account.requests.length === 0))
+    .filter(
+      (account) =>
+        !(
+          account.info.key === 'google_tag' &&
+          account.ids.size === 0 &&
+          book.has('google_tag_manager') &&
+          account.requests.length === 0
+        ),
+    )
     .map((account) => ({
       key: account.info.key,
       name: account.info.name,

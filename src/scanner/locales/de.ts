@@ -3,37 +3,58 @@ import { joiner, type SummaryTexts, type WarningTexts } from './texts.js';
 export const summary: SummaryTexts = {
   decimal: ',',
   list: joiner('und'),
-  trackers: (host, names) => (names.length === 0 ? `Auf ${host} wurden keine Tracker gefunden.` : `${names.length} Tracker auf ${host} gefunden: ${summary.list(names)}.`),
+  trackers: (host, names) =>
+    names.length === 0
+      ? `Auf ${host} wurden keine Tracker gefunden.`
+      : `${names.length} Tracker auf ${host} gefunden: ${summary.list(names)}.`,
   tagManagers: (names) => `Tag-Management: ${summary.list(names)}.`,
   cmp: (name) => `Consent-Management-Plattform: ${name}.`,
-  noCmp: (banner) => (banner ? 'Keine bekannte Consent-Management-Plattform erkannt, aber ein Cookie-Hinweis ist sichtbar.' : 'Weder eine Consent-Management-Plattform noch ein Cookie-Banner wurde erkannt.'),
+  noCmp: (banner) =>
+    banner
+      ? 'Keine bekannte Consent-Management-Plattform erkannt, aber ein Cookie-Hinweis ist sichtbar.'
+      : 'Weder eine Consent-Management-Plattform noch ein Cookie-Banner wurde erkannt.',
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} ist aktiv${mode ? ` im ${summary.mode(mode)} Modus` : ''} (Standard: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode wurde nicht erkannt, obwohl Google-Tags vorhanden sind.',
-  beforeConsent: (names) => `${names.length} Tracker ${names.length === 1 ? 'hat' : 'haben'} vor jeder Einwilligung Anfragen gesendet: ${summary.list(names)}.`,
-  cookieless: (names) => `${summary.list(names)} ${names.length === 1 ? 'hat' : 'haben'} nur cookielose Consent-Mode-Pings gesendet.`,
+  beforeConsent: (names) =>
+    `${names.length} Tracker ${names.length === 1 ? 'hat' : 'haben'} vor jeder Einwilligung Anfragen gesendet: ${summary.list(names)}.`,
+  cookieless: (names) =>
+    `${summary.list(names)} ${names.length === 1 ? 'hat' : 'haben'} nur cookielose Consent-Mode-Pings gesendet.`,
   nothingBeforeConsent: 'Kein Tracker hat vor der Einwilligung Anfragen gesendet.',
-  beforeConsentUnknown: 'Ob Tracker vor der Einwilligung auslösen, konnte nicht geprüft werden, weil die Browser-Phase nicht abgeschlossen wurde.',
-  serverSide: (endpoints) => `Serverseitiges Tagging wurde erkannt${endpoints.length ? ` (${endpoints.join(', ')})` : ''}.`,
+  beforeConsentUnknown:
+    'Ob Tracker vor der Einwilligung auslösen, konnte nicht geprüft werden, weil die Browser-Phase nicht abgeschlossen wurde.',
+  serverSide: (endpoints) =>
+    `Serverseitiges Tagging wurde erkannt${endpoints.length ? ` (${endpoints.join(', ')})` : ''}.`,
   noServerSide: 'Kein serverseitiges Tagging erkannt: Die Tags senden Daten direkt an die Anbieter.',
   loss: (analytics, ads) => {
-    const parts = [analytics && `etwa ${analytics} % der Analytics-Ereignisse`, ads && `etwa ${ads} % der Werbe-Conversions`].filter(Boolean) as string[];
+    const parts = [
+      analytics && `etwa ${analytics} % der Analytics-Ereignisse`,
+      ads && `etwa ${ads} % der Werbe-Conversions`,
+    ].filter(Boolean) as string[];
     return `Geschätzter Datenverlust: ${summary.list(parts)}.`;
   },
-  recover: (points) => `Serverseitiges Tagging auf einer First-Party-Domain könnte etwa ${points} Prozentpunkte zurückgewinnen.`,
-  pagespeed: (score, lcp, tbt, cls) => `Mobile Performance-Bewertung: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
+  recover: (points) =>
+    `Serverseitiges Tagging auf einer First-Party-Domain könnte etwa ${points} Prozentpunkte zurückgewinnen.`,
+  pagespeed: (score, lcp, tbt, cls) =>
+    `Mobile Performance-Bewertung: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'erteilt' : value === 'denied' ? 'abgelehnt' : 'nicht gesetzt'),
   mode: (mode) => (mode === 'advanced' ? 'erweiterten' : 'einfachen'),
   rec: {
     addCmp: 'Führen Sie eine Consent-Management-Plattform ein und laden Sie Tracking-Tags erst nach der Einwilligung.',
-    blockBeforeConsent: (names) => `Halten Sie ${summary.list(names)} bis zur Einwilligung zurück (Skript-Blockierung der CMP oder Consent-Trigger im Tag Manager).`,
-    addConsentMode: 'Implementieren Sie Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) über Ihre CMP.',
-    upgradeConsentMode: 'Stellen Sie auf Consent Mode v2 um und setzen Sie zusätzlich ad_user_data und ad_personalization, die seit März 2024 im EWR für personalisierte Werbung nötig sind.',
-    serverSide: (domain, points) => `Verlagern Sie Ihre Tags auf serverseitiges Tagging unter einer eigenen Subdomain (z. B. data.${domain}), um etwa ${points} Prozentpunkte verlorener Daten zurückzugewinnen.`,
+    blockBeforeConsent: (names) =>
+      `Halten Sie ${summary.list(names)} bis zur Einwilligung zurück (Skript-Blockierung der CMP oder Consent-Trigger im Tag Manager).`,
+    addConsentMode:
+      'Implementieren Sie Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) über Ihre CMP.',
+    upgradeConsentMode:
+      'Stellen Sie auf Consent Mode v2 um und setzen Sie zusätzlich ad_user_data und ad_personalization, die seit März 2024 im EWR für personalisierte Werbung nötig sind.',
+    serverSide: (domain, points) =>
+      `Verlagern Sie Ihre Tags auf serverseitiges Tagging unter einer eigenen Subdomain (z. B. data.${domain}), um etwa ${points} Prozentpunkte verlorener Daten zurückzugewinnen.`,
     removeUa: 'Entfernen Sie Universal Analytics: Es verarbeitet seit Juli 2023 keine Daten mehr.',
     metaCapi: 'Senden Sie Meta-Ereignisse zusätzlich zum Browser-Pixel über die Conversions API.',
-    pagespeed: (score) => `Verbessern Sie die Ladegeschwindigkeit (Bewertung ${score}/100): Tags asynchron laden und nicht sofort benötigte verzögern.`,
-    noTracking: 'Es wurde kein Tracking gefunden: Falls Sie hier Analytics- oder Werbe-Tags erwarten, prüfen Sie, ob sie veröffentlicht sind.',
+    pagespeed: (score) =>
+      `Verbessern Sie die Ladegeschwindigkeit (Bewertung ${score}/100): Tags asynchron laden und nicht sofort benötigte verzögern.`,
+    noTracking:
+      'Es wurde kein Tracking gefunden: Falls Sie hier Analytics- oder Werbe-Tags erwarten, prüfen Sie, ob sie veröffentlicht sind.',
   },
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
@@ -43,14 +64,18 @@ export const summary: SummaryTexts = {
         : 'Es wurde kein Einwilligungsmechanismus gefunden, daher wird kein Consent-Verlust gezählt (die Tags laufen dann womöglich ohne die gesetzlich nötige Einwilligung).',
       `Werbeblocker sind bei ${rates.blockers} % der Seitenaufrufe aktiv; ${rates.analyticsBlock} % davon blockieren auch Analytics und ${rates.adBlock} % Werbepixel. Tags von der eigenen Domain entgehen ${rates.escape} % dieser Blockierung.`,
       `Safari (${rates.safari} % des Traffics) verliert ${rates.itp} % seiner Werbe-Conversions, weil per Skript gesetzte Cookies nach 7 Tagen ablaufen; ein First-Party-Tagging-Server gewinnt ${rates.itpRecovery} % davon zurück.`,
-      analytics || ads ? `Ergebnis: ${summary.list([analytics && `${analytics} % der Analytics-Ereignisse`, ads && `${ads} % der Werbe-Conversions`].filter(Boolean) as string[])} gehen verloren.` : 'Es wurden keine messenden Tracker gefunden, daher gibt es keinen Verlust.',
+      analytics || ads
+        ? `Ergebnis: ${summary.list([analytics && `${analytics} % der Analytics-Ereignisse`, ads && `${ads} % der Werbe-Conversions`].filter(Boolean) as string[])} gehen verloren.`
+        : 'Es wurden keine messenden Tracker gefunden, daher gibt es keinen Verlust.',
       'Verweigerte Einwilligungen können und sollen durch serverseitiges Tagging nicht zurückgewonnen werden.',
     ].join(' '),
 };
 
 export const warnings: WarningTexts = {
-  refused: (n, example) => `${n} Anfrage(n) an nicht öffentliche Adressen wurden blockiert${example ? `, z. B. ${example}` : ''}.`,
-  consentWithoutInteraction: 'Ein Consent-Update, das Speicherung erlaubt, lief, obwohl der Scanner nie mit der Seite interagiert hat.',
+  refused: (n, example) =>
+    `${n} Anfrage(n) an nicht öffentliche Adressen wurden blockiert${example ? `, z. B. ${example}` : ''}.`,
+  consentWithoutInteraction:
+    'Ein Consent-Update, das Speicherung erlaubt, lief, obwohl der Scanner nie mit der Seite interagiert hat.',
   timeLimit: (ms) => `Der Scan dauerte länger als sein Limit von ${ms} ms.`,
   parseFailed: (detail) => `Das HTML konnte nicht gelesen werden: ${detail}`,
   truncated: (bytes) => `Die Seite ist größer als ${bytes} Bytes; nur die ersten ${bytes} Bytes wurden ausgewertet.`,
@@ -62,11 +87,15 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Die bis dahin empfangenen ${bytes} Bytes wurden ausgewertet.`,
   },
   httpStatus: (status) => `Die Seite antwortete mit HTTP ${status}.`,
-  browserPartial: 'Die Seite wurde nicht rechtzeitig fertig geladen; die Ergebnisse zeigen, was sie bis dahin getan hat.',
+  browserPartial:
+    'Die Seite wurde nicht rechtzeitig fertig geladen; die Ergebnisse zeigen, was sie bis dahin getan hat.',
   browserIncomplete: (detail) => `Einige Seitendaten konnten nicht gelesen werden: ${detail}`,
-  browserFailed: (timedOut, detail) => `Der Browser-Schritt ${timedOut ? 'hat das Zeitlimit überschritten' : 'ist fehlgeschlagen'}: ${detail}. Die Ergebnisse stammen nur aus dem HTML.`,
+  browserFailed: (timedOut, detail) =>
+    `Der Browser-Schritt ${timedOut ? 'hat das Zeitlimit überschritten' : 'ist fehlgeschlagen'}: ${detail}. Die Ergebnisse stammen nur aus dem HTML.`,
   pagespeedNoTime: 'Für die Performance-Messung blieb keine Zeit.',
   pagespeed: (detail) => `Performance-Messung: ${detail}`,
   aiFallback: (detail) =>
-    detail ? `Das Sprachmodell konnte die Zusammenfassung nicht schreiben (${detail}); der eingebaute Text wurde verwendet.` : 'Für das Sprachmodell blieb keine Zeit; der eingebaute Text wurde verwendet.',
+    detail
+      ? `Das Sprachmodell konnte die Zusammenfassung nicht schreiben (${detail}); der eingebaute Text wurde verwendet.`
+      : 'Für das Sprachmodell blieb keine Zeit; der eingebaute Text wurde verwendet.',
 };

@@ -4,36 +4,52 @@ export const summary: SummaryTexts = {
   decimal: '.',
   list: joiner('and'),
   trackers: (host, names) =>
-    names.length === 0 ? `No trackers were found on ${host}.` : `${names.length} tracker${names.length === 1 ? '' : 's'} found on ${host}: ${summary.list(names)}.`,
+    names.length === 0
+      ? `No trackers were found on ${host}.`
+      : `${names.length} tracker${names.length === 1 ? '' : 's'} found on ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Tag management: ${summary.list(names)}.`,
   cmp: (name) => `Consent management platform: ${name}.`,
-  noCmp: (banner) => (banner ? 'No known consent management platform was detected, but a cookie notice is visible.' : 'No consent management platform or cookie banner was detected.'),
+  noCmp: (banner) =>
+    banner
+      ? 'No known consent management platform was detected, but a cookie notice is visible.'
+      : 'No consent management platform or cookie banner was detected.',
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} is in use${mode ? ` in ${summary.mode(mode)} mode` : ''} (default: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode was not detected although Google tags are present.',
-  beforeConsent: (names) => `${names.length} tracker${names.length === 1 ? '' : 's'} sent requests before any consent was given: ${summary.list(names)}.`,
+  beforeConsent: (names) =>
+    `${names.length} tracker${names.length === 1 ? '' : 's'} sent requests before any consent was given: ${summary.list(names)}.`,
   cookieless: (names) => `${summary.list(names)} only sent cookieless Consent Mode pings.`,
   nothingBeforeConsent: 'No tracker sent requests before consent.',
-  beforeConsentUnknown: 'Whether trackers fire before consent could not be checked because the browser stage did not complete.',
+  beforeConsentUnknown:
+    'Whether trackers fire before consent could not be checked because the browser stage did not complete.',
   serverSide: (endpoints) => `Server-side tagging was detected${endpoints.length ? ` (${endpoints.join(', ')})` : ''}.`,
   noServerSide: 'No server-side tagging was detected: tags send data directly to the vendors.',
   loss: (analytics, ads) => {
-    const parts = [analytics && `about ${analytics}% of analytics events`, ads && `about ${ads}% of ad conversions`].filter(Boolean) as string[];
+    const parts = [
+      analytics && `about ${analytics}% of analytics events`,
+      ads && `about ${ads}% of ad conversions`,
+    ].filter(Boolean) as string[];
     return `Estimated data loss: ${summary.list(parts)}.`;
   },
   recover: (points) => `Server-side tagging on a first-party domain could recover about ${points} percentage points.`,
-  pagespeed: (score, lcp, tbt, cls) => `Mobile performance score: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
+  pagespeed: (score, lcp, tbt, cls) =>
+    `Mobile performance score: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'granted' : value === 'denied' ? 'denied' : 'not set'),
   mode: (mode) => (mode === 'advanced' ? 'advanced' : 'basic'),
   rec: {
     addCmp: 'Add a consent management platform and load tracking tags only after visitors consent.',
-    blockBeforeConsent: (names) => `Hold back ${summary.list(names)} until the visitor consents (CMP script blocking or consent triggers in your tag manager).`,
-    addConsentMode: 'Implement Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) through your CMP.',
-    upgradeConsentMode: 'Upgrade to Consent Mode v2 by also setting ad_user_data and ad_personalization, required for ad personalisation in the EEA since March 2024.',
-    serverSide: (domain, points) => `Move your tags to server-side tagging on a first-party subdomain (e.g. data.${domain}) to recover about ${points} percentage points of lost data.`,
+    blockBeforeConsent: (names) =>
+      `Hold back ${summary.list(names)} until the visitor consents (CMP script blocking or consent triggers in your tag manager).`,
+    addConsentMode:
+      'Implement Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) through your CMP.',
+    upgradeConsentMode:
+      'Upgrade to Consent Mode v2 by also setting ad_user_data and ad_personalization, required for ad personalisation in the EEA since March 2024.',
+    serverSide: (domain, points) =>
+      `Move your tags to server-side tagging on a first-party subdomain (e.g. data.${domain}) to recover about ${points} percentage points of lost data.`,
     removeUa: 'Remove Universal Analytics: it stopped processing data in July 2023.',
     metaCapi: 'Send Meta events through the Conversions API in addition to the browser pixel.',
-    pagespeed: (score) => `Improve page speed (score ${score}/100): load tags asynchronously and defer the ones not needed for the first view.`,
+    pagespeed: (score) =>
+      `Improve page speed (score ${score}/100): load tags asynchronously and defer the ones not needed for the first view.`,
     noTracking: 'No tracking was found: if you expect analytics or ad tags here, check that they are published.',
   },
   lossExplanation: ({ analytics, ads, consent, rates }) =>
@@ -44,15 +60,20 @@ export const summary: SummaryTexts = {
         : 'No consent mechanism was found, so no consent loss is counted (tags may then run without the consent the law requires).',
       `Ad blockers are active on ${rates.blockers}% of page views; ${rates.analyticsBlock}% of them also block analytics and ${rates.adBlock}% block ad pixels. Tags served from the site's own domain avoid ${rates.escape}% of that blocking.`,
       `Safari (${rates.safari}% of traffic) drops ${rates.itp}% of its ad conversions because script-set cookies expire after 7 days; a first-party tagging server recovers ${rates.itpRecovery}% of that.`,
-      analytics || ads ? `Result: ${summary.list([analytics && `${analytics}% of analytics events`, ads && `${ads}% of ad conversions`].filter(Boolean) as string[])} lost.` : 'No measuring trackers were found, so there is nothing to lose.',
+      analytics || ads
+        ? `Result: ${summary.list([analytics && `${analytics}% of analytics events`, ads && `${ads}% of ad conversions`].filter(Boolean) as string[])} lost.`
+        : 'No measuring trackers were found, so there is nothing to lose.',
       'Consent refusal cannot and should not be recovered by server-side tagging.',
     ].join(' '),
 };
 
 export const warnings: WarningTexts = {
   refused: (n, example) =>
-    example === undefined ? `${n} request(s) to non-public addresses were blocked.` : `${n} browser request(s) to non-public addresses were blocked, e.g. ${example}.`,
-  consentWithoutInteraction: 'A consent update granting storage ran although the scanner never interacted with the page.',
+    example === undefined
+      ? `${n} request(s) to non-public addresses were blocked.`
+      : `${n} browser request(s) to non-public addresses were blocked, e.g. ${example}.`,
+  consentWithoutInteraction:
+    'A consent update granting storage ran although the scanner never interacted with the page.',
   timeLimit: (ms) => `The scan took longer than its ${ms} ms limit.`,
   parseFailed: (detail) => `The HTML could not be parsed: ${detail}`,
   truncated: (bytes) => `The page is larger than ${bytes} bytes; only the first ${bytes} bytes were analysed.`,
@@ -66,9 +87,12 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `The page answered HTTP ${status}.`,
   browserPartial: 'The page did not finish loading in time; findings cover what it did until then.',
   browserIncomplete: (detail) => `Some page data could not be read: ${detail}`,
-  browserFailed: (timedOut, detail) => `Browser stage ${timedOut ? 'timed out' : 'failed'}: ${detail}. Results come from the HTML only.`,
+  browserFailed: (timedOut, detail) =>
+    `Browser stage ${timedOut ? 'timed out' : 'failed'}: ${detail}. Results come from the HTML only.`,
   pagespeedNoTime: 'No time was left for the page-speed run.',
   pagespeed: (detail, fromLighthouse) => (fromLighthouse ? detail : `Page speed: ${detail}`),
   aiFallback: (detail) =>
-    detail ? `The language model could not write the summary (${detail}); the builtin writer was used.` : 'No time was left for the language model; the builtin writer was used.',
+    detail
+      ? `The language model could not write the summary (${detail}); the builtin writer was used.`
+      : 'No time was left for the language model; the builtin writer was used.',
 };

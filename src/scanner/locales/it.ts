@@ -4,38 +4,58 @@ export const summary: SummaryTexts = {
   decimal: ',',
   list: joiner('e'),
   trackers: (host, names) =>
-    names.length === 0 ? `Nessun tracker trovato su ${host}.` : `${names.length === 1 ? 'Trovato 1 tracker' : `Trovati ${names.length} tracker`} su ${host}: ${summary.list(names)}.`,
+    names.length === 0
+      ? `Nessun tracker trovato su ${host}.`
+      : `${names.length === 1 ? 'Trovato 1 tracker' : `Trovati ${names.length} tracker`} su ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Gestione dei tag: ${summary.list(names)}.`,
   cmp: (name) => `Piattaforma di gestione del consenso: ${name}.`,
   noCmp: (banner) =>
-    banner ? 'Nessuna piattaforma di gestione del consenso nota rilevata, ma è visibile un avviso sui cookie.' : 'Non è stata rilevata alcuna piattaforma di gestione del consenso né un banner dei cookie.',
+    banner
+      ? 'Nessuna piattaforma di gestione del consenso nota rilevata, ma è visibile un avviso sui cookie.'
+      : 'Non è stata rilevata alcuna piattaforma di gestione del consenso né un banner dei cookie.',
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} è attivo${mode ? ` in modalità ${summary.mode(mode)}` : ''} (predefinito: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode non è stato rilevato, nonostante siano presenti tag Google.',
-  beforeConsent: (names) => `${names.length} tracker ${names.length === 1 ? 'ha' : 'hanno'} inviato richieste prima di qualsiasi consenso: ${summary.list(names)}.`,
-  cookieless: (names) => `${summary.list(names)} ${names.length === 1 ? 'ha' : 'hanno'} inviato solo ping di Consent Mode senza cookie.`,
+  beforeConsent: (names) =>
+    `${names.length} tracker ${names.length === 1 ? 'ha' : 'hanno'} inviato richieste prima di qualsiasi consenso: ${summary.list(names)}.`,
+  cookieless: (names) =>
+    `${summary.list(names)} ${names.length === 1 ? 'ha' : 'hanno'} inviato solo ping di Consent Mode senza cookie.`,
   nothingBeforeConsent: 'Nessun tracker ha inviato richieste prima del consenso.',
-  beforeConsentUnknown: 'Non è stato possibile verificare se i tracker si attivano prima del consenso perché la fase del browser non è stata completata.',
-  serverSide: (endpoints) => `È stato rilevato il tagging lato server${endpoints.length ? ` (${endpoints.join(', ')})` : ''}.`,
+  beforeConsentUnknown:
+    'Non è stato possibile verificare se i tracker si attivano prima del consenso perché la fase del browser non è stata completata.',
+  serverSide: (endpoints) =>
+    `È stato rilevato il tagging lato server${endpoints.length ? ` (${endpoints.join(', ')})` : ''}.`,
   noServerSide: 'Nessun tagging lato server rilevato: i tag inviano i dati direttamente ai fornitori.',
   loss: (analytics, ads) => {
-    const parts = [analytics && `circa il ${analytics} % degli eventi di analytics`, ads && `circa il ${ads} % delle conversioni pubblicitarie`].filter(Boolean) as string[];
+    const parts = [
+      analytics && `circa il ${analytics} % degli eventi di analytics`,
+      ads && `circa il ${ads} % delle conversioni pubblicitarie`,
+    ].filter(Boolean) as string[];
     return `Perdita di dati stimata: ${summary.list(parts)}.`;
   },
-  recover: (points) => `Il tagging lato server su un dominio proprio potrebbe recuperare circa ${points} punti percentuali.`,
-  pagespeed: (score, lcp, tbt, cls) => `Punteggio di prestazioni mobile: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
+  recover: (points) =>
+    `Il tagging lato server su un dominio proprio potrebbe recuperare circa ${points} punti percentuali.`,
+  pagespeed: (score, lcp, tbt, cls) =>
+    `Punteggio di prestazioni mobile: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'concesso' : value === 'denied' ? 'negato' : 'non impostato'),
   mode: (mode) => (mode === 'advanced' ? 'avanzata' : 'base'),
   rec: {
-    addCmp: 'Adottate una piattaforma di gestione del consenso e caricate i tag di tracciamento solo dopo il consenso dei visitatori.',
-    blockBeforeConsent: (names) => `Bloccate ${summary.list(names)} fino al consenso del visitatore (blocco degli script della CMP o trigger di consenso nel tag manager).`,
-    addConsentMode: 'Implementate Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) tramite la vostra CMP.',
-    upgradeConsentMode: 'Passate a Consent Mode v2 impostando anche ad_user_data e ad_personalization, necessari per la pubblicità personalizzata nel SEE da marzo 2024.',
-    serverSide: (domain, points) => `Spostate i tag sul tagging lato server in un sottodominio proprio (ad es. data.${domain}) per recuperare circa ${points} punti percentuali di dati persi.`,
+    addCmp:
+      'Adottate una piattaforma di gestione del consenso e caricate i tag di tracciamento solo dopo il consenso dei visitatori.',
+    blockBeforeConsent: (names) =>
+      `Bloccate ${summary.list(names)} fino al consenso del visitatore (blocco degli script della CMP o trigger di consenso nel tag manager).`,
+    addConsentMode:
+      'Implementate Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) tramite la vostra CMP.',
+    upgradeConsentMode:
+      'Passate a Consent Mode v2 impostando anche ad_user_data e ad_personalization, necessari per la pubblicità personalizzata nel SEE da marzo 2024.',
+    serverSide: (domain, points) =>
+      `Spostate i tag sul tagging lato server in un sottodominio proprio (ad es. data.${domain}) per recuperare circa ${points} punti percentuali di dati persi.`,
     removeUa: 'Rimuovete Universal Analytics: non elabora più dati da luglio 2023.',
     metaCapi: 'Inviate gli eventi Meta anche tramite l’API Conversions, oltre al pixel del browser.',
-    pagespeed: (score) => `Migliorate la velocità della pagina (punteggio ${score}/100): caricate i tag in modo asincrono e rinviate quelli non necessari alla prima visualizzazione.`,
-    noTracking: 'Nessun tracciamento trovato: se vi aspettate tag di analytics o pubblicitari, verificate che siano pubblicati.',
+    pagespeed: (score) =>
+      `Migliorate la velocità della pagina (punteggio ${score}/100): caricate i tag in modo asincrono e rinviate quelli non necessari alla prima visualizzazione.`,
+    noTracking:
+      'Nessun tracciamento trovato: se vi aspettate tag di analytics o pubblicitari, verificate che siano pubblicati.',
   },
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
@@ -45,14 +65,18 @@ export const summary: SummaryTexts = {
         : 'Non è stato trovato alcun meccanismo di consenso, quindi non si conta alcuna perdita da consenso (i tag potrebbero funzionare senza il consenso richiesto dalla legge).',
       `Gli ad blocker sono attivi sul ${rates.blockers} % delle pagine viste; il ${rates.analyticsBlock} % di essi blocca anche gli analytics e il ${rates.adBlock} % i pixel pubblicitari. I tag serviti dal dominio del sito evitano il ${rates.escape} % di questo blocco.`,
       `Safari (${rates.safari} % del traffico) perde il ${rates.itp} % delle conversioni pubblicitarie perché i cookie impostati via script scadono dopo 7 giorni; un server di tagging first-party ne recupera il ${rates.itpRecovery} %.`,
-      analytics || ads ? `Risultato: si perde ${summary.list([analytics && `il ${analytics} % degli eventi di analytics`, ads && `il ${ads} % delle conversioni pubblicitarie`].filter(Boolean) as string[])}.` : 'Non sono stati trovati tracker di misurazione, quindi non c’è perdita.',
+      analytics || ads
+        ? `Risultato: si perde ${summary.list([analytics && `il ${analytics} % degli eventi di analytics`, ads && `il ${ads} % delle conversioni pubblicitarie`].filter(Boolean) as string[])}.`
+        : 'Non sono stati trovati tracker di misurazione, quindi non c’è perdita.',
       'I consensi rifiutati non possono né devono essere recuperati con il tagging lato server.',
     ].join(' '),
 };
 
 export const warnings: WarningTexts = {
-  refused: (n, example) => `${n} richiesta/e verso indirizzi non pubblici sono state bloccate${example ? `, ad es. ${example}` : ''}.`,
-  consentWithoutInteraction: "È stato eseguito un aggiornamento del consenso che concede l'archiviazione, anche se lo scanner non ha mai interagito con la pagina.",
+  refused: (n, example) =>
+    `${n} richiesta/e verso indirizzi non pubblici sono state bloccate${example ? `, ad es. ${example}` : ''}.`,
+  consentWithoutInteraction:
+    "È stato eseguito un aggiornamento del consenso che concede l'archiviazione, anche se lo scanner non ha mai interagito con la pagina.",
   timeLimit: (ms) => `La scansione ha superato il limite di ${ms} ms.`,
   parseFailed: (detail) => `Non è stato possibile analizzare l'HTML: ${detail}`,
   truncated: (bytes) => `La pagina supera i ${bytes} byte; sono stati analizzati solo i primi ${bytes} byte.`,
@@ -66,7 +90,8 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `La pagina ha risposto HTTP ${status}.`,
   browserPartial: 'La pagina non ha finito di caricarsi in tempo; i risultati coprono ciò che ha fatto fino ad allora.',
   browserIncomplete: (detail) => `Non è stato possibile leggere alcuni dati della pagina: ${detail}`,
-  browserFailed: (timedOut, detail) => `La fase del browser ${timedOut ? 'è scaduta' : 'non è riuscita'}: ${detail}. I risultati provengono solo dall'HTML.`,
+  browserFailed: (timedOut, detail) =>
+    `La fase del browser ${timedOut ? 'è scaduta' : 'non è riuscita'}: ${detail}. I risultati provengono solo dall'HTML.`,
   pagespeedNoTime: 'Non è rimasto tempo per la misurazione delle prestazioni.',
   pagespeed: (detail) => `Misurazione delle prestazioni: ${detail}`,
   aiFallback: (detail) =>

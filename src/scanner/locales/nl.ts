@@ -3,37 +3,57 @@ import { joiner, type SummaryTexts, type WarningTexts } from './texts.js';
 export const summary: SummaryTexts = {
   decimal: ',',
   list: joiner('en'),
-  trackers: (host, names) => (names.length === 0 ? `Er zijn geen trackers gevonden op ${host}.` : `${names.length} tracker${names.length === 1 ? '' : 's'} gevonden op ${host}: ${summary.list(names)}.`),
+  trackers: (host, names) =>
+    names.length === 0
+      ? `Er zijn geen trackers gevonden op ${host}.`
+      : `${names.length} tracker${names.length === 1 ? '' : 's'} gevonden op ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Tagbeheer: ${summary.list(names)}.`,
   cmp: (name) => `Consentmanagementplatform: ${name}.`,
-  noCmp: (banner) => (banner ? 'Er is geen bekend consentmanagementplatform gevonden, maar er is een cookiemelding zichtbaar.' : 'Er is geen consentmanagementplatform of cookiebanner gevonden.'),
+  noCmp: (banner) =>
+    banner
+      ? 'Er is geen bekend consentmanagementplatform gevonden, maar er is een cookiemelding zichtbaar.'
+      : 'Er is geen consentmanagementplatform of cookiebanner gevonden.',
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} is actief${mode ? ` in de ${summary.mode(mode)} modus` : ''} (standaard: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode is niet gevonden, hoewel er Google-tags aanwezig zijn.',
-  beforeConsent: (names) => `${names.length} tracker${names.length === 1 ? ' stuurde' : 's stuurden'} verzoeken vóór enige toestemming: ${summary.list(names)}.`,
-  cookieless: (names) => `${summary.list(names)} stuurde${names.length === 1 ? '' : 'n'} alleen cookieloze Consent Mode-pings.`,
+  beforeConsent: (names) =>
+    `${names.length} tracker${names.length === 1 ? ' stuurde' : 's stuurden'} verzoeken vóór enige toestemming: ${summary.list(names)}.`,
+  cookieless: (names) =>
+    `${summary.list(names)} stuurde${names.length === 1 ? '' : 'n'} alleen cookieloze Consent Mode-pings.`,
   nothingBeforeConsent: 'Geen enkele tracker stuurde verzoeken vóór toestemming.',
-  beforeConsentUnknown: 'Of trackers vóór toestemming afgaan, kon niet worden gecontroleerd omdat de browserfase niet is voltooid.',
+  beforeConsentUnknown:
+    'Of trackers vóór toestemming afgaan, kon niet worden gecontroleerd omdat de browserfase niet is voltooid.',
   serverSide: (endpoints) => `Server-side tagging gevonden${endpoints.length ? ` (${endpoints.join(', ')})` : ''}.`,
   noServerSide: 'Geen server-side tagging gevonden: tags sturen gegevens rechtstreeks naar de leveranciers.',
   loss: (analytics, ads) => {
-    const parts = [analytics && `ongeveer ${analytics}% van de analytics-events`, ads && `ongeveer ${ads}% van de advertentieconversies`].filter(Boolean) as string[];
+    const parts = [
+      analytics && `ongeveer ${analytics}% van de analytics-events`,
+      ads && `ongeveer ${ads}% van de advertentieconversies`,
+    ].filter(Boolean) as string[];
     return `Geschat gegevensverlies: ${summary.list(parts)}.`;
   },
-  recover: (points) => `Server-side tagging op een eigen (first-party) domein kan ongeveer ${points} procentpunt terugwinnen.`,
-  pagespeed: (score, lcp, tbt, cls) => `Mobiele prestatiescore: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
+  recover: (points) =>
+    `Server-side tagging op een eigen (first-party) domein kan ongeveer ${points} procentpunt terugwinnen.`,
+  pagespeed: (score, lcp, tbt, cls) =>
+    `Mobiele prestatiescore: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'verleend' : value === 'denied' ? 'geweigerd' : 'niet ingesteld'),
   mode: (mode) => (mode === 'advanced' ? 'geavanceerde' : 'basis'),
   rec: {
     addCmp: 'Voeg een consentmanagementplatform toe en laad trackingtags pas na toestemming van de bezoeker.',
-    blockBeforeConsent: (names) => `Houd ${summary.list(names)} tegen tot de bezoeker toestemming geeft (scriptblokkering van het CMP of consent-triggers in uw tagmanager).`,
-    addConsentMode: 'Implementeer Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) via uw CMP.',
-    upgradeConsentMode: 'Stap over op Consent Mode v2 door ook ad_user_data en ad_personalization in te stellen, sinds maart 2024 vereist voor gepersonaliseerde advertenties in de EER.',
-    serverSide: (domain, points) => `Verplaats uw tags naar server-side tagging op een eigen subdomein (bijv. data.${domain}) om ongeveer ${points} procentpunt aan verloren gegevens terug te winnen.`,
+    blockBeforeConsent: (names) =>
+      `Houd ${summary.list(names)} tegen tot de bezoeker toestemming geeft (scriptblokkering van het CMP of consent-triggers in uw tagmanager).`,
+    addConsentMode:
+      'Implementeer Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) via uw CMP.',
+    upgradeConsentMode:
+      'Stap over op Consent Mode v2 door ook ad_user_data en ad_personalization in te stellen, sinds maart 2024 vereist voor gepersonaliseerde advertenties in de EER.',
+    serverSide: (domain, points) =>
+      `Verplaats uw tags naar server-side tagging op een eigen subdomein (bijv. data.${domain}) om ongeveer ${points} procentpunt aan verloren gegevens terug te winnen.`,
     removeUa: 'Verwijder Universal Analytics: het verwerkt sinds juli 2023 geen gegevens meer.',
     metaCapi: 'Stuur Meta-events naast de browserpixel ook via de Conversions API.',
-    pagespeed: (score) => `Verbeter de paginasnelheid (score ${score}/100): laad tags asynchroon en stel tags uit die niet nodig zijn voor de eerste weergave.`,
-    noTracking: 'Er is geen tracking gevonden: verwacht u hier analytics- of advertentietags, controleer dan of ze gepubliceerd zijn.',
+    pagespeed: (score) =>
+      `Verbeter de paginasnelheid (score ${score}/100): laad tags asynchroon en stel tags uit die niet nodig zijn voor de eerste weergave.`,
+    noTracking:
+      'Er is geen tracking gevonden: verwacht u hier analytics- of advertentietags, controleer dan of ze gepubliceerd zijn.',
   },
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
@@ -43,14 +63,18 @@ export const summary: SummaryTexts = {
         : 'Er is geen toestemmingsmechanisme gevonden, dus er wordt geen verlies door toestemming geteld (de tags draaien dan mogelijk zonder de wettelijk vereiste toestemming).',
       `Adblockers zijn actief bij ${rates.blockers}% van de paginaweergaven; ${rates.analyticsBlock}% daarvan blokkeert ook analytics en ${rates.adBlock}% advertentiepixels. Tags vanaf het eigen domein van de site ontlopen ${rates.escape}% van die blokkering.`,
       `Safari (${rates.safari}% van het verkeer) verliest ${rates.itp}% van zijn advertentieconversies omdat via script gezette cookies na 7 dagen verlopen; een first-party taggingserver wint daarvan ${rates.itpRecovery}% terug.`,
-      analytics || ads ? `Resultaat: ${summary.list([analytics && `${analytics}% van de analytics-events`, ads && `${ads}% van de advertentieconversies`].filter(Boolean) as string[])} gaat verloren.` : 'Er zijn geen meettrackers gevonden, dus er gaat niets verloren.',
+      analytics || ads
+        ? `Resultaat: ${summary.list([analytics && `${analytics}% van de analytics-events`, ads && `${ads}% van de advertentieconversies`].filter(Boolean) as string[])} gaat verloren.`
+        : 'Er zijn geen meettrackers gevonden, dus er gaat niets verloren.',
       'Geweigerde toestemming kan en mag niet met server-side tagging worden teruggewonnen.',
     ].join(' '),
 };
 
 export const warnings: WarningTexts = {
-  refused: (n, example) => `${n} verzoek(en) naar niet-openbare adressen zijn geblokkeerd${example ? `, bijv. ${example}` : ''}.`,
-  consentWithoutInteraction: 'Er liep een toestemmingsupdate die opslag toestaat, hoewel de scanner nooit iets op de pagina heeft aangeklikt.',
+  refused: (n, example) =>
+    `${n} verzoek(en) naar niet-openbare adressen zijn geblokkeerd${example ? `, bijv. ${example}` : ''}.`,
+  consentWithoutInteraction:
+    'Er liep een toestemmingsupdate die opslag toestaat, hoewel de scanner nooit iets op de pagina heeft aangeklikt.',
   timeLimit: (ms) => `De scan duurde langer dan de limiet van ${ms} ms.`,
   parseFailed: (detail) => `De HTML kon niet worden gelezen: ${detail}`,
   truncated: (bytes) => `De pagina is groter dan ${bytes} bytes; alleen de eerste ${bytes} bytes zijn geanalyseerd.`,
@@ -64,9 +88,12 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `De pagina antwoordde met HTTP ${status}.`,
   browserPartial: 'De pagina was niet op tijd geladen; de bevindingen dekken wat ze tot dan toe deed.',
   browserIncomplete: (detail) => `Sommige paginagegevens konden niet worden gelezen: ${detail}`,
-  browserFailed: (timedOut, detail) => `De browserstap ${timedOut ? 'liep uit de tijd' : 'is mislukt'}: ${detail}. De resultaten komen alleen uit de HTML.`,
+  browserFailed: (timedOut, detail) =>
+    `De browserstap ${timedOut ? 'liep uit de tijd' : 'is mislukt'}: ${detail}. De resultaten komen alleen uit de HTML.`,
   pagespeedNoTime: 'Er was geen tijd meer voor de prestatiemeting.',
   pagespeed: (detail) => `Prestatiemeting: ${detail}`,
   aiFallback: (detail) =>
-    detail ? `Het taalmodel kon de samenvatting niet schrijven (${detail}); de ingebouwde schrijver is gebruikt.` : 'Er was geen tijd meer voor het taalmodel; de ingebouwde schrijver is gebruikt.',
+    detail
+      ? `Het taalmodel kon de samenvatting niet schrijven (${detail}); de ingebouwde schrijver is gebruikt.`
+      : 'Er was geen tijd meer voor het taalmodel; de ingebouwde schrijver is gebruikt.',
 };

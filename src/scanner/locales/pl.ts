@@ -17,35 +17,53 @@ export const summary: SummaryTexts = {
       : `Na ${host} ${plPlural(names.length, 'znaleziono 1 tracker', `znaleziono ${names.length} trackery`, `znaleziono ${names.length} trackerów`)}: ${summary.list(names)}.`,
   tagManagers: (names) => `Zarządzanie tagami: ${summary.list(names)}.`,
   cmp: (name) => `Platforma do zarządzania zgodami: ${name}.`,
-  noCmp: (banner) => (banner ? 'Nie wykryto znanej platformy do zarządzania zgodami, ale widoczny jest komunikat o plikach cookie.' : 'Nie wykryto platformy do zarządzania zgodami ani banera cookie.'),
+  noCmp: (banner) =>
+    banner
+      ? 'Nie wykryto znanej platformy do zarządzania zgodami, ale widoczny jest komunikat o plikach cookie.'
+      : 'Nie wykryto platformy do zarządzania zgodami ani banera cookie.',
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} jest aktywny${mode ? ` w trybie ${summary.mode(mode)}` : ''} (domyślnie: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Nie wykryto Google Consent Mode, choć na stronie są tagi Google.',
   beforeConsent: (names) =>
     `${names.length} ${plPlural(names.length, 'tracker wysłał', 'trackery wysłały', 'trackerów wysłało')} żądania przed udzieleniem jakiejkolwiek zgody: ${summary.list(names)}.`,
-  cookieless: (names) => `${summary.list(names)} ${names.length === 1 ? 'wysłał' : 'wysłały'} wyłącznie pingi Consent Mode bez plików cookie.`,
+  cookieless: (names) =>
+    `${summary.list(names)} ${names.length === 1 ? 'wysłał' : 'wysłały'} wyłącznie pingi Consent Mode bez plików cookie.`,
   nothingBeforeConsent: 'Żaden tracker nie wysłał żądań przed udzieleniem zgody.',
-  beforeConsentUnknown: 'Nie udało się sprawdzić, czy trackery uruchamiają się przed zgodą, ponieważ etap przeglądarki nie został ukończony.',
-  serverSide: (endpoints) => `Wykryto tagowanie po stronie serwera${endpoints.length ? ` (${endpoints.join(', ')})` : ''}.`,
+  beforeConsentUnknown:
+    'Nie udało się sprawdzić, czy trackery uruchamiają się przed zgodą, ponieważ etap przeglądarki nie został ukończony.',
+  serverSide: (endpoints) =>
+    `Wykryto tagowanie po stronie serwera${endpoints.length ? ` (${endpoints.join(', ')})` : ''}.`,
   noServerSide: 'Nie wykryto tagowania po stronie serwera: tagi wysyłają dane bezpośrednio do dostawców.',
   loss: (analytics, ads) => {
-    const parts = [analytics && `około ${analytics}% zdarzeń analitycznych`, ads && `około ${ads}% konwersji reklamowych`].filter(Boolean) as string[];
+    const parts = [
+      analytics && `około ${analytics}% zdarzeń analitycznych`,
+      ads && `około ${ads}% konwersji reklamowych`,
+    ].filter(Boolean) as string[];
     return `Szacowana utrata danych: ${summary.list(parts)}.`;
   },
-  recover: (points) => `Tagowanie po stronie serwera we własnej domenie (first-party) mogłoby odzyskać około ${points} punktów procentowych.`,
-  pagespeed: (score, lcp, tbt, cls) => `Wynik wydajności mobilnej: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
+  recover: (points) =>
+    `Tagowanie po stronie serwera we własnej domenie (first-party) mogłoby odzyskać około ${points} punktów procentowych.`,
+  pagespeed: (score, lcp, tbt, cls) =>
+    `Wynik wydajności mobilnej: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'udzielona' : value === 'denied' ? 'odmówiona' : 'nieustawiona'),
   mode: (mode) => (mode === 'advanced' ? 'zaawansowanym' : 'podstawowym'),
   rec: {
-    addCmp: 'Wdróż platformę do zarządzania zgodami i ładuj tagi śledzące dopiero po wyrażeniu zgody przez odwiedzających.',
-    blockBeforeConsent: (names) => `Wstrzymaj ${summary.list(names)} do czasu wyrażenia zgody (blokowanie skryptów przez CMP lub reguły zgody w menedżerze tagów).`,
-    addConsentMode: 'Wdróż Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) za pomocą swojej platformy CMP.',
-    upgradeConsentMode: 'Przejdź na Consent Mode v2, ustawiając także ad_user_data i ad_personalization, wymagane od marca 2024 r. dla reklam spersonalizowanych w EOG.',
-    serverSide: (domain, points) => `Przenieś tagi na tagowanie po stronie serwera we własnej subdomenie (np. data.${domain}), aby odzyskać około ${points} punktów procentowych utraconych danych.`,
+    addCmp:
+      'Wdróż platformę do zarządzania zgodami i ładuj tagi śledzące dopiero po wyrażeniu zgody przez odwiedzających.',
+    blockBeforeConsent: (names) =>
+      `Wstrzymaj ${summary.list(names)} do czasu wyrażenia zgody (blokowanie skryptów przez CMP lub reguły zgody w menedżerze tagów).`,
+    addConsentMode:
+      'Wdróż Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) za pomocą swojej platformy CMP.',
+    upgradeConsentMode:
+      'Przejdź na Consent Mode v2, ustawiając także ad_user_data i ad_personalization, wymagane od marca 2024 r. dla reklam spersonalizowanych w EOG.',
+    serverSide: (domain, points) =>
+      `Przenieś tagi na tagowanie po stronie serwera we własnej subdomenie (np. data.${domain}), aby odzyskać około ${points} punktów procentowych utraconych danych.`,
     removeUa: 'Usuń Universal Analytics: od lipca 2023 r. nie przetwarza już danych.',
     metaCapi: 'Wysyłaj zdarzenia Meta również przez Conversions API, oprócz piksela w przeglądarce.',
-    pagespeed: (score) => `Popraw szybkość strony (wynik ${score}/100): ładuj tagi asynchronicznie i opóźniaj te, które nie są potrzebne przy pierwszym wyświetleniu.`,
-    noTracking: 'Nie znaleziono śledzenia: jeśli powinny tu działać tagi analityczne lub reklamowe, sprawdź, czy zostały opublikowane.',
+    pagespeed: (score) =>
+      `Popraw szybkość strony (wynik ${score}/100): ładuj tagi asynchronicznie i opóźniaj te, które nie są potrzebne przy pierwszym wyświetleniu.`,
+    noTracking:
+      'Nie znaleziono śledzenia: jeśli powinny tu działać tagi analityczne lub reklamowe, sprawdź, czy zostały opublikowane.',
   },
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
@@ -55,14 +73,17 @@ export const summary: SummaryTexts = {
         : 'Nie znaleziono mechanizmu zgody, więc nie liczymy utraty z powodu braku zgody (tagi mogą wtedy działać bez wymaganej prawem zgody).',
       `Blokery reklam są aktywne przy ${rates.blockers}% odsłon; ${rates.analyticsBlock}% z nich blokuje też analitykę, a ${rates.adBlock}% piksele reklamowe. Tagi serwowane z domeny witryny unikają ${rates.escape}% tej blokady.`,
       `Safari (${rates.safari}% ruchu) traci ${rates.itp}% konwersji reklamowych, bo pliki cookie ustawiane skryptem wygasają po 7 dniach; własny serwer tagujący odzyskuje ${rates.itpRecovery}% z tego.`,
-      analytics || ads ? `Wynik: tracone jest ${summary.list([analytics && `${analytics}% zdarzeń analitycznych`, ads && `${ads}% konwersji reklamowych`].filter(Boolean) as string[])}.` : 'Nie znaleziono trackerów pomiarowych, więc nie ma strat.',
+      analytics || ads
+        ? `Wynik: tracone jest ${summary.list([analytics && `${analytics}% zdarzeń analitycznych`, ads && `${ads}% konwersji reklamowych`].filter(Boolean) as string[])}.`
+        : 'Nie znaleziono trackerów pomiarowych, więc nie ma strat.',
       'Odmowy zgody nie mogą i nie powinny być odzyskiwane przez tagowanie po stronie serwera.',
     ].join(' '),
 };
 
 export const warnings: WarningTexts = {
   refused: (n, example) => `Zablokowane żądania do adresów niepublicznych: ${n}${example ? `, np. ${example}` : ''}.`,
-  consentWithoutInteraction: 'Wykonano aktualizację zgody zezwalającą na zapis, choć skaner nie wchodził w interakcję ze stroną.',
+  consentWithoutInteraction:
+    'Wykonano aktualizację zgody zezwalającą na zapis, choć skaner nie wchodził w interakcję ze stroną.',
   timeLimit: (ms) => `Skanowanie przekroczyło limit ${ms} ms.`,
   parseFailed: (detail) => `Nie udało się przetworzyć HTML: ${detail}`,
   truncated: (bytes) => `Strona przekracza ${bytes} bajtów; przeanalizowano tylko pierwsze ${bytes} bajtów.`,
@@ -76,8 +97,12 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `Strona odpowiedziała kodem HTTP ${status}.`,
   browserPartial: 'Strona nie załadowała się w czasie; wyniki obejmują to, co zrobiła do tego momentu.',
   browserIncomplete: (detail) => `Nie udało się odczytać części danych strony: ${detail}`,
-  browserFailed: (timedOut, detail) => `Etap przeglądarki ${timedOut ? 'przekroczył limit czasu' : 'nie powiódł się'}: ${detail}. Wyniki pochodzą tylko z HTML.`,
+  browserFailed: (timedOut, detail) =>
+    `Etap przeglądarki ${timedOut ? 'przekroczył limit czasu' : 'nie powiódł się'}: ${detail}. Wyniki pochodzą tylko z HTML.`,
   pagespeedNoTime: 'Nie zostało czasu na pomiar wydajności.',
   pagespeed: (detail) => `Pomiar wydajności: ${detail}`,
-  aiFallback: (detail) => (detail ? `Model językowy nie napisał podsumowania (${detail}); użyto wbudowanego generatora.` : 'Nie zostało czasu na model językowy; użyto wbudowanego generatora.'),
+  aiFallback: (detail) =>
+    detail
+      ? `Model językowy nie napisał podsumowania (${detail}); użyto wbudowanego generatora.`
+      : 'Nie zostało czasu na model językowy; użyto wbudowanego generatora.',
 };

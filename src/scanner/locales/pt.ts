@@ -4,38 +4,58 @@ export const summary: SummaryTexts = {
   decimal: ',',
   list: joiner('e'),
   trackers: (host, names) =>
-    names.length === 0 ? `Não foram encontrados rastreadores em ${host}.` : `${names.length === 1 ? 'Foi encontrado 1 rastreador' : `Foram encontrados ${names.length} rastreadores`} em ${host}: ${summary.list(names)}.`,
+    names.length === 0
+      ? `Não foram encontrados rastreadores em ${host}.`
+      : `${names.length === 1 ? 'Foi encontrado 1 rastreador' : `Foram encontrados ${names.length} rastreadores`} em ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Gestão de tags: ${summary.list(names)}.`,
   cmp: (name) => `Plataforma de gestão de consentimento: ${name}.`,
   noCmp: (banner) =>
-    banner ? 'Não foi detetada nenhuma plataforma de gestão de consentimento conhecida, mas há um aviso de cookies visível.' : 'Não foi detetada nenhuma plataforma de gestão de consentimento nem banner de cookies.',
+    banner
+      ? 'Não foi detetada nenhuma plataforma de gestão de consentimento conhecida, mas há um aviso de cookies visível.'
+      : 'Não foi detetada nenhuma plataforma de gestão de consentimento nem banner de cookies.',
   consentMode: (version, mode, analytics, ads) =>
     `O Google Consent Mode ${version} está ativo${mode ? ` no modo ${summary.mode(mode)}` : ''} (predefinição: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'O Google Consent Mode não foi detetado, embora existam tags da Google.',
-  beforeConsent: (names) => `${names.length} rastreador${names.length === 1 ? ' enviou' : 'es enviaram'} pedidos antes de qualquer consentimento: ${summary.list(names)}.`,
-  cookieless: (names) => `${summary.list(names)} só envi${names.length === 1 ? 'ou' : 'aram'} pings do Consent Mode sem cookies.`,
+  beforeConsent: (names) =>
+    `${names.length} rastreador${names.length === 1 ? ' enviou' : 'es enviaram'} pedidos antes de qualquer consentimento: ${summary.list(names)}.`,
+  cookieless: (names) =>
+    `${summary.list(names)} só envi${names.length === 1 ? 'ou' : 'aram'} pings do Consent Mode sem cookies.`,
   nothingBeforeConsent: 'Nenhum rastreador enviou pedidos antes do consentimento.',
-  beforeConsentUnknown: 'Não foi possível verificar se os rastreadores disparam antes do consentimento porque a fase do navegador não terminou.',
-  serverSide: (endpoints) => `Foi detetado tagging do lado do servidor${endpoints.length ? ` (${endpoints.join(', ')})` : ''}.`,
+  beforeConsentUnknown:
+    'Não foi possível verificar se os rastreadores disparam antes do consentimento porque a fase do navegador não terminou.',
+  serverSide: (endpoints) =>
+    `Foi detetado tagging do lado do servidor${endpoints.length ? ` (${endpoints.join(', ')})` : ''}.`,
   noServerSide: 'Não foi detetado tagging do lado do servidor: as tags enviam dados diretamente aos fornecedores.',
   loss: (analytics, ads) => {
-    const parts = [analytics && `cerca de ${analytics} % dos eventos de analytics`, ads && `cerca de ${ads} % das conversões de anúncios`].filter(Boolean) as string[];
+    const parts = [
+      analytics && `cerca de ${analytics} % dos eventos de analytics`,
+      ads && `cerca de ${ads} % das conversões de anúncios`,
+    ].filter(Boolean) as string[];
     return `Perda de dados estimada: ${summary.list(parts)}.`;
   },
-  recover: (points) => `O tagging do lado do servidor num domínio próprio poderia recuperar cerca de ${points} pontos percentuais.`,
-  pagespeed: (score, lcp, tbt, cls) => `Pontuação de desempenho móvel: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
+  recover: (points) =>
+    `O tagging do lado do servidor num domínio próprio poderia recuperar cerca de ${points} pontos percentuais.`,
+  pagespeed: (score, lcp, tbt, cls) =>
+    `Pontuação de desempenho móvel: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'concedido' : value === 'denied' ? 'negado' : 'não definido'),
   mode: (mode) => (mode === 'advanced' ? 'avançado' : 'básico'),
   rec: {
-    addCmp: 'Adicione uma plataforma de gestão de consentimento e carregue as tags de rastreio apenas após o consentimento dos visitantes.',
-    blockBeforeConsent: (names) => `Retenha ${summary.list(names)} até o visitante dar consentimento (bloqueio de scripts da CMP ou acionadores de consentimento no gestor de tags).`,
-    addConsentMode: 'Implemente o Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) através da sua CMP.',
-    upgradeConsentMode: 'Atualize para o Consent Mode v2 definindo também ad_user_data e ad_personalization, obrigatórios para publicidade personalizada no EEE desde março de 2024.',
-    serverSide: (domain, points) => `Passe as suas tags para tagging do lado do servidor num subdomínio próprio (p. ex. data.${domain}) para recuperar cerca de ${points} pontos percentuais de dados perdidos.`,
+    addCmp:
+      'Adicione uma plataforma de gestão de consentimento e carregue as tags de rastreio apenas após o consentimento dos visitantes.',
+    blockBeforeConsent: (names) =>
+      `Retenha ${summary.list(names)} até o visitante dar consentimento (bloqueio de scripts da CMP ou acionadores de consentimento no gestor de tags).`,
+    addConsentMode:
+      'Implemente o Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) através da sua CMP.',
+    upgradeConsentMode:
+      'Atualize para o Consent Mode v2 definindo também ad_user_data e ad_personalization, obrigatórios para publicidade personalizada no EEE desde março de 2024.',
+    serverSide: (domain, points) =>
+      `Passe as suas tags para tagging do lado do servidor num subdomínio próprio (p. ex. data.${domain}) para recuperar cerca de ${points} pontos percentuais de dados perdidos.`,
     removeUa: 'Remova o Universal Analytics: deixou de processar dados em julho de 2023.',
     metaCapi: 'Envie os eventos da Meta também através da API de Conversões, além do pixel do navegador.',
-    pagespeed: (score) => `Melhore a velocidade da página (pontuação ${score}/100): carregue as tags de forma assíncrona e adie as que não são necessárias na primeira visualização.`,
-    noTracking: 'Não foi encontrado rastreio: se espera tags de analytics ou de anúncios aqui, verifique se estão publicadas.',
+    pagespeed: (score) =>
+      `Melhore a velocidade da página (pontuação ${score}/100): carregue as tags de forma assíncrona e adie as que não são necessárias na primeira visualização.`,
+    noTracking:
+      'Não foi encontrado rastreio: se espera tags de analytics ou de anúncios aqui, verifique se estão publicadas.',
   },
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
@@ -45,14 +65,18 @@ export const summary: SummaryTexts = {
         : 'Não foi encontrado nenhum mecanismo de consentimento, por isso não se conta perda por consentimento (as tags podem estar a funcionar sem o consentimento exigido por lei).',
       `Os bloqueadores de anúncios estão ativos em ${rates.blockers} % das visualizações de página; ${rates.analyticsBlock} % deles também bloqueiam analytics e ${rates.adBlock} % os píxeis de anúncios. As tags servidas a partir do domínio do site evitam ${rates.escape} % desse bloqueio.`,
       `O Safari (${rates.safari} % do tráfego) perde ${rates.itp} % das conversões de anúncios porque os cookies criados por script expiram após 7 dias; um servidor de tagging próprio recupera ${rates.itpRecovery} % disso.`,
-      analytics || ads ? `Resultado: perdem-se ${summary.list([analytics && `${analytics} % dos eventos de analytics`, ads && `${ads} % das conversões de anúncios`].filter(Boolean) as string[])}.` : 'Não foram encontrados rastreadores de medição, por isso não há perda.',
+      analytics || ads
+        ? `Resultado: perdem-se ${summary.list([analytics && `${analytics} % dos eventos de analytics`, ads && `${ads} % das conversões de anúncios`].filter(Boolean) as string[])}.`
+        : 'Não foram encontrados rastreadores de medição, por isso não há perda.',
       'As recusas de consentimento não podem nem devem ser recuperadas com tagging do lado do servidor.',
     ].join(' '),
 };
 
 export const warnings: WarningTexts = {
-  refused: (n, example) => `${n} pedido(s) para endereços não públicos foram bloqueados${example ? `, p. ex. ${example}` : ''}.`,
-  consentWithoutInteraction: 'Foi executada uma atualização de consentimento que concede armazenamento, embora o scanner nunca tenha interagido com a página.',
+  refused: (n, example) =>
+    `${n} pedido(s) para endereços não públicos foram bloqueados${example ? `, p. ex. ${example}` : ''}.`,
+  consentWithoutInteraction:
+    'Foi executada uma atualização de consentimento que concede armazenamento, embora o scanner nunca tenha interagido com a página.',
   timeLimit: (ms) => `A análise demorou mais do que o limite de ${ms} ms.`,
   parseFailed: (detail) => `Não foi possível analisar o HTML: ${detail}`,
   truncated: (bytes) => `A página tem mais de ${bytes} bytes; só os primeiros ${bytes} bytes foram analisados.`,
@@ -66,9 +90,12 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `A página respondeu HTTP ${status}.`,
   browserPartial: 'A página não terminou de carregar a tempo; os resultados cobrem o que fez até então.',
   browserIncomplete: (detail) => `Não foi possível ler alguns dados da página: ${detail}`,
-  browserFailed: (timedOut, detail) => `A etapa do navegador ${timedOut ? 'esgotou o tempo' : 'falhou'}: ${detail}. Os resultados vêm apenas do HTML.`,
+  browserFailed: (timedOut, detail) =>
+    `A etapa do navegador ${timedOut ? 'esgotou o tempo' : 'falhou'}: ${detail}. Os resultados vêm apenas do HTML.`,
   pagespeedNoTime: 'Não sobrou tempo para a medição de desempenho.',
   pagespeed: (detail) => `Medição de desempenho: ${detail}`,
   aiFallback: (detail) =>
-    detail ? `O modelo de linguagem não conseguiu escrever o resumo (${detail}); foi usado o redator integrado.` : 'Não sobrou tempo para o modelo de linguagem; foi usado o redator integrado.',
+    detail
+      ? `O modelo de linguagem não conseguiu escrever o resumo (${detail}); foi usado o redator integrado.`
+      : 'Não sobrou tempo para o modelo de linguagem; foi usado o redator integrado.',
 };

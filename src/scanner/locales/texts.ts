@@ -40,7 +40,12 @@ export interface SummaryTexts {
     pagespeed: (score: number) => string;
     noTracking: string;
   };
-  lossExplanation: (parts: { analytics: string | null; ads: string | null; consent: boolean; rates: Record<string, string> }) => string;
+  lossExplanation: (parts: {
+    analytics: string | null;
+    ads: string | null;
+    consent: boolean;
+    rates: Record<string, string>;
+  }) => string;
 }
 
 export interface WarningTexts {
@@ -50,7 +55,10 @@ export interface WarningTexts {
   timeLimit: (ms: number) => string;
   parseFailed: (detail: string) => string;
   truncated: (bytes: number) => string;
-  fetch: Record<Exclude<FetchWarningCode, 'fetch_timeout'>, (detail: string) => string> & { fetch_timeout: string; partial: (bytes: number) => string };
+  fetch: Record<Exclude<FetchWarningCode, 'fetch_timeout'>, (detail: string) => string> & {
+    fetch_timeout: string;
+    partial: (bytes: number) => string;
+  };
   httpStatus: (status: number) => string;
   browserPartial: string;
   browserIncomplete: (detail: string) => string;
@@ -63,5 +71,6 @@ export interface WarningTexts {
 
 /** A list joined with commas and the language's word for "and" before the last item. */
 export function joiner(and: string) {
-  return (items: string[]) => (items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${and} ${items[items.length - 1]}`);
+  return (items: string[]) =>
+    items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} ${and} ${items[items.length - 1]}`;
 }

@@ -100,7 +100,12 @@ export function cmpForUrl(raw: string): CmpRule | null {
     return null;
   }
   const host = url.hostname.toLowerCase();
-  return CMP_RULES.find((rule) => rule.hosts.some((pattern) => pattern.test(host)) || rule.paths?.some((pattern) => pattern.test(url.pathname))) ?? null;
+  return (
+    CMP_RULES.find(
+      (rule) =>
+        rule.hosts.some((pattern) => pattern.test(host)) || rule.paths?.some((pattern) => pattern.test(url.pathname)),
+    ) ?? null
+  );
 }
 
 export function cmpForCode(code: string): CmpRule | null {

@@ -8,15 +8,40 @@ export interface TrackerInfo {
 }
 
 export const TRACKERS = {
-  google_tag_manager: { key: 'google_tag_manager', name: 'Google Tag Manager', vendor: 'Google', category: 'tag_manager' },
+  google_tag_manager: {
+    key: 'google_tag_manager',
+    name: 'Google Tag Manager',
+    vendor: 'Google',
+    category: 'tag_manager',
+  },
   google_tag: { key: 'google_tag', name: 'Google tag (gtag.js)', vendor: 'Google', category: 'tag_manager' },
-  google_analytics_4: { key: 'google_analytics_4', name: 'Google Analytics 4', vendor: 'Google', category: 'analytics' },
-  universal_analytics: { key: 'universal_analytics', name: 'Google Universal Analytics', vendor: 'Google', category: 'analytics' },
+  google_analytics_4: {
+    key: 'google_analytics_4',
+    name: 'Google Analytics 4',
+    vendor: 'Google',
+    category: 'analytics',
+  },
+  universal_analytics: {
+    key: 'universal_analytics',
+    name: 'Google Universal Analytics',
+    vendor: 'Google',
+    category: 'analytics',
+  },
   google_ads: { key: 'google_ads', name: 'Google Ads', vendor: 'Google', category: 'advertising' },
-  floodlight: { key: 'floodlight', name: 'Google Campaign Manager 360 (Floodlight)', vendor: 'Google', category: 'advertising' },
+  floodlight: {
+    key: 'floodlight',
+    name: 'Google Campaign Manager 360 (Floodlight)',
+    vendor: 'Google',
+    category: 'advertising',
+  },
   meta_pixel: { key: 'meta_pixel', name: 'Meta Pixel', vendor: 'Meta', category: 'advertising' },
   tiktok_pixel: { key: 'tiktok_pixel', name: 'TikTok Pixel', vendor: 'TikTok', category: 'advertising' },
-  linkedin_insight: { key: 'linkedin_insight', name: 'LinkedIn Insight Tag', vendor: 'LinkedIn', category: 'advertising' },
+  linkedin_insight: {
+    key: 'linkedin_insight',
+    name: 'LinkedIn Insight Tag',
+    vendor: 'LinkedIn',
+    category: 'advertising',
+  },
   bing_uet: { key: 'bing_uet', name: 'Microsoft Advertising UET', vendor: 'Microsoft', category: 'advertising' },
   pinterest_tag: { key: 'pinterest_tag', name: 'Pinterest Tag', vendor: 'Pinterest', category: 'advertising' },
   snap_pixel: { key: 'snap_pixel', name: 'Snap Pixel', vendor: 'Snap', category: 'advertising' },
@@ -45,7 +70,8 @@ export interface IdMatch {
   detail: string;
 }
 
-const GOOGLE_ID_IN_QUOTES = /["'`]((?:GTM-[A-Z0-9]{4,10})|(?:G-[A-Z0-9]{4,14})|(?:UA-\d{4,10}-\d{1,4})|(?:AW-\d{6,12})|(?:DC-\d{5,10}))["'`]/g;
+const GOOGLE_ID_IN_QUOTES =
+  /["'`]((?:GTM-[A-Z0-9]{4,10})|(?:G-[A-Z0-9]{4,14})|(?:UA-\d{4,10}-\d{1,4})|(?:AW-\d{6,12})|(?:DC-\d{5,10}))["'`]/g;
 
 interface CodeRule {
   key: TrackerKey;
@@ -59,21 +85,92 @@ interface CodeRule {
 
 const q = `["']`;
 const CODE_RULES: CodeRule[] = [
-  { key: 'meta_pixel', pattern: new RegExp(`fbq\\(\\s*${q}init${q}\\s*,\\s*${q}?(\\d{8,20})${q}?`, 'g'), hasId: true, detail: (m) => `fbq('init', '${m[1]}')` },
-  { key: 'meta_pixel', pattern: /connect\.facebook\.net\/[\w-]+\/fbevents\.js/g, hasId: false, detail: () => 'Meta Pixel loader snippet (fbevents.js)' },
-  { key: 'tiktok_pixel', pattern: new RegExp(`ttq\\.load\\(\\s*${q}([A-Z0-9]{10,30})${q}`, 'g'), hasId: true, detail: (m) => `ttq.load('${m[1]}')` },
-  { key: 'linkedin_insight', pattern: /_linkedin_partner_id\s*=\s*["']?(\d{3,12})/g, hasId: true, detail: (m) => `_linkedin_partner_id = "${m[1]}"` },
-  { key: 'bing_uet', when: /uetq|bat\.bing\.com/, pattern: /\bti\s*:\s*["']?(\d{5,12})/g, hasId: true, detail: (m) => `UET tag ti: ${m[1]}` },
-  { key: 'bing_uet', pattern: /bat\.bing\.com\/bat\.js/g, hasId: false, detail: () => 'UET loader snippet (bat.bing.com/bat.js)' },
-  { key: 'pinterest_tag', pattern: new RegExp(`pintrk\\(\\s*${q}load${q}\\s*,\\s*${q}(\\d{6,20})${q}`, 'g'), hasId: true, detail: (m) => `pintrk('load', '${m[1]}')` },
-  { key: 'snap_pixel', pattern: new RegExp(`snaptr\\(\\s*${q}init${q}\\s*,\\s*${q}([0-9a-f-]{20,40})${q}`, 'gi'), hasId: true, detail: (m) => `snaptr('init', '${m[1]}')` },
-  { key: 'x_pixel', pattern: new RegExp(`twq\\(\\s*${q}(?:config|init)${q}\\s*,\\s*${q}([a-z0-9]{4,12})${q}`, 'gi'), hasId: true, detail: (m) => `twq('config', '${m[1]}')` },
+  {
+    key: 'meta_pixel',
+    pattern: new RegExp(`fbq\\(\\s*${q}init${q}\\s*,\\s*${q}?(\\d{8,20})${q}?`, 'g'),
+    hasId: true,
+    detail: (m) => `fbq('init', '${m[1]}')`,
+  },
+  {
+    key: 'meta_pixel',
+    pattern: /connect\.facebook\.net\/[\w-]+\/fbevents\.js/g,
+    hasId: false,
+    detail: () => 'Meta Pixel loader snippet (fbevents.js)',
+  },
+  {
+    key: 'tiktok_pixel',
+    pattern: new RegExp(`ttq\\.load\\(\\s*${q}([A-Z0-9]{10,30})${q}`, 'g'),
+    hasId: true,
+    detail: (m) => `ttq.load('${m[1]}')`,
+  },
+  {
+    key: 'linkedin_insight',
+    pattern: /_linkedin_partner_id\s*=\s*["']?(\d{3,12})/g,
+    hasId: true,
+    detail: (m) => `_linkedin_partner_id = "${m[1]}"`,
+  },
+  {
+    key: 'bing_uet',
+    when: /uetq|bat\.bing\.com/,
+    pattern: /\bti\s*:\s*["']?(\d{5,12})/g,
+    hasId: true,
+    detail: (m) => `UET tag ti: ${m[1]}`,
+  },
+  {
+    key: 'bing_uet',
+    pattern: /bat\.bing\.com\/bat\.js/g,
+    hasId: false,
+    detail: () => 'UET loader snippet (bat.bing.com/bat.js)',
+  },
+  {
+    key: 'pinterest_tag',
+    pattern: new RegExp(`pintrk\\(\\s*${q}load${q}\\s*,\\s*${q}(\\d{6,20})${q}`, 'g'),
+    hasId: true,
+    detail: (m) => `pintrk('load', '${m[1]}')`,
+  },
+  {
+    key: 'snap_pixel',
+    pattern: new RegExp(`snaptr\\(\\s*${q}init${q}\\s*,\\s*${q}([0-9a-f-]{20,40})${q}`, 'gi'),
+    hasId: true,
+    detail: (m) => `snaptr('init', '${m[1]}')`,
+  },
+  {
+    key: 'x_pixel',
+    pattern: new RegExp(`twq\\(\\s*${q}(?:config|init)${q}\\s*,\\s*${q}([a-z0-9]{4,12})${q}`, 'gi'),
+    hasId: true,
+    detail: (m) => `twq('config', '${m[1]}')`,
+  },
   { key: 'hotjar', pattern: /\bhjid\s*:\s*["']?(\d{3,12})/g, hasId: true, detail: (m) => `Hotjar hjid: ${m[1]}` },
-  { key: 'clarity', pattern: /["']clarity["']\s*,\s*["']script["']\s*,\s*["']([a-z0-9]{6,14})["']/gi, hasId: true, detail: (m) => `Clarity snippet, project ${m[1]}` },
-  { key: 'clarity', pattern: /clarity\.ms\/tag\/([a-z0-9]{6,14})/gi, hasId: true, detail: (m) => `Clarity tag URL, project ${m[1]}` },
-  { key: 'matomo', pattern: new RegExp(`${q}setSiteId${q}\\s*,\\s*${q}?(\\d{1,6})${q}?`, 'g'), hasId: true, detail: (m) => `_paq.push(['setSiteId', '${m[1]}'])` },
-  { key: 'matomo', pattern: new RegExp(`${q}setTrackerUrl${q}\\s*,\\s*([^\\]\\n]{1,200})`, 'g'), hasId: false, detail: (m) => `_paq.push(['setTrackerUrl', ${m[1].trim()}])` },
-  { key: 'segment', pattern: new RegExp(`analytics\\.load\\(\\s*${q}([A-Za-z0-9]{10,40})${q}`, 'g'), hasId: true, detail: (m) => `analytics.load('${m[1]}')` },
+  {
+    key: 'clarity',
+    pattern: /["']clarity["']\s*,\s*["']script["']\s*,\s*["']([a-z0-9]{6,14})["']/gi,
+    hasId: true,
+    detail: (m) => `Clarity snippet, project ${m[1]}`,
+  },
+  {
+    key: 'clarity',
+    pattern: /clarity\.ms\/tag\/([a-z0-9]{6,14})/gi,
+    hasId: true,
+    detail: (m) => `Clarity tag URL, project ${m[1]}`,
+  },
+  {
+    key: 'matomo',
+    pattern: new RegExp(`${q}setSiteId${q}\\s*,\\s*${q}?(\\d{1,6})${q}?`, 'g'),
+    hasId: true,
+    detail: (m) => `_paq.push(['setSiteId', '${m[1]}'])`,
+  },
+  {
+    key: 'matomo',
+    pattern: new RegExp(`${q}setTrackerUrl${q}\\s*,\\s*([^\\]\\n]{1,200})`, 'g'),
+    hasId: false,
+    detail: (m) => `_paq.push(['setTrackerUrl', ${m[1].trim()}])`,
+  },
+  {
+    key: 'segment',
+    pattern: new RegExp(`analytics\\.load\\(\\s*${q}([A-Za-z0-9]{10,40})${q}`, 'g'),
+    hasId: true,
+    detail: (m) => `analytics.load('${m[1]}')`,
+  },
 ];
 
 /** Ids and tracker markers in a piece of JavaScript (inline script or noscript markup). */
@@ -102,7 +199,9 @@ function googleCodeDetail(code: string, index: number, id: string): string {
 }
 
 /** gtag('consent', 'default'|'update', {...}) commands in code, with their key/value pairs. */
-export function consentCommandsInCode(code: string): Array<{ command: 'default' | 'update'; values: Record<string, string> }> {
+export function consentCommandsInCode(
+  code: string,
+): Array<{ command: 'default' | 'update'; values: Record<string, string> }> {
   const out: Array<{ command: 'default' | 'update'; values: Record<string, string> }> = [];
   const pattern = /gtag\(\s*["']consent["']\s*,\s*["'](default|update)["']\s*,\s*\{([^}]{0,2000})\}/g;
   for (const match of code.matchAll(pattern)) {
@@ -118,7 +217,9 @@ export function consentCommandsInCode(code: string): Array<{ command: 'default' 
 /** transport_url / server_container_url values in code. */
 export function serverUrlsInCode(code: string): Array<{ param: string; url: string }> {
   const out: Array<{ param: string; url: string }> = [];
-  for (const match of code.matchAll(/["']?(transport_url|server_container_url)["']?\s*:\s*["'](https?:\/\/[^"'\s]+)["']/g)) {
+  for (const match of code.matchAll(
+    /["']?(transport_url|server_container_url)["']?\s*:\s*["'](https?:\/\/[^"'\s]+)["']/g,
+  )) {
     out.push({ param: match[1], url: match[2] });
   }
   return out;

@@ -3,10 +3,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { backends } from '../../helpers/database.js';
 
-const owner = { organisation: 'Owner Org', name: 'Olga Owner', email: 'olga@example.com', password: 'a long enough password' };
+const owner = {
+  organisation: 'Owner Org',
+  name: 'Olga Owner',
+  email: 'olga@example.com',
+  password: 'a long enough password',
+};
 
 async function countRows(t: TestApp, table: 'users' | 'setup_tokens'): Promise<number> {
-  const result = (await t.database.db.execute(sql.raw(`select count(*)::int as n from ${table}`))) as unknown as { rows: Array<{ n: number }> };
+  const result = (await t.database.db.execute(sql.raw(`select count(*)::int as n from ${table}`))) as unknown as {
+    rows: Array<{ n: number }>;
+  };
   return result.rows[0].n;
 }
 
@@ -62,7 +69,9 @@ describe.each(backends)('firstRunSetup · POST /api/setup/ on %s', (backend) => 
       expect(token).toMatch(/^tgs_/);
       expect(Date.parse(expires_at)).toBeGreaterThan(Date.now());
       await t.users.createSetupToken();
-      const stored = (await t.database.db.execute(sql`select token_hash from setup_tokens`)) as unknown as { rows: Array<{ token_hash: string }> };
+      const stored = (await t.database.db.execute(sql`select token_hash from setup_tokens`)) as unknown as {
+        rows: Array<{ token_hash: string }>;
+      };
       expect(stored.rows.map((row) => row.token_hash)).not.toContain(token);
 
       const created = await setup({ ...owner, setup_token: token });

@@ -26,18 +26,37 @@ describe.each(backends)('UserService.createUser (the CLI `users create`) on %s',
     const before = await stored('ada@example.com');
     const otherTenant = (await t.tenants.create({ name: 'Other Co', plan: 'pro' })).id;
     await expect(
-      t.users.createUser({ email: ' ADA@example.com', name: 'Imposter', password: 'another long password', tenantId: otherTenant, role: 'member' }),
+      t.users.createUser({
+        email: ' ADA@example.com',
+        name: 'Imposter',
+        password: 'another long password',
+        tenantId: otherTenant,
+        role: 'member',
+      }),
     ).rejects.toMatchObject({ statusCode: 400, code: 'invalid_email' });
     await expect(
-      t.users.createUser({ email: 'ADA@example.com', name: 'Imposter', password: 'another long password', tenantId: otherTenant, role: 'member' }),
+      t.users.createUser({
+        email: 'ADA@example.com',
+        name: 'Imposter',
+        password: 'another long password',
+        tenantId: otherTenant,
+        role: 'member',
+      }),
     ).rejects.toMatchObject({ statusCode: 409, code: 'email_taken' });
     expect(await stored('ada@example.com')).toEqual(before);
     expect(before).toEqual([{ name: 'Ada', password_hash: expect.any(String), memberships: 1 }]);
   });
 
-  it.each(['notanemail', 'a@', '@example.com', 'two words@example.com'])('refuses %s as the API does (400 invalid_email)', async (email) => {
-    await expect(t.users.createUser({ email, name: 'N', password, tenantId, role: 'member' })).rejects.toMatchObject({ statusCode: 400, code: 'invalid_email', extra: { param: 'email' } });
-    const login = await t.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
-    expect(login.statusCode).toBe(400);
-  });
+  it.each(['notanemail', 'a@', '@example.com', 'two words@example.com'])(
+    'refuses %s as the API does (400 invalid_email)',
+    async (email) => {
+      await expect(t.users.createUser({ email, name: 'N', password, tenantId, role: 'member' })).rejects.toMatchObject({
+        statusCode: 400,
+        code: 'invalid_email',
+        extra: { param: 'email' },
+      });
+      const login = await t.inject({ method: 'POST', url: '/api/auth/login', payload: { email, password } });
+      expect(login.statusCode).toBe(400);
+    },
+  );
 });

@@ -10,7 +10,13 @@ const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('b
 const GATEWAY_IP = '203.0.113.10';
 
 type Account = { tenantId: string; token: string; containerId: string; containerHost: string };
-type Claim = { id: string; hostname: string; status: string; failure_reason: string | null; dns_records: Array<{ type: string; name: string; value: string }> };
+type Claim = {
+  id: string;
+  hostname: string;
+  status: string;
+  failure_reason: string | null;
+  dns_records: Array<{ type: string; name: string; value: string }>;
+};
 
 describe.each(backends)('custom domain claims on %s', (backend) => {
   let t: TestApp;
@@ -21,7 +27,14 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
     dns = await startDns();
     t = await startTestApp(backend, {
       runWorkers: false,
-      gateway: { port: 0, baseDomain: 'containers.tagport.test', publicIps: [GATEWAY_IP], flushMs: 60_000, logSampleRate: 0, upstreamTimeoutMs: 2000 },
+      gateway: {
+        port: 0,
+        baseDomain: 'containers.tagport.test',
+        publicIps: [GATEWAY_IP],
+        flushMs: 60_000,
+        logSampleRate: 0,
+        upstreamTimeoutMs: 2000,
+      },
       dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
     });
   }, 60_000);
@@ -32,22 +45,39 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
 
   async function account(): Promise<Account> {
     const tenant = await t.tenantWithKey('business');
-    const container = await t.inject({ method: 'POST', url: '/api/containers/', token: tenant.token, payload: { name: 'Claims', region: 'eu-central', config: CONFIG } });
+    const container = await t.inject({
+      method: 'POST',
+      url: '/api/containers/',
+      token: tenant.token,
+      payload: { name: 'Claims', region: 'eu-central', config: CONFIG },
+    });
     expect(container.statusCode, container.body).toBe(201);
     return { ...tenant, containerId: container.json().id, containerHost: container.json().default_hostname };
   }
   const hostname = () => `data${++hostCounter}.shop-${backend}.example`;
-  const claim = (who: Account, name: string) => t.inject({ method: 'POST', url: '/api/domains/', token: who.token, payload: { hostname: name, container_id: who.containerId } });
-  const verify = (who: Account, id: string) => t.inject({ method: 'POST', url: `/api/domains/${id}/verify/`, token: who.token });
+  const claim = (who: Account, name: string) =>
+    t.inject({
+      method: 'POST',
+      url: '/api/domains/',
+      token: who.token,
+      payload: { hostname: name, container_id: who.containerId },
+    });
+  const verify = (who: Account, id: string) =>
+    t.inject({ method: 'POST', url: `/api/domains/${id}/verify/`, token: who.token });
   const get = (who: Account, id: string) => t.inject({ method: 'GET', url: `/api/domains/${id}/`, token: who.token });
-  const events = async (who: Account, id: string) => (await t.inject({ method: 'GET', url: `/api/events/?object_id=${id}`, token: who.token })).json().results;
+  const events = async (who: Account, id: string) =>
+    (await t.inject({ method: 'GET', url: `/api/events/?object_id=${id}`, token: who.token })).json().results;
   const txtOf = (domain: Claim) => domain.dns_records.find((record) => record.type === 'TXT')!;
   /** DNS as the hostname's owner sets it up for one account: a CNAME to its container and its TXT token. */
   const pointTo = (who: Account, domain: Claim) => {
     dns.records.set(domain.hostname, [{ type: 'CNAME', value: who.containerHost }]);
     dns.records.set(txtOf(domain).name, [{ type: 'TXT', value: txtOf(domain).value }]);
   };
-  const liveClaims = (name: string) => t.database.db.select().from(domains).where(and(eq(domains.hostname, name), isNull(domains.deletedAt)));
+  const liveClaims = (name: string) =>
+    t.database.db
+      .select()
+      .from(domains)
+      .where(and(eq(domains.hostname, name), isNull(domains.deletedAt)));
 
   describe('createDomain · POST /api/domains/ hostname', () => {
     it.each([
@@ -63,11 +93,15 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
       const owner = await account();
       const response = await claim(owner, input);
       expect(response.statusCode, response.body).toBe(400);
-      expect(response.json().error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_hostname', param: 'hostname' });
+      expect(response.json().error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'invalid_hostname',
+        param: 'hostname',
+      });
       expect((await t.inject({ method: 'GET', url: '/api/domains/', token: owner.token })).json().count).toBe(0);
     });
 
-    it("lets a second account claim a hostname another holds pending, without disclosing the other claim", async () => {
+    it('lets a second account claim a hostname another holds pending, without disclosing the other claim', async () => {
       const [first, second] = [await account(), await account()];
       const name = hostname();
       const held = await claim(first, name);
@@ -102,7 +136,10 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
       expect(verified.json()).toMatchObject({ status: 'active', failure_reason: null });
       expect((await get(squatter, squatted.id)).statusCode).toBe(404);
       const released = (await events(squatter, squatted.id))[0];
-      expect(released).toMatchObject({ type: 'domain.released', data: { hostname: name, reason: 'ownership_proven_elsewhere' } });
+      expect(released).toMatchObject({
+        type: 'domain.released',
+        data: { hostname: name, reason: 'ownership_proven_elsewhere' },
+      });
       expect(JSON.stringify(released)).not.toContain(owner.tenantId);
       expect((await liveClaims(name)).map((row) => row.id)).toEqual([mine.id]);
     });
@@ -117,14 +154,25 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
       expect((await verify(holder, held.id)).json().status).toBe('active');
 
       const wanted = (await claim(newcomer, name)).json();
-      dns.records.set(txtOf(held).name, [{ type: 'TXT', value: txtOf(held).value }, { type: 'TXT', value: txtOf(wanted).value }]);
-      expect((await verify(newcomer, wanted.id)).json()).toMatchObject({ status: 'failed', failure_reason: 'hostname_in_use' });
+      dns.records.set(txtOf(held).name, [
+        { type: 'TXT', value: txtOf(held).value },
+        { type: 'TXT', value: txtOf(wanted).value },
+      ]);
+      expect((await verify(newcomer, wanted.id)).json()).toMatchObject({
+        status: 'failed',
+        failure_reason: 'hostname_in_use',
+      });
       expect((await get(holder, held.id)).json().status).toBe('active');
 
       dns.records.set(txtOf(held).name, [{ type: 'TXT', value: txtOf(wanted).value }]);
       expect((await verify(newcomer, wanted.id)).json()).toMatchObject({ status: 'active', failure_reason: null });
       expect((await get(holder, held.id)).statusCode).toBe(404);
-      expect((await events(holder, held.id)).map((event: { type: string; data: { reason: string } }) => [event.type, event.data.reason])).toEqual([
+      expect(
+        (await events(holder, held.id)).map((event: { type: string; data: { reason: string } }) => [
+          event.type,
+          event.data.reason,
+        ]),
+      ).toEqual([
         ['domain.released', 'ownership_proven_elsewhere'],
         ['domain.failed', 'missing_txt'],
         ['domain.verified', null],
@@ -136,7 +184,10 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
       const name = hostname();
       const [a, b] = [(await claim(one, name)).json(), (await claim(two, name)).json()];
       dns.records.set(name, [{ type: 'A', value: GATEWAY_IP }]);
-      dns.records.set(txtOf(a).name, [{ type: 'TXT', value: txtOf(a).value }, { type: 'TXT', value: txtOf(b).value }]);
+      dns.records.set(txtOf(a).name, [
+        { type: 'TXT', value: txtOf(a).value },
+        { type: 'TXT', value: txtOf(b).value },
+      ]);
       const results = await Promise.all([verify(one, a.id), verify(two, b.id)]);
       const active = results.filter((result) => result.statusCode === 200 && result.json().status === 'active');
       expect(active).toHaveLength(1);
@@ -150,17 +201,26 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
       const squatter = await account();
       const name = hostname();
       const stale = (await claim(squatter, name)).json();
-      await t.database.db.update(domains).set({ createdAt: sql`now() - interval '8 days'` }).where(eq(domains.id, stale.id));
+      await t.database.db
+        .update(domains)
+        .set({ createdAt: sql`now() - interval '8 days'` })
+        .where(eq(domains.id, stale.id));
       await t.app.services.domains.recheckDue();
       expect((await get(squatter, stale.id)).statusCode).toBe(404);
-      expect((await events(squatter, stale.id))[0]).toMatchObject({ type: 'domain.released', data: { hostname: name, reason: 'expired' } });
+      expect((await events(squatter, stale.id))[0]).toMatchObject({
+        type: 'domain.released',
+        data: { hostname: name, reason: 'expired' },
+      });
     });
 
     it("treats the account's own expired claim as free when it adds the hostname again", async () => {
       const owner = await account();
       const name = hostname();
       const stale = (await claim(owner, name)).json();
-      await t.database.db.update(domains).set({ createdAt: sql`now() - interval '8 days'` }).where(eq(domains.id, stale.id));
+      await t.database.db
+        .update(domains)
+        .set({ createdAt: sql`now() - interval '8 days'` })
+        .where(eq(domains.id, stale.id));
       const again = await claim(owner, name);
       expect(again.statusCode, again.body).toBe(201);
       expect((await get(owner, stale.id)).statusCode).toBe(404);
@@ -174,7 +234,10 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
       expect((await verify(owner, domain.id)).json().status).toBe('active');
       dns.records.delete(name);
       expect((await verify(owner, domain.id)).json().status).toBe('failed');
-      await t.database.db.update(domains).set({ createdAt: sql`now() - interval '30 days'` }).where(eq(domains.id, domain.id));
+      await t.database.db
+        .update(domains)
+        .set({ createdAt: sql`now() - interval '30 days'` })
+        .where(eq(domains.id, domain.id));
       await t.app.services.domains.recheckDue();
       expect((await get(owner, domain.id)).statusCode).toBe(200);
     });

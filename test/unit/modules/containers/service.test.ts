@@ -13,13 +13,32 @@ describe('parseContainerConfig', () => {
   });
 
   it.each([
-    ['text that is not base64', 'id=GTM-ABC123 env=1', 'config must be the base64 container config string from Google Tag Manager.'],
-    ['a config of another product', encode('id=UA-1234&env=1&auth=abcdefghijklmn'), 'config does not decode to a GTM container (id=GTM-…&env=…&auth=…).'],
+    [
+      'text that is not base64',
+      'id=GTM-ABC123 env=1',
+      'config must be the base64 container config string from Google Tag Manager.',
+    ],
+    [
+      'a config of another product',
+      encode('id=UA-1234&env=1&auth=abcdefghijklmn'),
+      'config does not decode to a GTM container (id=GTM-…&env=…&auth=…).',
+    ],
     ['a config without env', encode('id=GTM-ABC123&auth=abcdefghijklmn'), 'config has no valid env parameter.'],
-    ['a config with a non-numeric env', encode('id=GTM-ABC123&env=x&auth=abcdefghijklmn'), 'config has no valid env parameter.'],
+    [
+      'a config with a non-numeric env',
+      encode('id=GTM-ABC123&env=x&auth=abcdefghijklmn'),
+      'config has no valid env parameter.',
+    ],
     ['a config with a short auth', encode('id=GTM-ABC123&env=1&auth=abc'), 'config has no valid auth parameter.'],
   ])('rejects %s with 400 invalid_config on the config field', (_, config, message) => {
-    expect(() => parseContainerConfig(config)).toThrow(expect.objectContaining({ statusCode: 400, code: 'invalid_config', message, extra: expect.objectContaining({ param: 'config' }) }));
+    expect(() => parseContainerConfig(config)).toThrow(
+      expect.objectContaining({
+        statusCode: 400,
+        code: 'invalid_config',
+        message,
+        extra: expect.objectContaining({ param: 'config' }),
+      }),
+    );
   });
 });
 

@@ -40,7 +40,11 @@ describe('utcDays', () => {
   const at = (iso: string) => new Date(iso);
 
   it('lists every UTC day touched by [start, end)', () => {
-    expect(utcDays(at('2026-03-01T00:00:00Z'), at('2026-03-04T00:00:00Z'))).toEqual(['2026-03-01', '2026-03-02', '2026-03-03']);
+    expect(utcDays(at('2026-03-01T00:00:00Z'), at('2026-03-04T00:00:00Z'))).toEqual([
+      '2026-03-01',
+      '2026-03-02',
+      '2026-03-03',
+    ]);
   });
 
   it('includes the day of a start in the middle of a day and of an end after midnight', () => {
@@ -52,7 +56,11 @@ describe('utcDays', () => {
   });
 
   it('crosses month ends and leap days', () => {
-    expect(utcDays(at('2028-02-28T12:00:00Z'), at('2028-03-01T12:00:00Z'))).toEqual(['2028-02-28', '2028-02-29', '2028-03-01']);
+    expect(utcDays(at('2028-02-28T12:00:00Z'), at('2028-03-01T12:00:00Z'))).toEqual([
+      '2028-02-28',
+      '2028-02-29',
+      '2028-03-01',
+    ]);
   });
 
   it('is empty when the period is empty', () => {

@@ -11,7 +11,9 @@ describe('signPayload', () => {
 
   it('writes t=<timestamp>,v1=<hex HMAC-SHA256 of "<timestamp>.<body>"> for a fixed timestamp', () => {
     // Expected value from `printf '1700000000.<body>' | openssl dgst -sha256 -hmac whsec_test_secret`.
-    expect(signPayload(secret, body, 1_700_000_000)).toBe('t=1700000000,v1=f04228713375ff31eded07fcf041d181b00b067166cf7deecb9084c0f21fde76');
+    expect(signPayload(secret, body, 1_700_000_000)).toBe(
+      't=1700000000,v1=f04228713375ff31eded07fcf041d181b00b067166cf7deecb9084c0f21fde76',
+    );
   });
 
   it('signs with the current time in whole seconds by default', () => {
