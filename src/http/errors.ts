@@ -32,12 +32,16 @@ export class ApiError extends Error {
 export const invalidRequest = (code: string, message: string, param?: string, details?: Record<string, unknown>) =>
   new ApiError(400, 'invalid_request_error', code, message, { param, details });
 
+/** Ids are about 30 characters; a longer value (a header, say) is shortened rather than echoed whole. */
+const MAX_ECHOED_ID = 64;
+const echoed = (id: string) => (id.length > MAX_ECHOED_ID ? `${id.slice(0, MAX_ECHOED_ID)}…` : id);
+
 export const notFound = (resource: string, id?: string) =>
   new ApiError(
     404,
     'not_found_error',
     'resource_missing',
-    id ? `No ${resource} with id '${id}'.` : `No such ${resource}.`,
+    id ? `No ${resource} with id '${echoed(id)}'.` : `No such ${resource}.`,
     {
       param: id ? 'id' : undefined,
     },

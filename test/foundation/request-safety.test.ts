@@ -162,6 +162,20 @@ describe.each(backends)('request safety on %s', (backend) => {
     });
   });
 
+  describe('echoed input', () => {
+    it('shortens a long unknown Tagport-Tenant instead of repeating it whole', async () => {
+      const requested = `ten_${'x'.repeat(5000)}`;
+      const response = await t.inject({
+        method: 'GET',
+        url: '/api/tenants/',
+        headers: { 'tagport-tenant': requested },
+      });
+      const error = expectEnvelope(response, 404, 'resource_missing');
+      expect(error.message.length).toBeLessThan(120);
+      expect(error.message).toContain(`${requested.slice(0, 64)}…`);
+    });
+  });
+
   describe('the log', () => {
     it('never receives the parameters or the failing row of a statement that failed', async () => {
       // Make the inserts fail inside the database: the statement then carries a new key's hash and a webhook's secret.

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { CreateReportBody, Report, ReportIdParams } from './schemas.js';
+import { CreateReportBody, Report, ReportFile, ReportIdParams } from './schemas.js';
 
 export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const reports = app.services.reports;
@@ -56,7 +56,13 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: ReportIdParams,
       produces: ['application/json', 'text/csv'],
-      response: { 200: Type.String({ description: 'The report file.' }), ...errorResponses(404, 409) },
+      response: {
+        200: {
+          description: 'The report file, in the format it was requested in.',
+          content: { 'application/json': { schema: ReportFile }, 'text/csv': { schema: Type.String() } },
+        },
+        ...errorResponses(404, 409),
+      },
     },
     handler: async (request, reply) => {
       const file = await reports.download(tenant(request), request.params.id);

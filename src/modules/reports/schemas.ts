@@ -54,3 +54,16 @@ export const Report = Type.Object(
 
 export type CreateReportInput = Static<typeof CreateReportBody>;
 export type ReportDto = Static<typeof Report>;
+
+export const ReportFile = Type.Object(
+  {
+    report_id: Type.String(),
+    kind: StringEnum(REPORT_KINDS),
+    period_start: Timestamp('Start of the period (inclusive).'),
+    period_end: Timestamp('End of the period (exclusive).'),
+    rows: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+      description: 'One object per row; the columns depend on the kind (the CSV header lists the same).',
+    }),
+  },
+  { description: 'A report downloaded as JSON.' },
+);
