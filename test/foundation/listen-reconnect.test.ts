@@ -97,7 +97,7 @@ describe.runIf(postgresBinDir)(
       await a?.testDatabase.drop();
       await b?.testDatabase.drop();
       await upstream?.close();
-      await cluster?.stop();
+      await cluster?.destroy();
     }, 60_000);
 
     it('after `pg_ctl restart`, a key revoked on instance A is refused by instance B within seconds', async () => {

@@ -5,7 +5,7 @@ import { openDatabase, type Database } from '../../src/db/index.js';
 import { generateApiToken } from '../../src/lib/tokens.js';
 import { startTestApp, testConfig } from '../helpers/app.js';
 import { backends } from '../helpers/database.js';
-import { postgresBin, startPrivateCluster, type PrivateCluster } from '../helpers/private-postgres.js';
+import { postgresBinDir, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 import { waitFor } from '../helpers/processes.js';
 
 const CONFIG = { statusCheckMs: 100, runWorkers: true };
@@ -102,10 +102,10 @@ describe('database outage on PGlite (the instance is closed)', () => {
   afterAll(() => close?.());
 });
 
-describe.runIf(backends.includes('postgres') && postgresBin)(
+describe.runIf(backends.includes('postgres') && postgresBinDir)(
   'database outage on PostgreSQL (a private cluster, stopped and started again)',
   () => {
-    let cluster: PrivateCluster | undefined;
+    let cluster: PostgresCluster | undefined;
     let database: Database | undefined;
     let app: FastifyInstance | undefined;
     let token: string;
@@ -114,7 +114,7 @@ describe.runIf(backends.includes('postgres') && postgresBin)(
       app!.inject({ method: 'GET', url: '/api/webhooks/', headers: { authorization: `Bearer ${token}` } });
 
     describeOutage(async () => {
-      cluster = await startPrivateCluster();
+      cluster = await startPostgresCluster('outage');
       database = await openDatabase({ databaseUrl: cluster.url, pgliteDataDir: '', poolSize: 4 });
       await database.migrate();
       app = await buildApp({ config: testConfig(CONFIG), database });

@@ -30,16 +30,21 @@ export interface PostgresCluster {
   url: string;
   /** pg connection settings for the Unix socket, which works while TCP is switched off. */
   socket: { host: string; port: number; user: string; database: string };
+  /** Starts the stopped server again. */
+  start(): Promise<void>;
+  /** A fast shutdown: open connections are terminated, new ones refused. */
+  stop(): Promise<void>;
   /** `pg_ctl restart -m fast`, as an operator would. */
   restart(): Promise<void>;
   /** Restarts with the Unix socket only: TCP clients (the app) cannot connect until `restart()`. */
   restartSocketOnly(): Promise<void>;
-  stop(): Promise<void>;
+  /** Stops the server and deletes its data directory. */
+  destroy(): Promise<void>;
 }
 
 /**
- * A private throw-away PostgreSQL cluster under the repository's `.tmp/`, for tests that must restart the
- * server (never the shared one). Call stop() when done.
+ * A private throw-away PostgreSQL cluster under the repository's `.tmp/`, for tests that stop or restart the
+ * server (never the shared one of TEST_DATABASE_URL). Call destroy() when done.
  */
 export async function startPostgresCluster(name: string): Promise<PostgresCluster> {
   if (!postgresBinDir) throw new Error('PostgreSQL server binaries not found (apt-get install postgresql)');
@@ -57,9 +62,11 @@ export async function startPostgresCluster(name: string): Promise<PostgresCluste
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     socket: { host: dir, port, user: 'postgres', database: 'postgres' },
+    start: () => pgCtl('-o', options(true), 'start'),
+    stop: () => pgCtl('-m', 'fast', 'stop'),
     restart: () => pgCtl('-m', 'fast', '-o', options(true), 'restart'),
     restartSocketOnly: () => pgCtl('-m', 'fast', '-o', options(false), 'restart'),
-    async stop() {
+    async destroy() {
       await pgCtl('-m', 'fast', 'stop').catch(() => {});
       fs.rmSync(dir, { recursive: true, force: true });
     },
