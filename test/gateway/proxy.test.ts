@@ -37,6 +37,23 @@ async function rawRequest(
   return { status, body: text.slice(text.indexOf('\r\n\r\n') + 4) };
 }
 
+/** An app on PGlite with its gateway listening on a free loopback port. */
+async function startGateway({ allowPrivateNetworks }: { allowPrivateNetworks: boolean }) {
+  const t = await startTestApp('pglite', {
+    allowPrivateNetworks,
+    containerTransitionDelayMs: 10,
+    gateway: {
+      port: 0,
+      baseDomain: 'containers.tagport.test',
+      publicIps: [],
+      flushMs: 60_000,
+      logSampleRate: 0,
+      upstreamTimeoutMs: 2000,
+    },
+  });
+  return { t, gatewayUrl: await t.app.services.gateway.listen(0, '127.0.0.1') };
+}
+
 describe('upstreamTarget', () => {
   it.each([
     ['/g/collect?v=2', 'https://up.test/g/collect?v=2'],
@@ -78,19 +95,7 @@ describe("the gateway only ever reaches the container's own upstream", () => {
   beforeAll(async () => {
     upstream = await startRecorder('upstream');
     secret = await startRecorder('secret');
-    t = await startTestApp('pglite', {
-      allowPrivateNetworks: true,
-      containerTransitionDelayMs: 10,
-      gateway: {
-        port: 0,
-        baseDomain: 'containers.tagport.test',
-        publicIps: [],
-        flushMs: 60_000,
-        logSampleRate: 0,
-        upstreamTimeoutMs: 2000,
-      },
-    });
-    gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
+    ({ t, gatewayUrl } = await startGateway({ allowPrivateNetworks: true }));
     const tenant = await t.tenantWithKey('business');
     const created = await t.inject({
       method: 'POST',
@@ -150,19 +155,7 @@ describe('the SSRF guard applies to every upstream connection, IP literal or nam
 
   beforeAll(async () => {
     internal = await startRecorder('internal');
-    t = await startTestApp('pglite', {
-      allowPrivateNetworks: false,
-      containerTransitionDelayMs: 10,
-      gateway: {
-        port: 0,
-        baseDomain: 'containers.tagport.test',
-        publicIps: [],
-        flushMs: 60_000,
-        logSampleRate: 0,
-        upstreamTimeoutMs: 2000,
-      },
-    });
-    gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
+    ({ t, gatewayUrl } = await startGateway({ allowPrivateNetworks: false }));
     token = (await t.tenantWithKey('business')).token;
     t.app.log.error = ((...args: unknown[]) => void errors.push(args)) as typeof t.app.log.error;
   }, 60_000);
