@@ -30,16 +30,22 @@ export interface GatewaySettings {
  */
 export function upstreamTarget(upstreamUrl: string, requestTarget: string): URL | null {
   if (!requestTarget.startsWith('/')) return null;
+  const upstream = new URL(upstreamUrl);
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') return null;
+  const basePath = upstream.pathname.replace(/\/+$/, '');
+  // The common case, a plain path: appended as it is after the fixed origin (one parse instead of three).
+  if (!MAY_NEED_NORMALISING.test(requestTarget)) return new URL(`${upstream.origin}${basePath}${requestTarget}`);
   const queryAt = requestTarget.indexOf('?');
   const path = new URL('http://path.invalid');
   path.pathname = queryAt === -1 ? requestTarget : requestTarget.slice(0, queryAt);
-  const target = new URL(upstreamUrl);
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') return null;
-  target.pathname = target.pathname.replace(/\/+$/, '') + path.pathname;
-  target.search = queryAt === -1 ? '' : requestTarget.slice(queryAt);
-  target.hash = '';
-  return target;
+  upstream.pathname = basePath + path.pathname;
+  upstream.search = queryAt === -1 ? '' : requestTarget.slice(queryAt);
+  upstream.hash = '';
+  return upstream;
 }
+
+/** Dot segments (also percent-encoded), backslashes, fragments and characters the URL parser drops. */
+const MAY_NEED_NORMALISING = /\/\.|%2e|\\|#|[\t\n\r]/i;
 
 const HOP_BY_HOP = new Set([
   'connection',

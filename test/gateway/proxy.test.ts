@@ -73,6 +73,13 @@ describe('upstreamTarget', () => {
     );
   });
 
+  it.each([
+    ['/b?y=1', 'https://up.test/base/b?y=1'],
+    ['/a/../b?y=1', 'https://up.test/base/b?y=1'],
+  ])('takes neither query nor fragment of the upstream itself: %s → %s', (requestTarget, expected) => {
+    expect(upstreamTarget('https://up.test/base?x=1#h', requestTarget)?.href).toBe(expected);
+  });
+
   it.each(['http://127.0.0.1:4350/secret', 'https://up.test/x', '127.0.0.1:4350', '*', ''])(
     'refuses the non-path target %j',
     (requestTarget) => {
