@@ -3,12 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { DataDirectoryInUseError } from './db/data-directory-lock.js';
-import type { Database } from './db/index.js';
 import type { Role } from './http/context.js';
 import { ApiError } from './http/errors.js';
 import { isEmail } from './modules/auth/schemas.js';
 import { assertStrongPassword } from './modules/auth/service.js';
-import { findTenantById } from './modules/tenants/queries.js';
+import type { TenantService } from './modules/tenants/service.js';
 import { openConfiguredDatabase, startRuntime } from './runtime.js';
 import { createServices, type Services } from './services.js';
 
@@ -70,8 +69,8 @@ const COMMANDS: Record<string, CommandSpec> = {
       parent: { placeholder: 'TENANT_ID' },
     },
     run: (values, _argument, config) =>
-      withServices(config, async ({ tenants }, database) => {
-        if (values.parent) await requireTenant(database, values.parent);
+      withServices(config, async ({ tenants }) => {
+        if (values.parent) await requireTenant(tenants, values.parent);
         return tenants.create({ name: values.name!, plan: values.plan ?? 'free', parentId: values.parent ?? null });
       }),
   },
@@ -85,8 +84,8 @@ const COMMANDS: Record<string, CommandSpec> = {
     },
     check: checkRole,
     run: (values, _argument, config) =>
-      withServices(config, async ({ apiKeys }, database) => {
-        await requireTenant(database, values.tenant!);
+      withServices(config, async ({ apiKeys, tenants }) => {
+        await requireTenant(tenants, values.tenant!);
         return apiKeys.create(values.tenant!, {
           name: values.name!,
           expires_at: values['expires-at'],
@@ -99,8 +98,8 @@ const COMMANDS: Record<string, CommandSpec> = {
     argument: 'KEY_ID',
     options: { tenant: { placeholder: 'TENANT_ID', required: true } },
     run: (values, keyId, config) =>
-      withServices(config, async ({ apiKeys }, database) => {
-        await requireTenant(database, values.tenant!);
+      withServices(config, async ({ apiKeys, tenants }) => {
+        await requireTenant(tenants, values.tenant!);
         return apiKeys.revoke(values.tenant!, keyId);
       }),
   },
@@ -125,8 +124,8 @@ const COMMANDS: Record<string, CommandSpec> = {
       }
     },
     run: (values, _argument, config) =>
-      withServices(config, async ({ users }, database) => {
-        await requireTenant(database, values.tenant!);
+      withServices(config, async ({ users, tenants }) => {
+        await requireTenant(tenants, values.tenant!);
         const password = values.password ?? process.env.TAGPORT_PASSWORD ?? '';
         return users.createUser({
           email: values.email!,
@@ -210,19 +209,19 @@ function configuredBaseUrl(config: Config): string {
 const setupUrl = (base: string, token: string) => `${base}/setup?token=${encodeURIComponent(token)}`;
 
 /** Runs an administrative command with the services, without an HTTP listener, and prints its result as JSON. */
-async function withServices(config: Config, run: (services: Services, database: Database) => Promise<unknown>) {
+async function withServices(config: Config, run: (services: Services) => Promise<unknown>) {
   const database = await openConfiguredDatabase(config);
   const services = createServices(database, config);
   try {
-    print(await run(services, database));
+    print(await run(services));
   } finally {
     await services.stop().catch(() => {});
     await database.close();
   }
 }
 
-async function requireTenant(database: Database, tenantId: string): Promise<void> {
-  if (!(await findTenantById(database.db, tenantId))) throw new CommandError(`No tenant ${tenantId}`);
+async function requireTenant(tenants: TenantService, tenantId: string): Promise<void> {
+  if (!(await tenants.findForOperator(tenantId))) throw new CommandError(`No tenant ${tenantId}`);
 }
 
 /** The command and its checked arguments, or 'help'. Nothing here touches the database or the configuration. */

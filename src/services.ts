@@ -1,9 +1,10 @@
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
 import { InvalidationBus } from './db/invalidation.js';
-import { AuthService } from './http/auth.js';
 import { limiterFactory, type LimiterFactory } from './http/rate-limit.js';
+import { ApiKeyCredentials } from './modules/api-keys/credentials.js';
 import { ApiKeyService } from './modules/api-keys/service.js';
+import { AuthService } from './modules/auth/credentials.js';
 import { UserService } from './modules/auth/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { TrackingCheckerService } from './modules/tracking-checker/service.js';
@@ -17,6 +18,7 @@ import { ReportService } from './modules/reports/service.js';
 import { StatusService } from './modules/status/service.js';
 import { EventLog } from './modules/events/service.js';
 import { ContainerService } from './modules/containers/service.js';
+import { ContainerTraffic } from './modules/containers/traffic.js';
 import { ContainerWorker } from './modules/containers/worker.js';
 import { DomainVerifier } from './modules/domains/dns.js';
 import { DomainService } from './modules/domains/service.js';
@@ -67,36 +69,47 @@ export function createServices(
   createLimiter: LimiterFactory = limiterFactory(null),
 ): Services {
   const invalidations = new InvalidationBus(database);
-  const auth = new AuthService(database, config, invalidations);
+  const auth = new AuthService(
+    { database, invalidations, apiKeys: new ApiKeyCredentials({ database }) },
+    { cacheTtlMs: config.authCacheTtlMs, lastUsedFlushMs: config.lastUsedFlushMs },
+  );
+  const tenants = new TenantService({ database, invalidations }, { cacheTtlMs: config.authCacheTtlMs });
   const outbound = new OutboundClient({
     allowPrivateNetworks: config.allowPrivateNetworks,
     ca: config.outboundCaCertificates,
   });
-  const webhooks = new WebhookService(database, outbound, config.webhooks);
-  const scheduler = new MonitorScheduler(database, outbound, webhooks, config.monitoring, onError);
-  const reports = new ReportService(database, webhooks);
-  const status = new StatusService(database, {
-    chromiumPath: config.scanner.chromiumPath,
-    scheduler,
-    workersRunning: config.runWorkers,
-    tickMs: config.monitoring.tickMs,
-  });
-  const events = new EventLog(database, webhooks);
-  const containerWorker = new ContainerWorker(
-    database,
-    outbound,
-    events,
-    invalidations,
-    config.containerTransitionDelayMs,
-    onError,
+  const webhooks = new WebhookService({ database, outbound }, config.webhooks);
+  const scheduler = new MonitorScheduler({ database, outbound, webhooks }, { ...config.monitoring, onError });
+  const reports = new ReportService({ database, webhooks });
+  const status = new StatusService(
+    { database, scheduler },
+    { chromiumPath: config.scanner.chromiumPath, workersRunning: config.runWorkers, tickMs: config.monitoring.tickMs },
   );
-  const containers = new ContainerService(database, outbound, events, containerWorker, config.gateway.baseDomain);
+  const events = new EventLog({ database, webhooks });
+  const containerWorker = new ContainerWorker(
+    { database, outbound, events, invalidations },
+    { delayMs: config.containerTransitionDelayMs, onError },
+  );
+  const gateway = new Gateway(
+    { traffic: new ContainerTraffic({ database }), invalidations, outbound },
+    { ...config.gateway, onError },
+  );
+  const containers = new ContainerService(
+    { database, outbound, events, runtime: containerWorker, tenants, traffic: gateway },
+    { gatewayBaseDomain: config.gateway.baseDomain },
+  );
   const domains = new DomainService(
-    database,
-    containers,
-    new DomainVerifier(config.dns.resolvers, config.dns.timeoutMs, config.gateway.publicIps),
-    events,
-    invalidations,
+    {
+      database,
+      containers,
+      events,
+      invalidations,
+      verifier: new DomainVerifier({
+        servers: config.dns.resolvers,
+        timeoutMs: config.dns.timeoutMs,
+        gatewayIps: config.gateway.publicIps,
+      }),
+    },
     {
       gatewayBaseDomain: config.gateway.baseDomain,
       gatewayIps: config.gateway.publicIps,
@@ -104,10 +117,10 @@ export function createServices(
       pendingTtlMs: config.domainPendingTtlHours * 3_600_000,
     },
   );
-  const trackingChecker = new TrackingCheckerService(database, scanner, webhooks, {
-    scanTimeoutMs: config.scanner.scanTimeoutMs,
-  });
-  const gateway = new Gateway(database, invalidations, outbound, config.gateway, onError);
+  const trackingChecker = new TrackingCheckerService(
+    { database, scanner, webhooks, tenants },
+    { scanTimeoutMs: config.scanner.scanTimeoutMs },
+  );
   status.register('Gateway', async () =>
     gateway.listening
       ? { status: 'operational', detail: 'Accepting container traffic.' }
@@ -120,14 +133,14 @@ export function createServices(
   return {
     invalidations,
     auth,
-    tenants: new TenantService(database, invalidations, config.authCacheTtlMs),
-    apiKeys: new ApiKeyService(database, auth),
-    users: new UserService(database, auth, config.sessionTtlHours, createLimiter),
+    tenants,
+    apiKeys: new ApiKeyService({ database, auth }),
+    users: new UserService({ database, auth, createLimiter }, { sessionTtlHours: config.sessionTtlHours }),
     scanner,
     trackingChecker,
     outbound,
     webhooks,
-    monitors: new MonitorService(database, outbound, webhooks, domains),
+    monitors: new MonitorService({ database, outbound, webhooks, tenants, containers, domains }),
     scheduler,
     reports,
     status,

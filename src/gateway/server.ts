@@ -1,25 +1,23 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { and, eq, isNull } from 'drizzle-orm';
 import { request as upstreamRequest } from 'undici';
-import type { Database } from '../db/index.js';
 import type { InvalidationBus } from '../db/invalidation.js';
-import { containers, domains } from '../db/schema.js';
 import { newId } from '../lib/ids.js';
 import { startLoop } from '../lib/loop.js';
 import type { OutboundClient } from '../lib/outbound.js';
-import { addUsage, insertRequestLogs, trimRequestLogs } from '../modules/containers/queries.js';
-
-interface Route {
-  containerId: string;
-  status: string;
-  upstreamUrl: string | null;
-}
+import type { ContainerTraffic, GatewayRoute, RequestLogEntry } from '../modules/containers/traffic.js';
 
 export interface GatewaySettings {
   flushMs: number;
   logSampleRate: number;
   upstreamTimeoutMs: number;
+}
+
+export interface GatewayDependencies {
+  /** Routes, usage and request logs: the gateway reads and writes the database only through this service. */
+  traffic: ContainerTraffic;
+  invalidations: InvalidationBus;
+  outbound: OutboundClient;
 }
 
 /**
@@ -69,28 +67,23 @@ const KEPT_LOGS_PER_CONTAINER = 1000;
  */
 export class Gateway {
   private server: http.Server | null = null;
-  private readonly routes = new Map<string, { route: Route | null; at: number }>();
+  private readonly routes = new Map<string, { route: GatewayRoute | null; at: number }>();
   private readonly meter = new Map<string, number>();
-  private logs: Array<{
-    id: string;
-    containerId: string;
-    at: Date;
-    hostname: string;
-    method: string;
-    path: string;
-    statusCode: number;
-    durationMs: number;
-  }> = [];
+  private logs: RequestLogEntry[] = [];
   private flushLoop: { stop(): Promise<void> } | null = null;
   private flushes = 0;
 
+  private readonly traffic: ContainerTraffic;
+  private readonly outbound: OutboundClient;
+  private readonly onError: (error: unknown) => void;
+
   constructor(
-    private readonly database: Database,
-    invalidations: InvalidationBus,
-    private readonly outbound: OutboundClient,
-    private readonly settings: GatewaySettings,
-    private readonly onError: (error: unknown) => void,
+    { traffic, invalidations, outbound }: GatewayDependencies,
+    private readonly settings: GatewaySettings & { onError: (error: unknown) => void },
   ) {
+    this.traffic = traffic;
+    this.outbound = outbound;
+    this.onError = settings.onError;
     invalidations.subscribe(({ kind }) => {
       if (kind === 'container' || kind === 'domain' || kind === 'all') this.routes.clear();
     });
@@ -135,33 +128,18 @@ export class Gateway {
       return { containerId, day, hostname, statusClass, requests };
     });
     try {
-      await addUsage(this.database.db, usage);
-      await insertRequestLogs(this.database.db, logs);
-      if (logs.length && ++this.flushes % 20 === 1) await trimRequestLogs(this.database.db, KEPT_LOGS_PER_CONTAINER);
+      await this.traffic.record(usage, logs);
+      if (logs.length && ++this.flushes % 20 === 1) await this.traffic.trimLogs(KEPT_LOGS_PER_CONTAINER);
     } catch (error) {
       for (const [key, value] of counts) this.meter.set(key, (this.meter.get(key) ?? 0) + value);
       throw error;
     }
   }
 
-  private async route(hostname: string): Promise<Route | null> {
+  private async route(hostname: string): Promise<GatewayRoute | null> {
     const cached = this.routes.get(hostname);
     if (cached && Date.now() - cached.at < 30_000) return cached.route;
-    const db = this.database.db;
-    const byDefault = await db
-      .select({ containerId: containers.id, status: containers.status, upstreamUrl: containers.upstreamUrl })
-      .from(containers)
-      .where(eq(containers.defaultHostname, hostname))
-      .limit(1);
-    const byDomain = byDefault.length
-      ? byDefault
-      : await db
-          .select({ containerId: containers.id, status: containers.status, upstreamUrl: containers.upstreamUrl })
-          .from(domains)
-          .innerJoin(containers, eq(containers.id, domains.containerId))
-          .where(and(eq(domains.hostname, hostname), eq(domains.status, 'active'), isNull(domains.deletedAt)))
-          .limit(1);
-    const route = byDomain[0] ?? null;
+    const route = await this.traffic.route(hostname);
     this.routes.set(hostname, { route, at: Date.now() });
     return route;
   }
@@ -180,7 +158,7 @@ export class Gateway {
   }
 
   /** The client learns only that the upstream failed; the cause (addresses, TLS details) goes to our log. */
-  private upstreamFailed(res: http.ServerResponse, route: Route, cause: unknown) {
+  private upstreamFailed(res: http.ServerResponse, route: GatewayRoute, cause: unknown) {
     const requestId = newId('request');
     this.onError(
       new Error(
@@ -197,7 +175,7 @@ export class Gateway {
     );
   }
 
-  private record(route: Route, hostname: string, req: http.IncomingMessage, status: number, started: number) {
+  private record(route: GatewayRoute, hostname: string, req: http.IncomingMessage, status: number, started: number) {
     const at = new Date();
     const key = [route.containerId, at.toISOString().slice(0, 10), hostname, `${Math.floor(status / 100)}xx`].join('|');
     this.meter.set(key, (this.meter.get(key) ?? 0) + 1);

@@ -1,21 +1,24 @@
 import type { Database } from '../../db/index.js';
 import type { ApiKeyRow } from '../../db/schema.js';
-import type { AuthService } from '../../http/auth.js';
 import type { AuthContext, Role } from '../../http/context.js';
 import { forbidden, invalidRequest, notFound } from '../../http/errors.js';
 import { requireRole } from '../../http/roles.js';
 import { newId } from '../../lib/ids.js';
 import { generateApiToken, sha256Hex, tokenHint } from '../../lib/tokens.js';
+import type { AuthService } from '../auth/credentials.js';
 import * as queries from './queries.js';
 import type { ApiKeyDto, CreateApiKeyInput } from './schemas.js';
 
 const MAX_ACTIVE_KEYS_PER_TENANT = 100;
 
 export class ApiKeyService {
-  constructor(
-    private readonly database: Database,
-    private readonly auth: AuthService,
-  ) {}
+  private readonly database: Database;
+  private readonly auth: AuthService;
+
+  constructor({ database, auth }: { database: Database; auth: AuthService }) {
+    this.database = database;
+    this.auth = auth;
+  }
 
   toDto(row: ApiKeyRow): ApiKeyDto {
     const pending = this.auth.pendingLastUsedAt(row.id);

@@ -3,13 +3,13 @@ import { sql } from 'drizzle-orm';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database, Db } from '../../db/index.js';
 import { memberships, tenants, users } from '../../db/schema.js';
-import type { AuthService } from '../../http/auth.js';
 import type { LimiterFactory } from '../../http/rate-limit.js';
 import type { Role } from '../../http/context.js';
 import { ApiError, conflict, forbidden, invalidRequest, notFound, unauthenticated } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { sha256Hex } from '../../lib/tokens.js';
+import type { AuthService } from './credentials.js';
 import * as queries from './queries.js';
 import { isEmail, SETUP_TOKEN_PREFIX } from './schemas.js';
 
@@ -37,12 +37,23 @@ export class UserService {
   /** Failed sign-ins per email and IP; in Redis when configured, so every instance counts the same attempts. */
   private readonly failedLogins: RateLimiterAbstract;
 
+  private readonly database: Database;
+  private readonly auth: AuthService;
+  private readonly sessionTtlHours: number;
+
   constructor(
-    private readonly database: Database,
-    private readonly auth: AuthService,
-    private readonly sessionTtlHours: number,
-    createLimiter: LimiterFactory,
+    dependencies: {
+      database: Database;
+      auth: AuthService;
+      /** The app passes its rate limits' factory, so the login throttle is shared through Redis too. */
+      createLimiter: LimiterFactory;
+    },
+    { sessionTtlHours }: { sessionTtlHours: number },
   ) {
+    const { database, auth, createLimiter } = dependencies;
+    this.database = database;
+    this.auth = auth;
+    this.sessionTtlHours = sessionTtlHours;
     this.failedLogins = createLimiter('login', LOGIN_ATTEMPTS, LOGIN_WINDOW_SECONDS);
   }
 

@@ -1,6 +1,6 @@
-import { and, count, desc, eq, gte, inArray, lte, ne, notInArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, isNull, lte, ne, notInArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
-import { containerRequestLogs, containers, containerUsage, type ContainerRow } from '../../db/schema.js';
+import { containerRequestLogs, containers, containerUsage, domains, type ContainerRow } from '../../db/schema.js';
 import { REMOVED_STATUSES } from './schemas.js';
 
 export async function insertContainer(db: Db, row: typeof containers.$inferInsert): Promise<ContainerRow> {
@@ -140,4 +140,28 @@ export async function listRequestLogs(db: Db, containerId: string, limit: number
     db.select({ total: count() }).from(containerRequestLogs).where(where),
   ]);
   return { rows, total };
+}
+
+export interface GatewayRoute {
+  containerId: string;
+  status: string;
+  upstreamUrl: string | null;
+}
+
+/** The container a hostname reaches: its default hostname first, else an active custom domain. */
+export async function findRouteByHostname(db: Db, hostname: string): Promise<GatewayRoute | null> {
+  const byDefault = await db
+    .select({ containerId: containers.id, status: containers.status, upstreamUrl: containers.upstreamUrl })
+    .from(containers)
+    .where(eq(containers.defaultHostname, hostname))
+    .limit(1);
+  const byDomain = byDefault.length
+    ? byDefault
+    : await db
+        .select({ containerId: containers.id, status: containers.status, upstreamUrl: containers.upstreamUrl })
+        .from(domains)
+        .innerJoin(containers, eq(containers.id, domains.containerId))
+        .where(and(eq(domains.hostname, hostname), eq(domains.status, 'active'), isNull(domains.deletedAt)))
+        .limit(1);
+  return byDomain[0] ?? null;
 }

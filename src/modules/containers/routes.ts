@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
-import { invalidRequest } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import * as queries from './queries.js';
 import {
   Container,
   ContainerIdParams,
@@ -16,7 +15,18 @@ import {
   type ContainerAction,
 } from './schemas.js';
 
-const DAY_MS = 86_400_000;
+/** Start, stop and restart share their answer: 202 with the transitional state, or 409 naming the allowed actions. */
+function actionSchema(operationId: string, summary: string) {
+  return {
+    operationId,
+    summary,
+    description:
+      'Returns 202 with the transitional state; the worker completes the transition. 409 names the actions the current state allows.',
+    tags: ['Containers'],
+    params: ContainerIdParams,
+    response: { 202: withMeta(Container), ...errorResponses(404, 409) },
+  };
+}
 
 export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const containers = app.services.containers;
@@ -85,20 +95,22 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       reply.code(202).send(await containers.act(tenant(request), request.params.id, 'delete')),
   });
 
-  for (const action of ['start', 'stop', 'restart'] as ContainerAction[]) {
-    app.post(`/api/containers/:id/${action}/`, {
-      schema: {
-        operationId: `${action}Container`,
-        summary: `${action[0].toUpperCase()}${action.slice(1)} a container`,
-        description: `Returns 202 with the transitional state; the worker completes the transition. 409 names the actions the current state allows.`,
-        tags,
-        params: ContainerIdParams,
-        response: { 202: withMeta(Container), ...errorResponses(404, 409) },
-      },
-      handler: async (request, reply) =>
-        reply.code(202).send(await containers.act(tenant(request), request.params.id, action)),
-    });
-  }
+  const act =
+    (action: ContainerAction) => async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) =>
+      reply.code(202).send(await containers.act(tenant(request), request.params.id, action));
+
+  app.post('/api/containers/:id/start/', {
+    schema: actionSchema('startContainer', 'Start a container'),
+    handler: act('start'),
+  });
+  app.post('/api/containers/:id/stop/', {
+    schema: actionSchema('stopContainer', 'Stop a container'),
+    handler: act('stop'),
+  });
+  app.post('/api/containers/:id/restart/', {
+    schema: actionSchema('restartContainer', 'Restart a container'),
+    handler: act('restart'),
+  });
 
   app.get('/api/containers/:id/usage/', {
     schema: {
@@ -109,34 +121,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: UsageQuery,
       response: { 200: withMeta(Usage), ...errorResponses(404) },
     },
-    handler: async (request) => {
-      await containers.find(tenant(request), request.params.id);
-      await app.services.gateway.flush();
-      const to = request.query.to ?? new Date().toISOString().slice(0, 10);
-      const from =
-        request.query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
-      if (from > to) throw invalidRequest('period_reversed', 'from must not be after to.', 'from');
-      if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS)
-        throw invalidRequest('period_too_long', 'At most 366 days at a time.', 'to');
-      const rows = await queries.usage(app.database.db, request.params.id, from, to);
-      const sum = (key: (row: (typeof rows)[number]) => string) => {
-        const totals = new Map<string, number>();
-        for (const row of rows) totals.set(key(row), (totals.get(key(row)) ?? 0) + row.requests);
-        return totals;
-      };
-      const days = [...sum((row) => row.day)].sort().map(([day, requests]) => ({ day, requests }));
-      return {
-        container_id: request.params.id,
-        from,
-        to,
-        total_requests: rows.reduce((total, row) => total + row.requests, 0),
-        days,
-        by_hostname: [...sum((row) => row.hostname)]
-          .map(([hostname, requests]) => ({ hostname, requests }))
-          .sort((a, b) => b.requests - a.requests),
-        by_status_class: Object.fromEntries(sum((row) => row.statusClass)),
-      };
-    },
+    handler: async (request) => containers.usage(tenant(request), request.params.id, request.query),
   });
 
   app.get('/api/containers/:id/logs/', {
@@ -150,24 +135,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PaginationQuery,
       response: { 200: listEnvelope(RequestLog, 'A page of request logs.'), ...errorResponses(404) },
     },
-    handler: async (request) => {
-      await containers.find(tenant(request), request.params.id);
-      await app.services.gateway.flush();
-      return listPage(request, async (limit, offset) => {
-        const { rows, total } = await queries.listRequestLogs(app.database.db, request.params.id, limit, offset);
-        return {
-          results: rows.map((row) => ({
-            id: row.id,
-            at: row.at.toISOString(),
-            hostname: row.hostname,
-            method: row.method,
-            path: row.path,
-            status_code: row.statusCode,
-            duration_ms: row.durationMs,
-          })),
-          total,
-        };
-      });
-    },
+    handler: async (request) =>
+      listPage(request, (limit, offset) => containers.logs(tenant(request), request.params.id, limit, offset)),
   });
 };

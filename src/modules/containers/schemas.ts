@@ -125,3 +125,6 @@ export const RequestLog = Type.Object(
 export type ContainerDto = Static<typeof Container>;
 export type CreateContainerInput = Static<typeof CreateContainerBody>;
 export type UpdateContainerInput = Static<typeof UpdateContainerBody>;
+export type UsageDto = Static<typeof Usage>;
+export type RequestLogDto = Static<typeof RequestLog>;
+export type UsagePeriod = Static<typeof UsageQuery>;

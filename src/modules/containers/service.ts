@@ -4,18 +4,23 @@ import { conflict, invalidRequest, notFound, planLimitReached } from '../../http
 import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
 import type { EventLog } from '../events/service.js';
-import { findTenantById } from '../tenants/queries.js';
-import { effectiveFeatures } from '../tenants/service.js';
+import type { TenantService } from '../tenants/service.js';
 import * as queries from './queries.js';
 import {
   ACTIONS,
+  REMOVED_STATUSES,
   TRANSITIONS,
   type ContainerAction,
   type ContainerDto,
   type ContainerStatus,
   type CreateContainerInput,
+  type RequestLogDto,
   type UpdateContainerInput,
+  type UsageDto,
+  type UsagePeriod,
 } from './schemas.js';
+
+const DAY_MS = 86_400_000;
 
 /** Decodes and checks a server-side GTM container config; returns the GTM container id. */
 export function parseContainerConfig(config: string): string {
@@ -68,14 +73,39 @@ export interface ContainerRuntime {
   enqueue(containerId: string): void;
 }
 
+/** Traffic the gateway has counted but not written yet; flushed before usage and logs are read. */
+export interface PendingTraffic {
+  flush(): Promise<void>;
+}
+
+export interface ContainerServiceDependencies {
+  database: Database;
+  outbound: OutboundClient;
+  events: EventLog;
+  runtime: ContainerRuntime;
+  tenants: TenantService;
+  traffic: PendingTraffic;
+}
+
 export class ContainerService {
+  private readonly database: Database;
+  private readonly outbound: OutboundClient;
+  private readonly events: EventLog;
+  private readonly runtime: ContainerRuntime;
+  private readonly tenants: TenantService;
+  private readonly traffic: PendingTraffic;
+
   constructor(
-    private readonly database: Database,
-    private readonly outbound: OutboundClient,
-    private readonly events: EventLog,
-    private readonly runtime: ContainerRuntime,
-    private readonly gatewayBaseDomain: string,
-  ) {}
+    { database, outbound, events, runtime, tenants, traffic }: ContainerServiceDependencies,
+    private readonly settings: { gatewayBaseDomain: string },
+  ) {
+    this.database = database;
+    this.outbound = outbound;
+    this.events = events;
+    this.runtime = runtime;
+    this.tenants = tenants;
+    this.traffic = traffic;
+  }
 
   private get db() {
     return this.database.db;
@@ -100,8 +130,7 @@ export class ContainerService {
   async create(tenantId: string, input: CreateContainerInput): Promise<ContainerDto> {
     parseContainerConfig(input.config);
     await this.checkUpstream(input.upstream_url);
-    const tenant = await findTenantById(this.db, tenantId);
-    const limit = Number(tenant ? (effectiveFeatures(tenant).max_containers ?? 0) : 0);
+    const limit = Number((await this.tenants.features(tenantId)).max_containers ?? 0);
     if ((await queries.countLiveContainers(this.db, tenantId)) >= limit) {
       throw planLimitReached('containers', limit);
     }
@@ -114,7 +143,7 @@ export class ContainerService {
       status: 'provisioning',
       config: input.config.trim(),
       upstreamUrl: input.upstream_url ?? null,
-      defaultHostname: `${id.slice(4)}.${this.gatewayBaseDomain}`,
+      defaultHostname: `${id.slice(4)}.${this.settings.gatewayBaseDomain}`,
     });
     await this.events.record(
       tenantId,
@@ -137,8 +166,67 @@ export class ContainerService {
     return row;
   }
 
+  /** The tenant's container unless it is deleting or deleted; null otherwise (monitor targets). */
+  async findLive(tenantId: string, id: string): Promise<ContainerRow | null> {
+    const row = await queries.findContainer(this.db, tenantId, id);
+    return row && !REMOVED_STATUSES.includes(row.status) ? row : null;
+  }
+
   async get(tenantId: string, id: string): Promise<ContainerDto> {
     return toContainerDto(await this.find(tenantId, id));
+  }
+
+  /** Requests per day, hostname and status class over `from`..`to` (UTC days; default the last 30). */
+  async usage(tenantId: string, id: string, period: UsagePeriod): Promise<UsageDto> {
+    await this.find(tenantId, id);
+    await this.traffic.flush();
+    const to = period.to ?? new Date().toISOString().slice(0, 10);
+    const from = period.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
+    if (from > to) throw invalidRequest('period_reversed', 'from must not be after to.', 'from');
+    if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS)
+      throw invalidRequest('period_too_long', 'At most 366 days at a time.', 'to');
+    const rows = await queries.usage(this.db, id, from, to);
+    const sum = (key: (row: (typeof rows)[number]) => string) => {
+      const totals = new Map<string, number>();
+      for (const row of rows) totals.set(key(row), (totals.get(key(row)) ?? 0) + row.requests);
+      return totals;
+    };
+    const days = [...sum((row) => row.day)].sort().map(([day, requests]) => ({ day, requests }));
+    return {
+      container_id: id,
+      from,
+      to,
+      total_requests: rows.reduce((total, row) => total + row.requests, 0),
+      days,
+      by_hostname: [...sum((row) => row.hostname)]
+        .map(([hostname, requests]) => ({ hostname, requests }))
+        .sort((a, b) => b.requests - a.requests),
+      by_status_class: Object.fromEntries(sum((row) => row.statusClass)),
+    };
+  }
+
+  /** A page of the container's sampled request logs, newest first, after writing the gateway's pending ones. */
+  async logs(
+    tenantId: string,
+    id: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ results: RequestLogDto[]; total: number }> {
+    await this.find(tenantId, id);
+    await this.traffic.flush();
+    const { rows, total } = await queries.listRequestLogs(this.db, id, limit, offset);
+    return {
+      results: rows.map((row) => ({
+        id: row.id,
+        at: row.at.toISOString(),
+        hostname: row.hostname,
+        method: row.method,
+        path: row.path,
+        status_code: row.statusCode,
+        duration_ms: row.durationMs,
+      })),
+      total,
+    };
   }
 
   async update(tenantId: string, id: string, input: UpdateContainerInput): Promise<ContainerDto> {

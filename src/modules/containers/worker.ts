@@ -5,6 +5,13 @@ import type { EventLog } from '../events/service.js';
 import * as queries from './queries.js';
 import type { ContainerRuntime } from './service.js';
 
+export interface ContainerWorkerDependencies {
+  database: Database;
+  outbound: OutboundClient;
+  events: EventLog;
+  invalidations: InvalidationBus;
+}
+
 /**
  * Carries containers through their transitional states (provisioning, starting, stopping, deleting). In
  * process by default: `enqueue` schedules the next step after `delayMs`; each step is a conditional UPDATE
@@ -16,14 +23,24 @@ export class ContainerWorker implements ContainerRuntime {
   private readonly running = new Set<Promise<void>>();
   private stopped = false;
 
+  private readonly database: Database;
+  private readonly outbound: OutboundClient;
+  private readonly events: EventLog;
+  private readonly invalidations: InvalidationBus;
+  private readonly delayMs: number;
+  private readonly onError: (error: unknown) => void;
+
   constructor(
-    private readonly database: Database,
-    private readonly outbound: OutboundClient,
-    private readonly events: EventLog,
-    private readonly invalidations: InvalidationBus,
-    private readonly delayMs: number,
-    private readonly onError: (error: unknown) => void,
-  ) {}
+    { database, outbound, events, invalidations }: ContainerWorkerDependencies,
+    { delayMs, onError }: { delayMs: number; onError: (error: unknown) => void },
+  ) {
+    this.database = database;
+    this.outbound = outbound;
+    this.events = events;
+    this.invalidations = invalidations;
+    this.delayMs = delayMs;
+    this.onError = onError;
+  }
 
   /** Resumes transitions left unfinished by a previous process. */
   async start(): Promise<void> {

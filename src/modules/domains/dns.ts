@@ -47,11 +47,15 @@ function failure(error: unknown, what: string): Verification {
 
 /** Real DNS lookups through node:dns with the configured resolvers. */
 export class DomainVerifier {
-  constructor(
-    private readonly servers: string[],
-    private readonly timeoutMs: number,
-    private readonly gatewayIps: string[],
-  ) {}
+  private readonly servers: string[];
+  private readonly timeoutMs: number;
+  private readonly gatewayIps: string[];
+
+  constructor({ servers, timeoutMs, gatewayIps }: { servers: string[]; timeoutMs: number; gatewayIps: string[] }) {
+    this.servers = servers;
+    this.timeoutMs = timeoutMs;
+    this.gatewayIps = gatewayIps;
+  }
 
   private resolver(): Resolver {
     const resolver = new Resolver({ timeout: this.timeoutMs, tries: 1 });

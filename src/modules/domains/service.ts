@@ -18,20 +18,36 @@ const HOSTNAME_IN_USE: Verification = {
     'Another account still proves ownership of this hostname with its own TXT record; remove that record, then verify again.',
 };
 
+export interface DomainServiceDependencies {
+  database: Database;
+  containers: ContainerService;
+  events: EventLog;
+  invalidations: InvalidationBus;
+  verifier: DomainVerifier;
+}
+
 export class DomainService {
+  private readonly database: Database;
+  private readonly containers: ContainerService;
+  private readonly events: EventLog;
+  private readonly invalidations: InvalidationBus;
+  private readonly verifier: DomainVerifier;
+
   constructor(
-    private readonly database: Database,
-    private readonly containers: ContainerService,
-    private readonly verifier: DomainVerifier,
-    private readonly events: EventLog,
-    private readonly invalidations: InvalidationBus,
+    { database, containers, events, invalidations, verifier }: DomainServiceDependencies,
     private readonly settings: {
       gatewayBaseDomain: string;
       gatewayIps: string[];
       recheckIntervalMs: number;
       pendingTtlMs: number;
     },
-  ) {}
+  ) {
+    this.database = database;
+    this.containers = containers;
+    this.events = events;
+    this.invalidations = invalidations;
+    this.verifier = verifier;
+  }
 
   private get db() {
     return this.database.db;

@@ -7,10 +7,13 @@ import type { EventType } from '../webhooks/schemas.js';
 
 /** The tenant's event log (GET /api/events/); every recorded event also goes to subscribed webhooks. */
 export class EventLog {
-  constructor(
-    private readonly database: Database,
-    private readonly webhooks: WebhookService,
-  ) {}
+  private readonly database: Database;
+  private readonly webhooks: WebhookService;
+
+  constructor({ database, webhooks }: { database: Database; webhooks: WebhookService }) {
+    this.database = database;
+    this.webhooks = webhooks;
+  }
 
   async record(
     tenantId: string,

@@ -28,13 +28,20 @@ export class MonitorScheduler {
   private ticks = 0;
   lastTickAt: Date | null = null;
 
+  private readonly database: Database;
+  private readonly outbound: OutboundClient;
+  private readonly webhooks: WebhookService;
+  private readonly onError: (error: unknown) => void;
+
   constructor(
-    private readonly database: Database,
-    private readonly outbound: OutboundClient,
-    private readonly webhooks: WebhookService,
-    private readonly settings: SchedulerSettings,
-    private readonly onError: (error: unknown) => void,
-  ) {}
+    { database, outbound, webhooks }: { database: Database; outbound: OutboundClient; webhooks: WebhookService },
+    private readonly settings: SchedulerSettings & { onError: (error: unknown) => void },
+  ) {
+    this.database = database;
+    this.outbound = outbound;
+    this.webhooks = webhooks;
+    this.onError = settings.onError;
+  }
 
   start(): void {
     this.loop = startLoop(() => this.tick(), this.settings.tickMs, this.onError);

@@ -5,11 +5,9 @@ import { monitors } from '../../db/schema.js';
 import { conflict, invalidRequest, notFound, planLimitReached } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
-import { findContainer } from '../containers/queries.js';
-import { REMOVED_STATUSES } from '../containers/schemas.js';
+import type { ContainerService } from '../containers/service.js';
 import type { DomainService } from '../domains/service.js';
-import { findTenantById } from '../tenants/queries.js';
-import { effectiveFeatures } from '../tenants/service.js';
+import type { TenantService } from '../tenants/service.js';
 import type { WebhookService } from '../webhooks/service.js';
 import * as queries from './queries.js';
 import type { CheckDto, CreateMonitorInput, IncidentDto, MonitorDto, UpdateMonitorInput } from './schemas.js';
@@ -97,21 +95,34 @@ function columns(settings: Settings) {
   };
 }
 
+export interface MonitorServiceDependencies {
+  database: Database;
+  outbound: OutboundClient;
+  webhooks: WebhookService;
+  tenants: TenantService;
+  containers: ContainerService;
+  domains: DomainService;
+}
+
 export class MonitorService {
-  constructor(
-    private readonly database: Database,
-    private readonly outbound: OutboundClient,
-    private readonly webhooks: WebhookService,
-    private readonly domains: DomainService,
-  ) {}
+  private readonly database: Database;
+  private readonly outbound: OutboundClient;
+  private readonly webhooks: WebhookService;
+  private readonly tenants: TenantService;
+  private readonly containers: ContainerService;
+  private readonly domains: DomainService;
+
+  constructor({ database, outbound, webhooks, tenants, containers, domains }: MonitorServiceDependencies) {
+    this.database = database;
+    this.outbound = outbound;
+    this.webhooks = webhooks;
+    this.tenants = tenants;
+    this.containers = containers;
+    this.domains = domains;
+  }
 
   private get db() {
     return this.database.db;
-  }
-
-  private async features(tenantId: string) {
-    const tenant = await findTenantById(this.db, tenantId);
-    return tenant ? effectiveFeatures(tenant) : {};
   }
 
   /**
@@ -137,7 +148,7 @@ export class MonitorService {
     if (target.type === 'url') return { targetType: 'url', targetId: null, url: reference };
     const hostname =
       target.type === 'container'
-        ? await this.liveContainerHostname(tenantId, reference)
+        ? (await this.containers.findLive(tenantId, reference))?.defaultHostname
         : (await this.domains.findLive(tenantId, reference))?.hostname;
     if (!hostname)
       throw invalidRequest(
@@ -148,14 +159,9 @@ export class MonitorService {
     return { targetType: target.type, targetId: reference, url: `https://${hostname}${target.path ?? '/'}` };
   }
 
-  private async liveContainerHostname(tenantId: string, id: string): Promise<string | null> {
-    const container = await findContainer(this.db, tenantId, id);
-    return container && !REMOVED_STATUSES.includes(container.status) ? container.defaultHostname : null;
-  }
-
   /** Checks a full set of settings: plan minimum interval, keyword/mode pairing, regex, timeouts and the target URL. */
   private async validate(tenantId: string, settings: Settings): Promise<void> {
-    const minimum = Number((await this.features(tenantId)).monitor_min_interval_seconds ?? 60);
+    const minimum = Number((await this.tenants.features(tenantId)).monitor_min_interval_seconds ?? 60);
     if (settings.interval_seconds < minimum) {
       throw invalidRequest(
         'interval_too_short',
@@ -206,7 +212,7 @@ export class MonitorService {
   }
 
   async create(tenantId: string, input: CreateMonitorInput): Promise<MonitorDto> {
-    const features = await this.features(tenantId);
+    const features = await this.tenants.features(tenantId);
     const limit = Number(features.max_monitors ?? 0);
     if ((await queries.countMonitors(this.db, tenantId)) >= limit) {
       throw planLimitReached('monitors', limit);

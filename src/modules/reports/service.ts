@@ -39,10 +39,13 @@ export function utcDays(start: Date, end: Date): string[] {
 }
 
 export class ReportService {
-  constructor(
-    private readonly database: Database,
-    private readonly webhooks: WebhookService,
-  ) {}
+  private readonly database: Database;
+  private readonly webhooks: WebhookService;
+
+  constructor({ database, webhooks }: { database: Database; webhooks: WebhookService }) {
+    this.database = database;
+    this.webhooks = webhooks;
+  }
 
   toDto(row: ReportRow): ReportDto {
     return {

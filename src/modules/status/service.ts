@@ -40,10 +40,13 @@ export class StatusService {
   private loop: { stop(): Promise<void> } | null = null;
   private onError: (error: unknown) => void = () => {};
 
+  private readonly database: Database;
+
   constructor(
-    private readonly database: Database,
-    options: { chromiumPath: string; scheduler: MonitorScheduler; workersRunning: boolean; tickMs: number },
+    { database, scheduler }: { database: Database; scheduler: MonitorScheduler },
+    options: { chromiumPath: string; workersRunning: boolean; tickMs: number },
   ) {
+    this.database = database;
     const startedAt = new Date();
     this.register('API', async () => ({ status: 'operational', detail: 'Serving requests.' }));
     this.register('Database', async () => {
@@ -66,11 +69,11 @@ export class StatusService {
     );
     this.register('Monitoring worker', async () => {
       if (!options.workersRunning) return { status: 'degraded', detail: 'Workers are not running in this instance.' };
-      const last = options.scheduler.lastTickAt ?? startedAt;
+      const last = scheduler.lastTickAt ?? startedAt;
       const staleAfter = options.tickMs * 5 + 10_000;
       if (Date.now() - last.getTime() > staleAfter)
         return { status: 'outage', detail: 'The scheduler has not run recently.' };
-      if (!options.scheduler.lastTickAt) return { status: 'operational', detail: 'Starting.' };
+      if (!scheduler.lastTickAt) return { status: 'operational', detail: 'Starting.' };
       return { status: 'operational', detail: `Last run ${Math.round((Date.now() - last.getTime()) / 1000)} s ago.` };
     });
   }

@@ -38,17 +38,38 @@ export class TenantService {
   /** Tenant lists are read on every dashboard load and rarely change: cached, and cleared on any tenant write. */
   private readonly lists: ReadThroughCache<TenantPage>;
 
+  private readonly database: Database;
+  private readonly invalidations: InvalidationBus;
+
   constructor(
-    private readonly database: Database,
-    private readonly invalidations: InvalidationBus,
-    cacheTtlMs: number,
+    { database, invalidations }: { database: Database; invalidations: InvalidationBus },
+    { cacheTtlMs }: { cacheTtlMs: number },
   ) {
+    this.database = database;
+    this.invalidations = invalidations;
     this.lists = new ReadThroughCache(cacheTtlMs);
     invalidations.subscribe(({ kind }) => (kind === 'tenant' || kind === 'all') && this.lists.clear());
   }
 
   private get db() {
     return this.database.db;
+  }
+
+  /** The tenant's plan features with its overrides applied; empty for an unknown tenant (every limit reads as 0). */
+  async features(tenantId: string): Promise<Record<string, number | boolean>> {
+    const tenant = await queries.findTenantById(this.db, tenantId);
+    return tenant ? effectiveFeatures(tenant) : {};
+  }
+
+  /** Operator path (CLI): any tenant by id, without an auth context; null when there is none. */
+  async findForOperator(id: string): Promise<TenantDto | null> {
+    const row = await queries.findTenantById(this.db, id);
+    return row ? toTenantDto(row) : null;
+  }
+
+  /** The id of an active client tenant of `parentId` (the `Tagport-Tenant` header), or null. */
+  async findActiveClient(parentId: string, id: string): Promise<{ id: string } | null> {
+    return queries.findClientTenant(this.db, parentId, id);
   }
 
   async list(auth: AuthContext, status: TenantStatusFilter, limit: number, offset: number): Promise<TenantPage> {

@@ -6,8 +6,7 @@ import { newId } from '../../lib/ids.js';
 import { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
 import type { Scanner } from '../../scanner/index.js';
 import type { Language, ScanResult } from '../../scanner/schema.js';
-import { findTenantById } from '../tenants/queries.js';
-import { effectiveFeatures } from '../tenants/service.js';
+import type { TenantService } from '../tenants/service.js';
 import type { WebhookService } from '../webhooks/service.js';
 import * as queries from './queries.js';
 import type { ScanRequestInput, ScanSummaryDto } from './schemas.js';
@@ -76,13 +75,28 @@ export function scanQuotaHeaderItems(quota: ScanQuota): { policy: string; state:
   };
 }
 
+export interface TrackingCheckerDependencies {
+  database: Database;
+  scanner: Scanner;
+  webhooks: WebhookService;
+  tenants: TenantService;
+}
+
 export class TrackingCheckerService {
+  private readonly database: Database;
+  private readonly scanner: Scanner;
+  private readonly webhooks: WebhookService;
+  private readonly tenants: TenantService;
+
   constructor(
-    private readonly database: Database,
-    private readonly scanner: Scanner,
-    private readonly webhooks: WebhookService,
+    { database, scanner, webhooks, tenants }: TrackingCheckerDependencies,
     private readonly settings: { scanTimeoutMs: number },
-  ) {}
+  ) {
+    this.database = database;
+    this.scanner = scanner;
+    this.webhooks = webhooks;
+    this.tenants = tenants;
+  }
 
   /**
    * Fails the scans a crashed or killed process left `running` (they would count against the quota forever),
@@ -105,8 +119,7 @@ export class TrackingCheckerService {
   }
 
   private async hourlyQuota(tenantId: string): Promise<number> {
-    const tenant = await findTenantById(this.database.db, tenantId);
-    const value = tenant ? effectiveFeatures(tenant).tracking_checker_api_hourly : undefined;
+    const value = (await this.tenants.features(tenantId)).tracking_checker_api_hourly;
     return typeof value === 'number' ? value : DEFAULT_HOURLY_SCANS;
   }
 

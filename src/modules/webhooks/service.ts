@@ -33,11 +33,16 @@ function toDto(row: WebhookRow): WebhookDto {
 
 /** Webhook endpoints, the event publisher and the delivery attempts. */
 export class WebhookService {
+  private readonly database: Database;
+  private readonly outbound: OutboundClient;
+
   constructor(
-    private readonly database: Database,
-    private readonly outbound: OutboundClient,
+    { database, outbound }: { database: Database; outbound: OutboundClient },
     readonly settings: WebhookSettings,
-  ) {}
+  ) {
+    this.database = database;
+    this.outbound = outbound;
+  }
 
   async create(
     tenantId: string,
