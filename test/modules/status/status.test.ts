@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { waitFor } from '../helpers/processes.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { waitFor } from '../../helpers/processes.js';
 
 describe('public status page and changelog', () => {
   let t: TestApp;

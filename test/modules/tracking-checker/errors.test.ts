@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { Scanner } from '../../src/scanner/index.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
-import { testConfig } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { freePort } from '../helpers/processes.js';
+import { buildApp } from '../../../src/app.js';
+import { Scanner } from '../../../src/scanner/index.js';
+import { startFixtureServer, type FixtureServer } from '../../fixtures/scanner/server.js';
+import { testConfig } from '../../helpers/app.js';
+import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
+import { freePort } from '../../helpers/processes.js';
 
 const SCAN = '/api/v1/tracking-checker/scan/';
 const CHROMIUM = '/nonexistent/tagport-test/chromium';

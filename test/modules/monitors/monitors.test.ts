@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { startHttpsTarget } from '../helpers/https-target.js';
-import { waitFor } from '../helpers/processes.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { startHttpsTarget } from '../../helpers/https-target.js';
+import { waitFor } from '../../helpers/processes.js';
 
 describe('monitors, incidents and webhooks over real HTTPS', () => {
   let target: Awaited<ReturnType<typeof startHttpsTarget>>;

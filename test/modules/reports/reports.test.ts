@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { backends } from '../helpers/database.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { backends } from '../../helpers/database.js';
 
 describe.each(backends)('reports on %s', (backend) => {
   let t: TestApp;

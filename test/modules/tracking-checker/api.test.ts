@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Scanner } from '../../src/scanner/index.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import { Scanner } from '../../../src/scanner/index.js';
+import { startFixtureServer, type FixtureServer } from '../../fixtures/scanner/server.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
 
 const SCAN = '/api/v1/tracking-checker/scan/';
 

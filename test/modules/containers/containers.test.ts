@@ -2,9 +2,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { backends } from '../helpers/database.js';
-import { startDns } from '../helpers/dns.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { backends } from '../../helpers/database.js';
+import { startDns } from '../../helpers/dns.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 
