@@ -4,6 +4,7 @@ import { buildApp } from '../../../src/app.js';
 import { Scanner } from '../../../src/scanner/index.js';
 import { startFixtureServer, type FixtureServer } from '../../fixtures/scanner/server.js';
 import { testConfig } from '../../helpers/app.js';
+import { recordOperationHits } from '../../helpers/operation-hits.js';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { freePort } from '../../helpers/processes.js';
 
@@ -29,6 +30,7 @@ describe('scan failures of our own: plain message to the client, detail in the l
       scanner,
       logStream: { write: (line) => lines.push(line) },
     });
+    recordOperationHits(app);
     await app.ready();
     const tenant = await app.services.tenants.create({ name: 'Scanner errors', plan: 'agency', parentId: null });
     token = (await app.services.apiKeys.create(tenant.id, { name: 'errors' })).token;

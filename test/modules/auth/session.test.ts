@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { backends } from '../../helpers/database.js';
+
+describe.each(backends)('web sessions on %s', (backend) => {
+  let t: TestApp;
+  let tenantId: string;
+  const password = 'a long enough password';
+
+  beforeAll(async () => {
+    t = await startTestApp(backend);
+    tenantId = (await t.tenants.create({ name: 'Web Co', plan: 'pro' })).id;
+    await t.users.createUser({ email: 'olive@example.com', name: 'Olive Owner', password, tenantId, role: 'owner' });
+  });
+  afterAll(() => t?.close());
+
+  describe('getSession · GET /api/auth/session', () => {
+    it('answers the signed-in user, tenant and role with a fresh CSRF token', async () => {
+      const login = await t.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: 'olive@example.com', password },
+      });
+      expect(login.statusCode, login.body).toBe(200);
+      const cookies = Object.fromEntries(login.cookies.map((cookie) => [cookie.name, cookie.value]));
+      const session = await t.inject({ method: 'GET', url: '/api/auth/session', cookies });
+      expect(session.statusCode, session.body).toBe(200);
+      expect(session.json()).toMatchObject({
+        user: { email: 'olive@example.com', name: 'Olive Owner' },
+        tenant_id: tenantId,
+        role: 'owner',
+        csrf_token: expect.any(String),
+      });
+    });
+
+    it('answers 401 missing_credentials without the cookie', async () => {
+      const response = await t.inject({ method: 'GET', url: '/api/auth/session' });
+      expect(response.statusCode).toBe(401);
+      expect(response.json().error.code).toBe('missing_credentials');
+    });
+  });
+});
