@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { startHttpsTarget } from '../../helpers/https-target.js';
+import { expectOutboundUrlRules } from '../../helpers/outbound-rules.js';
 import { waitFor } from '../../helpers/processes.js';
 
 describe('monitors, incidents and webhooks over real HTTPS', () => {
@@ -43,265 +44,261 @@ describe('monitors, incidents and webhooks over real HTTPS', () => {
   const post = (url: string, payload?: object) => t.inject({ method: 'POST', url, token: tenant.token, payload });
   const get = (url: string) => t.inject({ method: 'GET', url, token: tenant.token });
 
-  it('checks a target, goes down after the confirmation count, opens an incident, recovers and resolves it, and signs webhooks', async () => {
-    const hook = await post('/api/webhooks/', {
-      url: receiver.url('/hooks'),
-      event_types: ['monitor.down', 'monitor.up', 'incident.opened', 'incident.resolved'],
-    });
-    expect(hook.statusCode, hook.body).toBe(201);
-    const secret = hook.json().secret as string;
-    expect(secret).toMatch(/^whsec_/);
-    expect((await get(`/api/webhooks/${hook.json().id}/`)).json()).not.toHaveProperty('secret');
+  describe('monitoring end to end', () => {
+    it('checks a target, goes down after the confirmation count, opens an incident, recovers and resolves it, and signs webhooks', async () => {
+      const hook = await post('/api/webhooks/', {
+        url: receiver.url('/hooks'),
+        event_types: ['monitor.down', 'monitor.up', 'incident.opened', 'incident.resolved'],
+      });
+      expect(hook.statusCode, hook.body).toBe(201);
+      const secret = hook.json().secret as string;
+      expect(secret).toMatch(/^whsec_/);
+      expect((await get(`/api/webhooks/${hook.json().id}/`)).json()).not.toHaveProperty('secret');
 
-    const created = await post('/api/monitors/', {
-      name: 'Shop',
-      target: { type: 'url', url: target.url('/shop') },
-      interval_seconds: 60,
-      keyword: 'Add to cart',
-      keyword_mode: 'contains',
-      confirmation_checks: 2,
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    const monitor = created.json();
-    expect(monitor).toMatchObject({
-      status: 'pending',
-      interval_seconds: 60,
-      expected_status_codes: ['2xx'],
-      method: 'GET',
-    });
-
-    await runDue(monitor.id);
-    expect((await get(`/api/monitors/${monitor.id}/`)).json().status).toBe('up');
-
-    state.shop = 503;
-    await runDue(monitor.id);
-    expect((await get(`/api/monitors/${monitor.id}/`)).json().status).toBe('up');
-    await runDue(monitor.id);
-    expect((await get(`/api/monitors/${monitor.id}/`)).json().status).toBe('down');
-    const open = (await get(`/api/incidents/?monitor_id=${monitor.id}`)).json();
-    expect(open.count).toBe(1);
-    expect(open.results[0]).toMatchObject({ status: 'open', cause: 'unexpected status 503' });
-
-    state.shop = 200;
-    await runDue(monitor.id);
-    expect((await get(`/api/monitors/${monitor.id}/`)).json().status).toBe('up');
-    const incident = (await get(`/api/incidents/?monitor_id=${monitor.id}`)).json().results[0];
-    expect(incident.status).toBe('resolved');
-    const again = await post(`/api/incidents/${incident.id}/resolve/`);
-    expect(again.statusCode).toBe(409);
-    expect(again.json().error.details.allowed_actions).toEqual([]);
-
-    const checks = (await get(`/api/monitors/${monitor.id}/checks/`)).json();
-    expect(checks.count).toBe(4);
-    expect(checks.results.map((check: { result: string }) => check.result)).toEqual(['up', 'down', 'down', 'up']);
-    expect(checks.results[0].latency_ms).toBeGreaterThanOrEqual(0);
-    const stats = (await get(`/api/monitors/${monitor.id}/stats/`)).json();
-    expect(stats.last_24h).toMatchObject({ checks: 4, uptime_pct: 50 });
-    expect(stats.last_24h.p50_ms).not.toBeNull();
-
-    while ((await t.app.services.webhooks.deliverDue()) > 0);
-    // Webhooks carry no ordering guarantee (deliveries run in parallel); created_at orders the events.
-    const events = Object.fromEntries(
-      receiver.received.map((request) => JSON.parse(request.body)).map((event) => [event.type, event]),
-    );
-    expect(events['monitor.down'].created_at <= events['monitor.up'].created_at).toBe(true);
-    expect(events['incident.opened'].created_at <= events['incident.resolved'].created_at).toBe(true);
-    expect(events['incident.opened'].data.incident_id).toBe(incident.id);
-    expect(receiver.received.map((request) => request.headers['tagport-event-type']).sort()).toEqual([
-      'incident.opened',
-      'incident.resolved',
-      'monitor.down',
-      'monitor.up',
-    ]);
-    for (const request of receiver.received) {
-      const [timestamp, signature] = String(request.headers['tagport-signature'])
-        .split(',')
-        .map((part) => part.split('=')[1]);
-      expect(Math.abs(Date.now() / 1000 - Number(timestamp))).toBeLessThan(60);
-      expect(signature).toBe(createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex'));
-      expect(JSON.parse(request.body)).toMatchObject({ tenant_id: tenant.tenantId, data: { monitor_id: monitor.id } });
-    }
-    const deliveries = (await get(`/api/webhooks/${hook.json().id}/deliveries/`)).json();
-    expect(deliveries.count).toBe(4);
-    expect(
-      deliveries.results.every(
-        (delivery: { status: string; attempts: number }) => delivery.status === 'succeeded' && delivery.attempts === 1,
-      ),
-    ).toBe(true);
-  });
-
-  it('retries failed deliveries with backoff and gives up after the last attempt', async () => {
-    const hook = (await post('/api/webhooks/', { url: receiver.url('/retry'), event_types: ['report.ready'] })).json();
-    state.receiverFailures = 2;
-    const eventId = await t.app.services.webhooks.publish(tenant.tenantId, 'report.ready', { report_id: 'rpt_test' });
-    await waitFor(
-      async () => {
-        await t.app.services.webhooks.deliverDue();
-        const [delivery] = (await get(`/api/webhooks/${hook.id}/deliveries/`)).json().results;
-        return delivery.status !== 'pending';
-      },
-      10_000,
-      'delivery to finish',
-    );
-    const [delivery] = (await get(`/api/webhooks/${hook.id}/deliveries/`)).json().results;
-    expect(delivery).toMatchObject({ event_id: eventId, status: 'succeeded', attempts: 3, last_status_code: 204 });
-
-    state.receiverFailures = 10;
-    await t.app.services.webhooks.publish(tenant.tenantId, 'report.ready', { report_id: 'rpt_failing' });
-    await waitFor(
-      async () => {
-        await t.app.services.webhooks.deliverDue();
-        const [latest] = (await get(`/api/webhooks/${hook.id}/deliveries/`)).json().results;
-        return latest.status !== 'pending';
-      },
-      10_000,
-      'delivery to give up',
-    );
-    const [failed] = (await get(`/api/webhooks/${hook.id}/deliveries/`)).json().results;
-    expect(failed).toMatchObject({ status: 'failed', attempts: 3, last_status_code: 500, next_attempt_at: null });
-    state.receiverFailures = 0;
-  });
-
-  it('never lets a hanging check hold up the others', async () => {
-    const hanging = (
-      await post('/api/monitors/', {
-        name: 'Hangs',
-        target: { type: 'url', url: target.url('/hang') },
+      const created = await post('/api/monitors/', {
+        name: 'Shop',
+        target: { type: 'url', url: target.url('/shop') },
         interval_seconds: 60,
-        timeout_ms: 1500,
-        confirmation_checks: 1,
-      })
-    ).json();
-    const healthy = (
-      await post('/api/monitors/', {
-        name: 'Slow but fine',
-        target: { type: 'url', url: target.url('/slow') },
+        keyword: 'Add to cart',
+        keyword_mode: 'contains',
+        confirmation_checks: 2,
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const monitor = created.json();
+      expect(monitor).toMatchObject({
+        status: 'pending',
         interval_seconds: 60,
-        degraded_after_ms: 200,
-      })
-    ).json();
-    await t.database.db.execute(
-      sql`update monitors set next_check_at = now() where id in (${hanging.id}, ${healthy.id})`,
-    );
-    const started = Date.now();
-    await scheduler().tick();
-    await waitFor(
-      async () => (await get(`/api/monitors/${healthy.id}/checks/`)).json().count === 1,
-      1400,
-      'the healthy check',
-    );
-    expect(Date.now() - started).toBeLessThan(1400);
-    expect((await get(`/api/monitors/${hanging.id}/checks/`)).json().count).toBe(0);
-    expect((await get(`/api/monitors/${healthy.id}/`)).json().status).toBe('degraded');
-    await scheduler().drain();
-    const [check] = (await get(`/api/monitors/${hanging.id}/checks/`)).json().results;
-    expect(check).toMatchObject({ result: 'down', error: 'timeout after 1500 ms' });
-    expect((await get(`/api/monitors/${hanging.id}/`)).json().status).toBe('down');
+        expected_status_codes: ['2xx'],
+        method: 'GET',
+      });
+
+      await runDue(monitor.id);
+      expect((await get(`/api/monitors/${monitor.id}/`)).json().status).toBe('up');
+
+      state.shop = 503;
+      await runDue(monitor.id);
+      expect((await get(`/api/monitors/${monitor.id}/`)).json().status).toBe('up');
+      await runDue(monitor.id);
+      expect((await get(`/api/monitors/${monitor.id}/`)).json().status).toBe('down');
+      const open = (await get(`/api/incidents/?monitor_id=${monitor.id}`)).json();
+      expect(open.count).toBe(1);
+      expect(open.results[0]).toMatchObject({ status: 'open', cause: 'unexpected status 503' });
+
+      state.shop = 200;
+      await runDue(monitor.id);
+      expect((await get(`/api/monitors/${monitor.id}/`)).json().status).toBe('up');
+      const incident = (await get(`/api/incidents/?monitor_id=${monitor.id}`)).json().results[0];
+      expect(incident.status).toBe('resolved');
+      const again = await post(`/api/incidents/${incident.id}/resolve/`);
+      expect(again.statusCode).toBe(409);
+      expect(again.json().error.details.allowed_actions).toEqual([]);
+
+      const checks = (await get(`/api/monitors/${monitor.id}/checks/`)).json();
+      expect(checks.count).toBe(4);
+      expect(checks.results.map((check: { result: string }) => check.result)).toEqual(['up', 'down', 'down', 'up']);
+      expect(checks.results[0].latency_ms).toBeGreaterThanOrEqual(0);
+      const stats = (await get(`/api/monitors/${monitor.id}/stats/`)).json();
+      expect(stats.last_24h).toMatchObject({ checks: 4, uptime_pct: 50 });
+      expect(stats.last_24h.p50_ms).not.toBeNull();
+
+      while ((await t.app.services.webhooks.deliverDue()) > 0);
+      // Webhooks carry no ordering guarantee (deliveries run in parallel); created_at orders the events.
+      const events = Object.fromEntries(
+        receiver.received.map((request) => JSON.parse(request.body)).map((event) => [event.type, event]),
+      );
+      expect(events['monitor.down'].created_at <= events['monitor.up'].created_at).toBe(true);
+      expect(events['incident.opened'].created_at <= events['incident.resolved'].created_at).toBe(true);
+      expect(events['incident.opened'].data.incident_id).toBe(incident.id);
+      expect(receiver.received.map((request) => request.headers['tagport-event-type']).sort()).toEqual([
+        'incident.opened',
+        'incident.resolved',
+        'monitor.down',
+        'monitor.up',
+      ]);
+      for (const request of receiver.received) {
+        const [timestamp, signature] = String(request.headers['tagport-signature'])
+          .split(',')
+          .map((part) => part.split('=')[1]);
+        expect(Math.abs(Date.now() / 1000 - Number(timestamp))).toBeLessThan(60);
+        expect(signature).toBe(createHmac('sha256', secret).update(`${timestamp}.${request.body}`).digest('hex'));
+        expect(JSON.parse(request.body)).toMatchObject({
+          tenant_id: tenant.tenantId,
+          data: { monitor_id: monitor.id },
+        });
+      }
+      const deliveries = (await get(`/api/webhooks/${hook.json().id}/deliveries/`)).json();
+      expect(deliveries.count).toBe(4);
+      expect(
+        deliveries.results.every(
+          (delivery: { status: string; attempts: number }) =>
+            delivery.status === 'succeeded' && delivery.attempts === 1,
+        ),
+      ).toBe(true);
+    });
   });
 
-  it('pauses and resumes with 409 on a repeated transition', async () => {
-    const monitor = (
+  describe('the monitor scheduler', () => {
+    it('never lets a hanging check hold up the others', async () => {
+      const hanging = (
+        await post('/api/monitors/', {
+          name: 'Hangs',
+          target: { type: 'url', url: target.url('/hang') },
+          interval_seconds: 60,
+          timeout_ms: 1500,
+          confirmation_checks: 1,
+        })
+      ).json();
+      const healthy = (
+        await post('/api/monitors/', {
+          name: 'Slow but fine',
+          target: { type: 'url', url: target.url('/slow') },
+          interval_seconds: 60,
+          degraded_after_ms: 200,
+        })
+      ).json();
+      await t.database.db.execute(
+        sql`update monitors set next_check_at = now() where id in (${hanging.id}, ${healthy.id})`,
+      );
+      const started = Date.now();
+      await scheduler().tick();
+      await waitFor(
+        async () => (await get(`/api/monitors/${healthy.id}/checks/`)).json().count === 1,
+        1400,
+        'the healthy check',
+      );
+      expect(Date.now() - started).toBeLessThan(1400);
+      expect((await get(`/api/monitors/${hanging.id}/checks/`)).json().count).toBe(0);
+      expect((await get(`/api/monitors/${healthy.id}/`)).json().status).toBe('degraded');
+      await scheduler().drain();
+      const [check] = (await get(`/api/monitors/${hanging.id}/checks/`)).json().results;
+      expect(check).toMatchObject({ result: 'down', error: 'timeout after 1500 ms' });
+      expect((await get(`/api/monitors/${hanging.id}/`)).json().status).toBe('down');
+    });
+  });
+
+  async function pausable() {
+    return (
       await post('/api/monitors/', {
         name: 'Pausable',
         target: { type: 'url', url: target.url('/shop') },
         interval_seconds: 60,
       })
     ).json();
-    expect((await post(`/api/monitors/${monitor.id}/pause/`)).json()).toMatchObject({
-      status: 'paused',
-      next_check_at: null,
+  }
+
+  describe('pauseMonitor · POST /api/monitors/:id/pause/', () => {
+    it('pauses: no next check, and the scheduler runs none', async () => {
+      const monitor = await pausable();
+      expect((await post(`/api/monitors/${monitor.id}/pause/`)).json()).toMatchObject({
+        status: 'paused',
+        next_check_at: null,
+      });
+      await scheduler().tick();
+      await scheduler().drain();
+      expect((await get(`/api/monitors/${monitor.id}/checks/`)).json().count).toBe(0);
     });
-    const twice = await post(`/api/monitors/${monitor.id}/pause/`);
-    expect(twice.statusCode).toBe(409);
-    expect(twice.json().error.details.allowed_actions).toEqual(['resume']);
-    await scheduler().tick();
-    await scheduler().drain();
-    expect((await get(`/api/monitors/${monitor.id}/checks/`)).json().count).toBe(0);
-    expect((await post(`/api/monitors/${monitor.id}/resume/`)).json().status).toBe('pending');
-    expect((await post(`/api/monitors/${monitor.id}/resume/`)).statusCode).toBe(409);
+
+    it('answers 409 with allowed_actions [resume] when already paused', async () => {
+      const monitor = await pausable();
+      await post(`/api/monitors/${monitor.id}/pause/`);
+      const twice = await post(`/api/monitors/${monitor.id}/pause/`);
+      expect(twice.statusCode).toBe(409);
+      expect(twice.json().error.details.allowed_actions).toEqual(['resume']);
+    });
   });
 
-  it.each([
-    ['an interval below the plan minimum', { interval_seconds: 20 }, 'interval_too_short', 'interval_seconds'],
-    ['a keyword without a mode', { keyword: 'x' }, 'keyword_mode_required', 'keyword_mode'],
-    ['a malformed regex', { keyword: 'a(b', keyword_mode: 'regex' }, 'invalid_regex', 'keyword'],
-    [
-      'degraded above the timeout',
-      { timeout_ms: 1000, degraded_after_ms: 2000 },
-      'invalid_degraded_after',
-      'degraded_after_ms',
-    ],
-    ['a bad status rule', { expected_status_codes: ['2x'] }, 'invalid_parameter', 'expected_status_codes.0'],
-    ['an unknown field', { retries: 3 }, 'unknown_parameter', 'retries'],
-  ])('refuses %s with a clear 400', async (_name, extra, code, param) => {
-    const response = await post('/api/monitors/', {
-      name: 'Bad',
-      target: { type: 'url', url: target.url('/shop') },
-      interval_seconds: 60,
-      ...extra,
+  describe('resumeMonitor · POST /api/monitors/:id/resume/', () => {
+    it('resumes a paused monitor as pending, and answers 409 when resumed twice', async () => {
+      const monitor = await pausable();
+      await post(`/api/monitors/${monitor.id}/pause/`);
+      expect((await post(`/api/monitors/${monitor.id}/resume/`)).json().status).toBe('pending');
+      expect((await post(`/api/monitors/${monitor.id}/resume/`)).statusCode).toBe(409);
     });
-    expect(response.statusCode, response.body).toBe(400);
-    expect(response.json().error).toMatchObject({ code, param });
   });
 
-  it("enforces the plan's monitor count with 402 and hides other tenants' monitors", async () => {
-    const free = await t.tenantWithKey('free');
-    for (let i = 0; i < 3; i++) {
-      const response = await t.inject({
+  describe('createMonitor · POST /api/monitors/', () => {
+    it.each([
+      ['an interval below the plan minimum', { interval_seconds: 20 }, 'interval_too_short', 'interval_seconds'],
+      ['a keyword without a mode', { keyword: 'x' }, 'keyword_mode_required', 'keyword_mode'],
+      ['a malformed regex', { keyword: 'a(b', keyword_mode: 'regex' }, 'invalid_regex', 'keyword'],
+      [
+        'degraded above the timeout',
+        { timeout_ms: 1000, degraded_after_ms: 2000 },
+        'invalid_degraded_after',
+        'degraded_after_ms',
+      ],
+      ['a bad status rule', { expected_status_codes: ['2x'] }, 'invalid_parameter', 'expected_status_codes.0'],
+      ['an unknown field', { retries: 3 }, 'unknown_parameter', 'retries'],
+    ])('refuses %s with a clear 400', async (_name, extra, code, param) => {
+      const response = await post('/api/monitors/', {
+        name: 'Bad',
+        target: { type: 'url', url: target.url('/shop') },
+        interval_seconds: 60,
+        ...extra,
+      });
+      expect(response.statusCode, response.body).toBe(400);
+      expect(response.json().error).toMatchObject({ code, param });
+    });
+
+    it("enforces the plan's monitor count with 402", async () => {
+      const free = await t.tenantWithKey('free');
+      for (let i = 0; i < 3; i++) {
+        const response = await t.inject({
+          method: 'POST',
+          url: '/api/monitors/',
+          token: free.token,
+          payload: { name: `m${i}`, target: { type: 'url', url: target.url('/shop') } },
+        });
+        expect(response.statusCode, response.body).toBe(201);
+        expect(response.json().interval_seconds).toBe(300);
+      }
+      const fourth = await t.inject({
         method: 'POST',
         url: '/api/monitors/',
         token: free.token,
-        payload: { name: `m${i}`, target: { type: 'url', url: target.url('/shop') } },
+        payload: { name: 'm4', target: { type: 'url', url: target.url('/shop') } },
       });
-      expect(response.statusCode, response.body).toBe(201);
-      expect(response.json().interval_seconds).toBe(300);
-    }
-    const fourth = await t.inject({
-      method: 'POST',
-      url: '/api/monitors/',
-      token: free.token,
-      payload: { name: 'm4', target: { type: 'url', url: target.url('/shop') } },
+      expect(fourth.statusCode).toBe(402);
+      expect(fourth.json().error).toMatchObject({ type: 'quota_error', code: 'plan_limit_reached' });
     });
-    expect(fourth.statusCode).toBe(402);
-    expect(fourth.json().error).toMatchObject({ type: 'quota_error', code: 'plan_limit_reached' });
-    const mine = (await get('/api/monitors/')).json().results[0];
-    expect((await t.inject({ method: 'GET', url: `/api/monitors/${mine.id}/`, token: free.token })).statusCode).toBe(
-      404,
-    );
-    expect(
-      (await t.inject({ method: 'GET', url: `/api/monitors/${mine.id}/checks/`, token: free.token })).statusCode,
-    ).toBe(404);
+  });
+
+  describe('getMonitor · GET /api/monitors/:id/', () => {
+    it("hides another tenant's monitor with 404", async () => {
+      const stranger = await t.tenantWithKey('free');
+      const mine = await pausable();
+      expect(
+        (await t.inject({ method: 'GET', url: `/api/monitors/${mine.id}/`, token: stranger.token })).statusCode,
+      ).toBe(404);
+    });
+  });
+
+  describe('listMonitorChecks · GET /api/monitors/:id/checks/', () => {
+    it("hides another tenant's monitor's checks with 404", async () => {
+      const stranger = await t.tenantWithKey('free');
+      const mine = await pausable();
+      expect(
+        (await t.inject({ method: 'GET', url: `/api/monitors/${mine.id}/checks/`, token: stranger.token })).statusCode,
+      ).toBe(404);
+    });
   });
 });
 
-describe('outbound targets in production settings', () => {
+describe('monitor targets in production settings', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp('pglite', { runWorkers: false });
   });
   afterAll(() => t?.close());
 
-  it.each([
-    [
-      '/api/monitors/',
-      (url: string) => ({ name: 'x', target: { type: 'url', url }, interval_seconds: 60 }),
-      'target.url',
-    ],
-    ['/api/webhooks/', (url: string) => ({ url, event_types: ['monitor.down'] }), 'url'],
-  ])('%s refuses plain http and private addresses', async (path, body, param) => {
-    const tenant = await t.tenantWithKey('business');
-    const http = await t.inject({
-      method: 'POST',
-      url: path,
-      token: tenant.token,
-      payload: body('http://example.com/'),
+  describe('createMonitor · POST /api/monitors/', () => {
+    it('refuses plain http and private addresses', async () => {
+      await expectOutboundUrlRules(
+        t,
+        '/api/monitors/',
+        (url) => ({ name: 'x', target: { type: 'url', url }, interval_seconds: 60 }),
+        'target.url',
+      );
     });
-    expect(http.statusCode).toBe(400);
-    expect(http.json().error).toMatchObject({ code: 'https_required', param });
-    for (const url of ['https://127.0.0.1/', 'https://10.1.2.3/', 'https://169.254.169.254/', 'https://[::1]/']) {
-      const response = await t.inject({ method: 'POST', url: path, token: tenant.token, payload: body(url) });
-      expect(response.statusCode, url).toBe(400);
-      expect(response.json().error).toMatchObject({ code: 'url_not_allowed', param });
-    }
   });
 });
