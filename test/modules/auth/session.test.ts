@@ -39,4 +39,47 @@ describe.each(backends)('web sessions on %s', (backend) => {
       expect(response.json().error.code).toBe('missing_credentials');
     });
   });
+
+  async function login() {
+    const response = await t.inject({
+      method: 'POST',
+      url: '/api/auth/login',
+      payload: { email: 'olive@example.com', password },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const cookies = Object.fromEntries(response.cookies.map((cookie) => [cookie.name, cookie.value]));
+    return { response, cookies, csrf: response.json().csrf_token as string };
+  }
+
+  describe('login · POST /api/auth/login', () => {
+    it('signs in with an HttpOnly session cookie and answers the user', async () => {
+      const { response } = await login();
+      expect(response.cookies.find((cookie) => cookie.name === 'tgp_session')).toMatchObject({ httpOnly: true });
+      expect(response.json()).toMatchObject({ user: { email: 'olive@example.com' }, tenant_id: tenantId });
+    });
+
+    it('refuses a wrong password with 401 and no cookie', async () => {
+      const response = await t.inject({
+        method: 'POST',
+        url: '/api/auth/login',
+        payload: { email: 'olive@example.com', password: 'not the password' },
+      });
+      expect(response.statusCode).toBe(401);
+      expect(response.cookies.find((cookie) => cookie.name === 'tgp_session')).toBeUndefined();
+    });
+  });
+
+  describe('logout · POST /api/auth/logout', () => {
+    it('ends the session: its cookie no longer signs in', async () => {
+      const { cookies, csrf } = await login();
+      const logout = await t.inject({
+        method: 'POST',
+        url: '/api/auth/logout',
+        cookies,
+        headers: { 'x-csrf-token': csrf },
+      });
+      expect(logout.statusCode, logout.body).toBe(200);
+      expect((await t.inject({ method: 'GET', url: '/api/auth/session', cookies })).statusCode).toBe(401);
+    });
+  });
 });

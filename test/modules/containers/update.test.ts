@@ -60,4 +60,25 @@ describe.each(backends)('containers on %s', (backend) => {
       expect(response.json().error.param).toBe('config');
     });
   });
+
+  describe('getContainer · GET /api/containers/:id/', () => {
+    it('shows the container with the actions its state allows', async () => {
+      const created = await container();
+      const response = await api('GET', `/api/containers/${created.id}/`);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({ id: created.id, name: 'Shop', status: 'provisioning' });
+    });
+  });
+
+  describe('listContainers · GET /api/containers/', () => {
+    it("lists the tenant's containers, and no other tenant's", async () => {
+      const created = await container();
+      const stranger = await t.tenantWithKey('business');
+      expect((await api('GET', '/api/containers/')).json().results.map((row: { id: string }) => row.id)).toContain(
+        created.id,
+      );
+      const theirs = await t.inject({ method: 'GET', url: '/api/containers/', token: stranger.token });
+      expect(theirs.json().count).toBe(0);
+    });
+  });
 });

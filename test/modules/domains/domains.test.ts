@@ -66,10 +66,10 @@ describe.each(backends)('custom domains on %s', (backend) => {
       ).toBe(true);
     });
 
-    it('refuses the same hostname again, in another spelling, with 409 hostname_taken', async () => {
-      await addDomain('daten.mueller-shop.example');
+    it('refuses the same hostname again, spelled in punycode and upper case, with 409 hostname_taken', async () => {
+      await addDomain('Daten.Bäckerei.Example.');
       const duplicate = await g.api('POST', '/api/domains/', {
-        hostname: 'DATEN.Mueller-Shop.example.',
+        hostname: 'DATEN.xn--bckerei-5wa.example',
         container_id: container.id,
       });
       expect(duplicate.statusCode).toBe(409);
@@ -140,6 +140,17 @@ describe.each(backends)('custom domains on %s', (backend) => {
       expect((await g.through(domain.hostname)).status).toBe(200);
       await g.api('DELETE', `/api/domains/${domain.id}/`);
       expect((await g.through(domain.hostname)).status).toBe(404);
+    });
+  });
+
+  describe('listDomains · GET /api/domains/', () => {
+    it("lists the tenant's domains, and no other tenant's", async () => {
+      const domain = await addDomain();
+      const stranger = await g.t.tenantWithKey('business');
+      const mine = (await g.api('GET', '/api/domains/')).json();
+      expect(mine.results.map((row: { id: string }) => row.id)).toContain(domain.id);
+      const theirs = await g.t.inject({ method: 'GET', url: '/api/domains/', token: stranger.token });
+      expect(theirs.json().count).toBe(0);
     });
   });
 });

@@ -106,4 +106,38 @@ describe.each(backends)('monitors and incidents on %s', (backend) => {
       expect(again.json().error.code).toBe('invalid_transition');
     });
   });
+
+  describe('listMonitors · GET /api/monitors/', () => {
+    it("lists the tenant's monitors, and no other tenant's", async () => {
+      const id = await monitor();
+      const stranger = await t.tenantWithKey('business');
+      const mine = (await api('GET', '/api/monitors/')).json();
+      expect(mine.results.map((row: { id: string }) => row.id)).toContain(id);
+      const theirs = (await t.inject({ method: 'GET', url: '/api/monitors/', token: stranger.token })).json();
+      expect(theirs.count).toBe(0);
+    });
+  });
+
+  describe('getMonitorStats · GET /api/monitors/:id/stats/', () => {
+    it('answers empty windows for a monitor that has not run', async () => {
+      const id = await monitor();
+      const stats = await api('GET', `/api/monitors/${id}/stats/`);
+      expect(stats.statusCode, stats.body).toBe(200);
+      expect(stats.json()).toMatchObject({ monitor_id: id, last_24h: { checks: 0 } });
+    });
+  });
+
+  describe('listIncidents · GET /api/incidents/', () => {
+    it('filters by monitor and by status', async () => {
+      const monitorId = await monitor();
+      // One open incident per monitor at a time: resolve the first before the second opens.
+      const resolved = await openIncident(monitorId);
+      await api('POST', `/api/incidents/${resolved}/resolve/`);
+      const open = await openIncident(monitorId);
+      const all = (await api('GET', `/api/incidents/?monitor_id=${monitorId}`)).json();
+      expect(all.results.map((row: { id: string }) => row.id).sort()).toEqual([open, resolved].sort());
+      const onlyOpen = (await api('GET', `/api/incidents/?monitor_id=${monitorId}&status=open`)).json();
+      expect(onlyOpen.results.map((row: { id: string }) => row.id)).toEqual([open]);
+    });
+  });
 });

@@ -57,6 +57,40 @@ describe.each(backends)('reports on %s', (backend) => {
 
   const november = { period_start: '2026-11-01T00:00:00Z', period_end: '2026-12-01T00:00:00Z' };
 
+  describe('getReport · GET /api/reports/:id/', () => {
+    it('shows a report queued, then ready with its download_url once built', async () => {
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/reports/',
+        token: tenant.token,
+        payload: { kind: 'uptime', ...november },
+      });
+      const url = `/api/reports/${created.json().id}/`;
+      const queued = await t.inject({ method: 'GET', url, token: tenant.token });
+      expect(queued.statusCode, queued.body).toBe(200);
+      expect(queued.json()).toMatchObject({ status: 'queued', download_url: null });
+      while (await t.app.services.reports.runNext());
+      const ready = (await t.inject({ method: 'GET', url, token: tenant.token })).json();
+      expect(ready).toMatchObject({ status: 'ready', download_url: expect.stringContaining('/download/') });
+    });
+  });
+
+  describe('listReports · GET /api/reports/', () => {
+    it("lists the tenant's reports, and no other tenant's", async () => {
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/reports/',
+        token: tenant.token,
+        payload: { kind: 'usage', ...november },
+      });
+      const stranger = await t.tenantWithKey('pro');
+      const mine = (await t.inject({ method: 'GET', url: '/api/reports/', token: tenant.token })).json();
+      expect(mine.results.map((row: { id: string }) => row.id)).toContain(created.json().id);
+      const theirs = (await t.inject({ method: 'GET', url: '/api/reports/', token: stranger.token })).json();
+      expect(theirs.count).toBe(0);
+    });
+  });
+
   describe('downloadReport · GET /api/reports/:id/download/', () => {
     it('builds an uptime report over exactly the period, as JSON', async () => {
       const file = await build({ kind: 'uptime', ...november });

@@ -73,4 +73,18 @@ describe.each(backends)('webhooks on %s', (backend) => {
       expect(toKept).toHaveLength(1);
     });
   });
+
+  describe('getWebhook · GET /api/webhooks/:id/', () => {
+    it('shows the webhook without its secret', async () => {
+      const hook = await webhook();
+      const response = await t.inject({ method: 'GET', url: `/api/webhooks/${hook.id}/`, token: tenant.token });
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({
+        id: hook.id,
+        url: 'https://127.0.0.1:9/hooks',
+        event_types: ['monitor.down'],
+      });
+      expect(response.json()).not.toHaveProperty('secret');
+    });
+  });
 });
