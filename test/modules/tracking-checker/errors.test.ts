@@ -45,61 +45,68 @@ describe('scan failures of our own: plain message to the client, detail in the l
   const logOf = (requestId: string) => lines.filter((line) => line.includes(requestId)).map((line) => JSON.parse(line));
   const leaks = /nonexistent|browserType|executable/i;
 
-  it.each([
-    ['the API', SCAN, true],
-    ['the public checker', '/api/public/tracking-checker/scan/', false],
-  ])(
-    'a scan through %s with a broken browser answers a result whose warning does not quote the launcher',
-    async (_name, url, authenticated) => {
-      const response = await app.inject({
-        method: 'POST',
-        url,
-        headers: authenticated ? { authorization: `Bearer ${token}` } : {},
-        payload: { url: fixture.url('shop.example.test', '/') },
-      });
-      expect(response.statusCode, response.body).toBe(200);
-      const result = response.json();
-      expect(result.warnings.map((warning: { code: string }) => warning.code)).toEqual(['browser_failed']);
-      expect(result.warnings[0].message).toContain('the browser could not be started');
-      expect(response.body).not.toMatch(leaks);
-
-      const failure = logOf(result.api_meta.request_id).find((line) => line.msg === 'scan stage failed');
-      expect(failure.err).toMatchObject({
-        type: 'BrowserUnavailableError',
-        cause: { message: expect.stringContaining(CHROMIUM) },
-      });
-    },
-  );
-
-  it('an unreachable page with a broken browser answers 422 target_unreachable with a plain message, also when read back', async () => {
-    const target = new URL(fixture.url('shop.example.test', '/'));
-    target.port = String(await freePort()); // nothing listens there
+  /** A scan with a broken browser still answers a result; its warning does not quote the launcher. */
+  async function expectBrowserFailureWarning(url: string, authenticated: boolean) {
     const response = await app.inject({
       method: 'POST',
-      url: SCAN,
-      headers: { authorization: `Bearer ${token}` },
-      payload: { url: target.href },
+      url,
+      headers: authenticated ? { authorization: `Bearer ${token}` } : {},
+      payload: { url: fixture.url('shop.example.test', '/') },
     });
-    expect(response.statusCode, response.body).toBe(422);
-    const body = response.json();
-    expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'target_unreachable', param: 'url' });
-    expect(body.error.message).toContain('browser: the browser could not be started');
+    expect(response.statusCode, response.body).toBe(200);
+    const result = response.json();
+    expect(result.warnings.map((warning: { code: string }) => warning.code)).toEqual(['browser_failed']);
+    expect(result.warnings[0].message).toContain('the browser could not be started');
     expect(response.body).not.toMatch(leaks);
 
-    const failure = logOf(body.api_meta.request_id).find((line) => line.msg === 'request failed');
-    expect(failure).toMatchObject({
-      code: 'target_unreachable',
-      err: { type: 'BrowserUnavailableError', cause: { message: expect.stringContaining(CHROMIUM) } },
+    const failure = logOf(result.api_meta.request_id).find((line) => line.msg === 'scan stage failed');
+    expect(failure.err).toMatchObject({
+      type: 'BrowserUnavailableError',
+      cause: { message: expect.stringContaining(CHROMIUM) },
+    });
+  }
+
+  describe('scanPage · POST /api/v1/tracking-checker/scan/', () => {
+    it('with a broken browser answers a result whose warning does not quote the launcher', async () => {
+      await expectBrowserFailureWarning(SCAN, true);
     });
 
-    const listed = await app.inject({
-      method: 'GET',
-      url: '/api/v1/tracking-checker/scans/',
-      headers: { authorization: `Bearer ${token}` },
+    it('an unreachable page with a broken browser answers 422 target_unreachable with a plain message, also when read back', async () => {
+      const target = new URL(fixture.url('shop.example.test', '/'));
+      target.port = String(await freePort()); // nothing listens there
+      const response = await app.inject({
+        method: 'POST',
+        url: SCAN,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { url: target.href },
+      });
+      expect(response.statusCode, response.body).toBe(422);
+      const body = response.json();
+      expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'target_unreachable', param: 'url' });
+      expect(body.error.message).toContain('browser: the browser could not be started');
+      expect(response.body).not.toMatch(leaks);
+
+      const failure = logOf(body.api_meta.request_id).find((line) => line.msg === 'request failed');
+      expect(failure).toMatchObject({
+        code: 'target_unreachable',
+        err: { type: 'BrowserUnavailableError', cause: { message: expect.stringContaining(CHROMIUM) } },
+      });
+
+      const listed = await app.inject({
+        method: 'GET',
+        url: '/api/v1/tracking-checker/scans/',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(
+        listed.json().results.find((scan: { scan_id: string }) => scan.scan_id === body.error.details.scan_id).status,
+      ).toBe('failed');
+      expect(listed.body).not.toMatch(leaks);
     });
-    expect(
-      listed.json().results.find((scan: { scan_id: string }) => scan.scan_id === body.error.details.scan_id).status,
-    ).toBe('failed');
-    expect(listed.body).not.toMatch(leaks);
+  });
+
+  describe('publicScanPage · POST /api/public/tracking-checker/scan/', () => {
+    it('with a broken browser answers a result whose warning does not quote the launcher', async () => {
+      await expectBrowserFailureWarning('/api/public/tracking-checker/scan/', false);
+    });
   });
 });
