@@ -23,6 +23,7 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, 'test/unit/**'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          globalSetup: ['test/helpers/operation-coverage.ts'],
           pool: 'forks',
         },
       },

@@ -225,7 +225,7 @@ describe.each(backends)('role policy on %s', (backend) => {
     expectRoleRefusal(response, 'admin', 'createWebhook with a malformed body');
   });
 
-  describe('createApiKey · POST /api/api-keys/ with a role', () => {
+  describe('API key roles', () => {
     const create = (credential: Credential, body: Record<string, unknown>) =>
       t.inject({
         method: 'POST',

@@ -6,6 +6,7 @@ import type { ApiKeyService } from '../../src/modules/api-keys/service.js';
 import type { UserService } from '../../src/modules/auth/service.js';
 import type { TenantService } from '../../src/modules/tenants/service.js';
 import type { Scanner } from '../../src/scanner/index.js';
+import { recordOperationHits } from './operation-hits.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './database.js';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -29,11 +30,15 @@ export async function startTestApp(
   backend: Backend,
   overrides: Partial<Config> = {},
   existing?: TestDatabase,
-  extras: { scanner?: Scanner } = {},
+  extras: {
+    scanner?: Scanner /** false for tests generated from the document, so they do not count as calls */;
+    recordOperations?: boolean;
+  } = {},
 ): Promise<TestApp> {
   const testDatabase = existing ?? (await createTestDatabase(backend));
   const config = testConfig(overrides);
   const app = await buildApp({ config, database: testDatabase.database, scanner: extras.scanner });
+  if (extras.recordOperations !== false) recordOperationHits(app);
   await app.ready();
   const { tenants, apiKeys: keys, users } = app.services;
   let counter = 0;

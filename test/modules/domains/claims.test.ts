@@ -79,7 +79,7 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
       .from(domains)
       .where(and(eq(domains.hostname, name), isNull(domains.deletedAt)));
 
-  describe('createDomain · POST /api/domains/ hostname', () => {
+  describe('createDomain · POST /api/domains/', () => {
     it.each([
       ['a path', 'example.com/path'],
       ['a scheme', 'https://example.com'],
@@ -124,7 +124,7 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
     });
   });
 
-  describe('verifyDomain · POST /api/domains/:id/verify/ takeover', () => {
+  describe('verifyDomain · POST /api/domains/:id/verify/', () => {
     it('gives the hostname to the account that proves ownership and releases the other pending claims with domain.released', async () => {
       const [squatter, owner] = [await account(), await account()];
       const name = hostname();

@@ -4,7 +4,7 @@ import { tenants } from '../../../src/db/schema.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { backends } from '../../helpers/database.js';
 
-describe.each(backends)('createClientTenant · POST /api/tenants/ within max_client_tenants, on %s', (backend) => {
+describe.each(backends)('max_client_tenants on %s', (backend) => {
   let t: TestApp;
 
   beforeAll(async () => {
@@ -15,60 +15,62 @@ describe.each(backends)('createClientTenant · POST /api/tenants/ within max_cli
   const create = (token: string, name: string) =>
     t.inject({ method: 'POST', url: '/api/tenants/', token, payload: { name } });
 
-  it.each([
-    ['agency', 100],
-    ['partner', 1000],
-    ['business', 0],
-    ['free', 0],
-  ])('gives the %s plan max_client_tenants = %i', async (plan, limit) => {
-    const tenant = await t.tenantWithKey(plan);
-    const self = (
-      await t.inject({ method: 'GET', url: `/api/tenants/${tenant.tenantId}/`, token: tenant.token })
-    ).json();
-    expect(self.features.max_client_tenants).toBe(limit);
-  });
-
-  it('lets exactly the limit of parallel creates through and answers the rest 402 plan_limit_reached', async () => {
-    const agency = await t.tenantWithKey('agency');
-    await t.database.db.execute(
-      sql`update tenants set feature_overrides = '{"max_client_tenants": 3}' where id = ${agency.tenantId}`,
-    );
-    const responses = await Promise.all(
-      Array.from({ length: 8 }, (_, index) => create(agency.token, `Client ${index}`)),
-    );
-    const statuses = responses.map((response) => response.statusCode).sort();
-    expect(statuses).toEqual([201, 201, 201, 402, 402, 402, 402, 402]);
-    const refused = responses.find((response) => response.statusCode === 402)!.json();
-    expect(refused.error).toEqual({
-      type: 'quota_error',
-      code: 'plan_limit_reached',
-      message: 'Your plan allows 3 client tenants; archive one or upgrade.',
-      details: { limit: 3 },
+  describe('createClientTenant · POST /api/tenants/', () => {
+    it.each([
+      ['agency', 100],
+      ['partner', 1000],
+      ['business', 0],
+      ['free', 0],
+    ])('gives the %s plan max_client_tenants = %i', async (plan, limit) => {
+      const tenant = await t.tenantWithKey(plan);
+      const self = (
+        await t.inject({ method: 'GET', url: `/api/tenants/${tenant.tenantId}/`, token: tenant.token })
+      ).json();
+      expect(self.features.max_client_tenants).toBe(limit);
     });
-    const [stored] = await t.database.db
-      .select({ clients: count() })
-      .from(tenants)
-      .where(eq(tenants.parentId, agency.tenantId));
-    expect(stored.clients).toBe(3);
-  });
 
-  it('does not count archived clients', async () => {
-    const agency = await t.tenantWithKey('agency');
-    await t.database.db.execute(
-      sql`update tenants set feature_overrides = '{"max_client_tenants": 1}' where id = ${agency.tenantId}`,
-    );
-    const first = await create(agency.token, 'First');
-    expect(first.statusCode).toBe(201);
-    expect((await create(agency.token, 'Second')).statusCode).toBe(402);
-    expect(
-      (await t.inject({ method: 'DELETE', url: `/api/tenants/${first.json().id}/`, token: agency.token })).statusCode,
-    ).toBe(200);
-    expect((await create(agency.token, 'Third')).statusCode).toBe(201);
-    expect((await create(agency.token, 'Fourth')).statusCode).toBe(402);
-  });
+    it('lets exactly the limit of parallel creates through and answers the rest 402 plan_limit_reached', async () => {
+      const agency = await t.tenantWithKey('agency');
+      await t.database.db.execute(
+        sql`update tenants set feature_overrides = '{"max_client_tenants": 3}' where id = ${agency.tenantId}`,
+      );
+      const responses = await Promise.all(
+        Array.from({ length: 8 }, (_, index) => create(agency.token, `Client ${index}`)),
+      );
+      const statuses = responses.map((response) => response.statusCode).sort();
+      expect(statuses).toEqual([201, 201, 201, 402, 402, 402, 402, 402]);
+      const refused = responses.find((response) => response.statusCode === 402)!.json();
+      expect(refused.error).toEqual({
+        type: 'quota_error',
+        code: 'plan_limit_reached',
+        message: 'Your plan allows 3 client tenants; archive one or upgrade.',
+        details: { limit: 3 },
+      });
+      const [stored] = await t.database.db
+        .select({ clients: count() })
+        .from(tenants)
+        .where(eq(tenants.parentId, agency.tenantId));
+      expect(stored.clients).toBe(3);
+    });
 
-  it('documents the 402 in the OpenAPI document', async () => {
-    const document = (await t.inject({ method: 'GET', url: '/api/openapi.json' })).json();
-    expect(Object.keys(document.paths['/api/tenants/'].post.responses)).toContain('402');
+    it('does not count archived clients', async () => {
+      const agency = await t.tenantWithKey('agency');
+      await t.database.db.execute(
+        sql`update tenants set feature_overrides = '{"max_client_tenants": 1}' where id = ${agency.tenantId}`,
+      );
+      const first = await create(agency.token, 'First');
+      expect(first.statusCode).toBe(201);
+      expect((await create(agency.token, 'Second')).statusCode).toBe(402);
+      expect(
+        (await t.inject({ method: 'DELETE', url: `/api/tenants/${first.json().id}/`, token: agency.token })).statusCode,
+      ).toBe(200);
+      expect((await create(agency.token, 'Third')).statusCode).toBe(201);
+      expect((await create(agency.token, 'Fourth')).statusCode).toBe(402);
+    });
+
+    it('documents the 402 in the OpenAPI document', async () => {
+      const document = (await t.inject({ method: 'GET', url: '/api/openapi.json' })).json();
+      expect(Object.keys(document.paths['/api/tenants/'].post.responses)).toContain('402');
+    });
   });
 });

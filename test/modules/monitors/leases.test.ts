@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/index.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createTestDatabase, postgresUrl, type TestDatabase } from '../helpers/database.js';
-import { startHttpsTarget } from '../helpers/https-target.js';
-import { waitFor } from '../helpers/processes.js';
+import { openDatabase } from '../../../src/db/index.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { createTestDatabase, postgresUrl, type TestDatabase } from '../../helpers/database.js';
+import { startHttpsTarget } from '../../helpers/https-target.js';
+import { waitFor } from '../../helpers/processes.js';
 
 describe.runIf(postgresUrl)('two schedulers on one PostgreSQL database', () => {
   let shared: TestDatabase;

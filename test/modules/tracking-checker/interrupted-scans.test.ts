@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../src/lib/ids.js';
-import { reserveScan } from '../../src/modules/tracking-checker/queries.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { backends, createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { newId } from '../../../src/lib/ids.js';
+import { reserveScan } from '../../../src/modules/tracking-checker/queries.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { backends, createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 
 const SCAN_TIMEOUT_MS = 5_000;
 const interrupted = newId('scan');

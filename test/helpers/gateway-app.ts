@@ -1,0 +1,70 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { startTestApp, type TestApp } from './app.js';
+import type { Backend } from './database.js';
+import { startDns } from './dns.js';
+
+/** A GTM container config (base64 of `id=…&env=…&auth=…`). */
+export const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
+
+/** A tagging server on loopback that echoes the path and remembers what it saw. */
+async function startUpstream() {
+  const seen: Array<{ path: string; host?: string; forwardedHost?: string }> = [];
+  const server = http.createServer((req, res) => {
+    seen.push({
+      path: req.url ?? '',
+      host: req.headers.host,
+      forwardedHost: req.headers['x-forwarded-host'] as string,
+    });
+    if (req.url?.startsWith('/missing')) return void res.writeHead(404).end('no');
+    res.writeHead(200, { 'content-type': 'text/plain', 'x-upstream': 'sgtm' }).end(`tagging server saw ${req.url}`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** The app with its gateway listening on loopback, a tagging server upstream and a DNS server for custom domains. */
+export async function startGatewayApp(backend: Backend) {
+  const upstream = await startUpstream();
+  const dns = await startDns();
+  const t: TestApp = await startTestApp(backend, {
+    allowPrivateNetworks: true,
+    containerTransitionDelayMs: 20,
+    gateway: {
+      port: 0,
+      baseDomain: 'containers.tagport.test',
+      publicIps: ['203.0.113.10'],
+      flushMs: 60_000,
+      logSampleRate: 1,
+      upstreamTimeoutMs: 2000,
+    },
+    dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+  });
+  const gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
+  const tenant = await t.tenantWithKey('business');
+  return {
+    t,
+    upstream,
+    dns,
+    gatewayUrl,
+    tenant,
+    api: (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object) =>
+      t.inject({ method, url, token: tenant.token, payload }),
+    /** Waits until the container worker has finished every pending transition. */
+    settle: () => t.app.services.containerWorker.idle(),
+    /** A request through the gateway with the given Host. */
+    async through(host: string, path = '/g/collect?v=2') {
+      const response = await request(`${gatewayUrl}${path}`, { headers: { host } });
+      return { status: response.statusCode, headers: response.headers, body: await response.body.text() };
+    },
+    async close() {
+      await t.close();
+      await upstream.close();
+      dns.close();
+    },
+  };
+}
+
+export type GatewayApp = Awaited<ReturnType<typeof startGatewayApp>>;
