@@ -8,7 +8,7 @@ import { findSessionByHash, type SessionCredential } from '../modules/auth/queri
 import { findClientTenant } from '../modules/tenants/queries.js';
 import { isWellFormedApiToken, sha256Hex } from '../lib/tokens.js';
 import type { AuthContext } from './context.js';
-import { notFound, unauthenticated } from './errors.js';
+import { HttpCodes, notFound, unauthenticated } from './errors.js';
 
 export const SESSION_COOKIE = 'tgp_session';
 export const TENANT_HEADER = 'tagport-tenant';
@@ -81,7 +81,7 @@ export class AuthService {
    */
   verifyApiKey(token: string): KeyCredential | Promise<KeyCredential> {
     if (!isWellFormedApiToken(token))
-      throw unauthenticated('invalid_api_key', 'The API key is malformed or its checksum does not match.');
+      throw unauthenticated(HttpCodes.invalidApiKey, 'The API key is malformed or its checksum does not match.');
     const hash = sha256Hex(token);
     const cached = this.keys.peek(hash);
     if (cached !== undefined) return this.acceptKey(cached);
@@ -91,12 +91,12 @@ export class AuthService {
   }
 
   private acceptKey(credential: KeyCredential | null): KeyCredential {
-    if (!credential) throw unauthenticated('invalid_api_key', 'The API key is not valid.');
-    if (credential.revokedAt) throw unauthenticated('api_key_revoked', 'The API key has been revoked.');
+    if (!credential) throw unauthenticated(HttpCodes.invalidApiKey, 'The API key is not valid.');
+    if (credential.revokedAt) throw unauthenticated(HttpCodes.apiKeyRevoked, 'The API key has been revoked.');
     if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
-      throw unauthenticated('api_key_expired', 'The API key has expired.');
+      throw unauthenticated(HttpCodes.apiKeyExpired, 'The API key has expired.');
     if (credential.tenantStatus !== 'active')
-      throw unauthenticated('tenant_archived', 'The tenant of this API key is archived.');
+      throw unauthenticated(HttpCodes.credentialTenantArchived, 'The tenant of this API key is archived.');
     this.pendingLastUsed.set(credential.keyId, new Date());
     return credential;
   }
@@ -131,7 +131,8 @@ export function authenticate(
   if (header === undefined)
     return authenticateSession(app, request, reply).then((context) => actingTenant(app, request, context));
   const match = BEARER.exec(header.trim());
-  if (!match) throw unauthenticated('invalid_authorization_header', 'Use the header "Authorization: Bearer tgp_…".');
+  if (!match)
+    throw unauthenticated(HttpCodes.invalidAuthorizationHeader, 'Use the header "Authorization: Bearer tgp_…".');
   const key = app.services.auth.verifyApiKey(match[1]);
   if (key instanceof Promise) return key.then((verified) => actingTenant(app, request, apiKeyContext(verified)));
   return actingTenant(app, request, apiKeyContext(key));
@@ -157,7 +158,7 @@ async function authenticateSession(
   const cookie = request.cookies[SESSION_COOKIE];
   const session = cookie ? await app.services.auth.verifySession(cookie) : null;
   if (!session)
-    throw unauthenticated('missing_credentials', 'Send an API key in the header "Authorization: Bearer tgp_…".');
+    throw unauthenticated(HttpCodes.missingCredentials, 'Send an API key in the header "Authorization: Bearer tgp_…".');
   if (UNSAFE_METHODS.has(request.method)) await csrfCheck(app, request, reply);
   return {
     kind: 'session',

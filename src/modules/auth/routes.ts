@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import { requireAuth } from '../../http/context.js';
-import { unauthenticated } from '../../http/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
+import { AuthErrors } from './errors.js';
 import { LoginBody, Session, SetupBody, SetupResult } from './schemas.js';
 import { Type } from 'typebox';
 
@@ -50,7 +50,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         expires: expiresAt,
       });
       const session = await app.services.auth.verifySession(token);
-      if (!session) throw unauthenticated('missing_credentials', 'The session could not be opened.');
+      if (!session) throw AuthErrors.sessionNotOpened();
       return {
         ...(await users.describe(session.userId, session.tenantId, session.role)),
         csrf_token: reply.generateCsrf(),
@@ -69,8 +69,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       const auth = requireAuth(request);
-      if (auth.kind !== 'session' || !auth.userId || !auth.role)
-        throw unauthenticated('session_required', 'This endpoint needs the web session cookie, not an API key.');
+      if (auth.kind !== 'session' || !auth.userId || !auth.role) throw AuthErrors.sessionRequired();
       return { ...(await users.describe(auth.userId, auth.tenantId, auth.role)), csrf_token: reply.generateCsrf() };
     },
   });
@@ -88,8 +87,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       const auth = requireAuth(request);
-      if (auth.kind !== 'session' || !auth.sessionId)
-        throw unauthenticated('session_required', 'This endpoint needs the web session cookie, not an API key.');
+      if (auth.kind !== 'session' || !auth.sessionId) throw AuthErrors.sessionRequired();
       await users.logout(auth.sessionId);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return { signed_out: true };

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { invalidRequest } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { ContainerErrors } from './errors.js';
 import * as queries from './queries.js';
 import {
   Container,
@@ -115,9 +115,8 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const to = request.query.to ?? new Date().toISOString().slice(0, 10);
       const from =
         request.query.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
-      if (from > to) throw invalidRequest('period_reversed', 'from must not be after to.', 'from');
-      if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS)
-        throw invalidRequest('period_too_long', 'At most 366 days at a time.', 'to');
+      if (from > to) throw ContainerErrors.periodReversed();
+      if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS) throw ContainerErrors.periodTooLong();
       const rows = await queries.usage(app.database.db, request.params.id, from, to);
       const sum = (key: (row: (typeof rows)[number]) => string) => {
         const totals = new Map<string, number>();
