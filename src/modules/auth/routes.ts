@@ -1,10 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import { requireAuth } from '../../http/context.js';
-import { errorResponses, withMeta } from '../../http/schemas.js';
-import { AuthErrors } from './errors.js';
+import { BODY_ERRORS, errorResponses, withMeta } from '../../http/schemas.js';
+import { AuthCodes, AuthErrors } from './errors.js';
 import { LoginBody, Session, SetupBody, SetupResult } from './schemas.js';
 import { Type } from 'typebox';
+import { HttpCodes } from '../../http/errors.js';
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { users } = app.services;
@@ -23,7 +24,16 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       security: [],
       body: SetupBody,
-      response: { 201: withMeta(SetupResult), ...errorResponses(403, 409, 413, 415) },
+      response: {
+        201: withMeta(SetupResult),
+        ...errorResponses(
+          ...BODY_ERRORS,
+          AuthCodes.weakPassword,
+          AuthCodes.setupTokenRequired,
+          AuthCodes.invalidSetupToken,
+          AuthCodes.alreadySetUp,
+        ),
+      },
     },
     handler: async (request, reply) => reply.code(201).send(await users.setup(request.body)),
   });
@@ -38,7 +48,17 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       security: [],
       body: LoginBody,
-      response: { 200: withMeta(Session), ...errorResponses(404, 413, 415) },
+      response: {
+        200: withMeta(Session),
+        ...errorResponses(
+          ...BODY_ERRORS,
+          AuthCodes.invalidLogin,
+          AuthCodes.noActiveTenant,
+          HttpCodes.missingCredentials,
+          HttpCodes.resourceMissing,
+          AuthCodes.tooManyLoginAttempts,
+        ),
+      },
     },
     handler: async (request, reply) => {
       const { token, expiresAt } = await users.login(request.body, request.ip);
@@ -65,7 +85,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The signed-in user, tenant and a CSRF token for unsafe requests made with the session cookie.',
       tags,
       security: [{ session: [] }],
-      response: { 200: withMeta(Session), ...errorResponses() },
+      response: { 200: withMeta(Session), ...errorResponses(AuthCodes.sessionRequired) },
     },
     handler: async (request, reply) => {
       const auth = requireAuth(request);
@@ -82,7 +102,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: [{ session: [] }],
       response: {
         200: withMeta(Type.Object({ signed_out: Type.Boolean() }, { additionalProperties: false })),
-        ...errorResponses(403),
+        ...errorResponses(AuthCodes.sessionRequired),
       },
     },
     handler: async (request, reply) => {

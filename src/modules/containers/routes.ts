@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
 import { listPage } from '../../http/pagination.js';
-import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { ContainerErrors } from './errors.js';
+import { BODY_ERRORS, errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { ContainerCodes, ContainerErrors } from './errors.js';
 import * as queries from './queries.js';
 import {
   Container,
@@ -15,6 +15,7 @@ import {
   UsageQuery,
   type ContainerAction,
 } from './schemas.js';
+import { HttpCodes } from '../../http/errors.js';
 
 const DAY_MS = 86_400_000;
 
@@ -44,7 +45,16 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: `Creates a hosted server-side tagging container; it starts in \`provisioning\`. States: ${STATE_MACHINE} The plan's \`max_containers\` applies (402).`,
       tags,
       body: CreateContainerBody,
-      response: { 201: withMeta(Container), ...errorResponses(402, 413, 415) },
+      response: {
+        201: withMeta(Container),
+        ...errorResponses(
+          ...BODY_ERRORS,
+          HttpCodes.planLimitReached,
+          ContainerCodes.invalidConfig,
+          HttpCodes.httpsRequired,
+          ContainerCodes.upstreamNotAllowed,
+        ),
+      },
     },
     handler: async (request, reply) => reply.code(201).send(await containers.create(tenant(request), request.body)),
   });
@@ -55,7 +65,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Get a container',
       tags,
       params: ContainerIdParams,
-      response: { 200: withMeta(Container), ...errorResponses(404) },
+      response: { 200: withMeta(Container), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => containers.get(tenant(request), request.params.id),
   });
@@ -67,7 +77,17 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: ContainerIdParams,
       body: UpdateContainerBody,
-      response: { 200: withMeta(Container), ...errorResponses(404, 409, 413, 415) },
+      response: {
+        200: withMeta(Container),
+        ...errorResponses(
+          ...BODY_ERRORS,
+          HttpCodes.resourceMissing,
+          ContainerCodes.containerDeleted,
+          ContainerCodes.invalidConfig,
+          HttpCodes.httpsRequired,
+          ContainerCodes.upstreamNotAllowed,
+        ),
+      },
     },
     handler: async (request) => containers.update(tenant(request), request.params.id, request.body),
   });
@@ -79,7 +99,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Returns 202 with status `deleting`; the worker completes it to `deleted`.',
       tags,
       params: ContainerIdParams,
-      response: { 202: withMeta(Container), ...errorResponses(404, 409) },
+      response: { 202: withMeta(Container), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition) },
     },
     handler: async (request, reply) =>
       reply.code(202).send(await containers.act(tenant(request), request.params.id, 'delete')),
@@ -93,7 +113,10 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description: `Returns 202 with the transitional state; the worker completes the transition. 409 names the actions the current state allows.`,
         tags,
         params: ContainerIdParams,
-        response: { 202: withMeta(Container), ...errorResponses(404, 409) },
+        response: {
+          202: withMeta(Container),
+          ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition),
+        },
       },
       handler: async (request, reply) =>
         reply.code(202).send(await containers.act(tenant(request), request.params.id, action)),
@@ -107,7 +130,10 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: ContainerIdParams,
       querystring: UsageQuery,
-      response: { 200: withMeta(Usage), ...errorResponses(404) },
+      response: {
+        200: withMeta(Usage),
+        ...errorResponses(HttpCodes.resourceMissing, HttpCodes.periodReversed, HttpCodes.periodTooLong),
+      },
     },
     handler: async (request) => {
       await containers.find(tenant(request), request.params.id);
@@ -147,7 +173,10 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: ContainerIdParams,
       querystring: PaginationQuery,
-      response: { 200: listEnvelope(RequestLog, 'A page of request logs.'), ...errorResponses(404) },
+      response: {
+        200: listEnvelope(RequestLog, 'A page of request logs.'),
+        ...errorResponses(HttpCodes.resourceMissing),
+      },
     },
     handler: async (request) => {
       await containers.find(tenant(request), request.params.id);

@@ -1,6 +1,7 @@
 import {
   type CodesOf,
   errorCode,
+  HttpCodes,
   notFound,
   outboundUrlRefused,
   planLimitReached,
@@ -55,3 +56,10 @@ export const MonitorErrors = {
   incidentTransitionNotAllowed: (action: string, status: string, allowed: string[]) =>
     transitionNotAllowed(action, 'an incident', status, allowed),
 };
+
+/** What the settings of a monitor can be refused for, on create and on update. */
+export const MONITOR_SETTINGS_ERRORS = [
+  ...Object.values(MonitorCodes).filter((definition) => definition.status === 400),
+  HttpCodes.httpsRequired,
+  HttpCodes.urlNotAllowed,
+];
