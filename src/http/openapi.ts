@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { Role } from './context.js';
 import { ruleFor } from './roles.js';
 import { HttpCodes } from './errors.js';
-import { codesOf, ERROR_DESCRIPTIONS, errorBody } from './schemas.js';
+import { codesOf, ERROR_DESCRIPTIONS, errorBody, isErrorBody } from './schemas.js';
 
 const DESCRIPTION = `The Tagport API: tenants, API keys and the tracking checker of the server-side tagging platform.
 
@@ -138,15 +138,20 @@ function documentRole(schema: FastifySchema, route: RouteOptions): FastifySchema
 
 /**
  * Completes the codes of each error status with those that depend on how the route is reached: the request
- * guard's (authentication; the Tagport-Tenant header) and CSRF for unsafe methods with the session cookie. A
- * public route answers no 401 unless it declares one.
+ * guard's (authentication; the Tagport-Tenant header), the body's (size, media type) and CSRF for unsafe
+ * methods, with the session cookie. A public route answers no 401 unless it declares one.
  */
 function documentErrorCodes(schema: FastifySchema, route: RouteOptions): FastifySchema {
   if (!schema?.response) return schema;
   const guarded = ruleFor(route) !== null;
   const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((method) => method.toUpperCase());
   const added: Record<number, string[]> = guarded ? { ...GUARD_CODES } : {};
-  if (guarded && methods.some((method) => UNSAFE_METHODS.has(method))) added[403] = [HttpCodes.csrfTokenInvalid.code];
+  if (methods.some((method) => UNSAFE_METHODS.has(method))) {
+    // Fastify reads the body of every unsafe method, declared or not.
+    added[413] = [HttpCodes.bodyTooLarge.code];
+    added[415] = [HttpCodes.unsupportedMediaType.code];
+    if (guarded) added[403] = [HttpCodes.csrfTokenInvalid.code];
+  }
   const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown>) };
   for (const [status, codes] of Object.entries(added)) {
     const existing = responses[status] as { description?: string } | undefined;
@@ -156,6 +161,6 @@ function documentErrorCodes(schema: FastifySchema, route: RouteOptions): Fastify
     ]);
   }
   for (const [status, response] of Object.entries(responses))
-    if (Number(status) >= 400 && codesOf(response).length === 0) delete responses[status];
+    if (isErrorBody(response) && codesOf(response).length === 0) delete responses[status];
   return { ...schema, response: responses };
 }

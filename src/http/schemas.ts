@@ -107,9 +107,6 @@ const COMMON_CODES: Partial<Record<number, ErrorCodeDefinition[]>> = {
   503: [HttpCodes.serviceUnavailable],
 };
 
-/** What an operation with a JSON body can also answer. */
-export const BODY_ERRORS = [HttpCodes.bodyTooLarge, HttpCodes.unsupportedMediaType] as const;
-
 /** The error body of one status, with the codes it can carry as an enum on `error.code`. */
 export function errorBody(description: string, codes: readonly string[]): TSchema {
   const error = ErrorBody.properties.error;
@@ -131,6 +128,13 @@ export function errorBody(description: string, codes: readonly string[]): TSchem
     },
   } as unknown as TSchema;
 }
+
+/** Whether a response schema is the error body (the readiness probe's 503, say, is not). */
+export const isErrorBody = (schema: unknown): boolean => {
+  const error = (schema as { properties?: { error?: { properties?: Record<string, unknown> } } } | undefined)
+    ?.properties?.error;
+  return error?.properties?.type !== undefined && error.properties.code !== undefined;
+};
 
 /** The codes of an error body built by `errorBody` (empty for any other schema). */
 export function codesOf(schema: unknown): string[] {

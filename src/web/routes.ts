@@ -6,7 +6,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { SESSION_COOKIE } from '../http/auth.js';
-import { BODY_ERRORS, errorResponses, withMeta } from '../http/schemas.js';
+import { HttpCodes } from '../http/errors.js';
+import { errorResponses, withMeta } from '../http/schemas.js';
 import { ScanRequestBody } from '../modules/tracking-checker/schemas.js';
 import { ScanResultSchema } from '../scanner/schema.js';
 import { layout, type Html } from './html.js';
@@ -23,7 +24,6 @@ import {
   scansPage,
   setupPage,
 } from './pages.js';
-import { HttpCodes } from '../http/errors.js';
 import { TrackingCheckerCodes } from '../modules/tracking-checker/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -151,12 +151,7 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: ScanRequestBody,
       response: {
         200: withMeta(ScanResultSchema),
-        ...errorResponses(
-          ...BODY_ERRORS,
-          HttpCodes.urlNotAllowed,
-          TrackingCheckerCodes.targetUnreachable,
-          HttpCodes.publicScanLimit,
-        ),
+        ...errorResponses(HttpCodes.urlNotAllowed, TrackingCheckerCodes.targetUnreachable, HttpCodes.publicScanLimit),
       },
     },
     handler: async (request, reply) => {

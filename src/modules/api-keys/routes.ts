@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { listPage } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { ApiKey, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas.js';
 import { HttpCodes } from '../../http/errors.js';
+import { listPage } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { ApiKey, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas.js';
 import { ApiKeyCodes } from './errors.js';
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -33,12 +33,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateApiKeyBody,
       response: {
         201: withMeta(CreatedApiKey),
-        ...errorResponses(
-          ...BODY_ERRORS,
-          ApiKeyCodes.invalidExpiry,
-          ApiKeyCodes.tooManyApiKeys,
-          HttpCodes.insufficientRole,
-        ),
+        ...errorResponses(ApiKeyCodes.invalidExpiry, ApiKeyCodes.tooManyApiKeys, HttpCodes.insufficientRole),
       },
     },
     handler: async (request, reply) => reply.code(201).send(await keys.createFor(requireAuth(request), request.body)),

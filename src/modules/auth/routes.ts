@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import { requireAuth } from '../../http/context.js';
-import { BODY_ERRORS, errorResponses, withMeta } from '../../http/schemas.js';
+import { HttpCodes } from '../../http/errors.js';
+import { errorResponses, withMeta } from '../../http/schemas.js';
 import { AuthCodes, AuthErrors } from './errors.js';
 import { LoginBody, Session, SetupBody, SetupResult } from './schemas.js';
 import { Type } from 'typebox';
-import { HttpCodes } from '../../http/errors.js';
 
 export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { users } = app.services;
@@ -27,7 +27,6 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         201: withMeta(SetupResult),
         ...errorResponses(
-          ...BODY_ERRORS,
           AuthCodes.weakPassword,
           AuthCodes.setupTokenRequired,
           AuthCodes.invalidSetupToken,
@@ -51,7 +50,6 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: withMeta(Session),
         ...errorResponses(
-          ...BODY_ERRORS,
           AuthCodes.invalidLogin,
           AuthCodes.noActiveTenant,
           HttpCodes.missingCredentials,

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ContainerCodes, ContainerErrors } from './errors.js';
 import * as queries from './queries.js';
 import {
@@ -15,7 +16,6 @@ import {
   UsageQuery,
   type ContainerAction,
 } from './schemas.js';
-import { HttpCodes } from '../../http/errors.js';
 
 const DAY_MS = 86_400_000;
 
@@ -48,7 +48,6 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         201: withMeta(Container),
         ...errorResponses(
-          ...BODY_ERRORS,
           HttpCodes.planLimitReached,
           ContainerCodes.invalidConfig,
           HttpCodes.httpsRequired,
@@ -80,7 +79,6 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: withMeta(Container),
         ...errorResponses(
-          ...BODY_ERRORS,
           HttpCodes.resourceMissing,
           ContainerCodes.containerDeleted,
           ContainerCodes.invalidConfig,

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { listPage } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { CreateDomainBody, Domain, DomainIdParams } from './schemas.js';
 import { HttpCodes } from '../../http/errors.js';
+import { listPage } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { CreateDomainBody, Domain, DomainIdParams } from './schemas.js';
 import { DomainCodes } from './errors.js';
 import { ContainerCodes } from '../containers/errors.js';
 
@@ -36,7 +36,6 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         201: withMeta(Domain),
         ...errorResponses(
-          ...BODY_ERRORS,
           DomainCodes.invalidHostname,
           DomainCodes.reservedHostname,
           HttpCodes.resourceMissing,

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import {
   Check,
   CreateMonitorBody,
@@ -13,7 +14,6 @@ import {
   MonitorStats,
   UpdateMonitorBody,
 } from './schemas.js';
-import { HttpCodes } from '../../http/errors.js';
 import { MONITOR_SETTINGS_ERRORS, MonitorCodes } from './errors.js';
 
 export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -44,7 +44,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateMonitorBody,
       response: {
         201: withMeta(Monitor),
-        ...errorResponses(...BODY_ERRORS, HttpCodes.planLimitReached, ...MONITOR_SETTINGS_ERRORS),
+        ...errorResponses(HttpCodes.planLimitReached, ...MONITOR_SETTINGS_ERRORS),
       },
     },
     handler: async (request, reply) => reply.code(201).send(await monitors.create(tenant(request), request.body)),
@@ -70,7 +70,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateMonitorBody,
       response: {
         200: withMeta(Monitor),
-        ...errorResponses(...BODY_ERRORS, HttpCodes.resourceMissing, ...MONITOR_SETTINGS_ERRORS),
+        ...errorResponses(HttpCodes.resourceMissing, ...MONITOR_SETTINGS_ERRORS),
       },
     },
     handler: async (request) => monitors.update(tenant(request), request.params.id, request.body),

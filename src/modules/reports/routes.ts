@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
-import { listPage } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { CreateReportBody, Report, ReportIdParams } from './schemas.js';
 import { HttpCodes } from '../../http/errors.js';
+import { listPage } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { CreateReportBody, Report, ReportIdParams } from './schemas.js';
 import { ReportCodes } from './errors.js';
 
 export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -22,7 +22,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateReportBody,
       response: {
         202: withMeta(Report),
-        ...errorResponses(...BODY_ERRORS, ReportCodes.invalidPeriod, HttpCodes.periodReversed, HttpCodes.periodTooLong),
+        ...errorResponses(ReportCodes.invalidPeriod, HttpCodes.periodReversed, HttpCodes.periodTooLong),
       },
     },
     handler: async (request, reply) => reply.code(202).send(await reports.create(tenant(request), request.body)),

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { listPage } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses, listEnvelope, withMeta } from '../../http/schemas.js';
-import { CreateTenantBody, ListTenantsQuery, Tenant, TenantIdParams, UpdateTenantBody } from './schemas.js';
 import { HttpCodes } from '../../http/errors.js';
+import { listPage } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, withMeta } from '../../http/schemas.js';
+import { CreateTenantBody, ListTenantsQuery, Tenant, TenantIdParams, UpdateTenantBody } from './schemas.js';
 import { TenantCodes } from './errors.js';
 
 export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -36,7 +36,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateTenantBody,
       response: {
         201: withMeta(Tenant),
-        ...errorResponses(...BODY_ERRORS, TenantCodes.clientsNotAllowed, HttpCodes.planLimitReached),
+        ...errorResponses(TenantCodes.clientsNotAllowed, HttpCodes.planLimitReached),
       },
     },
     handler: async (request, reply) => {
@@ -68,7 +68,6 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: withMeta(Tenant),
         ...errorResponses(
-          ...BODY_ERRORS,
           HttpCodes.resourceMissing,
           TenantCodes.planChangeNotAllowed,
           TenantCodes.invalidClientPlan,

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ScanIdParams, ScanRequestBody, ScanResponse, ScanSummary } from './schemas.js';
 import { scanQuotaHeaderItems, type ScanQuota } from './service.js';
-import { HttpCodes } from '../../http/errors.js';
 import { TrackingCheckerCodes } from './errors.js';
 
 function appendHeaderItem(reply: FastifyReply, name: string, item: string): void {
@@ -33,7 +33,6 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: withMeta(ScanResponse),
         ...errorResponses(
-          ...BODY_ERRORS,
           HttpCodes.urlNotAllowed,
           TrackingCheckerCodes.targetUnreachable,
           TrackingCheckerCodes.scanQuotaExceeded,

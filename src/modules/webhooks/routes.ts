@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { listPage } from '../../http/pagination.js';
-import { BODY_ERRORS, errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { CreatedWebhook, CreateWebhookBody, Delivery, Webhook, WebhookIdParams } from './schemas.js';
 import { HttpCodes } from '../../http/errors.js';
+import { listPage } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { CreatedWebhook, CreateWebhookBody, Delivery, Webhook, WebhookIdParams } from './schemas.js';
 
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const webhooks = app.services.webhooks;
@@ -32,7 +32,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateWebhookBody,
       response: {
         201: withMeta(CreatedWebhook),
-        ...errorResponses(...BODY_ERRORS, HttpCodes.httpsRequired, HttpCodes.urlNotAllowed),
+        ...errorResponses(HttpCodes.httpsRequired, HttpCodes.urlNotAllowed),
       },
     },
     handler: async (request, reply) =>
