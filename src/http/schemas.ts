@@ -79,9 +79,9 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'No such object, or it belongs to another tenant.',
   405: 'The path exists but not with this method; see the Allow header.',
   409: 'The request conflicts with the current state of the object.',
-  422: 'The request is valid, but its target could not be processed.',
   413: 'The request body is larger than 1 MB.',
   415: 'The request body is not `application/json`.',
+  422: 'The request is valid, but its target could not be processed.',
   429: 'Too many requests; retry after the number of seconds in `Retry-After`.',
   500: 'Something went wrong on our side; the request id helps us find it.',
   503: '`service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`.',
@@ -143,9 +143,10 @@ export function codesOf(schema: unknown): string[] {
 }
 
 /**
- * Error responses of a route: the common statuses, plus one per status of the codes it declares, each listing its
- * codes. Codes that depend on how the route is reached (authentication, the Tagport-Tenant header, roles, CSRF)
- * are added when the OpenAPI document is built (see openapi.ts).
+ * Error responses of a route: the common statuses, plus one per status of the codes it declares (from the
+ * catalogues), each listing its codes as an enum. Codes that depend on how the route is reached (authentication,
+ * the Tagport-Tenant header, roles, CSRF, the body of unsafe methods) are added when the OpenAPI document is
+ * built (`documentErrorCodes` in openapi.ts).
  */
 export function errorResponses(...declared: readonly ErrorCodeDefinition[]): Record<number, TSchema> {
   const statuses = [...new Set([...COMMON_ERRORS, ...declared.map((definition) => definition.status)])].sort();
