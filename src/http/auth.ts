@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { KeyCredential } from '../modules/auth/credentials.js';
 import type { AuthContext } from './context.js';
-import { notFound, unauthenticated } from './errors.js';
+import { HttpCodes, notFound, unauthenticated } from './errors.js';
 
 export const SESSION_COOKIE = 'tgp_session';
 export const TENANT_HEADER = 'tagport-tenant';
@@ -29,7 +29,8 @@ export function authenticate(
   if (header === undefined)
     return authenticateSession(app, request, reply).then((context) => actingTenant(app, request, context));
   const match = BEARER.exec(header.trim());
-  if (!match) throw unauthenticated('invalid_authorization_header', 'Use the header "Authorization: Bearer tgp_…".');
+  if (!match)
+    throw unauthenticated(HttpCodes.invalidAuthorizationHeader, 'Use the header "Authorization: Bearer tgp_…".');
   const key = app.services.auth.verifyApiKey(match[1]);
   if (key instanceof Promise) return key.then((verified) => actingTenant(app, request, apiKeyContext(verified)));
   return actingTenant(app, request, apiKeyContext(key));
@@ -55,7 +56,7 @@ async function authenticateSession(
   const cookie = request.cookies[SESSION_COOKIE];
   const session = cookie ? await app.services.auth.verifySession(cookie) : null;
   if (!session)
-    throw unauthenticated('missing_credentials', 'Send an API key in the header "Authorization: Bearer tgp_…".');
+    throw unauthenticated(HttpCodes.missingCredentials, 'Send an API key in the header "Authorization: Bearer tgp_…".');
   if (UNSAFE_METHODS.has(request.method)) await csrfCheck(app, request, reply);
   return {
     kind: 'session',

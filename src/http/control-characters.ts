@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { invalidRequest, type ApiError } from './errors.js';
+import { type ApiError, HttpCodes } from './errors.js';
 
 /**
  * C0 control characters and DEL are refused in every string a client sends, before validation: PostgreSQL
@@ -46,15 +46,10 @@ function findControlCharacter(root: unknown, pattern: RegExp): { path: string; c
 function refusal(location: Location, found: { path: string; character: string }): ApiError {
   const code = `U+${found.character.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
   const where = found.path ? `The ${WHERE[location]} '${found.path}'` : 'The request body';
-  return invalidRequest(
-    'invalid_character',
-    `${where} contains the control character ${code}, which is not allowed.`,
-    found.path || undefined,
-    {
-      location,
-      character: code,
-    },
-  );
+  return HttpCodes.invalidCharacter.error(`${where} contains the control character ${code}, which is not allowed.`, {
+    param: found.path || undefined,
+    details: { location, character: code },
+  });
 }
 
 function check(request: FastifyRequest): ApiError | null {

@@ -5,7 +5,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { newId } from '../lib/ids.js';
 import { registerControlCharacterCheck } from './control-characters.js';
-import { ApiError, serviceUnavailable, type ErrorType } from './errors.js';
+import { ApiError, type ErrorCodeDefinition, HttpCodes, serviceUnavailable, type ErrorType } from './errors.js';
 
 /**
  * Conventions every response follows, written once: api_meta.request_id in every JSON object body
@@ -49,19 +49,10 @@ export function registerConventions(app: FastifyInstance): void {
       return sendError(
         request,
         reply,
-        new ApiError(
-          405,
-          'invalid_request_error',
-          'method_not_allowed',
-          `${request.method} is not allowed on ${path}; allowed: ${allow}.`,
-        ),
+        HttpCodes.methodNotAllowed.error(`${request.method} is not allowed on ${path}; allowed: ${allow}.`),
       );
     }
-    return sendError(
-      request,
-      reply,
-      new ApiError(404, 'not_found_error', 'route_not_found', `No route ${request.method} ${path}.`),
-    );
+    return sendError(request, reply, HttpCodes.routeNotFound.error(`No route ${request.method} ${path}.`));
   });
 }
 
@@ -127,9 +118,9 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   return sendError(request, reply, toApiError(error, request));
 }
 
-const CLIENT_ERRORS: Record<string, [number, string, string]> = {
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout', 'The request was not received in time.'],
-  HPE_HEADER_OVERFLOW: [431, 'headers_too_large', 'The request headers are too large.'],
+const CLIENT_ERRORS: Record<string, [ErrorCodeDefinition, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [HttpCodes.requestTimeout, 'The request was not received in time.'],
+  HPE_HEADER_OVERFLOW: [HttpCodes.headersTooLarge, 'The request headers are too large.'],
 };
 
 /**
@@ -139,16 +130,15 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
  */
 export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
-    400,
-    'malformed_request',
+  const [{ status, type, code }, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    HttpCodes.malformedRequest,
     'The request is not valid HTTP/1.1 (request line or headers).',
   ];
   const requestId = newId('request');
   this.log.debug({ err: error, reqId: requestId }, 'client error');
   if (socket.writable) {
     const body = JSON.stringify({
-      error: { type: 'invalid_request_error', code, message },
+      error: { type, code, message },
       api_meta: { request_id: requestId },
     });
     socket.write(
@@ -159,67 +149,29 @@ export function handleClientError(this: FastifyInstance, error: NodeJS.ErrnoExce
   socket.destroy(error);
 }
 
-const FASTIFY_ERRORS: Record<string, [number, ErrorType, string, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [
-    415,
-    'invalid_request_error',
-    'unsupported_media_type',
-    'Send the request body as application/json.',
-  ],
+const FASTIFY_ERRORS: Record<string, [ErrorCodeDefinition, string]> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [HttpCodes.unsupportedMediaType, 'Send the request body as application/json.'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [
-    400,
-    'invalid_request_error',
-    'invalid_content_length',
+    HttpCodes.invalidContentLength,
     'The Content-Length header does not match the body.',
   ],
-  FST_ERR_CTP_BODY_TOO_LARGE: [
-    413,
-    'invalid_request_error',
-    'body_too_large',
-    'The request body is larger than the limit of 1 MB.',
-  ],
+  FST_ERR_CTP_BODY_TOO_LARGE: [HttpCodes.bodyTooLarge, 'The request body is larger than the limit of 1 MB.'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [
-    400,
-    'invalid_request_error',
-    'empty_body',
+    HttpCodes.emptyBody,
     'The request has Content-Type application/json but an empty body.',
   ],
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_request_error', 'invalid_json', 'The request body is not valid JSON.'],
-  FST_ERR_CTP_INVALID_TYPE: [
-    415,
-    'invalid_request_error',
-    'unsupported_media_type',
-    'The Content-Type header is invalid.',
-  ],
-  FST_ERR_BAD_URL: [
-    400,
-    'invalid_request_error',
-    'invalid_url',
-    'The request URL is malformed (an invalid percent-encoding).',
-  ],
-  FST_ERR_INVALID_URL: [400, 'invalid_request_error', 'invalid_url', 'The request URL is malformed.'],
-  FST_ERR_MAX_PARAM_LENGTH: [
-    400,
-    'invalid_request_error',
-    'path_parameter_too_long',
-    'A path parameter is longer than 200 characters.',
-  ],
-  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: [
-    415,
-    'invalid_request_error',
-    'unsupported_media_type',
-    'Send the request body as application/json.',
-  ],
+  FST_ERR_CTP_INVALID_JSON_BODY: [HttpCodes.invalidJson, 'The request body is not valid JSON.'],
+  FST_ERR_CTP_INVALID_TYPE: [HttpCodes.unsupportedMediaType, 'The Content-Type header is invalid.'],
+  FST_ERR_BAD_URL: [HttpCodes.invalidUrl, 'The request URL is malformed (an invalid percent-encoding).'],
+  FST_ERR_INVALID_URL: [HttpCodes.invalidUrl, 'The request URL is malformed.'],
+  FST_ERR_MAX_PARAM_LENGTH: [HttpCodes.pathParameterTooLong, 'A path parameter is longer than 200 characters.'],
+  FST_ERR_ROUTE_MISSING_CONTENT_TYPE: [HttpCodes.unsupportedMediaType, 'Send the request body as application/json.'],
   FST_CSRF_INVALID_TOKEN: [
-    403,
-    'permission_error',
-    'csrf_token_invalid',
+    HttpCodes.csrfTokenInvalid,
     'Missing or invalid CSRF token: send the token from GET /api/auth/session in the X-CSRF-Token header.',
   ],
   FST_CSRF_MISSING_SECRET: [
-    403,
-    'permission_error',
-    'csrf_token_invalid',
+    HttpCodes.csrfTokenInvalid,
     'Missing CSRF secret cookie: fetch GET /api/auth/session first.',
   ],
 };
@@ -237,24 +189,20 @@ function toApiError(
     const issue = error.validation[0];
     const context = error.validationContext ?? 'body';
     const param = validationParam(issue);
-    return new ApiError(
-      400,
-      'invalid_request_error',
-      issue.keyword === 'additionalProperties' ? 'unknown_parameter' : 'invalid_parameter',
-      validationMessage(issue, context, param),
-      {
-        param,
-        details:
-          issue.keyword === 'enum'
-            ? { location: context, allowed_values: issue.params.allowedValues }
-            : { location: context },
-      },
-    );
+    const definition =
+      issue.keyword === 'additionalProperties' ? HttpCodes.unknownParameter : HttpCodes.invalidParameter;
+    return definition.error(validationMessage(issue, context, param), {
+      param,
+      details:
+        issue.keyword === 'enum'
+          ? { location: context, allowed_values: issue.params.allowedValues }
+          : { location: context },
+    });
   }
   const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
-  if (known) return new ApiError(known[0], known[1], known[2], known[3]);
+  if (known) return known[0].error(known[1]);
   if (error instanceof SyntaxError || (error as { type?: string }).type === 'entity.parse.failed') {
-    return new ApiError(400, 'invalid_request_error', 'invalid_json', 'The request body is not valid JSON.');
+    return HttpCodes.invalidJson.error('The request body is not valid JSON.');
   }
   if (isDatabaseUnavailable(error)) {
     request.log.error({ err: error }, 'database unavailable');
@@ -265,16 +213,11 @@ function toApiError(
     request.log.info({ err: error }, 'request refused by a library');
     return new ApiError(
       error.statusCode,
-      'invalid_request_error',
-      'bad_request',
+      HttpCodes.badRequest.type,
+      HttpCodes.badRequest.code,
       'The request could not be processed; check its method, headers and body.',
     );
   }
   request.log.error({ err: error }, 'unhandled error');
-  return new ApiError(
-    500,
-    'api_error',
-    'internal_error',
-    'An unexpected error occurred. Quote the request id if you contact us.',
-  );
+  return HttpCodes.internalError.error('An unexpected error occurred. Quote the request id if you contact us.');
 }

@@ -3,7 +3,8 @@ import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { Role } from './context.js';
 import { ruleFor } from './roles.js';
-import { ErrorBody } from './schemas.js';
+import { HttpCodes } from './errors.js';
+import { codesOf, ERROR_DESCRIPTIONS, errorBody, isErrorBody } from './schemas.js';
 
 const DESCRIPTION = `The Tagport API: tenants, API keys and the tracking checker of the server-side tagging platform.
 
@@ -67,7 +68,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       ],
     },
     hideUntagged: true,
-    transform: ({ schema, url, route }) => ({ schema: documentRole(schema, route), url }),
+    transform: ({ schema, url, route }) => ({ schema: documentErrorCodes(documentRole(schema, route), route), url }),
   });
 
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
@@ -92,6 +93,21 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 const WHO: Record<Role, string> = { owner: 'owners only', admin: 'admins and owners', member: 'every role' };
 const INSUFFICIENT_ROLE =
   "`insufficient_role` when the credential's role is too low (`details.required_role` names the role needed).";
+const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Codes the request guard answers on every credentialed route, by status. */
+const GUARD_CODES: Record<number, string[]> = {
+  401: [
+    HttpCodes.missingCredentials,
+    HttpCodes.invalidAuthorizationHeader,
+    HttpCodes.invalidApiKey,
+    HttpCodes.apiKeyRevoked,
+    HttpCodes.apiKeyExpired,
+    HttpCodes.credentialTenantArchived,
+  ].map((definition) => definition.code),
+  // A Tagport-Tenant header naming a tenant that is not the caller's client.
+  404: [HttpCodes.resourceMissing.code],
+};
 
 /** Shows each operation's rule from the role policy: an extension, a sentence in the description and the 403. */
 function documentRole(schema: FastifySchema, route: RouteOptions): FastifySchema {
@@ -111,8 +127,40 @@ function documentRole(schema: FastifySchema, route: RouteOptions): FastifySchema
   documented.response = {
     ...responses,
     403: forbidden
-      ? { ...forbidden, description: `${forbidden.description ?? ''} Also ${INSUFFICIENT_ROLE}`.trim() }
-      : { ...ErrorBody, description: `Authenticated, but not allowed to do this: ${INSUFFICIENT_ROLE}` },
+      ? errorBody(`${forbidden.description ?? ''} Also ${INSUFFICIENT_ROLE}`.trim(), [
+          ...codesOf(forbidden),
+          HttpCodes.insufficientRole.code,
+        ])
+      : errorBody(`Authenticated, but not allowed to do this: ${INSUFFICIENT_ROLE}`, [HttpCodes.insufficientRole.code]),
   };
   return documented;
+}
+
+/**
+ * Completes the codes of each error status with those that depend on how the route is reached: the request
+ * guard's (authentication; the Tagport-Tenant header), the body's (size, media type) and CSRF for unsafe
+ * methods, with the session cookie. A public route answers no 401 unless it declares one.
+ */
+function documentErrorCodes(schema: FastifySchema, route: RouteOptions): FastifySchema {
+  if (!schema?.response) return schema;
+  const guarded = ruleFor(route) !== null;
+  const methods = (Array.isArray(route.method) ? route.method : [route.method]).map((method) => method.toUpperCase());
+  const added: Record<number, string[]> = guarded ? { ...GUARD_CODES } : {};
+  if (methods.some((method) => UNSAFE_METHODS.has(method))) {
+    // Fastify reads the body of every unsafe method, declared or not.
+    added[413] = [HttpCodes.bodyTooLarge.code];
+    added[415] = [HttpCodes.unsupportedMediaType.code];
+    if (guarded) added[403] = [HttpCodes.csrfTokenInvalid.code];
+  }
+  const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown>) };
+  for (const [status, codes] of Object.entries(added)) {
+    const existing = responses[status] as { description?: string } | undefined;
+    responses[status] = errorBody(existing?.description ?? ERROR_DESCRIPTIONS[Number(status)], [
+      ...codesOf(existing),
+      ...codes,
+    ]);
+  }
+  for (const [status, response] of Object.entries(responses))
+    if (isErrorBody(response) && codesOf(response).length === 0) delete responses[status];
+  return { ...schema, response: responses };
 }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
-import { ApiError } from './errors.js';
+import { HttpCodes } from './errors.js';
 
 const WINDOW_SECONDS = 60;
 
@@ -94,10 +94,7 @@ export class RateLimits {
       (rejection: unknown) => {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;
         const resetSeconds = this.setHeaders(reply, policy, rejection);
-        throw new ApiError(
-          429,
-          'rate_limit_error',
-          'rate_limited',
+        throw HttpCodes.rateLimited.error(
           `Rate limit of ${policy.quota} requests per minute exceeded; retry in ${resetSeconds} s.`,
           {
             headers: { 'retry-after': String(resetSeconds) },
@@ -141,10 +138,7 @@ export class RateLimits {
     append('ratelimit-policy', `"public-scan";q=${this.publicScanQuota};w=3600`);
     append('ratelimit', `"public-scan";r=${Math.max(0, result.remainingPoints)};t=${resetSeconds}`);
     if (limited) {
-      throw new ApiError(
-        429,
-        'rate_limit_error',
-        'public_scan_limit',
+      throw HttpCodes.publicScanLimit.error(
         `The public checker allows ${this.publicScanQuota} scans per hour per address; retry in ${resetSeconds} s, or use the API with a key.`,
         {
           headers: { 'retry-after': String(resetSeconds) },

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { AuthContext, Role } from './context.js';
-import { ApiError, unauthenticated } from './errors.js';
+import { type ApiError, HttpCodes, unauthenticated } from './errors.js';
 
 /**
  * The role policy: who may change what in a tenant. Written down here once; the route hooks below
@@ -77,14 +77,9 @@ export function hasRole(role: Role, minimum: Role): boolean {
 
 export function insufficientRole(auth: AuthContext, minimum: Role, what = 'This operation'): ApiError {
   const credential = auth.kind === 'api_key' ? 'API key' : 'session';
-  return new ApiError(
-    403,
-    'permission_error',
-    'insufficient_role',
+  return HttpCodes.insufficientRole.error(
     `${what} needs the ${minimum} role or higher; this ${credential} has the ${auth.role} role.`,
-    {
-      details: { required_role: minimum, role: auth.role },
-    },
+    { details: { required_role: minimum, role: auth.role } },
   );
 }
 
@@ -114,7 +109,7 @@ type Done = (error?: Error) => void;
 function authOf(request: FastifyRequest): AuthContext {
   // The request guard answers 401 first on every credentialed route; this only catches a route it skips.
   if (!request.authContext)
-    throw unauthenticated('missing_credentials', 'Send an API key in the header "Authorization: Bearer tgp_…".');
+    throw unauthenticated(HttpCodes.missingCredentials, 'Send an API key in the header "Authorization: Bearer tgp_…".');
   return request.authContext;
 }
 

@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { type ErrorCodeDefinition, HttpCodes } from './errors.js';
 
 /**
  * `enum` and `type: [x, 'null']` instead of anyOf unions: the same JSON Schema meaning, but the response
@@ -60,7 +61,7 @@ export const ErrorBody = Type.Object(
       {
         error: {
           type: 'not_found_error',
-          code: 'resource_missing',
+          code: HttpCodes.resourceMissing.code,
           message: "No tenant with id 'ten_01jdv3k2m8q4r7s9t0v1w2x3y4'.",
           param: 'id',
         },
@@ -70,7 +71,7 @@ export const ErrorBody = Type.Object(
   },
 );
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
+export const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies).',
   401: 'Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`.',
   402: 'The plan does not allow this; upgrade or remove something first.',
@@ -80,6 +81,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'The request conflicts with the current state of the object.',
   413: 'The request body is larger than 1 MB.',
   415: 'The request body is not `application/json`.',
+  422: 'The request is valid, but its target could not be processed.',
   429: 'Too many requests; retry after the number of seconds in `Retry-After`.',
   500: 'Something went wrong on our side; the request id helps us find it.',
   503: '`service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`.',
@@ -87,10 +89,79 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 const COMMON_ERRORS = [400, 401, 429, 500, 503] as const;
 
-/** Response schemas for the error statuses a route can return (the common ones are always included). */
-export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  const all = [...new Set([...COMMON_ERRORS, ...statuses])].sort();
-  return Object.fromEntries(all.map((status) => [status, { ...ErrorBody, description: ERROR_DESCRIPTIONS[status] }]));
+/** Codes every operation can answer with a status, whatever it does: validation, framework, limits, availability. */
+const COMMON_CODES: Partial<Record<number, ErrorCodeDefinition[]>> = {
+  400: [
+    HttpCodes.invalidParameter,
+    HttpCodes.unknownParameter,
+    HttpCodes.invalidJson,
+    HttpCodes.emptyBody,
+    HttpCodes.invalidContentLength,
+    HttpCodes.invalidUrl,
+    HttpCodes.pathParameterTooLong,
+    HttpCodes.invalidCharacter,
+    HttpCodes.badRequest,
+  ],
+  429: [HttpCodes.rateLimited],
+  500: [HttpCodes.internalError],
+  503: [HttpCodes.serviceUnavailable],
+};
+
+/** The error body of one status, with the codes it can carry as an enum on `error.code`. */
+export function errorBody(description: string, codes: readonly string[]): TSchema {
+  const error = ErrorBody.properties.error;
+  const code = [...new Set(codes)].sort();
+  const { examples, ...body } = ErrorBody as typeof ErrorBody & { examples: Array<{ error: { code: string } }> };
+  return {
+    ...body,
+    ...(code.includes(examples[0].error.code) ? { examples } : {}),
+    description,
+    properties: {
+      ...ErrorBody.properties,
+      error: {
+        ...error,
+        properties: {
+          ...error.properties,
+          code: code.length ? { ...error.properties.code, enum: code } : error.properties.code,
+        },
+      },
+    },
+  } as unknown as TSchema;
+}
+
+/** Whether a response schema is the error body (the readiness probe's 503, say, is not). */
+export const isErrorBody = (schema: unknown): boolean => {
+  const error = (schema as { properties?: { error?: { properties?: Record<string, unknown> } } } | undefined)
+    ?.properties?.error;
+  return error?.properties?.type !== undefined && error.properties.code !== undefined;
+};
+
+/** The codes of an error body built by `errorBody` (empty for any other schema). */
+export function codesOf(schema: unknown): string[] {
+  const body = schema as { properties?: { error?: { properties?: { code?: { enum?: string[] } } } } } | undefined;
+  return body?.properties?.error?.properties?.code?.enum ?? [];
+}
+
+/**
+ * Error responses of a route: the common statuses, plus one per status of the codes it declares (from the
+ * catalogues), each listing its codes as an enum. Codes that depend on how the route is reached (authentication,
+ * the Tagport-Tenant header, roles, CSRF, the body of unsafe methods) are added when the OpenAPI document is
+ * built (`documentErrorCodes` in openapi.ts).
+ */
+export function errorResponses(...declared: readonly ErrorCodeDefinition[]): Record<number, TSchema> {
+  const statuses = [...new Set([...COMMON_ERRORS, ...declared.map((definition) => definition.status)])].sort();
+  return Object.fromEntries(
+    statuses.map((status) => {
+      const codes = [...(COMMON_CODES[status] ?? []), ...declared.filter((definition) => definition.status === status)];
+      return [
+        status,
+        errorBody(
+          ERROR_DESCRIPTIONS[status],
+          codes.map((definition) => definition.code),
+        ),
+      ];
+    }),
+  );
 }
 
 export const PaginationQuery = Type.Object({

@@ -6,6 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { SESSION_COOKIE } from '../http/auth.js';
+import { HttpCodes } from '../http/errors.js';
 import { errorResponses, withMeta } from '../http/schemas.js';
 import { ScanRequestBody } from '../modules/tracking-checker/schemas.js';
 import { ScanResultSchema } from '../scanner/schema.js';
@@ -23,6 +24,7 @@ import {
   scansPage,
   setupPage,
 } from './pages.js';
+import { TrackingCheckerCodes } from '../modules/tracking-checker/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -147,7 +149,10 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags: ['Tracking checker'],
       security: [],
       body: ScanRequestBody,
-      response: { 200: withMeta(ScanResultSchema), ...errorResponses(413, 415, 422) },
+      response: {
+        200: withMeta(ScanResultSchema),
+        ...errorResponses(HttpCodes.urlNotAllowed, TrackingCheckerCodes.targetUnreachable, HttpCodes.publicScanLimit),
+      },
     },
     handler: async (request, reply) => {
       await app.rateLimits.consumePublicScan(request, reply);

@@ -42,6 +42,9 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
  * printed, not failed. Remove an entry once its defect is fixed.
  */
 const KNOWN_DEFECTS: Array<{ operationId: string; problem: RegExp; what: string }> = [];
+/** Codes of requests the router sent to no operation: they belong to none, so no operation lists them. */
+const NOT_THE_OPERATION = new Set(['route_not_found', 'method_not_allowed']);
+
 const knownDefect = (operationId: string, problem: string) =>
   KNOWN_DEFECTS.find((known) => known.operationId === operationId && known.problem.test(problem));
 
@@ -378,11 +381,18 @@ describe.each(backends)('fuzz of every documented operation on %s', (backend) =>
     if (status >= 400) {
       if (contentType !== 'application/json')
         return `error ${status} is ${contentType || 'without content type'}, not the JSON envelope`;
-      const body = response.json() as { api_meta: { request_id: string } };
+      const body = response.json() as { error: { code: string }; api_meta: { request_id: string } };
       if (!validateError(body))
         return `error ${status} is not the envelope: ${ajv.errorsText(validateError.errors)}; ${response.body.slice(0, 300)}`;
       if (body.api_meta.request_id !== response.headers['x-request-id'])
         return `api_meta.request_id ${body.api_meta.request_id} differs from X-Request-Id ${response.headers['x-request-id']}`;
+      // A path the router does not match (an encoded slash, say) never reached the operation.
+      if (NOT_THE_OPERATION.has(body.error.code)) return null;
+      const codes = operation.responses[String(status)]?.content?.['application/json']?.schema?.properties?.error
+        ?.properties?.code?.enum as string[] | undefined;
+      if (!codes) return `error ${status} ${body.error.code} is not documented (${Object.keys(operation.responses)})`;
+      if (!codes.includes(body.error.code))
+        return `error ${status} ${body.error.code} is not among the documented codes ${codes.join(', ')}`;
       return null;
     }
     const documented = operation.responses[String(status)];

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ApiKey, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas.js';
+import { ApiKeyCodes } from './errors.js';
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const keys = app.services.apiKeys;
@@ -29,7 +31,10 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Creates a key for the tenant. The response is the only time the token is shown.',
       tags,
       body: CreateApiKeyBody,
-      response: { 201: withMeta(CreatedApiKey), ...errorResponses(403, 413, 415) },
+      response: {
+        201: withMeta(CreatedApiKey),
+        ...errorResponses(ApiKeyCodes.invalidExpiry, ApiKeyCodes.tooManyApiKeys, HttpCodes.insufficientRole),
+      },
     },
     handler: async (request, reply) => reply.code(201).send(await keys.createFor(requireAuth(request), request.body)),
   });
@@ -41,7 +46,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The key stops working at once on every instance. Revoking a revoked key returns it unchanged.',
       tags,
       params: ApiKeyIdParams,
-      response: { 200: withMeta(ApiKey), ...errorResponses(403, 404) },
+      response: { 200: withMeta(ApiKey), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.insufficientRole) },
     },
     handler: async (request) => keys.revokeFor(requireAuth(request), request.params.id),
   });

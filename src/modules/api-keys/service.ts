@@ -1,11 +1,11 @@
 import type { Database } from '../../db/index.js';
 import type { ApiKeyRow } from '../../db/schema.js';
 import type { AuthContext, Role } from '../../http/context.js';
-import { forbidden, invalidRequest, notFound } from '../../http/errors.js';
 import { requireRole } from '../../http/roles.js';
 import { newId } from '../../lib/ids.js';
 import { generateApiToken, sha256Hex, tokenHint } from '../../lib/tokens.js';
 import type { AuthService } from '../auth/credentials.js';
+import { ApiKeyErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { ApiKeyDto, CreateApiKeyInput } from './schemas.js';
 
@@ -54,14 +54,11 @@ export class ApiKeyService {
     if (input.expires_at !== undefined) {
       expiresAt = new Date(input.expires_at);
       if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now()) {
-        throw invalidRequest('invalid_expiry', 'expires_at must be a date-time in the future.', 'expires_at');
+        throw ApiKeyErrors.expiryNotInFuture();
       }
     }
     if ((await queries.countActiveKeys(this.database.db, tenantId)) >= MAX_ACTIVE_KEYS_PER_TENANT) {
-      throw forbidden(
-        'too_many_api_keys',
-        `A tenant can have at most ${MAX_ACTIVE_KEYS_PER_TENANT} unrevoked API keys; revoke unused ones.`,
-      );
+      throw ApiKeyErrors.tooManyApiKeys(MAX_ACTIVE_KEYS_PER_TENANT);
     }
     const token = generateApiToken();
     const hint = tokenHint(token);
@@ -93,14 +90,14 @@ export class ApiKeyService {
       return this.toDto(revoked);
     }
     const existing = await queries.findKey(this.database.db, tenantId, keyId);
-    if (!existing) throw notFound('API key', keyId);
+    if (!existing) throw ApiKeyErrors.notFound(keyId);
     return this.toDto(existing);
   }
 
   /** Nobody revokes a key with a role above their own (an admin cannot cut off the owner's automation). */
   async revokeFor(auth: AuthContext, keyId: string) {
     const key = await queries.findKey(this.database.db, auth.tenantId, keyId);
-    if (!key) throw notFound('API key', keyId);
+    if (!key) throw ApiKeyErrors.notFound(keyId);
     requireRole(auth, key.role, `Revoking an API key with the ${key.role} role`);
     return this.revoke(auth.tenantId, keyId);
   }

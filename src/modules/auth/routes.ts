@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import { requireAuth } from '../../http/context.js';
-import { unauthenticated } from '../../http/errors.js';
+import { HttpCodes } from '../../http/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
+import { AuthCodes, AuthErrors } from './errors.js';
 import { LoginBody, Session, SetupBody, SetupResult } from './schemas.js';
 import { Type } from 'typebox';
 
@@ -23,7 +24,15 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       security: [],
       body: SetupBody,
-      response: { 201: withMeta(SetupResult), ...errorResponses(403, 409, 413, 415) },
+      response: {
+        201: withMeta(SetupResult),
+        ...errorResponses(
+          AuthCodes.weakPassword,
+          AuthCodes.setupTokenRequired,
+          AuthCodes.invalidSetupToken,
+          AuthCodes.alreadySetUp,
+        ),
+      },
     },
     handler: async (request, reply) => reply.code(201).send(await users.setup(request.body)),
   });
@@ -38,7 +47,16 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       security: [],
       body: LoginBody,
-      response: { 200: withMeta(Session), ...errorResponses(404, 413, 415) },
+      response: {
+        200: withMeta(Session),
+        ...errorResponses(
+          AuthCodes.invalidLogin,
+          AuthCodes.noActiveTenant,
+          HttpCodes.missingCredentials,
+          HttpCodes.resourceMissing,
+          AuthCodes.tooManyLoginAttempts,
+        ),
+      },
     },
     handler: async (request, reply) => {
       const { token, expiresAt } = await users.login(request.body, request.ip);
@@ -50,7 +68,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         expires: expiresAt,
       });
       const session = await app.services.auth.verifySession(token);
-      if (!session) throw unauthenticated('missing_credentials', 'The session could not be opened.');
+      if (!session) throw AuthErrors.sessionNotOpened();
       return {
         ...(await users.describe(session.userId, session.tenantId, session.role)),
         csrf_token: reply.generateCsrf(),
@@ -65,12 +83,11 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The signed-in user, tenant and a CSRF token for unsafe requests made with the session cookie.',
       tags,
       security: [{ session: [] }],
-      response: { 200: withMeta(Session), ...errorResponses() },
+      response: { 200: withMeta(Session), ...errorResponses(AuthCodes.sessionRequired) },
     },
     handler: async (request, reply) => {
       const auth = requireAuth(request);
-      if (auth.kind !== 'session' || !auth.userId || !auth.role)
-        throw unauthenticated('session_required', 'This endpoint needs the web session cookie, not an API key.');
+      if (auth.kind !== 'session' || !auth.userId || !auth.role) throw AuthErrors.sessionRequired();
       return { ...(await users.describe(auth.userId, auth.tenantId, auth.role)), csrf_token: reply.generateCsrf() };
     },
   });
@@ -83,13 +100,12 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: [{ session: [] }],
       response: {
         200: withMeta(Type.Object({ signed_out: Type.Boolean() }, { additionalProperties: false })),
-        ...errorResponses(403),
+        ...errorResponses(AuthCodes.sessionRequired),
       },
     },
     handler: async (request, reply) => {
       const auth = requireAuth(request);
-      if (auth.kind !== 'session' || !auth.sessionId)
-        throw unauthenticated('session_required', 'This endpoint needs the web session cookie, not an API key.');
+      if (auth.kind !== 'session' || !auth.sessionId) throw AuthErrors.sessionRequired();
       await users.logout(auth.sessionId);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return { signed_out: true };

@@ -5,11 +5,12 @@ import type { Database, Db } from '../../db/index.js';
 import { memberships, tenants, users } from '../../db/schema.js';
 import type { LimiterFactory } from '../../http/rate-limit.js';
 import type { Role } from '../../http/context.js';
-import { ApiError, conflict, forbidden, invalidRequest, notFound, unauthenticated } from '../../http/errors.js';
+import type { ApiError } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { sha256Hex } from '../../lib/tokens.js';
 import type { AuthService } from './credentials.js';
+import { AuthErrors } from './errors.js';
 import * as queries from './queries.js';
 import { isEmail, SETUP_TOKEN_PREFIX } from './schemas.js';
 
@@ -26,7 +27,7 @@ const SETUP_TOKEN_TTL_MS = 60 * 60_000;
 export type SetupState = 'open' | 'token_required' | 'done';
 
 export function assertStrongPassword(password: string): void {
-  if (password.length < 12) throw invalidRequest('weak_password', 'Passwords need at least 12 characters.', 'password');
+  if (password.length < 12) throw AuthErrors.weakPassword();
 }
 
 export function normaliseEmail(email: string): string {
@@ -73,7 +74,7 @@ export class UserService {
 
   /** A one-time set-up token (`tagport setup-token`, and logged at start); only its hash is stored. */
   async createSetupToken(): Promise<{ token: string; expires_at: string }> {
-    if (await queries.anyUser(this.database.db)) throw alreadySetUp();
+    if (await queries.anyUser(this.database.db)) throw AuthErrors.alreadySetUp();
     const token = SETUP_TOKEN_PREFIX + randomBytes(24).toString('base64url');
     const expiresAt = new Date(Date.now() + SETUP_TOKEN_TTL_MS);
     await queries.insertSetupToken(this.database.db, { tokenHash: sha256Hex(token), expiresAt });
@@ -99,7 +100,7 @@ export class UserService {
     const userId = newId('user');
     await this.database.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${SETUP_LOCK})`);
-      if (await queries.anyUser(tx)) throw alreadySetUp();
+      if (await queries.anyUser(tx)) throw AuthErrors.alreadySetUp();
       if (await queries.anyTenant(tx)) await requireSetupToken(tx, input.setup_token);
       await tx
         .insert(tenants)
@@ -115,8 +116,7 @@ export class UserService {
 
   /** Operator path (CLI): a new user with one membership. An email that is taken is refused; nothing is changed then. */
   async createUser(input: { email: string; name: string; password: string; tenantId: string; role: Role }) {
-    if (!isEmail(input.email))
-      throw invalidRequest('invalid_email', `'${input.email}' is not a valid email address.`, 'email');
+    if (!isEmail(input.email)) throw AuthErrors.invalidEmail(input.email);
     assertStrongPassword(input.password);
     const email = normaliseEmail(input.email);
     const userId = newId('user');
@@ -127,8 +127,7 @@ export class UserService {
         .values({ id: userId, email, name: input.name, passwordHash })
         .onConflictDoNothing()
         .returning({ id: users.id });
-      if (inserted.length === 0)
-        throw conflict('email_taken', `A user with the email ${email} already exists; nothing was changed.`);
+      if (inserted.length === 0) throw AuthErrors.emailTaken(email);
       await tx
         .insert(memberships)
         .values({ id: newId('membership'), userId, tenantId: input.tenantId, role: input.role });
@@ -149,16 +148,13 @@ export class UserService {
         if (rejection instanceof RateLimiterRes) throw tooManyAttempts(rejection);
         throw rejection;
       });
-      throw unauthenticated('invalid_login', 'Email or password is wrong.');
+      throw AuthErrors.invalidLogin();
     }
     await this.failedLogins.delete(throttleKey);
     const tenants = await queries.membershipsOf(this.database.db, user.id);
     const active = tenants.filter((membership) => membership.tenantStatus === 'active');
     const chosen = input.tenant_id ? active.find((membership) => membership.tenantId === input.tenant_id) : active[0];
-    if (!chosen)
-      throw input.tenant_id
-        ? notFound('tenant', input.tenant_id)
-        : unauthenticated('no_active_tenant', 'This user belongs to no active tenant.');
+    if (!chosen) throw input.tenant_id ? AuthErrors.tenantNotFound(input.tenant_id) : AuthErrors.noActiveTenant();
     const token = randomBytes(32).toString('base64url');
     const expiresAt = new Date(Date.now() + this.sessionTtlHours * 3600_000);
     await queries.insertSession(this.database.db, {
@@ -178,7 +174,7 @@ export class UserService {
 
   async describe(userId: string, tenantId: string, role: Role) {
     const user = await queries.findUser(this.database.db, userId);
-    if (!user) throw unauthenticated('missing_credentials', 'The session user no longer exists.');
+    if (!user) throw AuthErrors.sessionUserGone();
     const tenants = await queries.membershipsOf(this.database.db, userId);
     return {
       user: { id: user.id, email: user.email, name: user.name },
@@ -193,32 +189,16 @@ export class UserService {
   }
 }
 
-const alreadySetUp = () => conflict('already_set_up', 'Tagport is already set up; sign in instead.');
-
 async function requireSetupToken(db: Db, token: string | undefined): Promise<void> {
   if (!token) {
-    throw forbidden(
-      'setup_token_required',
-      'This database already has tenants, so set-up needs a one-time token: run `tagport setup-token`, or open the set-up URL the server logs at start.',
-    );
+    throw AuthErrors.setupTokenRequired();
   }
   if (!(await queries.isValidSetupToken(db, sha256Hex(token)))) {
-    throw forbidden(
-      'invalid_setup_token',
-      'The set-up token is wrong, expired or already used; create a new one with `tagport setup-token`.',
-    );
+    throw AuthErrors.invalidSetupToken();
   }
 }
 
 function tooManyAttempts(state: RateLimiterRes): ApiError {
   const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-  return new ApiError(
-    429,
-    'rate_limit_error',
-    'too_many_login_attempts',
-    `Too many failed sign-ins; try again in ${seconds} s.`,
-    {
-      headers: { 'retry-after': String(seconds) },
-    },
-  );
+  return AuthErrors.tooManyLoginAttempts(seconds);
 }

@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
+import { ContainerCodes } from './errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import {
@@ -24,7 +26,7 @@ function actionSchema(operationId: string, summary: string) {
       'Returns 202 with the transitional state; the worker completes the transition. 409 names the actions the current state allows.',
     tags: ['Containers'],
     params: ContainerIdParams,
-    response: { 202: withMeta(Container), ...errorResponses(404, 409) },
+    response: { 202: withMeta(Container), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition) },
   };
 }
 
@@ -54,7 +56,15 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: `Creates a hosted server-side tagging container; it starts in \`provisioning\`. States: ${STATE_MACHINE} The plan's \`max_containers\` applies (402).`,
       tags,
       body: CreateContainerBody,
-      response: { 201: withMeta(Container), ...errorResponses(402, 413, 415) },
+      response: {
+        201: withMeta(Container),
+        ...errorResponses(
+          HttpCodes.planLimitReached,
+          ContainerCodes.invalidConfig,
+          HttpCodes.httpsRequired,
+          ContainerCodes.upstreamNotAllowed,
+        ),
+      },
     },
     handler: async (request, reply) => reply.code(201).send(await containers.create(tenant(request), request.body)),
   });
@@ -65,7 +75,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Get a container',
       tags,
       params: ContainerIdParams,
-      response: { 200: withMeta(Container), ...errorResponses(404) },
+      response: { 200: withMeta(Container), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => containers.get(tenant(request), request.params.id),
   });
@@ -77,7 +87,16 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: ContainerIdParams,
       body: UpdateContainerBody,
-      response: { 200: withMeta(Container), ...errorResponses(404, 409, 413, 415) },
+      response: {
+        200: withMeta(Container),
+        ...errorResponses(
+          HttpCodes.resourceMissing,
+          ContainerCodes.containerDeleted,
+          ContainerCodes.invalidConfig,
+          HttpCodes.httpsRequired,
+          ContainerCodes.upstreamNotAllowed,
+        ),
+      },
     },
     handler: async (request) => containers.update(tenant(request), request.params.id, request.body),
   });
@@ -89,7 +108,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Returns 202 with status `deleting`; the worker completes it to `deleted`.',
       tags,
       params: ContainerIdParams,
-      response: { 202: withMeta(Container), ...errorResponses(404, 409) },
+      response: { 202: withMeta(Container), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition) },
     },
     handler: async (request, reply) =>
       reply.code(202).send(await containers.act(tenant(request), request.params.id, 'delete')),
@@ -119,7 +138,10 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: ContainerIdParams,
       querystring: UsageQuery,
-      response: { 200: withMeta(Usage), ...errorResponses(404) },
+      response: {
+        200: withMeta(Usage),
+        ...errorResponses(HttpCodes.resourceMissing, HttpCodes.periodReversed, HttpCodes.periodTooLong),
+      },
     },
     handler: async (request) => containers.usage(tenant(request), request.params.id, request.query),
   });
@@ -133,7 +155,10 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: ContainerIdParams,
       querystring: PaginationQuery,
-      response: { 200: listEnvelope(RequestLog, 'A page of request logs.'), ...errorResponses(404) },
+      response: {
+        200: listEnvelope(RequestLog, 'A page of request logs.'),
+        ...errorResponses(HttpCodes.resourceMissing),
+      },
     },
     handler: async (request) =>
       listPage(request, (limit, offset) => containers.logs(tenant(request), request.params.id, limit, offset)),

@@ -1,10 +1,11 @@
 import type { Database } from '../../db/index.js';
 import type { ContainerRow } from '../../db/schema.js';
-import { conflict, invalidRequest, notFound, planLimitReached } from '../../http/errors.js';
+import { planLimitReached } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
 import type { EventLog } from '../events/service.js';
 import type { TenantService } from '../tenants/service.js';
+import { ContainerErrors } from './errors.js';
 import * as queries from './queries.js';
 import {
   ACTIONS,
@@ -26,23 +27,15 @@ const DAY_MS = 86_400_000;
 export function parseContainerConfig(config: string): string {
   const trimmed = config.trim();
   if (!/^[A-Za-z0-9+/=_-]+$/.test(trimmed))
-    throw invalidRequest(
-      'invalid_config',
-      'config must be the base64 container config string from Google Tag Manager.',
-      'config',
-    );
+    throw ContainerErrors.invalidConfig('config must be the base64 container config string from Google Tag Manager.');
   const params = new URLSearchParams(Buffer.from(trimmed, 'base64').toString('utf8'));
   const id = params.get('id') ?? '';
   if (!/^GTM-[A-Z0-9]{4,12}$/.test(id))
-    throw invalidRequest(
-      'invalid_config',
-      'config does not decode to a GTM container (id=GTM-…&env=…&auth=…).',
-      'config',
-    );
+    throw ContainerErrors.invalidConfig('config does not decode to a GTM container (id=GTM-…&env=…&auth=…).');
   if (!/^\d{1,6}$/.test(params.get('env') ?? ''))
-    throw invalidRequest('invalid_config', 'config has no valid env parameter.', 'config');
+    throw ContainerErrors.invalidConfig('config has no valid env parameter.');
   if (!/^[A-Za-z0-9_-]{6,200}$/.test(params.get('auth') ?? ''))
-    throw invalidRequest('invalid_config', 'config has no valid auth parameter.', 'config');
+    throw ContainerErrors.invalidConfig('config has no valid auth parameter.');
   return id;
 }
 
@@ -117,11 +110,7 @@ export class ContainerService {
       await this.outbound.checkUrl(url);
     } catch (error) {
       if (error instanceof OutboundRefusedError) {
-        throw invalidRequest(
-          error.code === 'https_required' ? 'https_required' : 'upstream_not_allowed',
-          `upstream_url refused: ${error.message}`,
-          'upstream_url',
-        );
+        throw ContainerErrors.upstreamRefused(error);
       }
       throw error;
     }
@@ -162,7 +151,7 @@ export class ContainerService {
 
   async find(tenantId: string, id: string): Promise<ContainerRow> {
     const row = await queries.findContainer(this.db, tenantId, id);
-    if (!row) throw notFound('container', id);
+    if (!row) throw ContainerErrors.notFound(id);
     return row;
   }
 
@@ -182,9 +171,8 @@ export class ContainerService {
     await this.traffic.flush();
     const to = period.to ?? new Date().toISOString().slice(0, 10);
     const from = period.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
-    if (from > to) throw invalidRequest('period_reversed', 'from must not be after to.', 'from');
-    if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS)
-      throw invalidRequest('period_too_long', 'At most 366 days at a time.', 'to');
+    if (from > to) throw ContainerErrors.periodReversed();
+    if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS) throw ContainerErrors.periodTooLong();
     const rows = await queries.usage(this.db, id, from, to);
     const sum = (key: (row: (typeof rows)[number]) => string) => {
       const totals = new Map<string, number>();
@@ -239,7 +227,7 @@ export class ContainerService {
     });
     if (row) return toContainerDto(row);
     const current = await this.find(tenantId, id);
-    throw conflict('container_deleted', `A ${current.status} container cannot be changed.`, { status: current.status });
+    throw ContainerErrors.notChangeable(current.status);
   }
 
   /** start / stop / restart / delete: an atomic move to the transitional state, then the worker finishes it. */
@@ -254,11 +242,7 @@ export class ContainerService {
     if (!row) {
       const latest = await this.find(tenantId, id);
       const allowed = allowedActions(latest.status);
-      throw conflict(
-        'invalid_transition',
-        `Cannot ${action} a container that is ${latest.status}; allowed: ${allowed.join(', ') || 'none'}.`,
-        { status: latest.status, allowed_actions: allowed },
-      );
+      throw ContainerErrors.transitionNotAllowed(action, latest.status, allowed);
     }
     await this.events.record(
       tenantId,

@@ -1,6 +1,6 @@
 import { Resolver } from 'node:dns/promises';
 import { domainToASCII } from 'node:url';
-import { invalidRequest } from '../../http/errors.js';
+import { DomainErrors } from './errors.js';
 import type { FailureReason } from './schemas.js';
 
 /** Characters of a URL around a host (scheme, user info, port, path, query, fragment); domainToASCII would cut at some. */
@@ -12,7 +12,7 @@ export function normaliseHostname(input: string): string {
   if (URL_SYNTAX.test(trimmed)) {
     const why =
       'hostname must be a bare hostname such as data.shop.example, without scheme, user info, port, path or query.';
-    throw invalidRequest('invalid_hostname', why, 'hostname');
+    throw DomainErrors.invalidHostname(why);
   }
   const ascii = domainToASCII(trimmed.replace(/\.$/, '').toLowerCase());
   const labels = ascii.split('.');
@@ -23,11 +23,7 @@ export function normaliseHostname(input: string): string {
     labels.every((label) => /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(label)) &&
     !/^\d+$/.test(labels[labels.length - 1]);
   if (!valid)
-    throw invalidRequest(
-      'invalid_hostname',
-      `'${input.slice(0, 100)}' is not a valid hostname (e.g. data.shop.example).`,
-      'hostname',
-    );
+    throw DomainErrors.invalidHostname(`'${input.slice(0, 100)}' is not a valid hostname (e.g. data.shop.example).`);
   return ascii;
 }
 

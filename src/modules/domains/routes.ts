@@ -1,8 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreateDomainBody, Domain, DomainIdParams } from './schemas.js';
+import { DomainCodes } from './errors.js';
+import { ContainerCodes } from '../containers/errors.js';
 
 export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const domains = app.services.domains;
@@ -30,7 +33,16 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Returns the DNS records to create: a CNAME to the container (or A records) and a TXT ownership record with a token of your own. Then call verify (domains are also re-checked on a schedule). Several accounts may claim the same hostname; the first to prove ownership in DNS gets it and the other pending claims are released (`domain.released`). A claim not verified within the pending period (7 days by default) is released. The hostname must be bare: no scheme, port, path or query (400). 409 `hostname_taken` only when the hostname is already one of your domains.',
       tags,
       body: CreateDomainBody,
-      response: { 201: withMeta(Domain), ...errorResponses(404, 409, 413, 415) },
+      response: {
+        201: withMeta(Domain),
+        ...errorResponses(
+          DomainCodes.invalidHostname,
+          DomainCodes.reservedHostname,
+          HttpCodes.resourceMissing,
+          ContainerCodes.containerDeleted,
+          DomainCodes.hostnameTaken,
+        ),
+      },
     },
     handler: async (request, reply) => reply.code(201).send(await domains.create(tenant(request), request.body)),
   });
@@ -41,7 +53,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Get a domain',
       tags,
       params: DomainIdParams,
-      response: { 200: withMeta(Domain), ...errorResponses(404) },
+      response: { 200: withMeta(Domain), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => domains.get(tenant(request), request.params.id),
   });
@@ -53,7 +65,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The gateway stops serving the hostname at once; it can be claimed again.',
       tags,
       params: DomainIdParams,
-      response: { 200: withMeta(Domain), ...errorResponses(404) },
+      response: { 200: withMeta(Domain), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => domains.delete(tenant(request), request.params.id),
   });
@@ -66,7 +78,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Real DNS lookups (CNAME or A, and the TXT token); the domain becomes active or failed with a reason: wrong_target, missing_txt, nxdomain, timeout.',
       tags,
       params: DomainIdParams,
-      response: { 200: withMeta(Domain), ...errorResponses(404) },
+      response: { 200: withMeta(Domain), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => domains.verify(tenant(request), request.params.id),
   });

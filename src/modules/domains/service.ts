@@ -3,11 +3,12 @@ import { and, count, desc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-
 import type { Database } from '../../db/index.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import { domains, type DomainRow } from '../../db/schema.js';
-import { conflict, invalidRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { REMOVED_STATUSES } from '../containers/schemas.js';
+import { ContainerErrors } from '../containers/errors.js';
 import type { ContainerService } from '../containers/service.js';
 import type { EventLog } from '../events/service.js';
+import { DomainErrors } from './errors.js';
 import { normaliseHostname, txtName, txtValue, type DomainVerifier, type Verification } from './dns.js';
 import type { DomainDto, FailureReason } from './schemas.js';
 
@@ -88,17 +89,12 @@ export class DomainService {
   async create(tenantId: string, input: { hostname: string; container_id: string }): Promise<DomainDto> {
     const hostname = normaliseHostname(input.hostname);
     if (hostname === this.settings.gatewayBaseDomain || hostname.endsWith(`.${this.settings.gatewayBaseDomain}`)) {
-      throw invalidRequest(
-        'reserved_hostname',
-        'Hostnames under the gateway domain are assigned by Tagport.',
-        'hostname',
-      );
+      throw DomainErrors.reservedHostname();
     }
     const container = await this.containers.find(tenantId, input.container_id).catch(() => {
-      throw notFound('container', input.container_id);
+      throw ContainerErrors.notFound(input.container_id);
     });
-    if (REMOVED_STATUSES.includes(container.status))
-      throw conflict('container_deleted', 'The container is being deleted.');
+    if (REMOVED_STATUSES.includes(container.status)) throw ContainerErrors.beingDeleted();
     await this.releaseExpired(hostname);
     const rows = await this.db
       .insert(domains)
@@ -112,7 +108,7 @@ export class DomainService {
       })
       .onConflictDoNothing()
       .returning();
-    if (!rows[0]) throw conflict('hostname_taken', `${hostname} is already attached to one of your containers.`);
+    if (!rows[0]) throw DomainErrors.hostnameTaken(hostname);
     return this.toDto(rows[0], container.defaultHostname);
   }
 
@@ -143,7 +139,7 @@ export class DomainService {
 
   private async find(tenantId: string, id: string): Promise<DomainRow> {
     const domain = await this.findLive(tenantId, id);
-    if (!domain) throw notFound('domain', id);
+    if (!domain) throw DomainErrors.notFound(id);
     return domain;
   }
 
@@ -161,7 +157,7 @@ export class DomainService {
   /** Checks DNS now; pending/failed → active or failed (with the reason), active stays active unless DNS breaks. */
   async verify(tenantId: string, id: string): Promise<DomainDto> {
     const checked = await this.check(await this.find(tenantId, id));
-    if (checked.deletedAt) throw notFound('domain', id);
+    if (checked.deletedAt) throw DomainErrors.notFound(id);
     return this.toDto(checked);
   }
 

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import {
@@ -13,6 +14,7 @@ import {
   MonitorStats,
   UpdateMonitorBody,
 } from './schemas.js';
+import { MONITOR_SETTINGS_ERRORS, MonitorCodes } from './errors.js';
 
 export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const monitors = app.services.monitors;
@@ -40,7 +42,10 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Checks a target (an https URL, one of your containers or one of your custom domains) every `interval_seconds` (at least the plan minimum). After `confirmation_checks` failures in a row the monitor is down and an incident opens; it resolves on recovery.',
       tags,
       body: CreateMonitorBody,
-      response: { 201: withMeta(Monitor), ...errorResponses(402, 413, 415) },
+      response: {
+        201: withMeta(Monitor),
+        ...errorResponses(HttpCodes.planLimitReached, ...MONITOR_SETTINGS_ERRORS),
+      },
     },
     handler: async (request, reply) => reply.code(201).send(await monitors.create(tenant(request), request.body)),
   });
@@ -51,7 +56,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Get a monitor',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(Monitor), ...errorResponses(404) },
+      response: { 200: withMeta(Monitor), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => monitors.get(tenant(request), request.params.id),
   });
@@ -63,7 +68,10 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: MonitorIdParams,
       body: UpdateMonitorBody,
-      response: { 200: withMeta(Monitor), ...errorResponses(404, 413, 415) },
+      response: {
+        200: withMeta(Monitor),
+        ...errorResponses(HttpCodes.resourceMissing, ...MONITOR_SETTINGS_ERRORS),
+      },
     },
     handler: async (request) => monitors.update(tenant(request), request.params.id, request.body),
   });
@@ -75,7 +83,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Deletes the monitor with its checks and incidents.',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(Monitor), ...errorResponses(404) },
+      response: { 200: withMeta(Monitor), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => monitors.delete(tenant(request), request.params.id),
   });
@@ -86,7 +94,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Pause a monitor',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(Monitor), ...errorResponses(404, 409) },
+      response: { 200: withMeta(Monitor), ...errorResponses(HttpCodes.resourceMissing, MonitorCodes.alreadyPaused) },
     },
     handler: async (request) => monitors.pause(tenant(request), request.params.id),
   });
@@ -98,7 +106,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The next check runs at once.',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(Monitor), ...errorResponses(404, 409) },
+      response: { 200: withMeta(Monitor), ...errorResponses(HttpCodes.resourceMissing, MonitorCodes.notPaused) },
     },
     handler: async (request) => monitors.resume(tenant(request), request.params.id),
   });
@@ -111,7 +119,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: MonitorIdParams,
       querystring: PaginationQuery,
-      response: { 200: listEnvelope(Check, 'A page of checks.'), ...errorResponses(404) },
+      response: { 200: listEnvelope(Check, 'A page of checks.'), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => {
       return listPage(request, (limit, offset) => monitors.checks(tenant(request), request.params.id, limit, offset));
@@ -124,7 +132,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Uptime and latency of a monitor',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(MonitorStats), ...errorResponses(404) },
+      response: { 200: withMeta(MonitorStats), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => monitors.stats(tenant(request), request.params.id),
   });
@@ -156,7 +164,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: '409 unless the incident is open.',
       tags,
       params: IncidentIdParams,
-      response: { 200: withMeta(Incident), ...errorResponses(404, 409) },
+      response: { 200: withMeta(Incident), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition) },
     },
     handler: async (request) => monitors.acknowledge(tenant(request), request.params.id),
   });
@@ -168,7 +176,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: '409 when it is already resolved.',
       tags,
       params: IncidentIdParams,
-      response: { 200: withMeta(Incident), ...errorResponses(404, 409) },
+      response: { 200: withMeta(Incident), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition) },
     },
     handler: async (request) => monitors.resolve(tenant(request), request.params.id),
   });

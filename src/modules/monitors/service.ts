@@ -2,13 +2,13 @@ import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.js';
 import type { IncidentRow, MonitorRow } from '../../db/schema.js';
 import { monitors } from '../../db/schema.js';
-import { conflict, invalidRequest, notFound, planLimitReached } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
 import type { ContainerService } from '../containers/service.js';
 import type { DomainService } from '../domains/service.js';
 import type { TenantService } from '../tenants/service.js';
 import type { WebhookService } from '../webhooks/service.js';
+import { MonitorErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { CheckDto, CreateMonitorInput, IncidentDto, MonitorDto, UpdateMonitorInput } from './schemas.js';
 
@@ -132,30 +132,15 @@ export class MonitorService {
   private async resolveTarget(tenantId: string, target: TargetInput): Promise<ResolvedTarget> {
     const fields = TARGET_FIELDS[target.type];
     const extra = (Object.keys(target) as Array<keyof TargetInput>).find((key) => !fields.allowed.includes(key));
-    if (extra)
-      throw invalidRequest(
-        'invalid_target',
-        `target.${extra} does not apply to a ${target.type} target.`,
-        `target.${extra}`,
-      );
+    if (extra) throw MonitorErrors.fieldNotForTarget(extra, target.type);
     const reference = target[fields.required];
-    if (!reference)
-      throw invalidRequest(
-        'invalid_target',
-        `A ${target.type} target needs target.${fields.required}.`,
-        `target.${fields.required}`,
-      );
+    if (!reference) throw MonitorErrors.targetFieldMissing(fields.required, target.type);
     if (target.type === 'url') return { targetType: 'url', targetId: null, url: reference };
     const hostname =
       target.type === 'container'
         ? (await this.containers.findLive(tenantId, reference))?.defaultHostname
         : (await this.domains.findLive(tenantId, reference))?.hostname;
-    if (!hostname)
-      throw invalidRequest(
-        'resource_missing',
-        `No ${target.type} ${reference} in this tenant.`,
-        `target.${fields.required}`,
-      );
+    if (!hostname) throw MonitorErrors.targetMissing(fields.required, target.type, reference);
     return { targetType: target.type, targetId: reference, url: `https://${hostname}${target.path ?? '/'}` };
   }
 
@@ -163,37 +148,20 @@ export class MonitorService {
   private async validate(tenantId: string, settings: Settings): Promise<void> {
     const minimum = Number((await this.tenants.features(tenantId)).monitor_min_interval_seconds ?? 60);
     if (settings.interval_seconds < minimum) {
-      throw invalidRequest(
-        'interval_too_short',
-        `Your plan checks at most every ${minimum} s; interval_seconds must be at least ${minimum}.`,
-        'interval_seconds',
-        { minimum },
-      );
+      throw MonitorErrors.intervalTooShort(minimum);
     }
     if ((settings.keyword === null) !== (settings.keyword_mode === null)) {
-      throw invalidRequest(
-        'keyword_mode_required',
-        'Set keyword and keyword_mode together (or neither).',
-        settings.keyword === null ? 'keyword' : 'keyword_mode',
-      );
+      throw MonitorErrors.keywordModeRequired(settings.keyword === null ? 'keyword' : 'keyword_mode');
     }
     if (settings.keyword_mode === 'regex') {
       try {
         new RegExp(settings.keyword!, 'u');
       } catch (error) {
-        throw invalidRequest(
-          'invalid_regex',
-          `keyword is not a valid regular expression: ${(error as Error).message}`,
-          'keyword',
-        );
+        throw MonitorErrors.invalidRegex((error as Error).message);
       }
     }
     if (settings.degraded_after_ms !== null && settings.degraded_after_ms >= settings.timeout_ms) {
-      throw invalidRequest(
-        'invalid_degraded_after',
-        'degraded_after_ms must be below timeout_ms.',
-        'degraded_after_ms',
-      );
+      throw MonitorErrors.degradedAfterTooLong();
     }
     // Container and domain hostnames may not resolve yet (a domain still being set up); every check goes
     // through the same guard, so only URL targets are refused up front.
@@ -201,12 +169,7 @@ export class MonitorService {
     try {
       await this.outbound.checkUrl(settings.url);
     } catch (error) {
-      if (error instanceof OutboundRefusedError)
-        throw invalidRequest(
-          error.code === 'https_required' ? 'https_required' : 'url_not_allowed',
-          `Monitor target refused: ${error.message}`,
-          'target.url',
-        );
+      if (error instanceof OutboundRefusedError) throw MonitorErrors.targetRefused(error);
       throw error;
     }
   }
@@ -215,7 +178,7 @@ export class MonitorService {
     const features = await this.tenants.features(tenantId);
     const limit = Number(features.max_monitors ?? 0);
     if ((await queries.countMonitors(this.db, tenantId)) >= limit) {
-      throw planLimitReached('monitors', limit);
+      throw MonitorErrors.planLimitReached(limit);
     }
     const settings: Settings = {
       name: input.name.trim(),
@@ -246,7 +209,7 @@ export class MonitorService {
 
   private async find(tenantId: string, id: string): Promise<MonitorRow> {
     const row = await queries.findMonitor(this.db, tenantId, id);
-    if (!row) throw notFound('monitor', id);
+    if (!row) throw MonitorErrors.notFound(id);
     return row;
   }
 
@@ -275,13 +238,13 @@ export class MonitorService {
     };
     await this.validate(tenantId, settings);
     const updated = await queries.updateMonitor(this.db, tenantId, id, columns(settings));
-    if (!updated) throw notFound('monitor', id);
+    if (!updated) throw MonitorErrors.notFound(id);
     return toDto(updated);
   }
 
   async delete(tenantId: string, id: string): Promise<MonitorDto> {
     const row = await queries.deleteMonitor(this.db, tenantId, id);
-    if (!row) throw notFound('monitor', id);
+    if (!row) throw MonitorErrors.notFound(id);
     return toDto(row);
   }
 
@@ -295,7 +258,7 @@ export class MonitorService {
     );
     if (row) return toDto(row);
     await this.find(tenantId, id);
-    throw conflict('monitor_already_paused', 'The monitor is already paused.', { allowed_actions: ['resume'] });
+    throw MonitorErrors.alreadyPaused();
   }
 
   async resume(tenantId: string, id: string): Promise<MonitorDto> {
@@ -308,7 +271,7 @@ export class MonitorService {
     );
     if (row) return toDto(row);
     await this.find(tenantId, id);
-    throw conflict('monitor_not_paused', 'The monitor is not paused.', { allowed_actions: ['pause'] });
+    throw MonitorErrors.notPaused();
   }
 
   async checks(tenantId: string, id: string, limit: number, offset: number) {
@@ -379,13 +342,9 @@ export class MonitorService {
 
   private async refuseTransition(tenantId: string, id: string, action: string): Promise<never> {
     const incident = await queries.findIncident(this.db, tenantId, id);
-    if (!incident) throw notFound('incident', id);
+    if (!incident) throw MonitorErrors.incidentNotFound(id);
     const allowed =
       incident.status === 'open' ? ['acknowledge', 'resolve'] : incident.status === 'acknowledged' ? ['resolve'] : [];
-    throw conflict(
-      'invalid_transition',
-      `Cannot ${action} an incident that is ${incident.status}; allowed: ${allowed.join(', ') || 'none'}.`,
-      { status: incident.status, allowed_actions: allowed },
-    );
+    throw MonitorErrors.incidentTransitionNotAllowed(action, incident.status, allowed);
   }
 }

@@ -1,9 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreateReportBody, Report, ReportFile, ReportIdParams } from './schemas.js';
+import { ReportCodes } from './errors.js';
 
 export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const reports = app.services.reports;
@@ -18,7 +20,10 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Queues a report over [period_start, period_end) in UTC, built from the stored data. It moves queued → running → ready | failed; a `report.ready` webhook event fires when it is ready.',
       tags,
       body: CreateReportBody,
-      response: { 202: withMeta(Report), ...errorResponses(413, 415) },
+      response: {
+        202: withMeta(Report),
+        ...errorResponses(ReportCodes.invalidPeriod, HttpCodes.periodReversed, HttpCodes.periodTooLong),
+      },
     },
     handler: async (request, reply) => reply.code(202).send(await reports.create(tenant(request), request.body)),
   });
@@ -42,7 +47,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Get a report',
       tags,
       params: ReportIdParams,
-      response: { 200: withMeta(Report), ...errorResponses(404) },
+      response: { 200: withMeta(Report), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => reports.get(tenant(request), request.params.id),
   });
@@ -61,7 +66,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           description: 'The report file, in the format it was requested in.',
           content: { 'application/json': { schema: ReportFile }, 'text/csv': { schema: Type.String() } },
         },
-        ...errorResponses(404, 409),
+        ...errorResponses(HttpCodes.resourceMissing, ReportCodes.notReady),
       },
     },
     handler: async (request, reply) => {

@@ -1,8 +1,8 @@
 import type { Database } from '../../db/index.js';
 import type { ReportRow } from '../../db/schema.js';
-import { conflict, invalidRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { WebhookService } from '../webhooks/service.js';
+import { ReportErrors } from './errors.js';
 import * as queries from './queries.js';
 import { MAX_PERIOD_DAYS, type CreateReportInput, type ReportDto } from './schemas.js';
 
@@ -65,15 +65,11 @@ export class ReportService {
   async create(tenantId: string, input: CreateReportInput): Promise<ReportDto> {
     const start = new Date(input.period_start);
     const end = new Date(input.period_end);
-    if (Number.isNaN(start.getTime()))
-      throw invalidRequest('invalid_period', 'period_start is not a valid date-time.', 'period_start');
-    if (Number.isNaN(end.getTime()))
-      throw invalidRequest('invalid_period', 'period_end is not a valid date-time.', 'period_end');
-    if (end <= start) throw invalidRequest('period_reversed', 'period_end must be after period_start.', 'period_end');
+    if (Number.isNaN(start.getTime())) throw ReportErrors.invalidDate('period_start');
+    if (Number.isNaN(end.getTime())) throw ReportErrors.invalidDate('period_end');
+    if (end <= start) throw ReportErrors.periodReversed();
     if (end.getTime() - start.getTime() > MAX_PERIOD_DAYS * 86_400_000) {
-      throw invalidRequest('period_too_long', `A report covers at most ${MAX_PERIOD_DAYS} days.`, 'period_end', {
-        max_days: MAX_PERIOD_DAYS,
-      });
+      throw ReportErrors.periodTooLong(MAX_PERIOD_DAYS);
     }
     const row = await queries.insertReport(this.database.db, {
       id: newId('report'),
@@ -94,17 +90,14 @@ export class ReportService {
 
   async get(tenantId: string, id: string): Promise<ReportDto> {
     const row = await queries.findReport(this.database.db, tenantId, id);
-    if (!row) throw notFound('report', id);
+    if (!row) throw ReportErrors.notFound(id);
     return this.toDto(row);
   }
 
   async download(tenantId: string, id: string): Promise<{ filename: string; contentType: string; content: string }> {
     const row = await queries.findReport(this.database.db, tenantId, id);
-    if (!row) throw notFound('report', id);
-    if (row.status !== 'ready' || row.content === null)
-      throw conflict('report_not_ready', `The report is ${row.status}; download it once it is ready.`, {
-        status: row.status,
-      });
+    if (!row) throw ReportErrors.notFound(id);
+    if (row.status !== 'ready' || row.content === null) throw ReportErrors.notReady(row.status);
     const csv = row.format === 'csv';
     return {
       filename: `${row.id}-${row.kind}.${row.format}`,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { marked } from 'marked';
 import { Type } from 'typebox';
-import { Nullable, StringEnum, withMeta } from '../../http/schemas.js';
+import { errorResponses, Nullable, StringEnum, withMeta } from '../../http/schemas.js';
 import { html, Html, layout } from '../../web/html.js';
 
 const State = StringEnum(['operational', 'degraded', 'outage'] as const);
@@ -47,7 +47,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Platform status',
       tags: ['System'],
       security: [],
-      response: { 200: withMeta(StatusDocument) },
+      response: { 200: withMeta(StatusDocument), ...errorResponses() },
     },
     handler: async () => status.snapshot(),
   });

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { StringEnum, withMeta } from '../../http/schemas.js';
+import { errorResponses, StringEnum, withMeta } from '../../http/schemas.js';
 
 const Health = Type.Object(
   {
@@ -20,7 +20,7 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The process is up.',
       tags,
       security: [],
-      response: { 200: withMeta(Health) },
+      response: { 200: withMeta(Health), ...errorResponses() },
     },
     handler: async () => ({ status: 'ok' as const }),
   });
@@ -33,7 +33,7 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The database answers; 503 otherwise.',
       tags,
       security: [],
-      response: { 200: withMeta(Health), 503: withMeta(Health) },
+      response: { 200: withMeta(Health), ...errorResponses(), 503: withMeta(Health) },
     },
     handler: async (_request, reply) => {
       try {

@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, withMeta } from '../../http/schemas.js';
 import { CreateTenantBody, ListTenantsQuery, Tenant, TenantIdParams, UpdateTenantBody } from './schemas.js';
+import { TenantCodes } from './errors.js';
 
 export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { tenants } = app.services;
@@ -32,7 +34,10 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         "Agency and partner tenants create client tenants they manage. Their keys act on a client with the `Tagport-Tenant` header. The plan's `max_client_tenants` applies (402); archived clients do not count.",
       tags,
       body: CreateTenantBody,
-      response: { 201: withMeta(Tenant), ...errorResponses(402, 403, 413, 415) },
+      response: {
+        201: withMeta(Tenant),
+        ...errorResponses(TenantCodes.clientsNotAllowed, HttpCodes.planLimitReached),
+      },
     },
     handler: async (request, reply) => {
       const tenant = await tenants.createClient(requireAuth(request), request.body);
@@ -46,7 +51,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Get a tenant',
       tags,
       params: TenantIdParams,
-      response: { 200: withMeta(Tenant), ...errorResponses(404) },
+      response: { 200: withMeta(Tenant), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => tenants.get(requireAuth(request), request.params.id),
   });
@@ -60,7 +65,17 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: TenantIdParams,
       body: UpdateTenantBody,
-      response: { 200: withMeta(Tenant), ...errorResponses(403, 404, 413, 415) },
+      response: {
+        200: withMeta(Tenant),
+        ...errorResponses(
+          HttpCodes.resourceMissing,
+          TenantCodes.planChangeNotAllowed,
+          TenantCodes.invalidClientPlan,
+          TenantCodes.unknownFeature,
+          TenantCodes.featureNotOverridable,
+          TenantCodes.tenantArchived,
+        ),
+      },
     },
     handler: async (request) => tenants.update(requireAuth(request), request.params.id, request.body),
   });
@@ -73,7 +88,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Archives the tenant; its API keys and sessions stop working at once on every instance. Archiving again returns the archived tenant.',
       tags,
       params: TenantIdParams,
-      response: { 200: withMeta(Tenant), ...errorResponses(403, 404) },
+      response: { 200: withMeta(Tenant), ...errorResponses(HttpCodes.resourceMissing, TenantCodes.cannotArchiveSelf) },
     },
     handler: async (request) => tenants.archive(requireAuth(request), request.params.id),
   });

@@ -1,9 +1,9 @@
 import type { Database } from '../../db/index.js';
 import type { AuthContext } from '../../http/context.js';
-import { forbidden, invalidRequest, notFound, planLimitReached } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import { ReadThroughCache } from '../../lib/cache.js';
+import { TenantErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { TenantRecord, TenantStatusFilter } from './queries.js';
 import {
@@ -86,7 +86,7 @@ export class TenantService {
 
   async get(auth: AuthContext, id: string): Promise<TenantDto> {
     const row = await queries.findVisibleTenant(this.db, auth.tenantId, id);
-    if (!row) throw notFound('tenant', id);
+    if (!row) throw TenantErrors.notFound(id);
     return toTenantDto(row);
   }
 
@@ -94,36 +94,27 @@ export class TenantService {
   async createClient(auth: AuthContext, input: CreateTenantInput): Promise<TenantDto> {
     const parent = await queries.findTenantById(this.db, auth.tenantId);
     if (!parent || parent.parentId || effectiveFeatures(parent).can_own_clients !== true) {
-      throw forbidden('clients_not_allowed', 'Only agency and partner tenants can create client tenants.');
+      throw TenantErrors.clientsNotAllowed();
     }
     const limit = Number(effectiveFeatures(parent).max_client_tenants ?? 0);
     const id = newId('tenant');
     const row = { id, name: input.name.trim(), planId: input.plan ?? 'free', parentId: parent.id };
     if (!(await queries.insertClientTenantWithinLimit(this.db, row, limit)))
-      throw planLimitReached('client tenants', limit, 'archive one or upgrade');
+      throw TenantErrors.clientLimitReached(limit);
     return this.changed(id);
   }
 
   /** Operator path (CLI): any plan, optional parent; the operator is not bound by `max_client_tenants`. */
   async create(input: { name: string; plan: string; parentId?: string | null }): Promise<TenantDto> {
-    if (!(PLAN_IDS as readonly string[]).includes(input.plan))
-      throw invalidRequest('invalid_plan', `Unknown plan '${input.plan}'; use one of ${PLAN_IDS.join(', ')}.`, 'plan');
+    if (!(PLAN_IDS as readonly string[]).includes(input.plan)) throw TenantErrors.unknownPlan(input.plan, PLAN_IDS);
     if (input.parentId) {
       const parent = await queries.findTenantById(this.db, input.parentId);
-      if (!parent) throw notFound('tenant', input.parentId);
+      if (!parent) throw TenantErrors.notFound(input.parentId);
       if (parent.parentId || effectiveFeatures(parent).can_own_clients !== true) {
-        throw invalidRequest(
-          'parent_cannot_own_clients',
-          'The parent tenant must be an agency or partner tenant that is not itself a client.',
-          'parent_id',
-        );
+        throw TenantErrors.parentCannotOwnClients();
       }
       if (!(CLIENT_PLAN_IDS as readonly string[]).includes(input.plan)) {
-        throw invalidRequest(
-          'invalid_client_plan',
-          `Client tenants can have the plans ${CLIENT_PLAN_IDS.join(', ')}.`,
-          'plan',
-        );
+        throw TenantErrors.notAClientPlan(CLIENT_PLAN_IDS);
       }
     }
     const id = newId('tenant');
@@ -133,34 +124,20 @@ export class TenantService {
 
   async update(auth: AuthContext, id: string, input: UpdateTenantInput): Promise<TenantDto> {
     const row = await queries.findVisibleTenant(this.db, auth.tenantId, id);
-    if (!row) throw notFound('tenant', id);
+    if (!row) throw TenantErrors.notFound(id);
     const actingOnClient = row.parentId === auth.tenantId;
     if ((input.plan !== undefined || input.feature_overrides !== undefined) && !actingOnClient) {
-      throw forbidden(
-        'plan_change_not_allowed',
-        'Plans and limits of a tenant can only be changed by its parent agency or partner.',
-      );
+      throw TenantErrors.planChangeNotAllowed();
     }
     if (input.plan !== undefined && !(CLIENT_PLAN_IDS as readonly string[]).includes(input.plan)) {
-      throw invalidRequest(
-        'invalid_client_plan',
-        `Client tenants can have the plans ${CLIENT_PLAN_IDS.join(', ')}.`,
-        'plan',
-      );
+      throw TenantErrors.notAClientPlan(CLIENT_PLAN_IDS);
     }
     if (input.feature_overrides) {
       const unknown = Object.keys(input.feature_overrides).filter((key) => !(key in row.planFeatures));
-      if (unknown.length)
-        throw invalidRequest(
-          'unknown_feature',
-          `Unknown feature '${unknown[0]}'; known: ${Object.keys(row.planFeatures).join(', ')}.`,
-          'feature_overrides',
-        );
-      if ('can_own_clients' in input.feature_overrides)
-        throw invalidRequest('feature_not_overridable', 'can_own_clients follows the plan.', 'feature_overrides');
+      if (unknown.length) throw TenantErrors.unknownFeature(unknown[0], Object.keys(row.planFeatures));
+      if ('can_own_clients' in input.feature_overrides) throw TenantErrors.featureNotOverridable();
     }
-    if (row.status === 'archived')
-      throw invalidRequest('tenant_archived', 'An archived tenant cannot be changed.', 'id');
+    if (row.status === 'archived') throw TenantErrors.archivedUnchangeable();
     await queries.updateTenant(this.db, id, {
       name: input.name?.trim(),
       planId: input.plan,
@@ -172,9 +149,8 @@ export class TenantService {
   /** Archives a client tenant: its keys and sessions stop working at once (the invalidation reaches the auth caches). */
   async archive(auth: AuthContext, id: string): Promise<TenantDto> {
     const row = await queries.findVisibleTenant(this.db, auth.tenantId, id);
-    if (!row) throw notFound('tenant', id);
-    if (row.id === auth.credentialTenantId)
-      throw forbidden('cannot_archive_self', 'A tenant cannot archive itself; its parent agency or support can.');
+    if (!row) throw TenantErrors.notFound(id);
+    if (row.id === auth.credentialTenantId) throw TenantErrors.cannotArchiveSelf();
     if (row.status === 'archived') return toTenantDto(row);
     await queries.updateTenant(this.db, id, { status: 'archived', archivedAt: new Date() });
     return this.changed(id);

@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ScanIdParams, ScanRequestBody, ScanResponse, ScanSummary } from './schemas.js';
 import { scanQuotaHeaderItems, type ScanQuota } from './service.js';
+import { TrackingCheckerCodes } from './errors.js';
 
 function appendHeaderItem(reply: FastifyReply, name: string, item: string): void {
   const existing = reply.getHeader(name);
@@ -28,7 +30,14 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: SCAN_DESCRIPTION,
       tags,
       body: ScanRequestBody,
-      response: { 200: withMeta(ScanResponse), ...errorResponses(413, 415, 422) },
+      response: {
+        200: withMeta(ScanResponse),
+        ...errorResponses(
+          HttpCodes.urlNotAllowed,
+          TrackingCheckerCodes.targetUnreachable,
+          TrackingCheckerCodes.scanQuotaExceeded,
+        ),
+      },
     },
     handler: async (request, reply) => {
       const onQuota = (quota: ScanQuota) => {
@@ -62,7 +71,14 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'The stored result of a completed scan, in the same shape as the scan response. 409 while it runs or when it failed.',
       tags,
       params: ScanIdParams,
-      response: { 200: withMeta(ScanResponse), ...errorResponses(404, 409) },
+      response: {
+        200: withMeta(ScanResponse),
+        ...errorResponses(
+          HttpCodes.resourceMissing,
+          TrackingCheckerCodes.scanInProgress,
+          TrackingCheckerCodes.scanFailed,
+        ),
+      },
     },
     handler: async (request) => checker.get(requireAuth(request), request.params.id),
   });

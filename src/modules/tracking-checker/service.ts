@@ -1,13 +1,13 @@
 import type { Database } from '../../db/index.js';
 import type { ScanRow } from '../../db/schema.js';
 import type { AuthContext } from '../../http/context.js';
-import { ApiError, invalidRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
 import type { Scanner } from '../../scanner/index.js';
 import type { Language, ScanResult } from '../../scanner/schema.js';
 import type { TenantService } from '../tenants/service.js';
 import type { WebhookService } from '../webhooks/service.js';
+import { TrackingCheckerCodes, TrackingCheckerErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { ScanRequestInput, ScanSummaryDto } from './schemas.js';
 
@@ -39,26 +39,17 @@ export function parseScanUrl(raw: string): URL {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw invalidRequest('invalid_url', 'url must be an absolute URL such as https://example.com/.', 'url');
+    throw TrackingCheckerErrors.invalidUrl('url must be an absolute URL such as https://example.com/.');
   }
   if (url.protocol !== 'https:')
-    throw invalidRequest('invalid_url', `url must use https, not ${url.protocol.replace(':', '')}.`, 'url');
-  if (url.username || url.password) throw invalidRequest('invalid_url', 'url must not contain credentials.', 'url');
-  if (!url.hostname) throw invalidRequest('invalid_url', 'url must have a host name.', 'url');
+    throw TrackingCheckerErrors.invalidUrl(`url must use https, not ${url.protocol.replace(':', '')}.`);
+  if (url.username || url.password) throw TrackingCheckerErrors.invalidUrl('url must not contain credentials.');
+  if (!url.hostname) throw TrackingCheckerErrors.invalidUrl('url must have a host name.');
   return url;
 }
 
 const logInternalError = (log: ScanLog | undefined) => (error: unknown) =>
   log?.warn({ err: error }, 'scan stage failed');
-
-/** 422 for a page that could not be loaded: the message describes the target; what failed on our side is only logged. */
-function targetUnreachable(error: ScanTargetUnreachableError, scanId?: string): ApiError {
-  return new ApiError(422, 'invalid_request_error', 'target_unreachable', error.message, {
-    param: 'url',
-    details: scanId ? { scan_id: scanId } : undefined,
-    cause: error.cause,
-  });
-}
 
 function quotaOf(limit: number, usage: queries.QuotaUsage): ScanQuota {
   const resetMs = usage.oldest
@@ -154,16 +145,7 @@ export class TrackingCheckerService {
     const quota = quotaOf(limit, usage);
     onQuota(quota);
     if (!reserved) {
-      throw new ApiError(
-        429,
-        'quota_error',
-        'scan_quota_exceeded',
-        `The hourly scan quota of ${limit} is used up; a slot frees in ${quota.resetSeconds} s.`,
-        {
-          headers: { 'retry-after': String(quota.resetSeconds) },
-          details: { limit, window_seconds: SCAN_WINDOW_SECONDS, retry_after_seconds: quota.resetSeconds },
-        },
-      );
+      throw TrackingCheckerErrors.quotaExceeded(limit, SCAN_WINDOW_SECONDS, quota.resetSeconds);
     }
     try {
       const result = await this.scanner.scan({
@@ -185,14 +167,14 @@ export class TrackingCheckerService {
       if (error instanceof ScanTargetRefusedError) {
         await queries.releaseScan(this.database.db, id);
         onQuota({ ...quota, remaining: quota.remaining + 1 });
-        throw invalidRequest('url_not_allowed', error.message, 'url', { reason: error.code });
+        throw TrackingCheckerErrors.urlNotAllowed(error);
       }
       const failure =
         error instanceof ScanTargetUnreachableError
           ? { code: error.code, message: error.message }
-          : { code: 'scan_failed', message: 'The scan failed unexpectedly.' };
+          : { code: TrackingCheckerCodes.scanFailed.code, message: 'The scan failed unexpectedly.' };
       await queries.failScan(this.database.db, id, failure);
-      if (error instanceof ScanTargetUnreachableError) throw targetUnreachable(error, id);
+      if (error instanceof ScanTargetUnreachableError) throw TrackingCheckerErrors.targetUnreachable(error, id);
       throw error;
     }
   }
@@ -209,9 +191,8 @@ export class TrackingCheckerService {
         onInternalError: logInternalError(log),
       });
     } catch (error) {
-      if (error instanceof ScanTargetRefusedError)
-        throw invalidRequest('url_not_allowed', error.message, 'url', { reason: error.code });
-      if (error instanceof ScanTargetUnreachableError) throw targetUnreachable(error);
+      if (error instanceof ScanTargetRefusedError) throw TrackingCheckerErrors.urlNotAllowed(error);
+      if (error instanceof ScanTargetUnreachableError) throw TrackingCheckerErrors.targetUnreachable(error);
       throw error;
     }
   }
@@ -235,22 +216,10 @@ export class TrackingCheckerService {
 
   async get(auth: AuthContext, id: string): Promise<ScanResult & { scan_id: string }> {
     const row: ScanRow | null = await queries.findScan(this.database.db, auth.tenantId, id);
-    if (!row) throw notFound('scan', id);
-    if (row.status === 'running')
-      throw new ApiError(
-        409,
-        'conflict_error',
-        'scan_in_progress',
-        'The scan is still running; its result is returned by the POST that started it.',
-      );
+    if (!row) throw TrackingCheckerErrors.notFound(id);
+    if (row.status === 'running') throw TrackingCheckerErrors.inProgress();
     if (row.status === 'failed' || !row.result) {
-      throw new ApiError(
-        409,
-        'conflict_error',
-        'scan_failed',
-        `The scan failed: ${row.error?.message ?? 'unknown error'}.`,
-        { details: { error: row.error } },
-      );
+      throw TrackingCheckerErrors.failed(row.error);
     }
     return { scan_id: row.id, ...(row.result as unknown as ScanResult) };
   }

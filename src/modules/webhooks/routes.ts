@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreatedWebhook, CreateWebhookBody, Delivery, Webhook, WebhookIdParams } from './schemas.js';
@@ -29,7 +30,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Subscribes an https endpoint to event types. Deliveries are POSTed as JSON `{id, type, created_at, tenant_id, data}`, signed in `Tagport-Signature`, and retried with exponential backoff until the endpoint answers 2xx.',
       tags,
       body: CreateWebhookBody,
-      response: { 201: withMeta(CreatedWebhook), ...errorResponses(413, 415) },
+      response: {
+        201: withMeta(CreatedWebhook),
+        ...errorResponses(HttpCodes.httpsRequired, HttpCodes.urlNotAllowed),
+      },
     },
     handler: async (request, reply) =>
       reply.code(201).send(await webhooks.create(requireAuth(request).tenantId, request.body)),
@@ -41,7 +45,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       summary: 'Get a webhook',
       tags,
       params: WebhookIdParams,
-      response: { 200: withMeta(Webhook), ...errorResponses(404) },
+      response: { 200: withMeta(Webhook), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => webhooks.get(requireAuth(request).tenantId, request.params.id),
   });
@@ -53,7 +57,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Stops deliveries to the endpoint; pending ones are dropped.',
       tags,
       params: WebhookIdParams,
-      response: { 200: withMeta(Webhook), ...errorResponses(404) },
+      response: { 200: withMeta(Webhook), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => webhooks.delete(requireAuth(request).tenantId, request.params.id),
   });
@@ -65,7 +69,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: WebhookIdParams,
       querystring: PaginationQuery,
-      response: { 200: listEnvelope(Delivery, 'A page of deliveries, newest first.'), ...errorResponses(404) },
+      response: {
+        200: listEnvelope(Delivery, 'A page of deliveries, newest first.'),
+        ...errorResponses(HttpCodes.resourceMissing),
+      },
     },
     handler: async (request) => {
       return listPage(request, (limit, offset) =>

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Database } from '../../db/index.js';
 import type { webhookDeliveries, WebhookRow } from '../../db/schema.js';
-import { invalidRequest, notFound } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
+import { WebhookErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { DeliveryDto, EventType, WebhookDto } from './schemas.js';
 
@@ -51,12 +51,7 @@ export class WebhookService {
     try {
       await this.outbound.checkUrl(input.url);
     } catch (error) {
-      if (error instanceof OutboundRefusedError)
-        throw invalidRequest(
-          error.code === 'https_required' ? 'https_required' : 'url_not_allowed',
-          `Webhook url refused: ${error.message}`,
-          'url',
-        );
+      if (error instanceof OutboundRefusedError) throw WebhookErrors.urlRefused(error);
       throw error;
     }
     const secret = `whsec_${randomBytes(24).toString('base64url')}`;
@@ -77,13 +72,13 @@ export class WebhookService {
 
   async get(tenantId: string, id: string): Promise<WebhookDto> {
     const row = await queries.findWebhook(this.database.db, tenantId, id);
-    if (!row) throw notFound('webhook', id);
+    if (!row) throw WebhookErrors.notFound(id);
     return toDto(row);
   }
 
   async delete(tenantId: string, id: string): Promise<WebhookDto> {
     const row = await queries.deleteWebhook(this.database.db, tenantId, id);
-    if (!row) throw notFound('webhook', id);
+    if (!row) throw WebhookErrors.notFound(id);
     return toDto(row);
   }
 

@@ -1,0 +1,16 @@
+import { type CodesOf, errorCode, notFound } from '../../http/errors.js';
+
+export const ApiKeyCodes = {
+  invalidExpiry: errorCode(400, 'invalid_expiry'),
+  tooManyApiKeys: errorCode(403, 'too_many_api_keys'),
+} as const;
+
+export type ApiKeyErrorCode = CodesOf<typeof ApiKeyCodes>;
+
+export const ApiKeyErrors = {
+  notFound: (id: string) => notFound('API key', id),
+  expiryNotInFuture: () =>
+    ApiKeyCodes.invalidExpiry.error('expires_at must be a date-time in the future.', { param: 'expires_at' }),
+  tooManyApiKeys: (max: number) =>
+    ApiKeyCodes.tooManyApiKeys.error(`A tenant can have at most ${max} unrevoked API keys; revoke unused ones.`),
+};

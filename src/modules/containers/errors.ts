@@ -1,0 +1,32 @@
+import {
+  type CodesOf,
+  errorCode,
+  HttpCodes,
+  notFound,
+  outboundUrlRefused,
+  transitionNotAllowed,
+} from '../../http/errors.js';
+import type { OutboundRefusedError } from '../../lib/outbound.js';
+import type { ContainerAction } from './schemas.js';
+
+export const ContainerCodes = {
+  invalidConfig: errorCode(400, 'invalid_config'),
+  upstreamNotAllowed: errorCode(400, 'upstream_not_allowed'),
+  containerDeleted: errorCode(409, 'container_deleted'),
+} as const;
+
+export type ContainerErrorCode = CodesOf<typeof ContainerCodes>;
+
+export const ContainerErrors = {
+  notFound: (id: string) => notFound('container', id),
+  invalidConfig: (why: string) => ContainerCodes.invalidConfig.error(why, { param: 'config' }),
+  upstreamRefused: (refusal: OutboundRefusedError) =>
+    outboundUrlRefused(refusal, 'upstream_url', 'upstream_url', ContainerCodes.upstreamNotAllowed),
+  notChangeable: (status: string) =>
+    ContainerCodes.containerDeleted.error(`A ${status} container cannot be changed.`, { details: { status } }),
+  beingDeleted: () => ContainerCodes.containerDeleted.error('The container is being deleted.'),
+  transitionNotAllowed: (action: ContainerAction, status: string, allowed: ContainerAction[]) =>
+    transitionNotAllowed(action, 'a container', status, allowed),
+  periodReversed: () => HttpCodes.periodReversed.error('from must not be after to.', { param: 'from' }),
+  periodTooLong: () => HttpCodes.periodTooLong.error('At most 366 days at a time.', { param: 'to' }),
+};

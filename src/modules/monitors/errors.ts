@@ -1,0 +1,65 @@
+import {
+  type CodesOf,
+  errorCode,
+  HttpCodes,
+  notFound,
+  outboundUrlRefused,
+  planLimitReached,
+  transitionNotAllowed,
+} from '../../http/errors.js';
+import type { OutboundRefusedError } from '../../lib/outbound.js';
+
+export const MonitorCodes = {
+  invalidTarget: errorCode(400, 'invalid_target'),
+  /** A 400, not a 404: the missing object is named in the body (target.container_id / target.domain_id). */
+  targetMissing: errorCode(400, 'resource_missing'),
+  intervalTooShort: errorCode(400, 'interval_too_short'),
+  keywordModeRequired: errorCode(400, 'keyword_mode_required'),
+  invalidRegex: errorCode(400, 'invalid_regex'),
+  invalidDegradedAfter: errorCode(400, 'invalid_degraded_after'),
+  alreadyPaused: errorCode(409, 'monitor_already_paused'),
+  notPaused: errorCode(409, 'monitor_not_paused'),
+} as const;
+
+export type MonitorErrorCode = CodesOf<typeof MonitorCodes>;
+
+export const MonitorErrors = {
+  notFound: (id: string) => notFound('monitor', id),
+  incidentNotFound: (id: string) => notFound('incident', id),
+  planLimitReached: (limit: number) => planLimitReached('monitors', limit),
+  fieldNotForTarget: (field: string, targetType: string) =>
+    MonitorCodes.invalidTarget.error(`target.${field} does not apply to a ${targetType} target.`, {
+      param: `target.${field}`,
+    }),
+  targetFieldMissing: (field: string, targetType: string) =>
+    MonitorCodes.invalidTarget.error(`A ${targetType} target needs target.${field}.`, { param: `target.${field}` }),
+  targetMissing: (field: string, targetType: string, reference: string) =>
+    MonitorCodes.targetMissing.error(`No ${targetType} ${reference} in this tenant.`, { param: `target.${field}` }),
+  intervalTooShort: (minimum: number) =>
+    MonitorCodes.intervalTooShort.error(
+      `Your plan checks at most every ${minimum} s; interval_seconds must be at least ${minimum}.`,
+      { param: 'interval_seconds', details: { minimum } },
+    ),
+  keywordModeRequired: (param: 'keyword' | 'keyword_mode') =>
+    MonitorCodes.keywordModeRequired.error('Set keyword and keyword_mode together (or neither).', { param }),
+  invalidRegex: (why: string) =>
+    MonitorCodes.invalidRegex.error(`keyword is not a valid regular expression: ${why}`, { param: 'keyword' }),
+  degradedAfterTooLong: () =>
+    MonitorCodes.invalidDegradedAfter.error('degraded_after_ms must be below timeout_ms.', {
+      param: 'degraded_after_ms',
+    }),
+  targetRefused: (refusal: OutboundRefusedError) => outboundUrlRefused(refusal, 'Monitor target', 'target.url'),
+  alreadyPaused: () =>
+    MonitorCodes.alreadyPaused.error('The monitor is already paused.', { details: { allowed_actions: ['resume'] } }),
+  notPaused: () =>
+    MonitorCodes.notPaused.error('The monitor is not paused.', { details: { allowed_actions: ['pause'] } }),
+  incidentTransitionNotAllowed: (action: string, status: string, allowed: string[]) =>
+    transitionNotAllowed(action, 'an incident', status, allowed),
+};
+
+/** What the settings of a monitor can be refused for, on create and on update. */
+export const MONITOR_SETTINGS_ERRORS = [
+  ...Object.values(MonitorCodes).filter((definition) => definition.status === 400),
+  HttpCodes.httpsRequired,
+  HttpCodes.urlNotAllowed,
+];

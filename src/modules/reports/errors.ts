@@ -1,0 +1,23 @@
+import { type CodesOf, errorCode, HttpCodes, notFound } from '../../http/errors.js';
+
+export const ReportCodes = {
+  invalidPeriod: errorCode(400, 'invalid_period'),
+  notReady: errorCode(409, 'report_not_ready'),
+} as const;
+
+export type ReportErrorCode = CodesOf<typeof ReportCodes>;
+
+export const ReportErrors = {
+  notFound: (id: string) => notFound('report', id),
+  invalidDate: (param: 'period_start' | 'period_end') =>
+    ReportCodes.invalidPeriod.error(`${param} is not a valid date-time.`, { param }),
+  periodReversed: () =>
+    HttpCodes.periodReversed.error('period_end must be after period_start.', { param: 'period_end' }),
+  periodTooLong: (maxDays: number) =>
+    HttpCodes.periodTooLong.error(`A report covers at most ${maxDays} days.`, {
+      param: 'period_end',
+      details: { max_days: maxDays },
+    }),
+  notReady: (status: string) =>
+    ReportCodes.notReady.error(`The report is ${status}; download it once it is ready.`, { details: { status } }),
+};

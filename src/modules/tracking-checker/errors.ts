@@ -1,0 +1,43 @@
+import { type CodesOf, errorCode, HttpCodes, notFound } from '../../http/errors.js';
+import type { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
+
+export const TrackingCheckerCodes = {
+  /** Same code as the scanner's error: the page could not be loaded. */
+  targetUnreachable: errorCode(422, 'target_unreachable'),
+  scanQuotaExceeded: errorCode(429, 'scan_quota_exceeded', 'quota_error'),
+  scanInProgress: errorCode(409, 'scan_in_progress'),
+  /** Also the code stored with a scan that failed for a reason of ours. */
+  scanFailed: errorCode(409, 'scan_failed'),
+} as const;
+
+export type TrackingCheckerErrorCode = CodesOf<typeof TrackingCheckerCodes>;
+
+export const TrackingCheckerErrors = {
+  notFound: (id: string) => notFound('scan', id),
+  invalidUrl: (why: string) => HttpCodes.invalidUrl.error(why, { param: 'url' }),
+  urlNotAllowed: (refusal: ScanTargetRefusedError) =>
+    HttpCodes.urlNotAllowed.error(refusal.message, { param: 'url', details: { reason: refusal.code } }),
+  /** 422 for a page that could not be loaded: the message describes the target; what failed on our side is only logged. */
+  targetUnreachable: (error: ScanTargetUnreachableError, scanId?: string) =>
+    TrackingCheckerCodes.targetUnreachable.error(error.message, {
+      param: 'url',
+      details: scanId ? { scan_id: scanId } : undefined,
+      cause: error.cause,
+    }),
+  quotaExceeded: (limit: number, windowSeconds: number, resetSeconds: number) =>
+    TrackingCheckerCodes.scanQuotaExceeded.error(
+      `The hourly scan quota of ${limit} is used up; a slot frees in ${resetSeconds} s.`,
+      {
+        headers: { 'retry-after': String(resetSeconds) },
+        details: { limit, window_seconds: windowSeconds, retry_after_seconds: resetSeconds },
+      },
+    ),
+  inProgress: () =>
+    TrackingCheckerCodes.scanInProgress.error(
+      'The scan is still running; its result is returned by the POST that started it.',
+    ),
+  failed: (error: { message?: string } | null) =>
+    TrackingCheckerCodes.scanFailed.error(`The scan failed: ${error?.message ?? 'unknown error'}.`, {
+      details: { error },
+    }),
+};
