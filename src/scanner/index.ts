@@ -3,19 +3,11 @@ import { detect, registrableDomain } from './detect.js';
 import { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.js';
 import { fetchPage, type FetchOutcome } from './fetch.js';
 import { estimateLoss } from './loss.js';
-import { runPagespeed } from './pagespeed.js';
 import { parseHtml, type StaticFindings } from './parse.js';
-import {
-  LANGUAGES,
-  type AiSummary,
-  type Language,
-  type PagespeedResult,
-  type ScanResult,
-  type StageStatus,
-} from './schema.js';
+import { LANGUAGES, type Language, type ScanResult, type StageStatus } from './schema.js';
 import { localiseWarning, type FetchWarningCode, type WarningDraft } from './warnings.js';
 import { SsrfGuard, type ResolveHost } from './ssrf.js';
-import { BuiltinSummaryProvider, OpenAiCompatibleProvider, type SummaryProvider } from './summary.js';
+import { hardLimit, messageOf, pagespeedStage, summaryStage, type StageOutcome } from './optional-stages.js';
 
 export { LANGUAGES, ScanResultSchema } from './schema.js';
 export type {
@@ -95,30 +87,6 @@ const PAGESPEED_RESERVE_MS = 15_000;
 const AI_RESERVE_MS = 8_000;
 const MAX_REDIRECTS = 5;
 const ASSEMBLY_RESERVE_MS = 300;
-
-interface StageOutcome<T> {
-  value: T | null;
-  status: StageStatus;
-  durationMs: number;
-}
-
-/** Resolves with the promise's value, or rejects once `ms` has passed (the promise keeps running on its own). */
-function hardLimit<T>(promise: Promise<T>, ms: number, code: string): Promise<T> {
-  let timer: NodeJS.Timeout;
-  return Promise.race([
-    promise.finally(() => clearTimeout(timer)),
-    new Promise<T>((_, reject) => {
-      timer = setTimeout(
-        () => reject(Object.assign(new Error(`${code}: no answer within ${ms} ms`), { code })),
-        Math.max(0, ms),
-      );
-    }),
-  ]);
-}
-
-function messageOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0].slice(0, 300);
-}
 
 export class Scanner {
   readonly options: ScannerOptions;
@@ -229,8 +197,9 @@ export class Scanner {
     };
 
     if (request.pagespeed) {
-      const pagespeed = await this.stagePagespeed(
+      const pagespeed = await pagespeedStage(
         finalUrl,
+        this.options,
         guard,
         deadline - (request.aiSummary && this.options.ai ? AI_RESERVE_MS / 2 : 500),
       );
@@ -239,7 +208,7 @@ export class Scanner {
       warnings.push(...pagespeed.warnings);
     }
     if (request.aiSummary) {
-      const summary = await this.stageSummary(result, request.language, siteDomain, deadline);
+      const summary = await summaryStage(result, request.language, siteDomain, deadline, this.options.ai ?? null);
       result.ai_summary = summary.value;
       result.stages.summary = { status: summary.status, duration_ms: summary.durationMs };
       warnings.push(...summary.warnings);
@@ -390,98 +359,6 @@ export class Scanner {
       signal.removeEventListener('abort', forward);
       slot?.release();
     }
-  }
-
-  private async stagePagespeed(
-    url: string,
-    guard: SsrfGuard,
-    deadline: number,
-  ): Promise<StageOutcome<PagespeedResult> & { warnings: WarningDraft[] }> {
-    const started = Date.now();
-    const timeoutMs = deadline - started;
-    if (timeoutMs < 5_000) {
-      return {
-        value: null,
-        status: 'skipped',
-        durationMs: 0,
-        warnings: [{ code: 'pagespeed_timeout', facts: { kind: 'pagespeed_no_time' } }],
-      };
-    }
-    const abort = new AbortController();
-    try {
-      const outcome = await hardLimit(
-        runPagespeed(url, {
-          chromiumPath: this.options.chromiumPath,
-          hostResolverRules: this.options.hostResolverRules,
-          ignoreCertSpkiList: this.options.ignoreCertSpkiList,
-          guard,
-          timeoutMs,
-          signal: abort.signal,
-        }),
-        timeoutMs + 3_000,
-        'pagespeed_timeout',
-      );
-      const warnings: WarningDraft[] = [];
-      if (outcome.error)
-        warnings.push({
-          code: outcome.error.code,
-          facts: { kind: 'pagespeed', detail: outcome.error.message, fromLighthouse: true },
-        });
-      if (outcome.refused.length)
-        warnings.push({
-          code: 'requests_refused',
-          facts: { kind: 'refused', count: outcome.refused.length, lighthouse: true },
-        });
-      return {
-        value: outcome.result,
-        status: outcome.result ? 'ok' : outcome.error?.code === 'pagespeed_timeout' ? 'timeout' : 'failed',
-        durationMs: Date.now() - started,
-        warnings,
-      };
-    } catch (error) {
-      abort.abort();
-      const timedOut = (error as { code?: string }).code === 'pagespeed_timeout';
-      return {
-        value: null,
-        status: timedOut ? 'timeout' : 'failed',
-        durationMs: Date.now() - started,
-        warnings: [
-          {
-            code: timedOut ? 'pagespeed_timeout' : 'pagespeed_failed',
-            facts: { kind: 'pagespeed', detail: messageOf(error), fromLighthouse: false },
-          },
-        ],
-      };
-    }
-  }
-
-  private async stageSummary(
-    result: ScanResult,
-    language: Language,
-    siteDomain: string,
-    deadline: number,
-  ): Promise<StageOutcome<AiSummary> & { warnings: WarningDraft[] }> {
-    const started = Date.now();
-    const builtin = new BuiltinSummaryProvider((url) =>
-      url === result.final_url ? siteDomain : registrableDomain(new URL(url).hostname),
-    );
-    const warnings: WarningDraft[] = [];
-    const provider: SummaryProvider | null = this.options.ai ? new OpenAiCompatibleProvider(this.options.ai) : null;
-    if (provider) {
-      const timeoutMs = Math.min(20_000, deadline - started);
-      if (timeoutMs >= 1_000) {
-        try {
-          const value = await provider.summarize(result, language, { timeoutMs });
-          return { value, status: 'ok', durationMs: Date.now() - started, warnings };
-        } catch (error) {
-          warnings.push({ code: 'ai_summary_fallback', facts: { kind: 'ai_fallback', detail: messageOf(error) } });
-        }
-      } else {
-        warnings.push({ code: 'ai_summary_fallback', facts: { kind: 'ai_fallback' } });
-      }
-    }
-    const value = await builtin.summarize(result, language);
-    return { value, status: provider ? 'partial' : 'ok', durationMs: Date.now() - started, warnings };
   }
 
   /** Closes the shared browser. Scans still running fail. */
