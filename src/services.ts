@@ -24,6 +24,7 @@ import { DomainVerifier } from './modules/domains/dns.js';
 import { DomainService } from './modules/domains/service.js';
 import { Gateway } from './gateway/server.js';
 import { GatewayFront } from './gateway/front.js';
+import { TlsGateway } from './gateway/tls.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { SecretBox } from './lib/secrets.js';
 
@@ -48,6 +49,8 @@ export interface Services {
   domains: DomainService;
   certificates: CertificateService;
   gateway: Gateway;
+  /** The gateway's TLS listener when GATEWAY_TLS_PORT is set; it listens once `listen()` is called (the CLI does). */
+  gatewayTls: TlsGateway | null;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -103,10 +106,23 @@ export function createServices(
       traffic: new ContainerTraffic({ database }),
       invalidations,
       outbound,
-      front: new GatewayFront(certificates.enabled ? certificates : null, () => null, onError),
+      front: new GatewayFront(certificates.enabled ? certificates : null, () => gatewayTls?.port ?? null, onError),
     },
     { ...config.gateway, onError },
   );
+  const tlsPort = config.gateway.tlsPort ?? null;
+  const gatewayTls =
+    tlsPort === null
+      ? null
+      : new TlsGateway(
+          { certificates: certificates.enabled ? certificates : null, invalidations, handler: gateway.requestListener },
+          {
+            baseDomain: config.gateway.baseDomain,
+            certFile: config.gateway.tlsCertFile ?? null,
+            keyFile: config.gateway.tlsKeyFile ?? null,
+            onError,
+          },
+        );
   const containers = new ContainerService(
     { database, outbound, events, runtime: containerWorker, tenants, traffic: gateway },
     { gatewayBaseDomain: config.gateway.baseDomain },
@@ -165,6 +181,7 @@ export function createServices(
     domains,
     certificates,
     gateway,
+    gatewayTls,
     async start() {
       await invalidations.start();
       auth.start();
@@ -195,6 +212,7 @@ export function createServices(
       await recheckLoop?.stop();
       await certificateLoop?.stop();
       await containerWorker.stop();
+      await gatewayTls?.close();
       await gateway.close();
       await invalidations.stop();
       await auth.stop();
