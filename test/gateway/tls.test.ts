@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
 import { startDns, type TestDns } from '../helpers/dns.js';
-import { startPebble, type Pebble } from '../helpers/pebble.js';
+import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble.js';
 import { freePort } from '../helpers/processes.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
@@ -55,183 +55,186 @@ function presented(port: number, servername: string, alpn: string[] = ['http/1.1
   });
 }
 
-describe('the gateway over TLS: ACME certificates by SNI, HTTP/2, and the redirect from plain HTTP', () => {
-  let dns: TestDns;
-  let pebble: Pebble;
-  let upstream: Awaited<ReturnType<typeof startUpstream>>;
-  let t: TestApp;
-  let token: string;
-  let gatewayPort: number;
-  let tlsPort: number;
-  let root: string;
-  let domainId: string;
-  let defaultHostname: string;
+describe.runIf(pebbleInstalled)(
+  'the gateway over TLS: ACME certificates by SNI, HTTP/2, and the redirect from plain HTTP',
+  () => {
+    let dns: TestDns;
+    let pebble: Pebble;
+    let upstream: Awaited<ReturnType<typeof startUpstream>>;
+    let t: TestApp;
+    let token: string;
+    let gatewayPort: number;
+    let tlsPort: number;
+    let root: string;
+    let domainId: string;
+    let defaultHostname: string;
 
-  beforeAll(async () => {
-    dns = await startDns();
-    upstream = await startUpstream();
-    gatewayPort = await freePort();
-    pebble = await startPebble({ httpPort: gatewayPort, dnsPort: dns.port });
-    t = await startTestApp('pglite', {
-      allowPrivateNetworks: true,
-      containerTransitionDelayMs: 10,
-      gateway: {
-        port: gatewayPort,
-        baseDomain: BASE_DOMAIN,
-        publicIps: ['127.0.0.1'],
-        flushMs: 60_000,
-        logSampleRate: 0,
-        upstreamTimeoutMs: 2000,
-        tlsPort: 0,
-      },
-      dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
-      secretsKey: randomBytes(32),
-      acme: {
-        directoryUrl: pebble.directoryUrl,
-        email: null,
-        caCertificates: [pebble.directoryCa],
-        renewAfterFraction: 2 / 3,
-        retryBaseMs: 60_000,
-        retryMaxMs: 600_000,
-        pollMs: 60_000,
-      },
-    });
-    await t.app.services.gateway.listen(gatewayPort, '127.0.0.1');
-    tlsPort = Number(new URL(await t.app.services.gatewayTls!.listen(0, '127.0.0.1')).port);
-    token = (await t.tenantWithKey('business')).token;
-    const container = await t.inject({
-      method: 'POST',
-      url: '/api/containers/',
-      token,
-      payload: {
-        name: 'Shop',
-        region: 'eu-central',
-        config: CONFIG,
-        upstream_url: `http://127.0.0.1:${upstream.port}/sgtm`,
-      },
-    });
-    defaultHostname = container.json().default_hostname;
-    await t.app.services.containerWorker.idle();
-    const domain = (
-      await t.inject({
+    beforeAll(async () => {
+      dns = await startDns();
+      upstream = await startUpstream();
+      gatewayPort = await freePort();
+      pebble = await startPebble({ httpPort: gatewayPort, dnsPort: dns.port });
+      t = await startTestApp('pglite', {
+        allowPrivateNetworks: true,
+        containerTransitionDelayMs: 10,
+        gateway: {
+          port: gatewayPort,
+          baseDomain: BASE_DOMAIN,
+          publicIps: ['127.0.0.1'],
+          flushMs: 60_000,
+          logSampleRate: 0,
+          upstreamTimeoutMs: 2000,
+          tlsPort: 0,
+        },
+        dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+        secretsKey: randomBytes(32),
+        acme: {
+          directoryUrl: pebble.directoryUrl,
+          email: null,
+          caCertificates: [pebble.directoryCa],
+          renewAfterFraction: 2 / 3,
+          retryBaseMs: 60_000,
+          retryMaxMs: 600_000,
+          pollMs: 60_000,
+        },
+      });
+      await t.app.services.gateway.listen(gatewayPort, '127.0.0.1');
+      tlsPort = Number(new URL(await t.app.services.gatewayTls!.listen(0, '127.0.0.1')).port);
+      token = (await t.tenantWithKey('business')).token;
+      const container = await t.inject({
         method: 'POST',
-        url: '/api/domains/',
+        url: '/api/containers/',
         token,
-        payload: { hostname: HOSTNAME, container_id: container.json().id },
-      })
-    ).json();
-    domainId = domain.id;
-    const txt = domain.dns_records.find((record: { type: string }) => record.type === 'TXT');
-    dns.records.set(HOSTNAME, [{ type: 'A', value: '127.0.0.1' }]);
-    dns.records.set(txt.name, [{ type: 'TXT', value: txt.value }]);
-    await t.inject({ method: 'POST', url: `/api/domains/${domainId}/verify/`, token });
-    expect(await t.app.services.certificates.issueDue()).toBe(1);
-    root = await pebble.issuingRoot();
-  }, 60_000);
+        payload: {
+          name: 'Shop',
+          region: 'eu-central',
+          config: CONFIG,
+          upstream_url: `http://127.0.0.1:${upstream.port}/sgtm`,
+        },
+      });
+      defaultHostname = container.json().default_hostname;
+      await t.app.services.containerWorker.idle();
+      const domain = (
+        await t.inject({
+          method: 'POST',
+          url: '/api/domains/',
+          token,
+          payload: { hostname: HOSTNAME, container_id: container.json().id },
+        })
+      ).json();
+      domainId = domain.id;
+      const txt = domain.dns_records.find((record: { type: string }) => record.type === 'TXT');
+      dns.records.set(HOSTNAME, [{ type: 'A', value: '127.0.0.1' }]);
+      dns.records.set(txt.name, [{ type: 'TXT', value: txt.value }]);
+      await t.inject({ method: 'POST', url: `/api/domains/${domainId}/verify/`, token });
+      expect(await t.app.services.certificates.issueDue()).toBe(1);
+      root = await pebble.issuingRoot();
+    }, 60_000);
 
-  afterAll(async () => {
-    await t?.close();
-    await pebble?.stop();
-    await upstream?.close();
-    dns?.close();
-  });
+    afterAll(async () => {
+      await t?.close();
+      await pebble?.stop();
+      await upstream?.close();
+      dns?.close();
+    });
 
-  it("serves the custom domain's ACME certificate to a verifying client (undici, Pebble's root) and reaches the upstream", async () => {
-    const dispatcher = new Agent({
-      connect: {
+    it("serves the custom domain's ACME certificate to a verifying client (undici, Pebble's root) and reaches the upstream", async () => {
+      const dispatcher = new Agent({
+        connect: {
+          ca: root,
+          lookup: loopbackLookup,
+        },
+      });
+      try {
+        const response = await request(`https://${HOSTNAME}:${tlsPort}/g/collect?v=2`, { dispatcher });
+        expect(response.statusCode).toBe(200);
+        expect(await response.body.text()).toContain('upstream saw /sgtm/g/collect?v=2');
+        expect(upstream.seen.at(-1)).toMatchObject({ proto: 'https', host: HOSTNAME });
+      } finally {
+        await dispatcher.close();
+      }
+    });
+
+    it('speaks HTTP/2 when the client offers it (ALPN h2)', async () => {
+      expect((await presented(tlsPort, HOSTNAME, ['h2', 'http/1.1'])).protocol).toBe('h2');
+      const session = http2.connect(`https://${HOSTNAME}:${tlsPort}`, {
         ca: root,
         lookup: loopbackLookup,
-      },
-    });
-    try {
-      const response = await request(`https://${HOSTNAME}:${tlsPort}/g/collect?v=2`, { dispatcher });
-      expect(response.statusCode).toBe(200);
-      expect(await response.body.text()).toContain('upstream saw /sgtm/g/collect?v=2');
-      expect(upstream.seen.at(-1)).toMatchObject({ proto: 'https', host: HOSTNAME });
-    } finally {
-      await dispatcher.close();
-    }
-  });
-
-  it('speaks HTTP/2 when the client offers it (ALPN h2)', async () => {
-    expect((await presented(tlsPort, HOSTNAME, ['h2', 'http/1.1'])).protocol).toBe('h2');
-    const session = http2.connect(`https://${HOSTNAME}:${tlsPort}`, {
-      ca: root,
-      lookup: loopbackLookup,
-    });
-    try {
-      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const stream = session.request({ ':path': '/h2/path?x=1' });
-        let status = 0;
-        let body = '';
-        stream.on('response', (headers) => (status = Number(headers[':status'])));
-        stream.setEncoding('utf8');
-        stream.on('data', (chunk) => (body += chunk));
-        stream.on('end', () => resolve({ status, body }));
-        stream.on('error', reject);
       });
-      expect(status).toBe(200);
-      expect(body).toContain('upstream saw /sgtm/h2/path?x=1');
-    } finally {
-      session.close();
-    }
-  });
-
-  it('serves default hostnames with the wildcard certificate (self-signed at start in development)', async () => {
-    const { certificate } = await presented(tlsPort, defaultHostname);
-    expect(certificate.subjectAltName).toContain(`DNS:*.${BASE_DOMAIN}`);
-    expect(certificate.checkHost(defaultHostname)).toBe(`*.${BASE_DOMAIN}`);
-  });
-
-  it('redirects plain HTTP to https with 308, except ACME challenges and /healthz', async () => {
-    const plain = (path: string) =>
-      request(`http://127.0.0.1:${gatewayPort}${path}`, { headers: { host: HOSTNAME } }).then(async (response) => ({
-        status: response.statusCode,
-        location: response.headers.location,
-        body: await response.body.text(),
-      }));
-    expect(await plain('/g/collect?v=2')).toMatchObject({
-      status: 308,
-      location: `https://${HOSTNAME}:${tlsPort}/g/collect?v=2`,
+      try {
+        const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const stream = session.request({ ':path': '/h2/path?x=1' });
+          let status = 0;
+          let body = '';
+          stream.on('response', (headers) => (status = Number(headers[':status'])));
+          stream.setEncoding('utf8');
+          stream.on('data', (chunk) => (body += chunk));
+          stream.on('end', () => resolve({ status, body }));
+          stream.on('error', reject);
+        });
+        expect(status).toBe(200);
+        expect(body).toContain('upstream saw /sgtm/h2/path?x=1');
+      } finally {
+        session.close();
+      }
     });
-    expect(await plain('/healthz')).toMatchObject({ status: 200 });
-    expect(await plain('/.well-known/acme-challenge/unknown-token')).toMatchObject({ status: 404 });
-  });
 
-  it('loads https://data.shop.test/… in headless Chromium over HTTP/2, trusting only the issued leaf key', async () => {
-    const leaf = (await presented(tlsPort, HOSTNAME)).certificate;
-    const spki = createHash('sha256')
-      .update(leaf.publicKey.export({ type: 'spki', format: 'der' }))
-      .digest('base64');
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      headless: true,
-      args: [
-        ...CHROMIUM_ARGS.filter((arg) => !arg.startsWith('--host-resolver-rules')),
-        `--host-resolver-rules=MAP ${HOSTNAME} 127.0.0.1, MAP * ~NOTFOUND`,
-        `--ignore-certificate-errors-spki-list=${spki}`,
-      ],
+    it('serves default hostnames with the wildcard certificate (self-signed at start in development)', async () => {
+      const { certificate } = await presented(tlsPort, defaultHostname);
+      expect(certificate.subjectAltName).toContain(`DNS:*.${BASE_DOMAIN}`);
+      expect(certificate.checkHost(defaultHostname)).toBe(`*.${BASE_DOMAIN}`);
     });
-    try {
-      const page = await browser.newPage();
-      const response = await page.goto(`https://${HOSTNAME}:${tlsPort}/from-chromium?x=1`);
-      expect(response?.status()).toBe(200);
-      expect(await page.textContent('#seen')).toBe('upstream saw /sgtm/from-chromium?x=1');
-      expect(
-        await page.evaluate(
-          () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).nextHopProtocol,
-        ),
-      ).toBe('h2');
-    } finally {
-      await browser.close();
-    }
-  }, 60_000);
 
-  it('stops serving the certificate once the domain is deleted', async () => {
-    expect((await presented(tlsPort, HOSTNAME)).certificate.checkHost(HOSTNAME)).toBe(HOSTNAME);
-    await t.inject({ method: 'DELETE', url: `/api/domains/${domainId}/`, token });
-    const { certificate } = await presented(tlsPort, HOSTNAME);
-    expect(certificate.checkHost(HOSTNAME)).toBeUndefined();
-    expect(certificate.subjectAltName).toContain(`DNS:*.${BASE_DOMAIN}`);
-  });
-});
+    it('redirects plain HTTP to https with 308, except ACME challenges and /healthz', async () => {
+      const plain = (path: string) =>
+        request(`http://127.0.0.1:${gatewayPort}${path}`, { headers: { host: HOSTNAME } }).then(async (response) => ({
+          status: response.statusCode,
+          location: response.headers.location,
+          body: await response.body.text(),
+        }));
+      expect(await plain('/g/collect?v=2')).toMatchObject({
+        status: 308,
+        location: `https://${HOSTNAME}:${tlsPort}/g/collect?v=2`,
+      });
+      expect(await plain('/healthz')).toMatchObject({ status: 200 });
+      expect(await plain('/.well-known/acme-challenge/unknown-token')).toMatchObject({ status: 404 });
+    });
+
+    it('loads https://data.shop.test/… in headless Chromium over HTTP/2, trusting only the issued leaf key', async () => {
+      const leaf = (await presented(tlsPort, HOSTNAME)).certificate;
+      const spki = createHash('sha256')
+        .update(leaf.publicKey.export({ type: 'spki', format: 'der' }))
+        .digest('base64');
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM_PATH,
+        headless: true,
+        args: [
+          ...CHROMIUM_ARGS.filter((arg) => !arg.startsWith('--host-resolver-rules')),
+          `--host-resolver-rules=MAP ${HOSTNAME} 127.0.0.1, MAP * ~NOTFOUND`,
+          `--ignore-certificate-errors-spki-list=${spki}`,
+        ],
+      });
+      try {
+        const page = await browser.newPage();
+        const response = await page.goto(`https://${HOSTNAME}:${tlsPort}/from-chromium?x=1`);
+        expect(response?.status()).toBe(200);
+        expect(await page.textContent('#seen')).toBe('upstream saw /sgtm/from-chromium?x=1');
+        expect(
+          await page.evaluate(
+            () => (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).nextHopProtocol,
+          ),
+        ).toBe('h2');
+      } finally {
+        await browser.close();
+      }
+    }, 60_000);
+
+    it('stops serving the certificate once the domain is deleted', async () => {
+      expect((await presented(tlsPort, HOSTNAME)).certificate.checkHost(HOSTNAME)).toBe(HOSTNAME);
+      await t.inject({ method: 'DELETE', url: `/api/domains/${domainId}/`, token });
+      const { certificate } = await presented(tlsPort, HOSTNAME);
+      expect(certificate.checkHost(HOSTNAME)).toBeUndefined();
+      expect(certificate.subjectAltName).toContain(`DNS:*.${BASE_DOMAIN}`);
+    });
+  },
+);

@@ -6,6 +6,9 @@ import { Agent, request } from 'undici';
 import { freePort, waitFor } from './processes.js';
 
 export const PEBBLE_PATH = '/usr/bin/pebble';
+/** Debian's `pebble` package; .ci/run installs it, so CI never skips the ACME tests. */
+export const pebbleInstalled = fs.existsSync(PEBBLE_PATH);
+if (!pebbleInstalled && process.env.CI) throw new Error('CI must have pebble installed (.ci/run installs it)');
 
 /** A self-signed certificate for 127.0.0.1 and localhost, made with openssl in `directory`. */
 export function selfSignedLoopbackCertificate(directory: string): { certFile: string; keyFile: string; cert: string } {

@@ -7,7 +7,7 @@ import { domainCertificates } from '../../../src/db/schema.js';
 import { testConfig } from '../../helpers/app.js';
 import { backends, createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { startDns, type TestDns } from '../../helpers/dns.js';
-import { startPebble, type Pebble } from '../../helpers/pebble.js';
+import { pebbleInstalled, startPebble, type Pebble } from '../../helpers/pebble.js';
 import { freePort } from '../../helpers/processes.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
@@ -15,7 +15,7 @@ const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('b
 const VALIDITY_SECONDS = 600;
 const RENEW_AFTER_FRACTION = 0.005;
 
-describe.each(backends)('ACME certificates for custom domains on %s (Pebble)', (backend) => {
+describe.runIf(pebbleInstalled).each(backends)('ACME certificates for custom domains on %s (Pebble)', (backend) => {
   let dns: TestDns;
   let pebble: Pebble;
   let testDatabase: TestDatabase;
@@ -153,6 +153,22 @@ describe.each(backends)('ACME certificates for custom domains on %s (Pebble)', (
     expect((await eventTypes(issued.id)).filter((type: string) => type === 'domain.certificate_issued')).toHaveLength(
       2,
     );
+  }, 60_000);
+
+  it('keeps serving the current certificate while a renewal fails, saying renewing with the reason', async () => {
+    const current = await certificateOf(issued.id);
+    const due = Date.parse(current.not_before) + VALIDITY_SECONDS * 1000 * RENEW_AFTER_FRACTION;
+    dns.records.set(issued.hostname, [{ type: 'A', value: '127.0.0.2' }]); // the CA can no longer reach the gateway
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now()) + 50));
+
+    expect(await app.services.certificates.issueDue()).toBe(1);
+
+    const renewing = await certificateOf(issued.id);
+    expect(renewing).toMatchObject({ status: 'renewing', not_after: current.not_after, issuer: current.issuer });
+    expect(renewing.last_error).toMatch(/127\.0\.0\.2|connection refused|connect/i);
+    expect(await app.services.certificates.served(issued.hostname)).not.toBeNull();
+    expect(await eventTypes(issued.id)).toContain('domain.certificate_failed');
+    dns.records.set(issued.hostname, [{ type: 'A', value: '127.0.0.1' }]);
   }, 60_000);
 
   it('says failed with the reason when the CA cannot reach the challenge, and schedules a retry', async () => {
