@@ -7,10 +7,18 @@ import { chromium } from 'playwright-core';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { loadConfig } from '../../src/config.js';
+import type { InvalidationBus } from '../../src/db/invalidation.js';
+import { domainCertificates } from '../../src/db/schema.js';
+import { TlsGateway } from '../../src/gateway/tls.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
 import { startDns, type TestDns } from '../helpers/dns.js';
-import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble.js';
+import { pebbleInstalled, selfSignedLoopbackCertificate, startPebble, type Pebble } from '../helpers/pebble.js';
 import { freePort } from '../helpers/processes.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
@@ -236,5 +244,43 @@ describe.runIf(pebbleInstalled)(
       expect(certificate.checkHost(HOSTNAME)).toBeUndefined();
       expect(certificate.subjectAltName).toContain(`DNS:*.${BASE_DOMAIN}`);
     });
+
+    it("forgets a deleted domain's certificate and key on the next certificate run", async () => {
+      await t.app.services.certificates.issueDue();
+      const rows = await t.database.db
+        .select()
+        .from(domainCertificates)
+        .where(eq(domainCertificates.domainId, domainId));
+      expect(rows).toEqual([]);
+    });
   },
 );
+
+describe('the TLS listener with GATEWAY_TLS_CERT and GATEWAY_TLS_KEY', () => {
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-tls-'));
+  const files = selfSignedLoopbackCertificate(directory);
+  const listener = new TlsGateway(
+    {
+      certificates: null,
+      invalidations: { subscribe: () => {} } as unknown as InvalidationBus,
+      handler: (_req, res) => res.writeHead(204).end(),
+    },
+    { baseDomain: BASE_DOMAIN, certFile: files.certFile, keyFile: files.keyFile, onError: () => {} },
+  );
+  afterAll(async () => {
+    await listener.close();
+    fs.rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('presents the configured certificate', async () => {
+    const port = Number(new URL(await listener.listen(0, '127.0.0.1')).port);
+    const { certificate } = await presented(port, `abc.${BASE_DOMAIN}`);
+    expect(certificate.fingerprint256).toBe(new X509Certificate(files.cert).fingerprint256);
+  });
+
+  it('needs both files or neither', () => {
+    expect(() => loadConfig({ GATEWAY_TLS_CERT: '/tmp/cert.pem' })).toThrow(/GATEWAY_TLS_CERT and GATEWAY_TLS_KEY/);
+    expect(loadConfig({ GATEWAY_TLS_PORT: '8443' }).gateway.tlsPort).toBe(8443);
+    expect(loadConfig({}).gateway.tlsPort).toBeNull();
+  });
+});

@@ -137,6 +137,21 @@ export async function findServedByHostname(
   return row ?? null;
 }
 
+/** Certificates (and their sealed keys) of deleted domains, and challenges left by an order that never finished. */
+export async function purgeStale(db: Db, challengeTtlMs: number): Promise<void> {
+  await db
+    .delete(domainCertificates)
+    .where(
+      inArray(
+        domainCertificates.domainId,
+        db.select({ id: domains.id }).from(domains).where(sql`${domains.deletedAt} is not null`),
+      ),
+    );
+  await db
+    .delete(acmeChallenges)
+    .where(lt(acmeChallenges.createdAt, sql`now() - ${`${challengeTtlMs} milliseconds`}::interval`));
+}
+
 export async function saveChallenge(db: Db, token: string, keyAuthorization: string, hostname: string) {
   await db
     .insert(acmeChallenges)

@@ -121,6 +121,7 @@ export class CertificateService {
   /** The worker's step: queues newly active domains, then orders every certificate due (first issue, renewal, retry). */
   async issueDue(limit = 5): Promise<number> {
     if (!this.issuer) return 0;
+    await queries.purgeStale(this.db, 2 * ORDER_LOCK_MS);
     await queries.queueActiveDomains(this.db);
     const due = await queries.findDue(this.db, limit);
     let worked = 0;
