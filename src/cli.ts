@@ -173,6 +173,10 @@ async function serve(config: Config) {
     address = await app.listen({ host: config.host, port: config.port });
     const gatewayUrl = await app.services.gateway.listen(config.gateway.port, config.host);
     app.log.info({ gateway: gatewayUrl }, 'gateway listening');
+    if (app.services.gatewayTls && config.gateway.tlsPort != null) {
+      const tlsUrl = await app.services.gatewayTls.listen(config.gateway.tlsPort, config.host);
+      app.log.info({ gateway: tlsUrl }, 'gateway TLS listening (HTTP/2 and HTTP/1.1); plain HTTP now redirects to it');
+    }
   } catch (error) {
     await runtime.close().catch(() => {});
     throw error;

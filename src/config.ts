@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -64,7 +65,16 @@ export interface Config {
     flushMs: number;
     logSampleRate: number;
     upstreamTimeoutMs: number;
+    /** The TLS listener's port (SNI-chosen certificates, HTTP/2); null: plain HTTP only, no redirect. */
+    tlsPort?: number | null;
+    /** Wildcard certificate and key files (PEM) for `*.<baseDomain>`; null: a self-signed one made at start. */
+    tlsCertFile?: string | null;
+    tlsKeyFile?: string | null;
   };
+  /** ACME certificates for custom domains; null when ACME_DIRECTORY_URL is unset (no certificate is requested). */
+  acme: AcmeConfig | null;
+  /** 32-byte key (base64 or hex) encrypting secrets at rest (certificate keys); null when unset. */
+  secretsKey: Buffer | null;
   containerTransitionDelayMs: number;
   dns: { resolvers: string[]; timeoutMs: number; recheckIntervalMs: number };
   /** A custom domain not verified within this many hours is released, so it cannot hold a hostname forever. */
@@ -75,6 +85,19 @@ export interface Config {
   runWorkers: boolean;
   /** OpenAI-compatible chat completions for AI summaries; the built-in writer is used when unset. */
   ai: { baseUrl: string; model: string; apiKey: string } | null;
+}
+
+export interface AcmeConfig {
+  directoryUrl: string;
+  email: string | null;
+  /** Extra CA certificates (PEM) trusted for the ACME directory's own TLS: a test CA such as Pebble's. */
+  caCertificates: string[];
+  /** Renew when this fraction of the certificate's lifetime has passed. */
+  renewAfterFraction: number;
+  /** First retry delay after a failed order, doubled per attempt up to `retryMaxMs`. */
+  retryBaseMs: number;
+  retryMaxMs: number;
+  pollMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -108,6 +131,55 @@ function list(env: Env, name: string): string[] {
 function optional(env: Env, name: string): string | null {
   const raw = env[name]?.trim();
   return raw ? raw : null;
+}
+
+/** SECRETS_KEY: 32 bytes, as 64 hex digits or base64 (standard or url-safe). */
+function secretsKey(env: Env): Buffer | null {
+  const raw = optional(env, 'SECRETS_KEY');
+  if (!raw) return null;
+  const key = /^[0-9a-f]{64}$/i.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (key.length !== 32)
+    throw new ConfigError(
+      'SECRETS_KEY must be 32 bytes, written as 64 hex digits or base64 (for example: openssl rand -base64 32)',
+    );
+  return key;
+}
+
+function fraction(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!(value > 0 && value < 1)) throw new ConfigError(`${name} must be a number between 0 and 1, got "${raw}"`);
+  return value;
+}
+
+/** A PEM file named by `name`, read once at start; for test CAs (Pebble's directory certificate). */
+function pemFile(env: Env, name: string): string[] {
+  const file = optional(env, name);
+  if (!file) return [];
+  try {
+    return [fs.readFileSync(file, 'utf8')];
+  } catch {
+    throw new ConfigError(`${name}: cannot read the PEM file ${file}`);
+  }
+}
+
+function acmeConfig(env: Env, key: Buffer | null): AcmeConfig | null {
+  const directoryUrl = optional(env, 'ACME_DIRECTORY_URL');
+  if (!directoryUrl) return null;
+  if (!key)
+    throw new ConfigError(
+      'SECRETS_KEY must be set when ACME_DIRECTORY_URL is: certificate keys are stored encrypted with it (for example: openssl rand -base64 32)',
+    );
+  return {
+    directoryUrl,
+    email: optional(env, 'ACME_EMAIL'),
+    caCertificates: pemFile(env, 'ACME_CA_FILE'),
+    renewAfterFraction: fraction(env, 'ACME_RENEW_AFTER_FRACTION', 2 / 3),
+    retryBaseMs: integer(env, 'ACME_RETRY_BASE_MS', 60_000, 10),
+    retryMaxMs: integer(env, 'ACME_RETRY_MAX_MS', 6 * 3_600_000, 10),
+    pollMs: integer(env, 'ACME_POLL_MS', 10_000, 10),
+  };
 }
 
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
@@ -192,6 +264,7 @@ function cookieSecret(
 }
 
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const key = secretsKey(env);
   const databaseUrl = optional(env, 'DATABASE_URL');
   const pgliteDataDir = env.PGLITE_DATA_DIR || path.resolve('data', 'pglite');
   const config: Config = {
@@ -244,7 +317,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       flushMs: integer(env, 'GATEWAY_FLUSH_MS', 5000, 10),
       logSampleRate: Number(env.GATEWAY_LOG_SAMPLE_RATE ?? 0.1),
       upstreamTimeoutMs: integer(env, 'GATEWAY_UPSTREAM_TIMEOUT_MS', 15_000, 100),
+      tlsPort: optional(env, 'GATEWAY_TLS_PORT') === null ? null : integer(env, 'GATEWAY_TLS_PORT', 0),
+      tlsCertFile: optional(env, 'GATEWAY_TLS_CERT'),
+      tlsKeyFile: optional(env, 'GATEWAY_TLS_KEY'),
     },
+    acme: acmeConfig(env, key),
+    secretsKey: key,
     containerTransitionDelayMs: integer(env, 'CONTAINER_TRANSITION_DELAY_MS', 2000, 0),
     dns: {
       resolvers: list(env, 'DNS_RESOLVERS'),
@@ -254,6 +332,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     domainPendingTtlHours: integer(env, 'DOMAIN_PENDING_TTL_HOURS', 168, 1),
     ...overrides,
   };
+  if (Boolean(config.gateway.tlsCertFile) !== Boolean(config.gateway.tlsKeyFile))
+    throw new ConfigError('Set both GATEWAY_TLS_CERT and GATEWAY_TLS_KEY (PEM files), or neither');
   if (config.cookieSecret.length < COOKIE_SECRET_MIN_LENGTH)
     throw new ConfigError(`COOKIE_SECRET must be at least ${COOKIE_SECRET_MIN_LENGTH} characters`);
   return config;

@@ -23,6 +23,10 @@ import { ContainerWorker } from './modules/containers/worker.js';
 import { DomainVerifier } from './modules/domains/dns.js';
 import { DomainService } from './modules/domains/service.js';
 import { Gateway } from './gateway/server.js';
+import { GatewayFront } from './gateway/front.js';
+import { TlsGateway } from './gateway/tls.js';
+import { CertificateService } from './modules/certificates/service.js';
+import { SecretBox } from './lib/secrets.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -43,7 +47,10 @@ export interface Services {
   containers: ContainerService;
   containerWorker: ContainerWorker;
   domains: DomainService;
+  certificates: CertificateService;
   gateway: Gateway;
+  /** The gateway's TLS listener when GATEWAY_TLS_PORT is set; it listens once `listen()` is called (the CLI does). */
+  gatewayTls: TlsGateway | null;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -90,10 +97,32 @@ export function createServices(
     { database, outbound, events, invalidations },
     { delayMs: config.containerTransitionDelayMs, onError },
   );
+  const certificates = new CertificateService(
+    { database, events, invalidations },
+    { acme: config.acme, secrets: config.secretsKey ? new SecretBox(config.secretsKey) : null },
+  );
   const gateway = new Gateway(
-    { traffic: new ContainerTraffic({ database }), invalidations, outbound },
+    {
+      traffic: new ContainerTraffic({ database }),
+      invalidations,
+      outbound,
+      front: new GatewayFront(certificates.enabled ? certificates : null, () => gatewayTls?.port ?? null, onError),
+    },
     { ...config.gateway, onError },
   );
+  const tlsPort = config.gateway.tlsPort ?? null;
+  const gatewayTls =
+    tlsPort === null
+      ? null
+      : new TlsGateway(
+          { certificates: certificates.enabled ? certificates : null, invalidations, handler: gateway.requestListener },
+          {
+            baseDomain: config.gateway.baseDomain,
+            certFile: config.gateway.tlsCertFile ?? null,
+            keyFile: config.gateway.tlsKeyFile ?? null,
+            onError,
+          },
+        );
   const containers = new ContainerService(
     { database, outbound, events, runtime: containerWorker, tenants, traffic: gateway },
     { gatewayBaseDomain: config.gateway.baseDomain },
@@ -102,6 +131,7 @@ export function createServices(
     {
       database,
       containers,
+      certificates,
       events,
       invalidations,
       verifier: new DomainVerifier({
@@ -127,6 +157,7 @@ export function createServices(
       : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
   );
   let recheckLoop: { stop(): Promise<void> } | null = null;
+  let certificateLoop: { stop(): Promise<void> } | null = null;
   let deliveryLoop: { stop(): Promise<void> } | null = null;
   let reportLoop: { stop(): Promise<void> } | null = null;
   let interruptedScanLoop: { stop(): Promise<void> } | null = null;
@@ -148,7 +179,9 @@ export function createServices(
     containers,
     containerWorker,
     domains,
+    certificates,
     gateway,
+    gatewayTls,
     async start() {
       await invalidations.start();
       auth.start();
@@ -158,6 +191,7 @@ export function createServices(
         status.start(config.statusCheckMs, onError);
         await containerWorker.start();
         recheckLoop = startLoop(() => domains.recheckDue(), Math.min(config.dns.recheckIntervalMs, 60_000), onError);
+        if (config.acme) certificateLoop = startLoop(() => certificates.issueDue(), config.acme.pollMs, onError);
         reportLoop = startLoop(
           async () => {
             while (await reports.runNext());
@@ -176,7 +210,9 @@ export function createServices(
       await interruptedScanLoop?.stop();
       await status.stop();
       await recheckLoop?.stop();
+      await certificateLoop?.stop();
       await containerWorker.stop();
+      await gatewayTls?.close();
       await gateway.close();
       await invalidations.stop();
       await auth.stop();

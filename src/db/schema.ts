@@ -390,4 +390,44 @@ export const containerRequestLogs = pgTable(
 );
 
 export type ContainerRow = typeof containers.$inferSelect;
+/** One certificate per active custom domain; the private key sealed with SECRETS_KEY (src/lib/secrets.ts). */
+export const domainCertificates = pgTable(
+  'domain_certificates',
+  {
+    domainId: text('domain_id')
+      .primaryKey()
+      .references(() => domains.id),
+    hostname: text('hostname').notNull(),
+    status: text('status').notNull(),
+    issuer: text('issuer'),
+    notBefore: timestamp('not_before', { withTimezone: true }),
+    notAfter: timestamp('not_after', { withTimezone: true }),
+    certificatePem: text('certificate_pem'),
+    privateKeySealed: text('private_key_sealed'),
+    lastError: text('last_error'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    /** An instance working on the order holds it until then, so two workers never order the same certificate. */
+    lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    updatedAt: updatedAt(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('domain_certificates_due_idx').on(t.nextAttemptAt)],
+);
+
+/** HTTP-01 answers, shared so that whichever gateway instance the CA reaches can answer. */
+export const acmeChallenges = pgTable('acme_challenges', {
+  token: text('token').primaryKey(),
+  keyAuthorization: text('key_authorization').notNull(),
+  hostname: text('hostname').notNull(),
+  createdAt: createdAt(),
+});
+
+export const acmeAccounts = pgTable('acme_accounts', {
+  directoryUrl: text('directory_url').primaryKey(),
+  accountKeySealed: text('account_key_sealed').notNull(),
+  createdAt: createdAt(),
+});
+
 export type DomainRow = typeof domains.$inferSelect;
+export type DomainCertificateRow = typeof domainCertificates.$inferSelect;

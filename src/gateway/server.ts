@@ -6,6 +6,7 @@ import { newId } from '../lib/ids.js';
 import { startLoop } from '../lib/loop.js';
 import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute, RequestLogEntry } from '../modules/containers/traffic.js';
+import type { GatewayFront } from './front.js';
 
 export interface GatewaySettings {
   flushMs: number;
@@ -18,6 +19,8 @@ export interface GatewayDependencies {
   traffic: ContainerTraffic;
   invalidations: InvalidationBus;
   outbound: OutboundClient;
+  /** ACME challenges and the redirect to https, answered before routing. */
+  front?: GatewayFront;
 }
 
 /**
@@ -76,14 +79,16 @@ export class Gateway {
   private readonly traffic: ContainerTraffic;
   private readonly outbound: OutboundClient;
   private readonly onError: (error: unknown) => void;
+  private readonly front: GatewayFront | null;
 
   constructor(
-    { traffic, invalidations, outbound }: GatewayDependencies,
+    { traffic, invalidations, outbound, front }: GatewayDependencies,
     private readonly settings: GatewaySettings & { onError: (error: unknown) => void },
   ) {
     this.traffic = traffic;
     this.outbound = outbound;
     this.onError = settings.onError;
+    this.front = front ?? null;
     invalidations.subscribe(({ kind }) => {
       if (kind === 'container' || kind === 'domain' || kind === 'all') this.routes.clear();
     });
@@ -93,15 +98,16 @@ export class Gateway {
     return this.server?.listening ?? false;
   }
 
+  /** The request handler of every listener: the plain one here and the TLS one (src/gateway/tls.ts). */
+  readonly requestListener = (req: http.IncomingMessage, res: http.ServerResponse): void =>
+    void this.handle(req, res).catch((error) => {
+      this.onError(error);
+      if (!res.headersSent) this.json(res, 500, 'gateway_error', 'The gateway failed to handle the request.');
+      else res.destroy();
+    });
+
   async listen(port: number, host: string): Promise<string> {
-    this.server = http.createServer(
-      (req, res) =>
-        void this.handle(req, res).catch((error) => {
-          this.onError(error);
-          if (!res.headersSent) this.json(res, 500, 'gateway_error', 'The gateway failed to handle the request.');
-          else res.destroy();
-        }),
-    );
+    this.server = http.createServer(this.requestListener);
     await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
     this.flushLoop = startLoop(() => this.flush(), this.settings.flushMs, this.onError);
     const address = this.server.address() as AddressInfo;
@@ -196,6 +202,7 @@ export class Gateway {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
     const hostname = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+    if (this.front?.answered(req, res, hostname)) return;
     if (req.url === '/healthz')
       return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
     const route = hostname ? await this.route(hostname) : null;

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { idPattern } from '../../lib/ids.js';
+import { Certificate } from '../certificates/schemas.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const DOMAIN_STATUSES = ['pending_verification', 'active', 'failed'] as const;
@@ -44,6 +45,7 @@ export const Domain = Type.Object(
     last_checked_at: NullableTimestamp('When DNS was last checked.'),
     verified_at: NullableTimestamp('When the domain became active.'),
     created_at: Timestamp('When the domain was added.'),
+    certificate: Certificate,
   },
   { additionalProperties: false, description: 'A custom hostname served by a container.' },
 );

@@ -6,6 +6,7 @@ import { domains, type DomainRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import { REMOVED_STATUSES } from '../containers/schemas.js';
 import { ContainerErrors } from '../containers/errors.js';
+import type { CertificateService } from '../certificates/service.js';
 import type { ContainerService } from '../containers/service.js';
 import type { EventLog } from '../events/service.js';
 import { DomainErrors } from './errors.js';
@@ -22,6 +23,7 @@ const HOSTNAME_IN_USE: Verification = {
 export interface DomainServiceDependencies {
   database: Database;
   containers: ContainerService;
+  certificates: CertificateService;
   events: EventLog;
   invalidations: InvalidationBus;
   verifier: DomainVerifier;
@@ -30,12 +32,13 @@ export interface DomainServiceDependencies {
 export class DomainService {
   private readonly database: Database;
   private readonly containers: ContainerService;
+  private readonly certificates: CertificateService;
   private readonly events: EventLog;
   private readonly invalidations: InvalidationBus;
   private readonly verifier: DomainVerifier;
 
   constructor(
-    { database, containers, events, invalidations, verifier }: DomainServiceDependencies,
+    { database, containers, certificates, events, invalidations, verifier }: DomainServiceDependencies,
     private readonly settings: {
       gatewayBaseDomain: string;
       gatewayIps: string[];
@@ -45,6 +48,7 @@ export class DomainService {
   ) {
     this.database = database;
     this.containers = containers;
+    this.certificates = certificates;
     this.events = events;
     this.invalidations = invalidations;
     this.verifier = verifier;
@@ -79,6 +83,7 @@ export class DomainService {
       last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
       verified_at: row.verifiedAt?.toISOString() ?? null,
       created_at: row.createdAt.toISOString(),
+      certificate: (await this.certificates.summaries([row])).get(row.id)!,
     };
   }
 

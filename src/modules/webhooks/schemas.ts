@@ -11,6 +11,8 @@ export const EVENT_TYPES = [
   'domain.verified',
   'domain.failed',
   'domain.released',
+  'domain.certificate_issued',
+  'domain.certificate_failed',
   'report.ready',
   'tracking_checker.scan.completed',
   'tracking_checker.scan.failed',

@@ -1,0 +1,54 @@
+import type http from 'node:http';
+import type { TLSSocket } from 'node:tls';
+
+const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
+const TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
+
+export interface ChallengeSource {
+  /** The key authorization for an ACME HTTP-01 token; null when unknown. */
+  challenge(token: string): Promise<string | null>;
+}
+
+/**
+ * What the gateway answers before routing a request: ACME HTTP-01 challenges (on the plain port, for any host, so
+ * the CA can validate a custom domain whichever instance it reaches), and, once the TLS listener is up, a 308 from
+ * plain HTTP to https for everything but challenges and `/healthz`.
+ */
+export class GatewayFront {
+  constructor(
+    private readonly challenges: ChallengeSource | null,
+    /** The https port to redirect to; null while no TLS listener runs (then plain HTTP is served as before). */
+    private readonly httpsPort: () => number | null,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** True when the request was answered here (synchronously or by a pending challenge lookup). */
+  answered(req: http.IncomingMessage, res: http.ServerResponse, hostname: string): boolean {
+    const url = req.url ?? '/';
+    if ((req.socket as TLSSocket).encrypted) return false;
+    if (url.startsWith(CHALLENGE_PREFIX) && this.challenges) {
+      this.answerChallenge(url.slice(CHALLENGE_PREFIX.length), res);
+      return true;
+    }
+    const port = this.httpsPort();
+    if (port === null || url === '/healthz' || !hostname) return false;
+    const location = `https://${hostname}${port === 443 ? '' : `:${port}`}${url.startsWith('/') ? url : '/'}`;
+    res.writeHead(308, { location, 'content-length': 0 }).end();
+    return true;
+  }
+
+  private answerChallenge(token: string, res: http.ServerResponse) {
+    const notFound = () => res.writeHead(404, { 'content-type': 'text/plain' }).end('Unknown challenge');
+    if (!TOKEN.test(token)) return void notFound();
+    this.challenges!.challenge(token).then(
+      (keyAuthorization) =>
+        keyAuthorization === null
+          ? notFound()
+          : res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(keyAuthorization),
+      (error) => {
+        this.onError(error);
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('Challenge lookup failed');
+      },
+    );
+  }
+}

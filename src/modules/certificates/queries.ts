@@ -1,0 +1,189 @@
+import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import type { Database } from '../../db/index.js';
+import {
+  acmeAccounts,
+  acmeChallenges,
+  domainCertificates,
+  domains,
+  type DomainCertificateRow,
+} from '../../db/schema.js';
+
+type Db = Database['db'];
+const liveActiveDomain = and(eq(domains.status, 'active'), isNull(domains.deletedAt));
+
+/** Active domains without a certificate row get one, pending: the worker orders their certificate next. */
+export async function queueActiveDomains(db: Db): Promise<void> {
+  await db
+    .insert(domainCertificates)
+    .select(
+      db
+        .select({
+          domainId: domains.id,
+          hostname: domains.hostname,
+          status: sql<string>`'pending'`.as('status'),
+          issuer: sql<null>`null`.as('issuer'),
+          notBefore: sql<null>`null`.as('not_before'),
+          notAfter: sql<null>`null`.as('not_after'),
+          certificatePem: sql<null>`null`.as('certificate_pem'),
+          privateKeySealed: sql<null>`null`.as('private_key_sealed'),
+          lastError: sql<null>`null`.as('last_error'),
+          attempts: sql<number>`0`.as('attempts'),
+          nextAttemptAt: sql<Date>`now()`.as('next_attempt_at'),
+          lockedUntil: sql<null>`null`.as('locked_until'),
+          updatedAt: sql<Date>`now()`.as('updated_at'),
+          createdAt: sql<Date>`now()`.as('created_at'),
+        })
+        .from(domains)
+        .leftJoin(domainCertificates, eq(domainCertificates.domainId, domains.id))
+        .where(and(liveActiveDomain, isNull(domainCertificates.domainId))),
+    )
+    .onConflictDoNothing();
+}
+
+/** Certificates of live, active domains whose next attempt is due and that no instance is working on. */
+export async function findDue(db: Db, limit: number): Promise<Array<DomainCertificateRow & { tenantId: string }>> {
+  const rows = await db
+    .select({ certificate: domainCertificates, tenantId: domains.tenantId })
+    .from(domainCertificates)
+    .innerJoin(domains, eq(domains.id, domainCertificates.domainId))
+    .where(
+      and(
+        liveActiveDomain,
+        lte(domainCertificates.nextAttemptAt, sql`now()`),
+        or(isNull(domainCertificates.lockedUntil), lt(domainCertificates.lockedUntil, sql`now()`)),
+      ),
+    )
+    .orderBy(domainCertificates.nextAttemptAt)
+    .limit(limit);
+  return rows.map(({ certificate, tenantId }) => ({ ...certificate, tenantId }));
+}
+
+/** Takes the order for this instance until `lockMs` from now; false when another instance got it first. */
+export async function lock(db: Db, domainId: string, lockMs: number, status: string): Promise<boolean> {
+  const rows = await db
+    .update(domainCertificates)
+    .set({ lockedUntil: sql`now() + ${`${lockMs} milliseconds`}::interval`, status, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(domainCertificates.domainId, domainId),
+        or(isNull(domainCertificates.lockedUntil), lt(domainCertificates.lockedUntil, sql`now()`)),
+      ),
+    )
+    .returning({ domainId: domainCertificates.domainId });
+  return rows.length === 1;
+}
+
+export async function saveIssued(
+  db: Db,
+  domainId: string,
+  issued: {
+    issuer: string;
+    notBefore: Date;
+    notAfter: Date;
+    certificatePem: string;
+    privateKeySealed: string;
+    renewAt: Date;
+  },
+): Promise<void> {
+  await db
+    .update(domainCertificates)
+    .set({
+      status: 'issued',
+      issuer: issued.issuer,
+      notBefore: issued.notBefore,
+      notAfter: issued.notAfter,
+      certificatePem: issued.certificatePem,
+      privateKeySealed: issued.privateKeySealed,
+      lastError: null,
+      attempts: 0,
+      nextAttemptAt: issued.renewAt,
+      lockedUntil: null,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(domainCertificates.domainId, domainId));
+}
+
+export async function saveFailure(
+  db: Db,
+  domainId: string,
+  failure: { status: string; lastError: string; attempts: number; nextAttemptAt: Date },
+): Promise<void> {
+  await db
+    .update(domainCertificates)
+    .set({ ...failure, lockedUntil: null, updatedAt: sql`now()` })
+    .where(eq(domainCertificates.domainId, domainId));
+}
+
+export async function findByDomainIds(db: Db, domainIds: string[]): Promise<DomainCertificateRow[]> {
+  if (domainIds.length === 0) return [];
+  return db.select().from(domainCertificates).where(inArray(domainCertificates.domainId, domainIds));
+}
+
+/** The issued certificate served for a hostname: only while its domain is live and active. */
+export async function findServedByHostname(
+  db: Db,
+  hostname: string,
+): Promise<Pick<DomainCertificateRow, 'certificatePem' | 'privateKeySealed' | 'domainId'> | null> {
+  const [row] = await db
+    .select({
+      domainId: domainCertificates.domainId,
+      certificatePem: domainCertificates.certificatePem,
+      privateKeySealed: domainCertificates.privateKeySealed,
+    })
+    .from(domainCertificates)
+    .innerJoin(domains, eq(domains.id, domainCertificates.domainId))
+    .where(and(eq(domains.hostname, hostname), liveActiveDomain, sql`${domainCertificates.certificatePem} is not null`))
+    .limit(1);
+  return row ?? null;
+}
+
+/** Certificates (and their sealed keys) of deleted domains, and challenges left by an order that never finished. */
+export async function purgeStale(db: Db, challengeTtlMs: number): Promise<void> {
+  await db
+    .delete(domainCertificates)
+    .where(
+      inArray(
+        domainCertificates.domainId,
+        db.select({ id: domains.id }).from(domains).where(sql`${domains.deletedAt} is not null`),
+      ),
+    );
+  await db
+    .delete(acmeChallenges)
+    .where(lt(acmeChallenges.createdAt, sql`now() - ${`${challengeTtlMs} milliseconds`}::interval`));
+}
+
+export async function saveChallenge(db: Db, token: string, keyAuthorization: string, hostname: string) {
+  await db
+    .insert(acmeChallenges)
+    .values({ token, keyAuthorization, hostname })
+    .onConflictDoUpdate({ target: acmeChallenges.token, set: { keyAuthorization, hostname } });
+}
+
+export async function deleteChallenge(db: Db, token: string) {
+  await db.delete(acmeChallenges).where(eq(acmeChallenges.token, token));
+}
+
+export async function findChallenge(db: Db, token: string): Promise<string | null> {
+  const [row] = await db
+    .select({ keyAuthorization: acmeChallenges.keyAuthorization })
+    .from(acmeChallenges)
+    .where(eq(acmeChallenges.token, token))
+    .limit(1);
+  return row?.keyAuthorization ?? null;
+}
+
+/** The sealed account key for a directory; the first instance to store one wins, the others read it. */
+export async function accountKey(
+  db: Db,
+  directoryUrl: string,
+  candidateSealed: () => Promise<string>,
+): Promise<string> {
+  const [existing] = await db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl)).limit(1);
+  if (existing) return existing.accountKeySealed;
+  await db
+    .insert(acmeAccounts)
+    .values({ directoryUrl, accountKeySealed: await candidateSealed() })
+    .onConflictDoNothing();
+  const [stored] = await db.select().from(acmeAccounts).where(eq(acmeAccounts.directoryUrl, directoryUrl)).limit(1);
+  return stored.accountKeySealed;
+}

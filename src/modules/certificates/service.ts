@@ -1,0 +1,186 @@
+import type { AcmeConfig } from '../../config.js';
+import type { Database } from '../../db/index.js';
+import type { InvalidationBus } from '../../db/invalidation.js';
+import type { DomainCertificateRow } from '../../db/schema.js';
+import type { SecretBox } from '../../lib/secrets.js';
+import type { EventLog } from '../events/service.js';
+import { AcmeIssuer } from './acme.js';
+import * as queries from './queries.js';
+import type { CertificateDto, CertificateStatus } from './schemas.js';
+
+/** Longer than an order takes (acme-client gives up after ~10 polls); an instance that dies releases it then. */
+const ORDER_LOCK_MS = 10 * 60_000;
+const KEY_PURPOSE = (domainId: string) => `certificate-key:${domainId}`;
+const ACCOUNT_PURPOSE = 'acme-account-key';
+
+export interface ServedCertificate {
+  certificatePem: string;
+  privateKeyPem: string;
+}
+
+const NOT_REQUESTED: CertificateDto = {
+  status: 'not_requested',
+  issuer: null,
+  not_before: null,
+  not_after: null,
+  last_error: null,
+};
+
+/**
+ * Certificates of custom domains, ordered through ACME (HTTP-01) when a domain is active and renewed at a fraction of
+ * their lifetime (two thirds by default), failures retried with exponential backoff. Private keys are sealed with
+ * SECRETS_KEY before they reach the database and are opened only for the gateway's TLS listener.
+ */
+export class CertificateService {
+  private readonly database: Database;
+  private readonly events: EventLog;
+  private readonly invalidations: InvalidationBus;
+  private readonly issuer: AcmeIssuer | null;
+
+  constructor(
+    { database, events, invalidations }: { database: Database; events: EventLog; invalidations: InvalidationBus },
+    private readonly settings: { acme: AcmeConfig | null; secrets: SecretBox | null },
+  ) {
+    this.database = database;
+    this.events = events;
+    this.invalidations = invalidations;
+    const { acme, secrets } = settings;
+    this.issuer =
+      acme && secrets
+        ? new AcmeIssuer(
+            {
+              directoryUrl: acme.directoryUrl,
+              email: acme.email,
+              caCertificates: acme.caCertificates,
+              accountKeyPem: async () =>
+                secrets.open(
+                  await queries.accountKey(this.db, acme.directoryUrl, async () =>
+                    secrets.seal(await AcmeIssuer.createAccountKey(), ACCOUNT_PURPOSE),
+                  ),
+                  ACCOUNT_PURPOSE,
+                ),
+            },
+            {
+              put: (token, keyAuthorization, hostname) =>
+                queries.saveChallenge(this.db, token, keyAuthorization, hostname),
+              remove: (token) => queries.deleteChallenge(this.db, token),
+            },
+          )
+        : null;
+  }
+
+  private get db() {
+    return this.database.db;
+  }
+
+  get enabled(): boolean {
+    return this.issuer !== null;
+  }
+
+  /** The `certificate` field of each domain, by domain id. */
+  async summaries(domains: Array<{ id: string; status: string }>): Promise<Map<string, CertificateDto>> {
+    const rows = new Map(
+      (
+        await queries.findByDomainIds(
+          this.db,
+          domains.map((domain) => domain.id),
+        )
+      ).map((row) => [row.domainId, row]),
+    );
+    return new Map(domains.map((domain) => [domain.id, this.summary(domain, rows.get(domain.id))]));
+  }
+
+  private summary(domain: { status: string }, row: DomainCertificateRow | undefined): CertificateDto {
+    if (!row)
+      return this.enabled && domain.status === 'active' ? { ...NOT_REQUESTED, status: 'pending' } : NOT_REQUESTED;
+    return {
+      status: row.status as CertificateStatus,
+      issuer: row.issuer,
+      not_before: row.notBefore?.toISOString() ?? null,
+      not_after: row.notAfter?.toISOString() ?? null,
+      last_error: row.lastError,
+    };
+  }
+
+  /** The key authorization for an HTTP-01 token, whichever instance created it. */
+  challenge(token: string): Promise<string | null> {
+    return queries.findChallenge(this.db, token);
+  }
+
+  /** The certificate and opened key the gateway serves for a custom domain; null when it has none. */
+  async served(hostname: string): Promise<ServedCertificate | null> {
+    if (!this.settings.secrets) return null;
+    const row = await queries.findServedByHostname(this.db, hostname);
+    if (!row?.certificatePem || !row.privateKeySealed) return null;
+    return {
+      certificatePem: row.certificatePem,
+      privateKeyPem: this.settings.secrets.open(row.privateKeySealed, KEY_PURPOSE(row.domainId)),
+    };
+  }
+
+  /** The worker's step: queues newly active domains, then orders every certificate due (first issue, renewal, retry). */
+  async issueDue(limit = 5): Promise<number> {
+    if (!this.issuer) return 0;
+    await queries.purgeStale(this.db, 2 * ORDER_LOCK_MS);
+    await queries.queueActiveDomains(this.db);
+    const due = await queries.findDue(this.db, limit);
+    let worked = 0;
+    for (const row of due) {
+      const status: CertificateStatus = row.certificatePem ? 'renewing' : 'pending';
+      if (!(await queries.lock(this.db, row.domainId, ORDER_LOCK_MS, status))) continue;
+      await this.order(row, this.issuer);
+      worked++;
+    }
+    return worked;
+  }
+
+  private async order(row: DomainCertificateRow & { tenantId: string }, issuer: AcmeIssuer): Promise<void> {
+    const object = { type: 'domain', id: row.domainId };
+    try {
+      const issued = await issuer.issue(row.hostname);
+      const acme = this.settings.acme!;
+      const lifetime = issued.notAfter.getTime() - issued.notBefore.getTime();
+      await queries.saveIssued(this.db, row.domainId, {
+        issuer: issued.issuer,
+        notBefore: issued.notBefore,
+        notAfter: issued.notAfter,
+        certificatePem: issued.certificatePem,
+        privateKeySealed: this.settings.secrets!.seal(issued.privateKeyPem, KEY_PURPOSE(row.domainId)),
+        renewAt: new Date(issued.notBefore.getTime() + lifetime * acme.renewAfterFraction),
+      });
+      await this.invalidations.publish({ kind: 'certificate', id: row.hostname });
+      await this.events.record(row.tenantId, 'domain.certificate_issued', object, {
+        hostname: row.hostname,
+        issuer: issued.issuer,
+        not_after: issued.notAfter.toISOString(),
+      });
+    } catch (error) {
+      const attempts = row.attempts + 1;
+      const stillValid = row.notAfter !== null && row.notAfter.getTime() > Date.now();
+      const lastError = describe(error);
+      await queries.saveFailure(this.db, row.domainId, {
+        status: stillValid ? 'renewing' : 'failed',
+        lastError,
+        attempts,
+        nextAttemptAt: new Date(Date.now() + this.retryDelayMs(attempts)),
+      });
+      if (attempts === 1)
+        await this.events.record(row.tenantId, 'domain.certificate_failed', object, {
+          hostname: row.hostname,
+          error: lastError,
+          still_served: stillValid,
+        });
+    }
+  }
+
+  private retryDelayMs(attempts: number): number {
+    const { retryBaseMs, retryMaxMs } = this.settings.acme!;
+    return Math.min(retryBaseMs * 2 ** (attempts - 1), retryMaxMs);
+  }
+}
+
+/** The CA's problem detail (what the owner can act on), without stack or key material; one line, bounded. */
+function describe(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/\s+/g, ' ').trim().slice(0, 500) || 'The certificate order failed.';
+}
