@@ -30,6 +30,7 @@ export interface LayoutOptions {
   user?: { name: string; tenantName: string } | null;
   current?: string;
   body: Html;
+  /** Classic scripts (e.g. /assets/chart.js), run before the app's module script, which is deferred anyway. */
   scripts?: string[];
 }
 
@@ -64,8 +65,8 @@ export function layout({ title, user, current, body, scripts = [] }: LayoutOptio
 <main id="main" tabindex="-1">
 ${body}
 </main>
-<script src="/assets/app.js"></script>
 ${scripts.map((src) => `<script src="${escapeHtml(src)}"></script>`).join('\n')}
+<script type="module" src="/assets/app.js"></script>
 </body>
 </html>`;
 }

@@ -29,14 +29,27 @@ import { TrackingCheckerCodes } from '../modules/tracking-checker/errors.js';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 
+const JAVASCRIPT = 'text/javascript; charset=utf-8';
+/** The UI's ES modules: app.js is the entry, the others are the modules it imports (by relative URL). */
+const UI_MODULES = [
+  'app.js',
+  'ui.js',
+  'auth.js',
+  'tenants.js',
+  'api-keys.js',
+  'scans.js',
+  'containers.js',
+  'monitors.js',
+  'reports.js',
+  'scan-result.js',
+  'checker.js',
+];
+
 /** Static files served from memory: our own assets and the chart library from node_modules (no CDN). */
 const ASSETS: Record<string, { file: string; type: string }> = {
   'app.css': { file: path.join(here, 'assets', 'app.css'), type: 'text/css; charset=utf-8' },
-  'app.js': { file: path.join(here, 'assets', 'app.js'), type: 'text/javascript; charset=utf-8' },
-  'chart.js': {
-    file: path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'),
-    type: 'text/javascript; charset=utf-8',
-  },
+  ...Object.fromEntries(UI_MODULES.map((name) => [name, { file: path.join(here, 'assets', name), type: JAVASCRIPT }])),
+  'chart.js': { file: path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), type: JAVASCRIPT },
 };
 
 const SECURITY_HEADERS = {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scanner } from '../../src/scanner/index.js';
 import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
 
 const SCREENSHOTS = path.resolve('.tmp/screenshots');
 
@@ -67,6 +67,44 @@ describe('public tracking checker page in a real browser', () => {
     await error.waitFor({ state: 'visible', timeout: 30_000 });
     expect(await error.textContent()).toContain('scans per hour per address');
     await page.screenshot({ path: path.join(SCREENSHOTS, 'checker-limited-phone.png'), fullPage: true });
+    await page.close();
+  }, 90_000);
+
+  it('signed in, scans from the checker, finds the scan under Scans and opens its stored result without script errors', async () => {
+    const tenant = await t.tenants.create({ name: 'Scan Co', plan: 'business' });
+    await t.users.createUser({
+      email: 'scan@example.com',
+      name: 'Sam Scan',
+      password: 'a very long password',
+      tenantId: tenant.id,
+      role: 'owner',
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const scriptErrors: string[] = [];
+    page.on('pageerror', (error) => scriptErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') scriptErrors.push(message.text());
+    });
+    await signIn(page, base, 'scan@example.com', 'a very long password');
+    await page.goto(`${base}/check`);
+    await page.getByLabel('Page address').fill(fixture.url('shop.example.test', '/'));
+    await page.getByRole('button', { name: 'Scan page' }).click();
+    await page.locator('#scan-result h2').first().waitFor({ timeout: 60_000 });
+
+    await page.goto(`${base}/dashboard/scans`);
+    const link = page.locator('#scans-table tbody a', { hasText: 'shop.example.test' });
+    await link.waitFor();
+    await link.click();
+    await page.waitForURL(/\/dashboard\/scans\/[^/]+$/);
+    await page.getByTestId('tracker-count').waitFor();
+    expect(Number(await page.getByTestId('tracker-count').textContent())).toBeGreaterThanOrEqual(3);
+    expect(
+      await page.evaluate(() =>
+        Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('loss-chart')),
+      ),
+    ).toBe(true);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'scan-stored-result.png'), fullPage: true });
+    expect(scriptErrors).toEqual([]);
     await page.close();
   }, 90_000);
 });

@@ -1,0 +1,79 @@
+import { $, api, bindForm, date, day, el, showError } from './ui.js';
+
+// API keys
+const keysTable = $('#keys-table');
+async function loadKeys() {
+  const keys = await api('GET', '/api/api-keys/?page_size=100');
+  const body = keysTable.querySelector('tbody');
+  if (keys.results.length === 0) return body.replaceChildren(el('tr', {}, el('td', { colspan: 8 }, 'No keys yet.')));
+  body.replaceChildren(
+    ...keys.results.map((key) =>
+      el(
+        'tr',
+        { 'data-key-id': key.id },
+        el('td', {}, key.name),
+        el('td', {}, el('code', {}, `${key.token_start}…${key.token_last4}`)),
+        el('td', {}, key.role),
+        el('td', {}, date(key.created_at)),
+        el('td', {}, key.last_used_at ? date(key.last_used_at) : 'never'),
+        el('td', {}, key.expires_at ? day(key.expires_at) : 'never'),
+        el('td', { class: `status-${key.status}` }, key.status),
+        el(
+          'td',
+          {},
+          key.status === 'active'
+            ? el(
+                'button',
+                {
+                  type: 'button',
+                  class: 'danger',
+                  'aria-label': `Revoke ${key.name}`,
+                  onclick: () => revokeKey(key),
+                },
+                'Revoke',
+              )
+            : null,
+        ),
+      ),
+    ),
+  );
+}
+async function revokeKey(key) {
+  if (!window.confirm(`Revoke the key "${key.name}"? Requests using it will fail at once.`)) return;
+  try {
+    await api('DELETE', `/api/api-keys/${key.id}/`);
+    await loadKeys();
+  } catch (error) {
+    showError($('#key-error'), error);
+  }
+}
+if (keysTable) {
+  loadKeys().catch((error) => showError($('#key-error'), error));
+  bindForm($('#key-form'), $('#key-error'), async (data) => {
+    const body = { name: data.get('name'), role: data.get('role') };
+    if (data.get('expires_at')) body.expires_at = new Date(`${data.get('expires_at')}T23:59:59Z`).toISOString();
+    const key = await api('POST', '/api/api-keys/', body);
+    $('#key-form').reset();
+    $('#new-key-token').textContent = key.token;
+    $('#copy-status').textContent = '';
+    $('#new-key').hidden = false;
+    $('#copy-token').focus();
+    await loadKeys();
+  });
+  $('#copy-token').addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText($('#new-key-token').textContent);
+      $('#copy-status').textContent = 'Copied.';
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents($('#new-key-token'));
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      $('#copy-status').textContent = 'Selected: press Ctrl+C to copy.';
+    }
+  });
+  $('#dismiss-token').addEventListener('click', () => {
+    $('#new-key-token').textContent = '';
+    $('#new-key').hidden = true;
+  });
+}

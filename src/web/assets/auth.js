@@ -1,0 +1,26 @@
+import { $, api, bindForm } from './ui.js';
+
+// Sign in, set-up, sign out
+const loginForm = $('#login-form');
+if (loginForm) {
+  bindForm(loginForm, $('#login-error'), async (data) => {
+    await api('POST', '/api/auth/login', { email: data.get('email'), password: data.get('password') });
+    const next = new URLSearchParams(location.search).get('next');
+    location.href = next?.startsWith('/') && !next.startsWith('//') ? next : '/dashboard';
+  });
+}
+const setupForm = $('#setup-form');
+if (setupForm) {
+  bindForm(setupForm, $('#setup-error'), async (data) => {
+    const account = Object.fromEntries(data.entries());
+    await api('POST', '/api/setup/', account);
+    await api('POST', '/api/auth/login', { email: account.email, password: account.password });
+    location.href = '/dashboard';
+  });
+}
+const signOut = $('#sign-out');
+if (signOut)
+  signOut.addEventListener('click', async () => {
+    await api('POST', '/api/auth/logout').catch(() => {});
+    location.href = '/login';
+  });

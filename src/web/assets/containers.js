@@ -1,0 +1,164 @@
+import { $, api, bindForm, el, showError } from './ui.js';
+
+// Containers and domains
+const containersTable = $('#containers-table');
+let usageChart = null;
+async function showUsage(container) {
+  const usage = await api('GET', `/api/containers/${container.id}/usage/`);
+  $('#usage-caption').textContent = `${container.name}: ${usage.total_requests} requests (${
+    Object.entries(usage.by_status_class)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ') || 'none yet'
+  })`;
+  if (!window.Chart) return;
+  if (usageChart) usageChart.destroy();
+  usageChart = new window.Chart($('#usage-chart'), {
+    type: 'bar',
+    data: {
+      labels: usage.days.map((d) => d.day),
+      datasets: [{ label: 'Requests', data: usage.days.map((d) => d.requests), backgroundColor: '#0b5cad' }],
+    },
+    options: { responsive: true, maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true } } },
+  });
+}
+async function containerAction(container, action) {
+  if (action === 'delete' && !window.confirm(`Delete the container "${container.name}"?`)) return;
+  try {
+    await api(
+      action === 'delete' ? 'DELETE' : 'POST',
+      action === 'delete' ? `/api/containers/${container.id}/` : `/api/containers/${container.id}/${action}/`,
+    );
+  } catch (error) {
+    showError($('#container-error'), error);
+  }
+  await loadContainers();
+  setTimeout(loadContainers, 2500);
+}
+async function loadContainers() {
+  const list = await api('GET', '/api/containers/?page_size=100');
+  containersTable.querySelector('tbody').replaceChildren(
+    ...(list.results.length
+      ? list.results.map((container) =>
+          el(
+            'tr',
+            {},
+            el(
+              'td',
+              {},
+              el('button', { type: 'button', class: 'link', onclick: () => showUsage(container) }, container.name),
+            ),
+            el(
+              'td',
+              { class: container.status === 'running' ? 'yes' : container.status === 'failed' ? 'no' : '' },
+              container.status,
+              container.status_reason ? ` (${container.status_reason})` : '',
+            ),
+            el('td', {}, container.region),
+            el('td', {}, el('code', {}, container.default_hostname)),
+            el(
+              'td',
+              {},
+              container.allowed_actions.map((action) =>
+                el(
+                  'button',
+                  {
+                    type: 'button',
+                    class: action === 'delete' ? 'danger' : '',
+                    onclick: () => containerAction(container, action),
+                  },
+                  action,
+                ),
+              ),
+            ),
+          ),
+        )
+      : [el('tr', {}, el('td', { colspan: 5 }, 'No containers yet.'))]),
+  );
+  $('#domain-container').replaceChildren(
+    ...list.results.map((container) => el('option', { value: container.id }, container.name)),
+  );
+  await loadDomains();
+}
+async function loadDomains() {
+  const domains = await api('GET', '/api/domains/?page_size=100');
+  $('#domains-list').replaceChildren(
+    ...(domains.results.length
+      ? domains.results.map((domain) =>
+          el(
+            'section',
+            { class: 'card' },
+            el(
+              'h3',
+              {},
+              domain.hostname,
+              ' ',
+              el(
+                'span',
+                { class: domain.status === 'active' ? 'yes' : domain.status === 'failed' ? 'no' : '' },
+                domain.status.replace('_', ' '),
+              ),
+            ),
+            domain.failure_detail ? el('p', { class: 'error' }, domain.failure_detail) : null,
+            el(
+              'table',
+              {},
+              el(
+                'thead',
+                {},
+                el(
+                  'tr',
+                  {},
+                  ['Type', 'Name', 'Value', 'Purpose'].map((h) => el('th', { scope: 'col' }, h)),
+                ),
+              ),
+              el(
+                'tbody',
+                {},
+                domain.dns_records.map((record) =>
+                  el(
+                    'tr',
+                    {},
+                    el('td', {}, record.type),
+                    el('td', {}, el('code', {}, record.name)),
+                    el('td', {}, el('code', {}, record.value)),
+                    el('td', {}, record.purpose),
+                  ),
+                ),
+              ),
+            ),
+            el(
+              'button',
+              {
+                type: 'button',
+                onclick: async () => {
+                  try {
+                    await api('POST', `/api/domains/${domain.id}/verify/`);
+                  } catch (error) {
+                    showError($('#domain-error'), error);
+                  }
+                  await loadDomains();
+                },
+              },
+              'Verify now',
+            ),
+          ),
+        )
+      : [el('p', {}, 'No custom domains yet.')]),
+  );
+}
+if (containersTable) {
+  loadContainers().catch((error) => showError($('#container-error'), error));
+  bindForm($('#container-form'), $('#container-error'), async (data) => {
+    const body = { name: data.get('name'), region: data.get('region'), config: data.get('config') };
+    if (data.get('upstream_url')) body.upstream_url = data.get('upstream_url');
+    await api('POST', '/api/containers/', body);
+    $('#container-form').reset();
+    await loadContainers();
+    setTimeout(loadContainers, 2500);
+  });
+  bindForm($('#domain-form'), $('#domain-error'), async (data) => {
+    await api('POST', '/api/domains/', { hostname: data.get('hostname'), container_id: data.get('container_id') });
+    $('#domain-form').reset();
+    await loadDomains();
+  });
+}

@@ -1,0 +1,198 @@
+import { $, api, bindForm, date, el, showError } from './ui.js';
+
+// Monitors
+const monitorsTable = $('#monitors-table');
+async function loadMonitors() {
+  const [monitors, incidents] = await Promise.all([
+    api('GET', '/api/monitors/?page_size=100'),
+    api('GET', '/api/incidents/?page_size=20'),
+  ]);
+  const names = Object.fromEntries(monitors.results.map((monitor) => [monitor.id, monitor.name]));
+  monitorsTable
+    .querySelector('tbody')
+    .replaceChildren(
+      ...(monitors.results.length
+        ? monitors.results.map((monitor) =>
+            el(
+              'tr',
+              {},
+              el('td', {}, el('a', { href: `/dashboard/monitors/${monitor.id}` }, monitor.name)),
+              el('td', {}, monitor.target.url),
+              el(
+                'td',
+                { class: monitor.status === 'up' ? 'yes' : monitor.status === 'down' ? 'no' : '' },
+                monitor.status,
+              ),
+              el('td', {}, `${monitor.interval_seconds} s`),
+              el('td', {}, date(monitor.last_checked_at)),
+            ),
+          )
+        : [el('tr', {}, el('td', { colspan: 5 }, 'No monitors yet.'))]),
+    );
+  $('#incidents-table tbody').replaceChildren(
+    ...(incidents.results.length
+      ? incidents.results.map((incident) =>
+          el(
+            'tr',
+            {},
+            el('td', {}, names[incident.monitor_id] || incident.monitor_id),
+            el('td', { class: incident.status === 'resolved' ? 'yes' : 'no' }, incident.status),
+            el('td', {}, incident.cause),
+            el('td', {}, date(incident.opened_at)),
+            el(
+              'td',
+              {},
+              incident.status === 'open'
+                ? el(
+                    'button',
+                    { type: 'button', onclick: () => incidentAction(incident, 'acknowledge') },
+                    'Acknowledge',
+                  )
+                : null,
+              incident.status !== 'resolved'
+                ? el(
+                    'button',
+                    { type: 'button', class: 'danger', onclick: () => incidentAction(incident, 'resolve') },
+                    'Resolve',
+                  )
+                : null,
+            ),
+          ),
+        )
+      : [el('tr', {}, el('td', { colspan: 5 }, 'No incidents.'))]),
+  );
+}
+async function incidentAction(incident, action) {
+  try {
+    await api('POST', `/api/incidents/${incident.id}/${action}/`);
+  } catch (error) {
+    showError($('#monitor-error'), error);
+  }
+  await loadMonitors();
+}
+// Targets: a URL, or one of the tenant's containers or custom domains (value "container:ctr_…").
+async function loadMonitorTargets() {
+  const [containers, domains] = await Promise.all([
+    api('GET', '/api/containers/?page_size=100'),
+    api('GET', '/api/domains/?page_size=100'),
+  ]);
+  const group = (label, items) => (items.length ? [el('optgroup', { label }, ...items)] : []);
+  $('#monitor-target-kind').append(
+    ...group(
+      'Containers',
+      containers.results.map((container) =>
+        el('option', { value: `container:${container.id}` }, `${container.name} (${container.default_hostname})`),
+      ),
+    ),
+    ...group(
+      'Custom domains',
+      domains.results.map((domain) => el('option', { value: `domain:${domain.id}` }, domain.hostname)),
+    ),
+  );
+}
+function showTargetFields() {
+  const isUrl = $('#monitor-target-kind').value === 'url';
+  $('#monitor-url-field').hidden = !isUrl;
+  $('#monitor-url').required = isUrl;
+  $('#monitor-path-field').hidden = isUrl;
+}
+function monitorTarget(data) {
+  const [type, id] = data.get('target').split(':');
+  if (type === 'url') return { type, url: data.get('url') };
+  return { type, [`${type}_id`]: id, path: data.get('path') || '/' };
+}
+if (monitorsTable) {
+  loadMonitors().catch((error) => showError($('#monitor-error'), error));
+  loadMonitorTargets().catch((error) => showError($('#monitor-error'), error));
+  $('#monitor-target-kind').addEventListener('change', showTargetFields);
+  bindForm($('#monitor-form'), $('#monitor-error'), async (data) => {
+    await api('POST', '/api/monitors/', {
+      name: data.get('name'),
+      target: monitorTarget(data),
+      interval_seconds: Number(data.get('interval_seconds')),
+    });
+    $('#monitor-form').reset();
+    showTargetFields();
+    await loadMonitors();
+  });
+}
+
+const monitorDetail = $('#monitor-detail');
+let latencyChart = null;
+async function loadMonitor() {
+  const id = monitorDetail.dataset.monitorId;
+  const [monitor, stats, checks] = await Promise.all([
+    api('GET', `/api/monitors/${id}/`),
+    api('GET', `/api/monitors/${id}/stats/`),
+    api('GET', `/api/monitors/${id}/checks/?page_size=100`),
+  ]);
+  $('#monitor-title').textContent = monitor.name;
+  $('#monitor-status').textContent = `Status: ${monitor.status}`;
+  $('#monitor-target').textContent = monitor.target.url;
+  $('#monitor-toggle').textContent = monitor.status === 'paused' ? 'Resume' : 'Pause';
+  $('#monitor-toggle').onclick = async () => {
+    await api('POST', `/api/monitors/${id}/${monitor.status === 'paused' ? 'resume' : 'pause'}/`);
+    await loadMonitor();
+  };
+  const pct = (value) => (value === null ? '—' : `${value}%`);
+  $('#monitor-stats').replaceChildren(
+    ...[
+      ['24 hours', stats.last_24h],
+      ['7 days', stats.last_7d],
+      ['30 days', stats.last_30d],
+    ].map(([label, window]) =>
+      el(
+        'div',
+        { class: 'card' },
+        el('div', {}, `Uptime, ${label}`),
+        el('div', { class: 'big' }, pct(window.uptime_pct)),
+        el(
+          'div',
+          { class: 'hint' },
+          `p50 ${window.p50_ms ?? '—'} ms · p95 ${window.p95_ms ?? '—'} ms · ${window.checks} checks`,
+        ),
+      ),
+    ),
+  );
+  $('#checks-table tbody').replaceChildren(
+    ...checks.results
+      .slice(0, 30)
+      .map((check) =>
+        el(
+          'tr',
+          {},
+          el('td', {}, date(check.checked_at)),
+          el('td', { class: check.result === 'down' ? 'no' : 'yes' }, check.result),
+          el('td', {}, check.status_code ?? '—'),
+          el('td', {}, check.latency_ms === null ? '—' : `${check.latency_ms} ms`),
+          el('td', {}, check.error || ''),
+        ),
+      ),
+  );
+  if (window.Chart) {
+    const points = [...checks.results].reverse();
+    if (latencyChart) latencyChart.destroy();
+    latencyChart = new window.Chart($('#latency-chart'), {
+      type: 'line',
+      data: {
+        labels: points.map((check) => new Date(check.checked_at).toLocaleTimeString()),
+        datasets: [
+          {
+            label: 'Latency (ms)',
+            data: points.map((check) => check.latency_ms),
+            borderColor: '#0b5cad',
+            pointBackgroundColor: points.map((check) => (check.result === 'down' ? '#b42318' : '#0b5cad')),
+            spanGaps: false,
+          },
+        ],
+      },
+      options: {
+        responsive: true,
+        maintainAspectRatio: false,
+        animation: false,
+        scales: { y: { beginAtZero: true, title: { display: true, text: 'ms' } } },
+      },
+    });
+  }
+}
+if (monitorDetail) loadMonitor().catch((error) => monitorDetail.append(el('p', { class: 'error' }, error.message)));
