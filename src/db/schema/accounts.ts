@@ -1,0 +1,117 @@
+import { sql } from 'drizzle-orm';
+import { check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt } from './columns.js';
+
+export const plans = pgTable('plans', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  features: jsonb('features').$type<Record<string, number | boolean>>().notNull(),
+  createdAt: createdAt(),
+});
+
+export const tenants = pgTable(
+  'tenants',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    planId: text('plan_id')
+      .notNull()
+      .references(() => plans.id),
+    // biome-ignore lint/suspicious/noExplicitAny: Drizzle's documented form of a self-reference
+    parentId: text('parent_id').references((): any => tenants.id),
+    featureOverrides: jsonb('feature_overrides').$type<Record<string, number | boolean>>().notNull().default({}),
+    status: text('status').notNull().default('active'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    archivedAt: timestamp('archived_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('tenants_parent_idx').on(t.parentId),
+    check('tenants_status_check', sql`${t.status} in ('active', 'archived')`),
+  ],
+);
+
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('users_email_idx').on(t.email)],
+);
+
+export const memberships = pgTable(
+  'memberships',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    role: text('role').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('memberships_user_tenant_idx').on(t.userId, t.tenantId),
+    check('memberships_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
+  ],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    id: text('id').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [uniqueIndex('sessions_token_hash_idx').on(t.tokenHash)],
+);
+
+/** One-time tokens that open the first-run set-up on a database that already has tenants (see UserService.setup). */
+export const setupTokens = pgTable('setup_tokens', {
+  tokenHash: text('token_hash').primaryKey(),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    tokenStart: text('token_start').notNull(),
+    tokenLast4: text('token_last4').notNull(),
+    /** The role the key acts with (src/http/roles.ts). */
+    role: text('role').$type<'owner' | 'admin' | 'member'>().notNull().default('admin'),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('api_keys_token_hash_idx').on(t.tokenHash),
+    index('api_keys_tenant_idx').on(t.tenantId, t.createdAt),
+    check('api_keys_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
+  ],
+);
+
+export type TenantRow = typeof tenants.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type PlanRow = typeof plans.$inferSelect;
+export type UserRow = typeof users.$inferSelect;

@@ -1,0 +1,143 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt } from './columns.js';
+import { tenants } from './accounts.js';
+
+export const containers = pgTable(
+  'containers',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    name: text('name').notNull(),
+    region: text('region').notNull(),
+    status: text('status').notNull(),
+    statusReason: text('status_reason'),
+    /** A transition queued behind the current one (restart = stop, then start). */
+    pendingAction: text('pending_action'),
+    config: text('config').notNull(),
+    upstreamUrl: text('upstream_url'),
+    defaultHostname: text('default_hostname').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('containers_tenant_idx').on(t.tenantId, t.createdAt),
+    uniqueIndex('containers_default_hostname_idx').on(t.defaultHostname),
+  ],
+);
+
+export const domains = pgTable(
+  'domains',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    containerId: text('container_id')
+      .notNull()
+      .references(() => containers.id),
+    hostname: text('hostname').notNull(),
+    status: text('status').notNull(),
+    failureReason: text('failure_reason'),
+    verificationToken: text('verification_token').notNull(),
+    lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
+    verifiedAt: timestamp('verified_at', { withTimezone: true }),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // Any number of accounts may claim a hostname (one claim each); only one claim can be active.
+    uniqueIndex('domains_hostname_tenant_live_idx').on(t.hostname, t.tenantId).where(sql`deleted_at is null`),
+    uniqueIndex('domains_hostname_active_idx').on(t.hostname).where(sql`deleted_at is null and status = 'active'`),
+    index('domains_tenant_idx').on(t.tenantId, t.createdAt),
+  ],
+);
+
+export const events = pgTable(
+  'events',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    type: text('type').notNull(),
+    objectType: text('object_type').notNull(),
+    objectId: text('object_id').notNull(),
+    data: jsonb('data').$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('events_tenant_idx').on(t.tenantId, t.createdAt),
+    index('events_object_idx').on(t.objectId, t.createdAt),
+  ],
+);
+
+export const containerUsage = pgTable(
+  'container_usage',
+  {
+    containerId: text('container_id').notNull(),
+    day: text('day').notNull(),
+    hostname: text('hostname').notNull(),
+    statusClass: text('status_class').notNull(),
+    requests: integer('requests').notNull(),
+  },
+  (t) => [uniqueIndex('container_usage_key').on(t.containerId, t.day, t.hostname, t.statusClass)],
+);
+
+export const containerRequestLogs = pgTable(
+  'container_request_logs',
+  {
+    id: text('id').primaryKey(),
+    containerId: text('container_id').notNull(),
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    hostname: text('hostname').notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    statusCode: integer('status_code').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+  },
+  (t) => [index('container_request_logs_idx').on(t.containerId, t.at)],
+);
+
+export type ContainerRow = typeof containers.$inferSelect;
+/** One certificate per active custom domain; the private key sealed with SECRETS_KEY (src/lib/secrets.ts). */
+export const domainCertificates = pgTable(
+  'domain_certificates',
+  {
+    domainId: text('domain_id')
+      .primaryKey()
+      .references(() => domains.id),
+    hostname: text('hostname').notNull(),
+    status: text('status').notNull(),
+    issuer: text('issuer'),
+    notBefore: timestamp('not_before', { withTimezone: true }),
+    notAfter: timestamp('not_after', { withTimezone: true }),
+    certificatePem: text('certificate_pem'),
+    privateKeySealed: text('private_key_sealed'),
+    lastError: text('last_error'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    /** An instance working on the order holds it until then, so two workers never order the same certificate. */
+    lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    updatedAt: updatedAt(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('domain_certificates_due_idx').on(t.nextAttemptAt)],
+);
+
+/** HTTP-01 answers, shared so that whichever gateway instance the CA reaches can answer. */
+export const acmeChallenges = pgTable('acme_challenges', {
+  token: text('token').primaryKey(),
+  keyAuthorization: text('key_authorization').notNull(),
+  hostname: text('hostname').notNull(),
+  createdAt: createdAt(),
+});
+
+export const acmeAccounts = pgTable('acme_accounts', {
+  directoryUrl: text('directory_url').primaryKey(),
+  accountKeySealed: text('account_key_sealed').notNull(),
+  createdAt: createdAt(),
+});
+
+export type DomainRow = typeof domains.$inferSelect;
+export type DomainCertificateRow = typeof domainCertificates.$inferSelect;

@@ -1,0 +1,154 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt } from './columns.js';
+import { tenants } from './accounts.js';
+
+export const monitors = pgTable(
+  'monitors',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    name: text('name').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id'),
+    url: text('url').notNull(),
+    method: text('method').notNull(),
+    intervalSeconds: integer('interval_seconds').notNull(),
+    timeoutMs: integer('timeout_ms').notNull(),
+    expectedStatusCodes: jsonb('expected_status_codes').$type<number[]>().notNull(),
+    keyword: text('keyword'),
+    keywordMode: text('keyword_mode'),
+    degradedAfterMs: integer('degraded_after_ms'),
+    confirmationChecks: integer('confirmation_checks').notNull(),
+    status: text('status').notNull(),
+    paused: boolean('paused').notNull().default(false),
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
+    nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull().defaultNow(),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('monitors_tenant_idx').on(t.tenantId, t.createdAt), index('monitors_due_idx').on(t.nextCheckAt)],
+);
+
+export const monitorChecks = pgTable(
+  'monitor_checks',
+  {
+    id: text('id').primaryKey(),
+    monitorId: text('monitor_id')
+      .notNull()
+      .references(() => monitors.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    checkedAt: timestamp('checked_at', { withTimezone: true }).notNull(),
+    result: text('result').notNull(),
+    statusCode: integer('status_code'),
+    latencyMs: integer('latency_ms'),
+    timings: jsonb('timings').$type<Record<string, number>>(),
+    error: text('error'),
+  },
+  (t) => [index('monitor_checks_monitor_idx').on(t.monitorId, t.checkedAt)],
+);
+
+export const incidents = pgTable(
+  'incidents',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull(),
+    monitorId: text('monitor_id')
+      .notNull()
+      .references(() => monitors.id, { onDelete: 'cascade' }),
+    status: text('status').notNull(),
+    cause: text('cause').notNull(),
+    openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),
+    acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('incidents_tenant_idx').on(t.tenantId, t.openedAt),
+    uniqueIndex('incidents_one_open_per_monitor').on(t.monitorId).where(sql`resolved_at is null`),
+  ],
+);
+
+export const webhooks = pgTable(
+  'webhooks',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    url: text('url').notNull(),
+    eventTypes: jsonb('event_types').$type<string[]>().notNull(),
+    secret: text('secret').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('webhooks_tenant_idx').on(t.tenantId)],
+);
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    webhookId: text('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull(),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    status: text('status').notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    createdAt: createdAt(),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
+    index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
+  ],
+);
+
+export const reports = pgTable(
+  'reports',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    kind: text('kind').notNull(),
+    format: text('format').notNull(),
+    periodStart: timestamp('period_start', { withTimezone: true }).notNull(),
+    periodEnd: timestamp('period_end', { withTimezone: true }).notNull(),
+    status: text('status').notNull(),
+    error: text('error'),
+    content: text('content'),
+    createdAt: createdAt(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [index('reports_tenant_idx').on(t.tenantId, t.createdAt)],
+);
+
+/** Incidents of Tagport itself, opened by its own health checks; shown on the public status page. */
+export const platformIncidents = pgTable(
+  'platform_incidents',
+  {
+    id: text('id').primaryKey(),
+    component: text('component').notNull(),
+    title: text('title').notNull(),
+    status: text('status').notNull(),
+    openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+  },
+  (t) => [uniqueIndex('platform_incidents_one_open').on(t.component).where(sql`resolved_at is null`)],
+);
+
+export type MonitorRow = typeof monitors.$inferSelect;
+export type IncidentRow = typeof incidents.$inferSelect;
+export type WebhookRow = typeof webhooks.$inferSelect;
+export type ReportRow = typeof reports.$inferSelect;

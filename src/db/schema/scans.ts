@@ -1,0 +1,29 @@
+import { sql } from 'drizzle-orm';
+import { check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { createdAt } from './columns.js';
+import { tenants } from './accounts.js';
+
+export const scans = pgTable(
+  'scans',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    apiKeyId: text('api_key_id'),
+    url: text('url').notNull(),
+    language: text('language').notNull(),
+    options: jsonb('options').$type<{ ai_summary: boolean; pagespeed: boolean }>().notNull(),
+    status: text('status').notNull(),
+    result: jsonb('result').$type<Record<string, unknown>>(),
+    error: jsonb('error').$type<{ code: string; message: string }>(),
+    createdAt: createdAt(),
+    completedAt: timestamp('completed_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('scans_tenant_created_idx').on(t.tenantId, t.createdAt),
+    check('scans_status_check', sql`${t.status} in ('running', 'completed', 'failed')`),
+  ],
+);
+
+export type ScanRow = typeof scans.$inferSelect;
