@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { request as upstreamRequest } from 'undici';
 import type { InvalidationBus } from '../db/invalidation.js';
 import { newId } from '../lib/ids.js';
@@ -8,6 +8,8 @@ import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute, RequestLogEntry } from '../modules/containers/traffic.js';
 
 export interface GatewaySettings {
+  /** Containers' default hostnames are `<id>.<baseDomain>`; the bare base domain is the gateway's own name. */
+  baseDomain: string;
   flushMs: number;
   logSampleRate: number;
   upstreamTimeoutMs: number;
@@ -58,6 +60,15 @@ const HOP_BY_HOP = new Set([
   'content-length',
 ]);
 const KEPT_LOGS_PER_CONTAINER = 1000;
+/** A container's health is probed at most this often, so monitors and load balancers don't amplify onto its upstream. */
+const HEALTH_CACHE_MS = 5_000;
+const HEALTH_PROBE_TIMEOUT_MS = 3_000;
+
+/** Why a container is not healthy, as the gateway's error code and message. */
+interface HealthProblem {
+  code: 'container_not_running' | 'no_upstream' | 'upstream_unreachable';
+  message: string;
+}
 
 /**
  * The built-in container runtime: an HTTP listener that routes by Host (a container's default hostname or
@@ -69,6 +80,10 @@ export class Gateway {
   private server: http.Server | null = null;
   private readonly routes = new Map<string, { route: GatewayRoute | null; at: number }>();
   private readonly meter = new Map<string, number>();
+  private readonly probes = new Map<
+    string,
+    { upstreamUrl: string; at: number; problem: Promise<HealthProblem | null> }
+  >();
   private logs: RequestLogEntry[] = [];
   private flushLoop: { stop(): Promise<void> } | null = null;
   private flushes = 0;
@@ -85,7 +100,10 @@ export class Gateway {
     this.outbound = outbound;
     this.onError = settings.onError;
     invalidations.subscribe(({ kind }) => {
-      if (kind === 'container' || kind === 'domain' || kind === 'all') this.routes.clear();
+      if (kind === 'container' || kind === 'domain' || kind === 'all') {
+        this.routes.clear();
+        this.probes.clear();
+      }
     });
   }
 
@@ -144,6 +162,75 @@ export class Gateway {
     return route;
   }
 
+  /**
+   * The gateway's own liveness is answered on `/healthz` for a Host that names the gateway rather than a
+   * container: none, an IP address (load balancers and orchestrators probe by address), `localhost`, or the
+   * bare base domain. Any other Host is a container's (or no one's), so `/healthz` there is about the container.
+   */
+  private isGatewayHost(hostname: string): boolean {
+    return (
+      hostname === '' ||
+      hostname === 'localhost' ||
+      hostname === this.settings.baseDomain ||
+      net.isIP(hostname.replace(/^\[(.*)\]$/, '$1')) !== 0
+    );
+  }
+
+  private ok(res: http.ServerResponse) {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end('{"status":"ok"}');
+  }
+
+  /** `/healthz` on a container's hostname: 200 only when it runs and its upstream answers, else 503 and why. */
+  private async containerHealth(res: http.ServerResponse, route: GatewayRoute) {
+    const problem = await this.healthProblem(route);
+    if (!problem) return this.ok(res);
+    this.json(res, 503, problem.code, problem.message);
+  }
+
+  private healthProblem(route: GatewayRoute): Promise<HealthProblem | null> {
+    if (route.status !== 'running')
+      return Promise.resolve({ code: 'container_not_running', message: `The container is ${route.status}.` });
+    if (!route.upstreamUrl)
+      return Promise.resolve({
+        code: 'no_upstream',
+        message: 'The container has no upstream tagging server configured.',
+      });
+    const cached = this.probes.get(route.containerId);
+    if (cached && cached.upstreamUrl === route.upstreamUrl && Date.now() - cached.at < HEALTH_CACHE_MS)
+      return cached.problem;
+    const problem = this.probeUpstream(route.upstreamUrl);
+    if (this.probes.size > 10_000) this.probes.clear();
+    this.probes.set(route.containerId, { upstreamUrl: route.upstreamUrl, at: Date.now(), problem });
+    return problem;
+  }
+
+  /**
+   * One GET of the upstream's own `/healthz` (what server-side GTM answers), under its base path. The upstream
+   * is healthy when it answers below 500: a tagging server without a health path still proves it is up.
+   */
+  private async probeUpstream(upstreamUrl: string): Promise<HealthProblem | null> {
+    const unreachable = (message: string): HealthProblem => ({ code: 'upstream_unreachable', message });
+    try {
+      const target = upstreamTarget(upstreamUrl, '/healthz');
+      if (!target) return unreachable("The container's upstream URL cannot be used.");
+      const timeout = Math.min(this.settings.upstreamTimeoutMs, HEALTH_PROBE_TIMEOUT_MS);
+      const response = await upstreamRequest(target, {
+        method: 'GET',
+        headers: { 'user-agent': 'Tagport-Gateway/1.0 (health check)' },
+        dispatcher: this.outbound.dispatcher,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+        signal: AbortSignal.timeout(timeout),
+      });
+      await response.body.dump();
+      if (response.statusCode >= 500)
+        return unreachable(`The container's tagging server answered its health check with ${response.statusCode}.`);
+      return null;
+    } catch {
+      return unreachable("The container's tagging server could not be reached.");
+    }
+  }
+
   private json(res: http.ServerResponse, status: number, code: string, message: string, requestId?: string) {
     const body = JSON.stringify({
       error: { code, message },
@@ -196,11 +283,11 @@ export class Gateway {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
     const hostname = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
-    if (req.url === '/healthz')
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+    if (req.url === '/healthz' && this.isGatewayHost(hostname)) return this.ok(res);
     const route = hostname ? await this.route(hostname) : null;
     if (!route || route.status === 'deleted')
       return this.json(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
+    if (req.url === '/healthz') return this.containerHealth(res, route);
     if (route.status !== 'running') {
       this.record(route, hostname, req, 503, started);
       return this.json(res, 503, 'container_not_running', `The container is ${route.status}.`);

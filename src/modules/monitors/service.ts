@@ -104,6 +104,9 @@ export interface MonitorServiceDependencies {
   domains: DomainService;
 }
 
+/** Without a path, a container or domain target checks the container's health on the gateway (200 only when it serves). */
+const HEALTH_PATH = '/healthz';
+
 export class MonitorService {
   private readonly database: Database;
   private readonly outbound: OutboundClient;
@@ -156,7 +159,7 @@ export class MonitorService {
         `No ${target.type} ${reference} in this tenant.`,
         `target.${fields.required}`,
       );
-    return { targetType: target.type, targetId: reference, url: `https://${hostname}${target.path ?? '/'}` };
+    return { targetType: target.type, targetId: reference, url: `https://${hostname}${target.path ?? HEALTH_PATH}` };
   }
 
   /** Checks a full set of settings: plan minimum interval, keyword/mode pairing, regex, timeouts and the target URL. */
