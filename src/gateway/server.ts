@@ -84,9 +84,9 @@ export class Gateway {
     string,
     { upstreamUrl: string; at: number; problem: Promise<HealthProblem | null> }
   >();
-  private logs: RequestLogEntry[] = [];
+  /** Sampled logs per container since the last flush: the newest KEPT_LOGS_PER_CONTAINER (older would be trimmed). */
+  private logs = new Map<string, { entries: RequestLogEntry[]; next: number }>();
   private flushLoop: { stop(): Promise<void> } | null = null;
-  private flushes = 0;
 
   private readonly traffic: ContainerTraffic;
   private readonly outbound: OutboundClient;
@@ -135,22 +135,37 @@ export class Gateway {
     await this.flush();
   }
 
-  /** Writes buffered usage counts and sampled logs. */
+  /** Writes buffered usage counts and sampled logs, then trims the logs of the containers that got new ones. */
   async flush(): Promise<void> {
     const counts = [...this.meter.entries()];
     this.meter.clear();
-    const logs = this.logs;
-    this.logs = [];
+    const buffers = this.logs;
+    this.logs = new Map();
+    const logs = [...buffers.values()].flatMap((buffer) => buffer.entries);
     const usage = counts.map(([key, requests]) => {
       const [containerId, day, hostname, statusClass] = key.split('|');
       return { containerId, day, hostname, statusClass, requests };
     });
     try {
       await this.traffic.record(usage, logs);
-      if (logs.length && ++this.flushes % 20 === 1) await this.traffic.trimLogs(KEPT_LOGS_PER_CONTAINER);
     } catch (error) {
       for (const [key, value] of counts) this.meter.set(key, (this.meter.get(key) ?? 0) + value);
       throw error;
+    }
+    await this.traffic.trimLogs(buffers.keys(), KEPT_LOGS_PER_CONTAINER);
+  }
+
+  /** Keeps a sampled log, overwriting the oldest one of its container once the buffer is full. */
+  private keepLog(entry: RequestLogEntry) {
+    let buffer = this.logs.get(entry.containerId);
+    if (!buffer) {
+      buffer = { entries: [], next: 0 };
+      this.logs.set(entry.containerId, buffer);
+    }
+    if (buffer.entries.length < KEPT_LOGS_PER_CONTAINER) buffer.entries.push(entry);
+    else {
+      buffer.entries[buffer.next] = entry;
+      buffer.next = (buffer.next + 1) % KEPT_LOGS_PER_CONTAINER;
     }
   }
 
@@ -267,7 +282,7 @@ export class Gateway {
     const key = [route.containerId, at.toISOString().slice(0, 10), hostname, `${Math.floor(status / 100)}xx`].join('|');
     this.meter.set(key, (this.meter.get(key) ?? 0) + 1);
     if (Math.random() < this.settings.logSampleRate) {
-      this.logs.push({
+      this.keepLog({
         id: newId('requestLog'),
         containerId: route.containerId,
         at,

@@ -116,15 +116,25 @@ export async function addUsage(db: Db, rows: Array<typeof containerUsage.$inferI
     });
 }
 
+/**
+ * One statement with one array parameter per column (`unnest`), not one parameter per value: on PGlite,
+ * which runs in the gateway's thread, 1000 rows take ~10 ms this way against ~50 ms as a multi-row VALUES.
+ */
 export async function insertRequestLogs(db: Db, rows: Array<typeof containerRequestLogs.$inferInsert>): Promise<void> {
-  if (rows.length) await db.insert(containerRequestLogs).values(rows);
+  if (rows.length === 0) return;
+  const column = <T>(pick: (row: (typeof rows)[number]) => T) => sql.param(rows.map(pick));
+  await db.execute(sql`insert into container_request_logs (id, container_id, at, hostname, method, path, status_code, duration_ms)
+    select * from unnest(${column((row) => row.id)}::text[], ${column((row) => row.containerId)}::text[],
+      ${column((row) => row.at.toISOString())}::timestamptz[], ${column((row) => row.hostname)}::text[],
+      ${column((row) => row.method)}::text[], ${column((row) => row.path)}::text[],
+      ${column((row) => row.statusCode)}::int[], ${column((row) => row.durationMs)}::int[])`);
 }
 
-/** Keeps the newest `keep` sampled logs per container. */
-export async function trimRequestLogs(db: Db, keep: number): Promise<void> {
-  await db.execute(sql`delete from container_request_logs where id in (
-    select id from (select id, row_number() over (partition by container_id order by at desc) as position from container_request_logs) ranked
-    where position > ${keep})`);
+/** Keeps the newest `keep` sampled logs of one container (an index range scan, not a pass over the table). */
+export async function trimRequestLogs(db: Db, containerId: string, keep: number): Promise<void> {
+  await db.execute(sql`delete from container_request_logs where container_id = ${containerId} and id in (
+    select id from container_request_logs where container_id = ${containerId}
+    order by at desc, id desc offset ${keep})`);
 }
 
 export async function listRequestLogs(db: Db, containerId: string, limit: number, offset: number) {
