@@ -32,6 +32,7 @@ export async function startProcess(args: string[], env: NodeJS.ProcessEnv, ready
   await waitFor(async () => (await fetch(base + readyPath)).ok, 60_000, args.join(' '));
   return {
     base,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));

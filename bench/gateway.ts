@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, waitFor } from '../test/helpers/processes.js';
-import { median, startProcess, tagportCli } from './api.js';
+import { median, startProcess } from './api.js';
 
 const run = promisify(execFile);
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 6);
@@ -21,6 +21,8 @@ export interface GatewayRound {
   p50_ms: number;
   p99_ms: number;
   errors: number;
+  /** CPU time the server used per 1000 requests: steadier than req/s on a busy machine. */
+  cpu_ms_per_1k: number;
 }
 
 export interface GatewayResult {
@@ -29,15 +31,25 @@ export interface GatewayResult {
   p50_ms: number;
   p99_ms: number;
   errors: number;
+  cpu_ms_per_1k: number;
   /** Median over rounds of (this target ÷ nginx in the same round). */
   rps_ratio_to_nginx?: number;
   p99_ratio_to_nginx?: number;
+  cpu_ratio_to_nginx?: number;
 }
 
 interface Target {
   name: string;
   url: string;
   host: string;
+  /** The process whose CPU time is measured: the server under test. */
+  pid: number;
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** nginx with one process (`master_process off`), its config, pid, logs and temp files in a temp directory. */
@@ -73,6 +85,7 @@ http {
   await waitFor(async () => (await fetch(`${base}/`)).status < 500, 10_000, `nginx (${name})`);
   return {
     base,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
@@ -106,7 +119,10 @@ const startNginxProxy = (upstreamBase: string) =>
  * with one running container whose upstream is the fixed-response server. Private networks are allowed so
  * the loopback upstream passes the SSRF guard (bench only).
  */
-async function startTagportGateway(upstreamBase: string) {
+async function startTagportGateway(upstreamBase: string, root = process.cwd()) {
+  const bin = path.join(root, 'bin/tagport.js');
+  const cli = async (...args: string[]) =>
+    JSON.parse((await run(process.execPath, [bin, ...args], { env: { ...process.env, ...env } })).stdout);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-bench-gateway-'));
   const gatewayPort = await freePort();
   const env: NodeJS.ProcessEnv = {
@@ -117,11 +133,11 @@ async function startTagportGateway(upstreamBase: string) {
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '100000000',
   };
-  const tenant = await tagportCli(env, 'tenants', 'create', '--name', 'Bench gateway', '--plan', 'business');
-  const key = await tagportCli(env, 'keys', 'create', '--tenant', tenant.id, '--name', 'bench');
+  const tenant = await cli('tenants', 'create', '--name', 'Bench gateway', '--plan', 'business');
+  const key = await cli('keys', 'create', '--tenant', tenant.id, '--name', 'bench');
   const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const server = await startProcess(
-    [...nodeArgs, path.resolve('bin/tagport.js'), 'serve'],
+    [...nodeArgs, bin, 'serve'],
     { ...env, GATEWAY_PORT: String(gatewayPort), ...gatewayOverrides() },
     '/readyz',
   );
@@ -144,6 +160,7 @@ async function startTagportGateway(upstreamBase: string) {
   );
   return {
     base: `http://127.0.0.1:${gatewayPort}`,
+    pid: server.pid,
     host: container.default_hostname as string,
     api,
     containerId: container.id as string,
@@ -166,6 +183,7 @@ function milliseconds(value: string, unit: string): number {
 
 /** wrk with one thread (the machine has few cores), `--latency` for the percentiles. */
 async function load(target: Target, duration: number) {
+  const cpuBefore = cpuMs(target.pid);
   const { stdout } = await run(
     WRK,
     ['-t1', `-c${CONNECTIONS}`, `-d${duration}s`, '--latency', '-H', `Host: ${target.host}`, target.url],
@@ -177,7 +195,9 @@ async function load(target: Target, duration: number) {
   };
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(stdout);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
+  const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? Number.NaN);
   return {
+    cpuPer1k: Number((((cpuMs(target.pid) - cpuBefore) / requests) * 1000).toFixed(1)),
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN),
     p50: percentile('50'),
     p99: percentile('99'),
@@ -199,11 +219,22 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
     stops.push(nginx.stop);
     const gateway = await startTagportGateway(upstream.base);
     stops.push(gateway.stop);
+    // BENCH_BASELINE_TREE: another checkout (e.g. `git archive` of an older commit) measured in the same rounds.
+    const baselineTree = process.env.BENCH_BASELINE_TREE;
+    const baseline = baselineTree ? await startTagportGateway(upstream.base, path.resolve(baselineTree)) : null;
+    if (baseline) stops.push(baseline.stop);
     const targets: Target[] = [
-      { name: 'upstream alone', url: `${upstream.base}/g/collect?v=2`, host: 'upstream.bench' },
-      { name: 'nginx proxy (1 worker)', url: `${nginx.base}/g/collect?v=2`, host: gateway.host },
-      { name: 'tagport gateway', url: `${gateway.base}/g/collect?v=2`, host: gateway.host },
+      { name: 'upstream alone', url: `${upstream.base}/g/collect?v=2`, host: 'upstream.bench', pid: upstream.pid },
+      { name: 'nginx proxy (1 worker)', url: `${nginx.base}/g/collect?v=2`, host: gateway.host, pid: nginx.pid },
+      { name: 'tagport gateway', url: `${gateway.base}/g/collect?v=2`, host: gateway.host, pid: gateway.pid },
     ];
+    if (baseline)
+      targets.push({
+        name: `tagport gateway (${path.basename(baselineTree!)})`,
+        url: `${baseline.base}/g/collect?v=2`,
+        host: baseline.host,
+        pid: baseline.pid,
+      });
     for (const target of targets) await load(target, 2); // warm-up (JIT, pools)
     const perRound: GatewayRound[] = [];
     for (let round = 1; round <= rounds; round++)
@@ -216,6 +247,7 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
           p50_ms: sample.p50,
           p99_ms: sample.p99,
           errors: sample.errors,
+          cpu_ms_per_1k: sample.cpuPer1k,
         });
       }
     const of = (name: string) => perRound.filter((sample) => sample.target === name);
@@ -228,10 +260,12 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
         p50_ms: median(runs.map((sample) => sample.p50_ms)),
         p99_ms: median(runs.map((sample) => sample.p99_ms)),
         errors: runs.reduce((sum, sample) => sum + sample.errors, 0),
+        cpu_ms_per_1k: median(runs.map((sample) => sample.cpu_ms_per_1k)),
         rps_ratio_to_nginx: ratio(
           runs.map((sample, i) => sample.requests_per_second / nginxRuns[i].requests_per_second),
         ),
         p99_ratio_to_nginx: ratio(runs.map((sample, i) => sample.p99_ms / nginxRuns[i].p99_ms)),
+        cpu_ratio_to_nginx: ratio(runs.map((sample, i) => sample.cpu_ms_per_1k / nginxRuns[i].cpu_ms_per_1k)),
       };
     });
     const usage = await gateway.api('GET', `/api/containers/${gateway.containerId}/usage/`);

@@ -6,6 +6,15 @@ import { newId } from '../lib/ids.js';
 import { startLoop } from '../lib/loop.js';
 import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute, RequestLogEntry } from '../modules/containers/traffic.js';
+import {
+  type ExchangeResult,
+  forwardedHeaders,
+  parseUpstream,
+  ProxyExchange,
+  type Upstream,
+  upstreamPath,
+  upstreamTarget,
+} from './upstream.js';
 
 export interface GatewaySettings {
   /** Containers' default hostnames are `<id>.<baseDomain>`; the bare base domain is the gateway's own name. */
@@ -22,47 +31,22 @@ export interface GatewayDependencies {
   outbound: OutboundClient;
 }
 
-/**
- * The upstream URL of a request: scheme, host and port always the container's upstream; only the path
- * (dot segments resolved, also when percent-encoded) and the query come from the client, under the
- * upstream's own path. Null for anything but an origin-form target ("/path?query"): absolute-form
- * ("http://host/…"), authority-form and "*" are refused, so a client can never choose where we connect.
- */
-export function upstreamTarget(upstreamUrl: string, requestTarget: string): URL | null {
-  if (!requestTarget.startsWith('/')) return null;
-  const upstream = new URL(upstreamUrl);
-  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') return null;
-  const basePath = upstream.pathname.replace(/\/+$/, '');
-  // The common case, a plain path: appended as it is after the fixed origin (one parse instead of three).
-  if (!MAY_NEED_NORMALISING.test(requestTarget)) return new URL(`${upstream.origin}${basePath}${requestTarget}`);
-  const queryAt = requestTarget.indexOf('?');
-  const path = new URL('http://path.invalid');
-  path.pathname = queryAt === -1 ? requestTarget : requestTarget.slice(0, queryAt);
-  upstream.pathname = basePath + path.pathname;
-  upstream.search = queryAt === -1 ? '' : requestTarget.slice(queryAt);
-  upstream.hash = '';
-  return upstream;
-}
+export { upstreamTarget } from './upstream.js';
 
-/** Dot segments (also percent-encoded), backslashes, fragments and characters the URL parser drops. */
-const MAY_NEED_NORMALISING = /\/\.|%2e|\\|#|[\t\n\r]/i;
-
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
-]);
+const ROUTE_CACHE_MS = 30_000;
+/** Routes are cached by Host; random Host headers must not grow the cache without bound. */
+const MAX_CACHED_ROUTES = 10_000;
 const KEPT_LOGS_PER_CONTAINER = 1000;
 /** A container's health is probed at most this often, so monitors and load balancers don't amplify onto its upstream. */
 const HEALTH_CACHE_MS = 5_000;
 const HEALTH_PROBE_TIMEOUT_MS = 3_000;
+
+interface CachedRoute {
+  route: GatewayRoute | null;
+  /** The route's upstream URL, parsed once. */
+  upstream: Upstream | null;
+  at: number;
+}
 
 /** Why a container is not healthy, as the gateway's error code and message. */
 interface HealthProblem {
@@ -78,7 +62,8 @@ interface HealthProblem {
  */
 export class Gateway {
   private server: http.Server | null = null;
-  private readonly routes = new Map<string, { route: GatewayRoute | null; at: number }>();
+  private readonly routes = new Map<string, CachedRoute>();
+  private day = { name: '', endsAt: 0 };
   private readonly meter = new Map<string, number>();
   private readonly probes = new Map<
     string,
@@ -169,12 +154,16 @@ export class Gateway {
     }
   }
 
-  private async route(hostname: string): Promise<GatewayRoute | null> {
-    const cached = this.routes.get(hostname);
-    if (cached && Date.now() - cached.at < 30_000) return cached.route;
-    const route = await this.traffic.route(hostname);
-    this.routes.set(hostname, { route, at: Date.now() });
-    return route;
+  private async loadRoute(hostname: string): Promise<CachedRoute> {
+    const route = hostname ? await this.traffic.route(hostname) : null;
+    const cached = {
+      route,
+      upstream: route?.upstreamUrl ? parseUpstream(route.upstreamUrl) : null,
+      at: performance.now(),
+    };
+    if (this.routes.size >= MAX_CACHED_ROUTES) this.routes.clear();
+    this.routes.set(hostname, cached);
+    return cached;
   }
 
   /**
@@ -277,15 +266,24 @@ export class Gateway {
     );
   }
 
+  /** The current UTC day, recomputed only when it ends (metering needs it for every request). */
+  private today(): string {
+    const now = Date.now();
+    if (now >= this.day.endsAt) {
+      const name = new Date(now).toISOString().slice(0, 10);
+      this.day = { name, endsAt: Date.parse(`${name}T00:00:00Z`) + 86_400_000 };
+    }
+    return this.day.name;
+  }
+
   private record(route: GatewayRoute, hostname: string, req: http.IncomingMessage, status: number, started: number) {
-    const at = new Date();
-    const key = [route.containerId, at.toISOString().slice(0, 10), hostname, `${Math.floor(status / 100)}xx`].join('|');
+    const key = `${route.containerId}|${this.today()}|${hostname}|${Math.floor(status / 100)}xx`;
     this.meter.set(key, (this.meter.get(key) ?? 0) + 1);
     if (Math.random() < this.settings.logSampleRate) {
       this.keepLog({
         id: newId('requestLog'),
         containerId: route.containerId,
-        at,
+        at: new Date(),
         hostname,
         method: req.method ?? 'GET',
         path: (req.url ?? '/').slice(0, 2000),
@@ -299,7 +297,9 @@ export class Gateway {
     const started = performance.now();
     const hostname = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     if (req.url === '/healthz' && this.isGatewayHost(hostname)) return this.ok(res);
-    const route = hostname ? await this.route(hostname) : null;
+    const cached = this.routes.get(hostname);
+    const { route, upstream } =
+      cached && started - cached.at < ROUTE_CACHE_MS ? cached : await this.loadRoute(hostname);
     if (!route || route.status === 'deleted')
       return this.json(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
     if (req.url === '/healthz') return this.containerHealth(res, route);
@@ -311,14 +311,12 @@ export class Gateway {
       this.record(route, hostname, req, 503, started);
       return this.json(res, 503, 'no_upstream', 'The container has no upstream tagging server configured.');
     }
-    let target: URL | null;
-    try {
-      target = upstreamTarget(route.upstreamUrl, req.url ?? '/');
-    } catch (error) {
+    if (!upstream) {
       this.record(route, hostname, req, 502, started);
-      return this.upstreamFailed(res, route, error);
+      return this.upstreamFailed(res, route, new Error('The upstream URL cannot be parsed.'));
     }
-    if (!target) {
+    const path = upstreamPath(upstream, req.url ?? '/');
+    if (path === null) {
       this.record(route, hostname, req, 400, started);
       return this.json(
         res,
@@ -327,32 +325,40 @@ export class Gateway {
         'The request target must be a path, such as /g/collect?v=2.',
       );
     }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers))
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
-    headers['x-forwarded-host'] = hostname;
-    headers['x-forwarded-proto'] = 'https';
-    let upstream: Awaited<ReturnType<typeof upstreamRequest>>;
+    let result: ExchangeResult;
     try {
-      upstream = await upstreamRequest(target, {
-        method: (req.method ?? 'GET') as 'GET',
-        headers,
-        body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req,
-        dispatcher: this.outbound.dispatcher,
-        headersTimeout: this.settings.upstreamTimeoutMs,
-        bodyTimeout: this.settings.upstreamTimeoutMs,
-      });
+      result = await this.relay(req, res, upstream, path, hostname);
     } catch (error) {
-      this.record(route, hostname, req, 502, started);
+      const status = (error as { status?: number }).status || 502;
+      this.record(route, hostname, req, status, started);
+      if (res.headersSent) return void res.destroy();
       return this.upstreamFailed(res, route, error);
     }
-    const responseHeaders: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(upstream.headers))
-      if (value !== undefined && !HOP_BY_HOP.has(name)) responseHeaders[name] = value;
-    res.writeHead(upstream.statusCode, responseHeaders);
-    for await (const chunk of upstream.body) res.write(chunk);
-    res.end();
-    this.record(route, hostname, req, upstream.statusCode, started);
+    this.record(route, hostname, req, result.status, started);
+  }
+
+  /** Sends the request to the upstream and streams its answer to the client. */
+  private relay(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    upstream: Upstream,
+    path: string,
+    hostname: string,
+  ): Promise<ExchangeResult> {
+    const method = req.method ?? 'GET';
+    return new Promise((resolve, reject) => {
+      this.outbound.dispatcher.dispatch(
+        {
+          origin: upstream.origin,
+          path,
+          method: method as 'GET',
+          headers: forwardedHeaders(req, hostname),
+          body: method === 'GET' || method === 'HEAD' ? null : req,
+          headersTimeout: this.settings.upstreamTimeoutMs,
+          bodyTimeout: this.settings.upstreamTimeoutMs,
+        },
+        new ProxyExchange(res, resolve, reject),
+      );
+    });
   }
 }
