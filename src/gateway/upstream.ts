@@ -52,7 +52,7 @@ export function parseUpstream(upstreamUrl: string): Upstream | null {
  * `upstreamTarget`. Null when the request target is not a path.
  */
 export function upstreamPath(upstream: Upstream, requestTarget: string): string | null {
-  if (PLAIN_TARGET.test(requestTarget) && !MAY_NEED_NORMALISING.test(requestTarget))
+  if (PLAIN_TARGET.test(requestTarget) && !MAY_NEED_NORMALISING.test(requestTarget) && !requestTarget.endsWith('?'))
     return upstream.basePath + requestTarget;
   const target = upstreamTarget(upstream.url, requestTarget);
   return target && target.pathname + target.search;
