@@ -119,7 +119,7 @@ const startNginxProxy = (upstreamBase: string) =>
  * with one running container whose upstream is the fixed-response server. Private networks are allowed so
  * the loopback upstream passes the SSRF guard (bench only).
  */
-async function startTagportGateway(upstreamBase: string, root = process.cwd()) {
+async function startTagportGateway(upstreamBase: string, root = process.cwd(), nodeArgs: string[] = []) {
   const bin = path.join(root, 'bin/tagport.js');
   const cli = async (...args: string[]) =>
     JSON.parse((await run(process.execPath, [bin, ...args], { env: { ...process.env, ...env } })).stdout);
@@ -135,7 +135,6 @@ async function startTagportGateway(upstreamBase: string, root = process.cwd()) {
   };
   const tenant = await cli('tenants', 'create', '--name', 'Bench gateway', '--plan', 'business');
   const key = await cli('keys', 'create', '--tenant', tenant.id, '--name', 'bench');
-  const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const server = await startProcess(
     [...nodeArgs, bin, 'serve'],
     { ...env, GATEWAY_PORT: String(gatewayPort), ...gatewayOverrides() },
@@ -217,7 +216,10 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
   try {
     const nginx = await startNginxProxy(upstream.base);
     stops.push(nginx.stop);
-    const gateway = await startTagportGateway(upstream.base);
+    const floor = await startProcess(['bench/undici-proxy.mjs'], { UPSTREAM: upstream.base }, '/');
+    stops.push(floor.stop);
+    const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const gateway = await startTagportGateway(upstream.base, process.cwd(), nodeArgs);
     stops.push(gateway.stop);
     // BENCH_BASELINE_TREE: another checkout (e.g. `git archive` of an older commit) measured in the same rounds.
     const baselineTree = process.env.BENCH_BASELINE_TREE;
@@ -226,6 +228,7 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
     const targets: Target[] = [
       { name: 'upstream alone', url: `${upstream.base}/g/collect?v=2`, host: 'upstream.bench', pid: upstream.pid },
       { name: 'nginx proxy (1 worker)', url: `${nginx.base}/g/collect?v=2`, host: gateway.host, pid: nginx.pid },
+      { name: 'undici proxy (20 lines)', url: `${floor.base}/g/collect?v=2`, host: gateway.host, pid: floor.pid },
       { name: 'tagport gateway', url: `${gateway.base}/g/collect?v=2`, host: gateway.host, pid: gateway.pid },
     ];
     if (baseline)
