@@ -1,5 +1,6 @@
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { request as upstreamRequest } from 'undici';
 import type { InvalidationBus } from '../db/invalidation.js';
 import { newId } from '../lib/ids.js';
@@ -41,6 +42,22 @@ const KEPT_LOGS_PER_CONTAINER = 1000;
 const HEALTH_CACHE_MS = 5_000;
 const HEALTH_PROBE_TIMEOUT_MS = 3_000;
 
+interface UsageCounter {
+  requests: number;
+  requestBytes: number;
+  responseBytes: number;
+}
+
+/** How one request through the gateway went: what is metered and logged. */
+interface Outcome {
+  status: number;
+  requestBytes: number;
+  responseBytes: number;
+  /** The upstream origin asked, or null when the gateway answered itself. */
+  upstream: string | null;
+  upstreamMs: number | null;
+}
+
 interface CachedRoute {
   route: GatewayRoute | null;
   /** The route's upstream URL, parsed once. */
@@ -64,7 +81,8 @@ export class Gateway {
   private server: http.Server | null = null;
   private readonly routes = new Map<string, CachedRoute>();
   private day = { name: '', endsAt: 0 };
-  private readonly meter = new Map<string, number>();
+  /** Usage per `container|day|hostname|status class`, counted in memory and added to the database on flush. */
+  private meter = new Map<string, UsageCounter>();
   private readonly probes = new Map<
     string,
     { upstreamUrl: string; at: number; problem: Promise<HealthProblem | null> }
@@ -122,22 +140,30 @@ export class Gateway {
 
   /** Writes buffered usage counts and sampled logs, then trims the logs of the containers that got new ones. */
   async flush(): Promise<void> {
-    const counts = [...this.meter.entries()];
-    this.meter.clear();
+    const counters = this.meter;
+    this.meter = new Map();
     const buffers = this.logs;
     this.logs = new Map();
     const logs = [...buffers.values()].flatMap((buffer) => buffer.entries);
-    const usage = counts.map(([key, requests]) => {
+    const usage = [...counters].map(([key, counter]) => {
       const [containerId, day, hostname, statusClass] = key.split('|');
-      return { containerId, day, hostname, statusClass, requests };
+      return { containerId, day, hostname, statusClass, ...counter };
     });
     try {
       await this.traffic.record(usage, logs);
     } catch (error) {
-      for (const [key, value] of counts) this.meter.set(key, (this.meter.get(key) ?? 0) + value);
+      for (const [key, counter] of counters) this.count(key, counter);
       throw error;
     }
     await this.traffic.trimLogs(buffers.keys(), KEPT_LOGS_PER_CONTAINER);
+  }
+
+  private count(key: string, { requests, requestBytes, responseBytes }: UsageCounter) {
+    const counter = this.meter.get(key);
+    if (!counter) return void this.meter.set(key, { requests, requestBytes, responseBytes });
+    counter.requests += requests;
+    counter.requestBytes += requestBytes;
+    counter.responseBytes += responseBytes;
   }
 
   /** Keeps a sampled log, overwriting the oldest one of its container once the buffer is full. */
@@ -235,7 +261,8 @@ export class Gateway {
     }
   }
 
-  private json(res: http.ServerResponse, status: number, code: string, message: string, requestId?: string) {
+  /** Answers with the gateway's error body; returns its length in bytes. */
+  private json(res: http.ServerResponse, status: number, code: string, message: string, requestId?: string): number {
     const body = JSON.stringify({
       error: { code, message },
       ...(requestId ? { api_meta: { request_id: requestId } } : {}),
@@ -246,10 +273,24 @@ export class Gateway {
     };
     if (requestId) headers['x-request-id'] = requestId;
     res.writeHead(status, headers).end(body);
+    return headers['content-length'] as number;
+  }
+
+  /** The gateway's own answer to a routed request, metered like any other. */
+  private refuse(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    { route, hostname, started }: Routed,
+    status: number,
+    code: string,
+    message: string,
+  ) {
+    const responseBytes = this.json(res, status, code, message);
+    this.record(req, { route, hostname, started }, { ...GATEWAY_ANSWER, status, responseBytes });
   }
 
   /** The client learns only that the upstream failed; the cause (addresses, TLS details) goes to our log. */
-  private upstreamFailed(res: http.ServerResponse, route: GatewayRoute, cause: unknown) {
+  private upstreamFailed(res: http.ServerResponse, route: GatewayRoute, cause: unknown): number {
     const requestId = newId('request');
     this.onError(
       new Error(
@@ -257,7 +298,7 @@ export class Gateway {
         { cause },
       ),
     );
-    this.json(
+    return this.json(
       res,
       502,
       'upstream_unreachable',
@@ -276,9 +317,12 @@ export class Gateway {
     return this.day.name;
   }
 
-  private record(route: GatewayRoute, hostname: string, req: http.IncomingMessage, status: number, started: number) {
-    const key = `${route.containerId}|${this.today()}|${hostname}|${Math.floor(status / 100)}xx`;
-    this.meter.set(key, (this.meter.get(key) ?? 0) + 1);
+  private record(req: http.IncomingMessage, { route, hostname, started }: Routed, outcome: Outcome) {
+    this.count(`${route.containerId}|${this.today()}|${hostname}|${Math.floor(outcome.status / 100)}xx`, {
+      requests: 1,
+      requestBytes: outcome.requestBytes,
+      responseBytes: outcome.responseBytes,
+    });
     if (Math.random() < this.settings.logSampleRate) {
       this.keepLog({
         id: newId('requestLog'),
@@ -287,8 +331,10 @@ export class Gateway {
         hostname,
         method: req.method ?? 'GET',
         path: (req.url ?? '/').slice(0, 2000),
-        statusCode: status,
+        statusCode: outcome.status,
         durationMs: Math.round(performance.now() - started),
+        upstream: outcome.upstream,
+        upstreamMs: outcome.upstreamMs === null ? null : Math.round(outcome.upstreamMs),
       });
     }
   }
@@ -301,49 +347,58 @@ export class Gateway {
     const { route, upstream } =
       cached && started - cached.at < ROUTE_CACHE_MS ? cached : await this.loadRoute(hostname);
     if (!route || route.status === 'deleted')
-      return this.json(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
+      return void this.json(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
     if (req.url === '/healthz') return this.containerHealth(res, route);
-    if (route.status !== 'running') {
-      this.record(route, hostname, req, 503, started);
-      return this.json(res, 503, 'container_not_running', `The container is ${route.status}.`);
-    }
-    if (!route.upstreamUrl) {
-      this.record(route, hostname, req, 503, started);
-      return this.json(res, 503, 'no_upstream', 'The container has no upstream tagging server configured.');
-    }
+    const routed = { route, hostname, started };
+    if (route.status !== 'running')
+      return this.refuse(req, res, routed, 503, 'container_not_running', `The container is ${route.status}.`);
+    if (!route.upstreamUrl)
+      return this.refuse(
+        req,
+        res,
+        routed,
+        503,
+        'no_upstream',
+        'The container has no upstream tagging server configured.',
+      );
     if (!upstream) {
-      this.record(route, hostname, req, 502, started);
-      return this.upstreamFailed(res, route, new Error('The upstream URL cannot be parsed.'));
+      const responseBytes = this.upstreamFailed(res, route, new Error('The upstream URL cannot be parsed.'));
+      return this.record(req, routed, { ...GATEWAY_ANSWER, status: 502, responseBytes });
     }
     const path = upstreamPath(upstream, req.url ?? '/');
-    if (path === null) {
-      this.record(route, hostname, req, 400, started);
-      return this.json(
+    if (path === null)
+      return this.refuse(
+        req,
         res,
+        routed,
         400,
         'invalid_request_target',
         'The request target must be a path, such as /g/collect?v=2.',
       );
-    }
+    const requestBytes = { counted: 0 };
+    const relayed = { upstream: upstream.origin, requestBytes: 0 };
     let result: ExchangeResult;
     try {
-      result = await this.relay(req, res, upstream, path, hostname);
+      result = await this.relay(req, res, upstream, path, hostname, requestBytes);
     } catch (error) {
       const status = (error as { status?: number }).status || 502;
-      this.record(route, hostname, req, status, started);
-      if (res.headersSent) return void res.destroy();
-      return this.upstreamFailed(res, route, error);
+      const upstreamMs = (error as { upstreamMs?: number }).upstreamMs ?? null;
+      const outcome = { ...relayed, status, requestBytes: requestBytes.counted, upstreamMs, responseBytes: 0 };
+      if (res.headersSent) res.destroy();
+      else outcome.responseBytes = this.upstreamFailed(res, route, error);
+      return this.record(req, routed, outcome);
     }
-    this.record(route, hostname, req, result.status, started);
+    this.record(req, routed, { ...relayed, ...result, requestBytes: requestBytes.counted });
   }
 
-  /** Sends the request to the upstream and streams its answer to the client. */
+  /** Sends the request to the upstream and streams its answer to the client, counting the body bytes sent. */
   private relay(
     req: http.IncomingMessage,
     res: http.ServerResponse,
     upstream: Upstream,
     path: string,
     hostname: string,
+    requestBytes: { counted: number },
   ): Promise<ExchangeResult> {
     const method = req.method ?? 'GET';
     return new Promise((resolve, reject) => {
@@ -353,12 +408,32 @@ export class Gateway {
           path,
           method: method as 'GET',
           headers: forwardedHeaders(req, hostname),
-          body: method === 'GET' || method === 'HEAD' ? null : req,
+          body:
+            method === 'GET' || method === 'HEAD'
+              ? null
+              : Readable.from(countedBody(req, requestBytes), { objectMode: false }),
           headersTimeout: this.settings.upstreamTimeoutMs,
           bodyTimeout: this.settings.upstreamTimeoutMs,
         },
         new ProxyExchange(res, resolve, reject),
       );
     });
+  }
+}
+
+/** A routed request: its container, the hostname it came for and when it arrived. */
+interface Routed {
+  route: GatewayRoute;
+  hostname: string;
+  started: number;
+}
+
+const GATEWAY_ANSWER = { requestBytes: 0, upstream: null, upstreamMs: null } as const;
+
+/** The request body as it is read, adding up its length (chunked bodies carry none in advance). */
+async function* countedBody(req: http.IncomingMessage, requestBytes: { counted: number }) {
+  for await (const chunk of req) {
+    requestBytes.counted += (chunk as Buffer).length;
+    yield chunk as Buffer;
   }
 }

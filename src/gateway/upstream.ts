@@ -179,6 +179,6 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.settled = true;
-    this.reject(Object.assign(error, { status: this.status }));
+    this.reject(Object.assign(error, { status: this.status, upstreamMs: performance.now() - this.started }));
   }
 }

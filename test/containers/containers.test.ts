@@ -166,8 +166,8 @@ describe.each(backends)('containers, gateway and domains on %s', (backend) => {
     const usage = (await api('GET', `/api/containers/${container.id}/usage/`)).json();
     expect(usage.total_requests).toBe(4);
     expect(usage.by_status_class).toEqual({ '2xx': 2, '4xx': 1, '5xx': 1 });
-    expect(usage.by_hostname).toEqual([{ hostname: host, requests: 4 }]);
-    expect(usage.days).toEqual([{ day: new Date().toISOString().slice(0, 10), requests: 4 }]);
+    expect(usage.by_hostname).toMatchObject([{ hostname: host, requests: 4 }]);
+    expect(usage.days).toMatchObject([{ day: new Date().toISOString().slice(0, 10), requests: 4 }]);
     const logs = (await api('GET', `/api/containers/${container.id}/logs/`)).json();
     expect(logs.count).toBe(4);
     expect(logs.results.map((log: { status_code: number }) => log.status_code).sort()).toEqual([200, 200, 404, 503]);
