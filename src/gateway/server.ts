@@ -74,8 +74,9 @@ interface HealthProblem {
 /**
  * The built-in container runtime: an HTTP listener that routes by Host (a container's default hostname or
  * a verified custom domain) to the running container and proxies to its upstream tagging server with
- * undici (SSRF-guarded). Every routed request is metered per UTC day, hostname and status class; a
- * sample is kept as request logs. Both are buffered and written in batches.
+ * undici (SSRF-guarded). Every routed request is metered (requests and body bytes) per UTC day, hostname and
+ * status class; a sample is kept as request logs. Both are buffered and written in batches. `/healthz` on a
+ * container's hostname is the container's health; on the gateway's own names, the gateway's liveness.
  */
 export class Gateway {
   private server: http.Server | null = null;
