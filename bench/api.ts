@@ -22,7 +22,7 @@ export interface LoadResult {
   paired_ratio?: number;
 }
 
-async function startProcess(args: string[], env: NodeJS.ProcessEnv, readyPath: string) {
+export async function startProcess(args: string[], env: NodeJS.ProcessEnv, readyPath: string) {
   const port = await freePort();
   const child: ChildProcess = spawn(process.execPath, args, {
     env: { ...process.env, ...env, PORT: String(port) },
@@ -32,6 +32,7 @@ async function startProcess(args: string[], env: NodeJS.ProcessEnv, readyPath: s
   await waitFor(async () => (await fetch(base + readyPath)).ok, 60_000, args.join(' '));
   return {
     base,
+    pid: child.pid!,
     stop: async () => {
       child.kill('SIGTERM');
       await new Promise((resolve) => child.once('exit', resolve));
@@ -44,9 +45,9 @@ async function load(url: string, headers: Record<string, string>, duration: numb
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx };
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-async function tagportCli(env: NodeJS.ProcessEnv, ...args: string[]) {
+export async function tagportCli(env: NodeJS.ProcessEnv, ...args: string[]) {
   const { stdout } = await run(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
   return JSON.parse(stdout);
 }

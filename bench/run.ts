@@ -1,7 +1,8 @@
 import { runApiBench } from './api.js';
+import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 
-/** `npm run bench [api|scanner]`: all benchmarks, or one. */
+/** `npm run bench [api|scanner|gateway]`: all benchmarks, or one. */
 const only = process.argv[2];
 
 if (!only || only === 'api') {
@@ -13,4 +14,8 @@ if (!only || only === 'api') {
 
 if (!only || only === 'scanner') {
   printScannerBench(await runScannerBench());
+}
+
+if (!only || only === 'gateway') {
+  printGatewayBench(await runGatewayBench());
 }

@@ -1,14 +1,25 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { request as upstreamRequest } from 'undici';
+import net, { type AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import type { InvalidationBus } from '../db/invalidation.js';
 import { newId } from '../lib/ids.js';
 import { startLoop } from '../lib/loop.js';
 import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute, RequestLogEntry } from '../modules/containers/traffic.js';
 import type { GatewayFront } from './front.js';
+import { ContainerHealth } from './health.js';
+import {
+  type ExchangeResult,
+  forwardedHeaders,
+  parseUpstream,
+  ProxyExchange,
+  type Upstream,
+  upstreamPath,
+} from './upstream.js';
 
 export interface GatewaySettings {
+  /** Containers' default hostnames are `<id>.<baseDomain>`; the bare base domain is the gateway's own name. */
+  baseDomain: string;
   flushMs: number;
   logSampleRate: number;
   upstreamTimeoutMs: number;
@@ -23,58 +34,53 @@ export interface GatewayDependencies {
   front?: GatewayFront;
 }
 
-/**
- * The upstream URL of a request: scheme, host and port always the container's upstream; only the path
- * (dot segments resolved, also when percent-encoded) and the query come from the client, under the
- * upstream's own path. Null for anything but an origin-form target ("/path?query"): absolute-form
- * ("http://host/…"), authority-form and "*" are refused, so a client can never choose where we connect.
- */
-export function upstreamTarget(upstreamUrl: string, requestTarget: string): URL | null {
-  if (!requestTarget.startsWith('/')) return null;
-  const upstream = new URL(upstreamUrl);
-  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') return null;
-  const basePath = upstream.pathname.replace(/\/+$/, '');
-  // The common case, a plain path: appended as it is after the fixed origin (one parse instead of three).
-  if (!MAY_NEED_NORMALISING.test(requestTarget)) return new URL(`${upstream.origin}${basePath}${requestTarget}`);
-  const queryAt = requestTarget.indexOf('?');
-  const path = new URL('http://path.invalid');
-  path.pathname = queryAt === -1 ? requestTarget : requestTarget.slice(0, queryAt);
-  upstream.pathname = basePath + path.pathname;
-  upstream.search = queryAt === -1 ? '' : requestTarget.slice(queryAt);
-  upstream.hash = '';
-  return upstream;
+export { upstreamTarget } from './upstream.js';
+
+const ROUTE_CACHE_MS = 30_000;
+/** Routes are cached by Host; random Host headers must not grow the cache without bound. */
+const MAX_CACHED_ROUTES = 10_000;
+const KEPT_LOGS_PER_CONTAINER = 1000;
+
+interface UsageCounter {
+  requests: number;
+  requestBytes: number;
+  responseBytes: number;
 }
 
-/** Dot segments (also percent-encoded), backslashes, fragments and characters the URL parser drops. */
-const MAY_NEED_NORMALISING = /\/\.|%2e|\\|#|[\t\n\r]/i;
+/** How one request through the gateway went: what is metered and logged. */
+interface Outcome {
+  status: number;
+  requestBytes: number;
+  responseBytes: number;
+  /** The upstream origin asked, or null when the gateway answered itself. */
+  upstream: string | null;
+  upstreamMs: number | null;
+}
 
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
-]);
-const KEPT_LOGS_PER_CONTAINER = 1000;
+interface CachedRoute {
+  route: GatewayRoute | null;
+  /** The route's upstream URL, parsed once. */
+  upstream: Upstream | null;
+  at: number;
+}
 
 /**
  * The built-in container runtime: an HTTP listener that routes by Host (a container's default hostname or
  * a verified custom domain) to the running container and proxies to its upstream tagging server with
- * undici (SSRF-guarded). Every routed request is metered per UTC day, hostname and status class; a
- * sample is kept as request logs. Both are buffered and written in batches.
+ * undici (SSRF-guarded). Every routed request is metered (requests and body bytes) per UTC day, hostname and
+ * status class; a sample is kept as request logs. Both are buffered and written in batches. `/healthz` on a
+ * container's hostname is the container's health; on the gateway's own names, the gateway's liveness.
  */
 export class Gateway {
   private server: http.Server | null = null;
-  private readonly routes = new Map<string, { route: GatewayRoute | null; at: number }>();
-  private readonly meter = new Map<string, number>();
-  private logs: RequestLogEntry[] = [];
+  private readonly routes = new Map<string, CachedRoute>();
+  private day = { name: '', endsAt: 0 };
+  /** Usage per `container|day|hostname|status class`, counted in memory and added to the database on flush. */
+  private meter = new Map<string, UsageCounter>();
+  private readonly health: ContainerHealth;
+  /** Sampled logs per container since the last flush: the newest KEPT_LOGS_PER_CONTAINER (older would be trimmed). */
+  private logs = new Map<string, { entries: RequestLogEntry[]; next: number }>();
   private flushLoop: { stop(): Promise<void> } | null = null;
-  private flushes = 0;
 
   private readonly traffic: ContainerTraffic;
   private readonly outbound: OutboundClient;
@@ -89,8 +95,12 @@ export class Gateway {
     this.outbound = outbound;
     this.onError = settings.onError;
     this.front = front ?? null;
+    this.health = new ContainerHealth(outbound, settings.upstreamTimeoutMs);
     invalidations.subscribe(({ kind }) => {
-      if (kind === 'container' || kind === 'domain' || kind === 'all') this.routes.clear();
+      if (kind === 'container' || kind === 'domain' || kind === 'all') {
+        this.routes.clear();
+        this.health.clear();
+      }
     });
   }
 
@@ -123,34 +133,87 @@ export class Gateway {
     await this.flush();
   }
 
-  /** Writes buffered usage counts and sampled logs. */
+  /** Writes buffered usage counts and sampled logs, then trims the logs of the containers that got new ones. */
   async flush(): Promise<void> {
-    const counts = [...this.meter.entries()];
-    this.meter.clear();
-    const logs = this.logs;
-    this.logs = [];
-    const usage = counts.map(([key, requests]) => {
+    const counters = this.meter;
+    this.meter = new Map();
+    const buffers = this.logs;
+    this.logs = new Map();
+    const logs = [...buffers.values()].flatMap((buffer) => buffer.entries);
+    const usage = [...counters].map(([key, counter]) => {
       const [containerId, day, hostname, statusClass] = key.split('|');
-      return { containerId, day, hostname, statusClass, requests };
+      return { containerId, day, hostname, statusClass, ...counter };
     });
     try {
       await this.traffic.record(usage, logs);
-      if (logs.length && ++this.flushes % 20 === 1) await this.traffic.trimLogs(KEPT_LOGS_PER_CONTAINER);
     } catch (error) {
-      for (const [key, value] of counts) this.meter.set(key, (this.meter.get(key) ?? 0) + value);
+      for (const [key, counter] of counters) this.count(key, counter);
       throw error;
+    }
+    await this.traffic.trimLogs(buffers.keys(), KEPT_LOGS_PER_CONTAINER);
+  }
+
+  private count(key: string, { requests, requestBytes, responseBytes }: UsageCounter) {
+    const counter = this.meter.get(key);
+    if (!counter) return void this.meter.set(key, { requests, requestBytes, responseBytes });
+    counter.requests += requests;
+    counter.requestBytes += requestBytes;
+    counter.responseBytes += responseBytes;
+  }
+
+  /** Keeps a sampled log, overwriting the oldest one of its container once the buffer is full. */
+  private keepLog(entry: RequestLogEntry) {
+    let buffer = this.logs.get(entry.containerId);
+    if (!buffer) {
+      buffer = { entries: [], next: 0 };
+      this.logs.set(entry.containerId, buffer);
+    }
+    if (buffer.entries.length < KEPT_LOGS_PER_CONTAINER) buffer.entries.push(entry);
+    else {
+      buffer.entries[buffer.next] = entry;
+      buffer.next = (buffer.next + 1) % KEPT_LOGS_PER_CONTAINER;
     }
   }
 
-  private async route(hostname: string): Promise<GatewayRoute | null> {
-    const cached = this.routes.get(hostname);
-    if (cached && Date.now() - cached.at < 30_000) return cached.route;
-    const route = await this.traffic.route(hostname);
-    this.routes.set(hostname, { route, at: Date.now() });
-    return route;
+  private async loadRoute(hostname: string): Promise<CachedRoute> {
+    const route = hostname ? await this.traffic.route(hostname) : null;
+    const cached = {
+      route,
+      upstream: route?.upstreamUrl ? parseUpstream(route.upstreamUrl) : null,
+      at: performance.now(),
+    };
+    if (this.routes.size >= MAX_CACHED_ROUTES) this.routes.clear();
+    this.routes.set(hostname, cached);
+    return cached;
   }
 
-  private json(res: http.ServerResponse, status: number, code: string, message: string, requestId?: string) {
+  /**
+   * The gateway's own liveness is answered on `/healthz` for a Host that names the gateway rather than a
+   * container: none, an IP address (load balancers and orchestrators probe by address), `localhost`, or the
+   * bare base domain. Any other Host is a container's (or no one's), so `/healthz` there is about the container.
+   */
+  private isGatewayHost(hostname: string): boolean {
+    return (
+      hostname === '' ||
+      hostname === 'localhost' ||
+      hostname === this.settings.baseDomain ||
+      net.isIP(hostname.replace(/^\[(.*)\]$/, '$1')) !== 0
+    );
+  }
+
+  private ok(res: http.ServerResponse) {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end('{"status":"ok"}');
+  }
+
+  /** `/healthz` on a container's hostname: 200 only when it runs and its upstream answers, else 503 and why. */
+  private async containerHealth(res: http.ServerResponse, route: GatewayRoute) {
+    const problem = await this.health.problem(route);
+    if (!problem) return this.ok(res);
+    this.json(res, 503, problem.code, problem.message);
+  }
+
+  /** Answers with the gateway's error body; returns its length in bytes. */
+  private json(res: http.ServerResponse, status: number, code: string, message: string, requestId?: string): number {
     const body = JSON.stringify({
       error: { code, message },
       ...(requestId ? { api_meta: { request_id: requestId } } : {}),
@@ -161,10 +224,24 @@ export class Gateway {
     };
     if (requestId) headers['x-request-id'] = requestId;
     res.writeHead(status, headers).end(body);
+    return headers['content-length'] as number;
+  }
+
+  /** The gateway's own answer to a routed request, metered like any other. */
+  private refuse(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    { route, hostname, started }: Routed,
+    status: number,
+    code: string,
+    message: string,
+  ) {
+    const responseBytes = this.json(res, status, code, message);
+    this.record(req, { route, hostname, started }, { ...GATEWAY_ANSWER, status, responseBytes });
   }
 
   /** The client learns only that the upstream failed; the cause (addresses, TLS details) goes to our log. */
-  private upstreamFailed(res: http.ServerResponse, route: GatewayRoute, cause: unknown) {
+  private upstreamFailed(res: http.ServerResponse, route: GatewayRoute, cause: unknown): number {
     const requestId = newId('request');
     this.onError(
       new Error(
@@ -172,7 +249,7 @@ export class Gateway {
         { cause },
       ),
     );
-    this.json(
+    return this.json(
       res,
       502,
       'upstream_unreachable',
@@ -181,20 +258,34 @@ export class Gateway {
     );
   }
 
-  private record(route: GatewayRoute, hostname: string, req: http.IncomingMessage, status: number, started: number) {
-    const at = new Date();
-    const key = [route.containerId, at.toISOString().slice(0, 10), hostname, `${Math.floor(status / 100)}xx`].join('|');
-    this.meter.set(key, (this.meter.get(key) ?? 0) + 1);
+  /** The current UTC day, recomputed only when it ends (metering needs it for every request). */
+  private today(): string {
+    const now = Date.now();
+    if (now >= this.day.endsAt) {
+      const name = new Date(now).toISOString().slice(0, 10);
+      this.day = { name, endsAt: Date.parse(`${name}T00:00:00Z`) + 86_400_000 };
+    }
+    return this.day.name;
+  }
+
+  private record(req: http.IncomingMessage, { route, hostname, started }: Routed, outcome: Outcome) {
+    this.count(`${route.containerId}|${this.today()}|${hostname}|${Math.floor(outcome.status / 100)}xx`, {
+      requests: 1,
+      requestBytes: outcome.requestBytes,
+      responseBytes: outcome.responseBytes,
+    });
     if (Math.random() < this.settings.logSampleRate) {
-      this.logs.push({
+      this.keepLog({
         id: newId('requestLog'),
         containerId: route.containerId,
-        at,
+        at: new Date(),
         hostname,
         method: req.method ?? 'GET',
         path: (req.url ?? '/').slice(0, 2000),
-        statusCode: status,
+        statusCode: outcome.status,
         durationMs: Math.round(performance.now() - started),
+        upstream: outcome.upstream,
+        upstreamMs: outcome.upstreamMs === null ? null : Math.round(outcome.upstreamMs),
       });
     }
   }
@@ -203,61 +294,98 @@ export class Gateway {
     const started = performance.now();
     const hostname = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
     if (this.front?.answered(req, res, hostname)) return;
-    if (req.url === '/healthz')
-      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-    const route = hostname ? await this.route(hostname) : null;
+    if (req.url === '/healthz' && this.isGatewayHost(hostname)) return this.ok(res);
+    const cached = this.routes.get(hostname);
+    const { route, upstream } =
+      cached && started - cached.at < ROUTE_CACHE_MS ? cached : await this.loadRoute(hostname);
     if (!route || route.status === 'deleted')
-      return this.json(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
-    if (route.status !== 'running') {
-      this.record(route, hostname, req, 503, started);
-      return this.json(res, 503, 'container_not_running', `The container is ${route.status}.`);
-    }
-    if (!route.upstreamUrl) {
-      this.record(route, hostname, req, 503, started);
-      return this.json(res, 503, 'no_upstream', 'The container has no upstream tagging server configured.');
-    }
-    let target: URL | null;
-    try {
-      target = upstreamTarget(route.upstreamUrl, req.url ?? '/');
-    } catch (error) {
-      this.record(route, hostname, req, 502, started);
-      return this.upstreamFailed(res, route, error);
-    }
-    if (!target) {
-      this.record(route, hostname, req, 400, started);
-      return this.json(
+      return void this.json(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
+    if (req.url === '/healthz') return this.containerHealth(res, route);
+    const routed = { route, hostname, started };
+    if (route.status !== 'running')
+      return this.refuse(req, res, routed, 503, 'container_not_running', `The container is ${route.status}.`);
+    if (!route.upstreamUrl)
+      return this.refuse(
+        req,
         res,
+        routed,
+        503,
+        'no_upstream',
+        'The container has no upstream tagging server configured.',
+      );
+    if (!upstream) {
+      const responseBytes = this.upstreamFailed(res, route, new Error('The upstream URL cannot be parsed.'));
+      return this.record(req, routed, { ...GATEWAY_ANSWER, status: 502, responseBytes });
+    }
+    const path = upstreamPath(upstream, req.url ?? '/');
+    if (path === null)
+      return this.refuse(
+        req,
+        res,
+        routed,
         400,
         'invalid_request_target',
         'The request target must be a path, such as /g/collect?v=2.',
       );
-    }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers))
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.socket.remoteAddress].filter(Boolean).join(', ');
-    headers['x-forwarded-host'] = hostname;
-    headers['x-forwarded-proto'] = 'https';
-    let upstream: Awaited<ReturnType<typeof upstreamRequest>>;
+    const requestBytes = { counted: 0 };
+    const relayed = { upstream: upstream.origin, requestBytes: 0 };
+    let result: ExchangeResult;
     try {
-      upstream = await upstreamRequest(target, {
-        method: (req.method ?? 'GET') as 'GET',
-        headers,
-        body: req.method === 'GET' || req.method === 'HEAD' ? undefined : req,
-        dispatcher: this.outbound.dispatcher,
-        headersTimeout: this.settings.upstreamTimeoutMs,
-        bodyTimeout: this.settings.upstreamTimeoutMs,
-      });
+      result = await this.relay(req, res, upstream, path, hostname, requestBytes);
     } catch (error) {
-      this.record(route, hostname, req, 502, started);
-      return this.upstreamFailed(res, route, error);
+      const status = (error as { status?: number }).status || 502;
+      const upstreamMs = (error as { upstreamMs?: number }).upstreamMs ?? null;
+      const outcome = { ...relayed, status, requestBytes: requestBytes.counted, upstreamMs, responseBytes: 0 };
+      if (res.headersSent) res.destroy();
+      else outcome.responseBytes = this.upstreamFailed(res, route, error);
+      return this.record(req, routed, outcome);
     }
-    const responseHeaders: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(upstream.headers))
-      if (value !== undefined && !HOP_BY_HOP.has(name)) responseHeaders[name] = value;
-    res.writeHead(upstream.statusCode, responseHeaders);
-    for await (const chunk of upstream.body) res.write(chunk);
-    res.end();
-    this.record(route, hostname, req, upstream.statusCode, started);
+    this.record(req, routed, { ...relayed, ...result, requestBytes: requestBytes.counted });
+  }
+
+  /** Sends the request to the upstream and streams its answer to the client, counting the body bytes sent. */
+  private relay(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    upstream: Upstream,
+    path: string,
+    hostname: string,
+    requestBytes: { counted: number },
+  ): Promise<ExchangeResult> {
+    const method = req.method ?? 'GET';
+    return new Promise((resolve, reject) => {
+      this.outbound.dispatcher.dispatch(
+        {
+          origin: upstream.origin,
+          path,
+          method: method as 'GET',
+          headers: forwardedHeaders(req, hostname),
+          body:
+            method === 'GET' || method === 'HEAD'
+              ? null
+              : Readable.from(countedBody(req, requestBytes), { objectMode: false }),
+          headersTimeout: this.settings.upstreamTimeoutMs,
+          bodyTimeout: this.settings.upstreamTimeoutMs,
+        },
+        new ProxyExchange(res, resolve, reject),
+      );
+    });
+  }
+}
+
+/** A routed request: its container, the hostname it came for and when it arrived. */
+interface Routed {
+  route: GatewayRoute;
+  hostname: string;
+  started: number;
+}
+
+const GATEWAY_ANSWER = { requestBytes: 0, upstream: null, upstreamMs: null } as const;
+
+/** The request body as it is read, adding up its length (chunked bodies carry none in advance). */
+async function* countedBody(req: http.IncomingMessage, requestBytes: { counted: number }) {
+  for await (const chunk of req) {
+    requestBytes.counted += (chunk as Buffer).length;
+    yield chunk as Buffer;
   }
 }

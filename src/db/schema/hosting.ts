@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from './columns.js';
 import { tenants } from './accounts.js';
 
@@ -80,6 +80,9 @@ export const containerUsage = pgTable(
     hostname: text('hostname').notNull(),
     statusClass: text('status_class').notNull(),
     requests: integer('requests').notNull(),
+    /** Body bytes the clients sent and the upstream answered (headers not counted). */
+    requestBytes: bigint('request_bytes', { mode: 'number' }).notNull().default(0),
+    responseBytes: bigint('response_bytes', { mode: 'number' }).notNull().default(0),
   },
   (t) => [uniqueIndex('container_usage_key').on(t.containerId, t.day, t.hostname, t.statusClass)],
 );
@@ -95,6 +98,10 @@ export const containerRequestLogs = pgTable(
     path: text('path').notNull(),
     statusCode: integer('status_code').notNull(),
     durationMs: integer('duration_ms').notNull(),
+    /** The upstream origin that answered; null when the gateway answered itself (not running, no upstream, …). */
+    upstream: text('upstream'),
+    /** From sending the request upstream to the end of its answer; null when no upstream was asked. */
+    upstreamMs: integer('upstream_ms'),
   },
   (t) => [index('container_request_logs_idx').on(t.containerId, t.at)],
 );

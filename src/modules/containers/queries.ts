@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, inArray, isNull, lte, ne, notInArray, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, isNull, like, lt, lte, ne, notInArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { containerRequestLogs, containers, containerUsage, domains, type ContainerRow } from '../../db/schema.js';
 import { REMOVED_STATUSES } from './schemas.js';
@@ -97,6 +97,8 @@ export async function usage(db: Db, containerId: string, from: string, to: strin
       hostname: containerUsage.hostname,
       statusClass: containerUsage.statusClass,
       requests: containerUsage.requests,
+      requestBytes: containerUsage.requestBytes,
+      responseBytes: containerUsage.responseBytes,
     })
     .from(containerUsage)
     .where(
@@ -112,23 +114,59 @@ export async function addUsage(db: Db, rows: Array<typeof containerUsage.$inferI
     .values(rows)
     .onConflictDoUpdate({
       target: [containerUsage.containerId, containerUsage.day, containerUsage.hostname, containerUsage.statusClass],
-      set: { requests: sql`${containerUsage.requests} + excluded.requests` },
+      set: {
+        requests: sql`${containerUsage.requests} + excluded.requests`,
+        requestBytes: sql`${containerUsage.requestBytes} + excluded.request_bytes`,
+        responseBytes: sql`${containerUsage.responseBytes} + excluded.response_bytes`,
+      },
     });
 }
 
+/**
+ * One statement with one array parameter per column (`unnest`), not one parameter per value: on PGlite,
+ * which runs in the gateway's thread, 1000 rows take ~10 ms this way against ~50 ms as a multi-row VALUES.
+ */
 export async function insertRequestLogs(db: Db, rows: Array<typeof containerRequestLogs.$inferInsert>): Promise<void> {
-  if (rows.length) await db.insert(containerRequestLogs).values(rows);
+  if (rows.length === 0) return;
+  const column = <T>(pick: (row: (typeof rows)[number]) => T) => sql.param(rows.map(pick));
+  await db.execute(sql`insert into container_request_logs
+    (id, container_id, at, hostname, method, path, status_code, duration_ms, upstream, upstream_ms)
+    select * from unnest(${column((row) => row.id)}::text[], ${column((row) => row.containerId)}::text[],
+      ${column((row) => row.at.toISOString())}::timestamptz[], ${column((row) => row.hostname)}::text[],
+      ${column((row) => row.method)}::text[], ${column((row) => row.path)}::text[],
+      ${column((row) => row.statusCode)}::int[], ${column((row) => row.durationMs)}::int[],
+      ${column((row) => row.upstream ?? null)}::text[], ${column((row) => row.upstreamMs ?? null)}::int[])`);
 }
 
-/** Keeps the newest `keep` sampled logs per container. */
-export async function trimRequestLogs(db: Db, keep: number): Promise<void> {
-  await db.execute(sql`delete from container_request_logs where id in (
-    select id from (select id, row_number() over (partition by container_id order by at desc) as position from container_request_logs) ranked
-    where position > ${keep})`);
+/** Keeps the newest `keep` sampled logs of one container (an index range scan, not a pass over the table). */
+export async function trimRequestLogs(db: Db, containerId: string, keep: number): Promise<void> {
+  await db.execute(sql`delete from container_request_logs where container_id = ${containerId} and id in (
+    select id from container_request_logs where container_id = ${containerId}
+    order by at desc, id desc offset ${keep})`);
 }
 
-export async function listRequestLogs(db: Db, containerId: string, limit: number, offset: number) {
-  const where = eq(containerRequestLogs.containerId, containerId);
+export interface RequestLogFilter {
+  /** `2xx` … `5xx`. */
+  statusClass?: string;
+  pathPrefix?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export async function listRequestLogs(
+  db: Db,
+  containerId: string,
+  filter: RequestLogFilter,
+  limit: number,
+  offset: number,
+) {
+  const where = and(
+    eq(containerRequestLogs.containerId, containerId),
+    filter.statusClass ? statusClassIs(filter.statusClass) : undefined,
+    filter.pathPrefix ? like(containerRequestLogs.path, `${escapeLike(filter.pathPrefix)}%`) : undefined,
+    filter.from ? gte(containerRequestLogs.at, filter.from) : undefined,
+    filter.to ? lt(containerRequestLogs.at, filter.to) : undefined,
+  );
   const [rows, [{ total }]] = await Promise.all([
     db
       .select()
@@ -140,6 +178,16 @@ export async function listRequestLogs(db: Db, containerId: string, limit: number
     db.select({ total: count() }).from(containerRequestLogs).where(where),
   ]);
   return { rows, total };
+}
+
+function statusClassIs(statusClass: string): SQL {
+  const hundreds = Number(statusClass[0]) * 100;
+  return and(gte(containerRequestLogs.statusCode, hundreds), lt(containerRequestLogs.statusCode, hundreds + 100))!;
+}
+
+/** A LIKE pattern matching `text` literally (`%`, `_` and the escape character itself). */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
 
 export interface GatewayRoute {

@@ -9,6 +9,7 @@ import {
   Container,
   ContainerIdParams,
   CreateContainerBody,
+  LogsQuery,
   RequestLog,
   STATE_MACHINE,
   UpdateContainerBody,
@@ -135,6 +136,8 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getContainerUsage',
       summary: 'Request usage of a container',
+      description:
+        'Requests and body bytes through the gateway per UTC day, hostname and status class (`rows`), with totals per day, hostname and status class. Bodies are counted as sent: compressed bytes stay compressed.',
       tags,
       params: ContainerIdParams,
       querystring: UsageQuery,
@@ -151,16 +154,18 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'listContainerLogs',
       summary: 'Sampled request logs of a container',
       description:
-        'A sample of the requests through the gateway (see `GATEWAY_LOG_SAMPLE_RATE`), newest first; the newest 1000 per container are kept.',
+        'A sample of the requests through the gateway (see `GATEWAY_LOG_SAMPLE_RATE`), newest first; the newest 1000 per container are kept. Filter by status class, path prefix and time; each log names the upstream asked and how long it took.',
       tags,
       params: ContainerIdParams,
-      querystring: PaginationQuery,
+      querystring: LogsQuery,
       response: {
         200: listEnvelope(RequestLog, 'A page of request logs.'),
-        ...errorResponses(HttpCodes.resourceMissing),
+        ...errorResponses(HttpCodes.resourceMissing, HttpCodes.periodReversed),
       },
     },
     handler: async (request) =>
-      listPage(request, (limit, offset) => containers.logs(tenant(request), request.params.id, limit, offset)),
+      listPage(request, (limit, offset) =>
+        containers.logs(tenant(request), request.params.id, request.query, limit, offset),
+      ),
   });
 };

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { idPattern } from '../../lib/ids.js';
-import { Nullable, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Nullable, PaginationQuery, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const REGIONS = ['eu-central', 'eu-west', 'us-east', 'us-west', 'ap-southeast'] as const;
 export const CONTAINER_STATUSES = [
@@ -92,22 +92,65 @@ export const UsageQuery = Type.Object({
   to: Type.Optional(Type.String({ format: 'date', description: 'Last UTC day, inclusive, default today.' })),
 });
 
+const Bytes = {
+  request_bytes: Type.Integer({ description: 'Body bytes the clients sent (headers not counted).' }),
+  response_bytes: Type.Integer({ description: 'Body bytes answered: by the upstream, or by the gateway itself.' }),
+};
+
+export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
+
 export const Usage = Type.Object(
   {
     container_id: Type.String(),
     from: Type.String(),
     to: Type.String(),
     total_requests: Type.Integer(),
-    days: Type.Array(Type.Object({ day: Type.String(), requests: Type.Integer() }, { additionalProperties: false })),
+    total_request_bytes: Type.Integer(),
+    total_response_bytes: Type.Integer(),
+    days: Type.Array(
+      Type.Object({ day: Type.String(), requests: Type.Integer(), ...Bytes }, { additionalProperties: false }),
+    ),
     by_hostname: Type.Array(
-      Type.Object({ hostname: Type.String(), requests: Type.Integer() }, { additionalProperties: false }),
+      Type.Object({ hostname: Type.String(), requests: Type.Integer(), ...Bytes }, { additionalProperties: false }),
     ),
     by_status_class: Type.Record(Type.String(), Type.Integer(), {
       description: 'Requests per status class: 2xx, 3xx, 4xx, 5xx.',
     }),
+    rows: Type.Array(
+      Type.Object(
+        {
+          day: Type.String(),
+          hostname: Type.String(),
+          status_class: Type.String({ description: '2xx, 3xx, 4xx or 5xx.' }),
+          requests: Type.Integer(),
+          ...Bytes,
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The full breakdown: one row per UTC day, hostname and status class, in that order.' },
+    ),
   },
-  { additionalProperties: false, description: 'Requests through the gateway, per UTC day, hostname and status class.' },
+  {
+    additionalProperties: false,
+    description: 'Requests and body bytes through the gateway, per UTC day, hostname and status class.',
+  },
 );
+
+export const LogsQuery = Type.Object({
+  ...PaginationQuery.properties,
+  status_class: Type.Optional(
+    StringEnum(STATUS_CLASSES, { description: 'Only responses of this class (the status the client got).' }),
+  ),
+  path_prefix: Type.Optional(
+    Type.String({
+      pattern: '^/',
+      maxLength: 2000,
+      description: 'Only request targets (path and query) starting with this, e.g. `/g/collect`.',
+    }),
+  ),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Only requests at or after this time.' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Only requests before this time.' })),
+});
 
 export const RequestLog = Type.Object(
   {
@@ -117,7 +160,14 @@ export const RequestLog = Type.Object(
     method: Type.String(),
     path: Type.String(),
     status_code: Type.Integer(),
-    duration_ms: Type.Integer(),
+    duration_ms: Type.Integer({ description: 'From the request reaching the gateway to the end of the answer.' }),
+    upstream: Nullable(Type.String(), {
+      description:
+        "The origin of the upstream tagging server asked (the container's `upstream_url` at the time); null when the gateway answered itself, e.g. 503 container_not_running.",
+    }),
+    upstream_ms: Nullable(Type.Integer(), {
+      description: 'How long the upstream took, from sending the request to the end of its answer (or its failure).',
+    }),
   },
   { additionalProperties: false },
 );
@@ -128,3 +178,4 @@ export type UpdateContainerInput = Static<typeof UpdateContainerBody>;
 export type UsageDto = Static<typeof Usage>;
 export type RequestLogDto = Static<typeof RequestLog>;
 export type UsagePeriod = Static<typeof UsageQuery>;
+export type LogsFilter = Static<typeof LogsQuery>;

@@ -15,6 +15,7 @@ import {
   type ContainerDto,
   type ContainerStatus,
   type CreateContainerInput,
+  type LogsFilter,
   type RequestLogDto,
   type UpdateContainerInput,
   type UsageDto,
@@ -37,6 +38,28 @@ export function parseContainerConfig(config: string): string {
   if (!/^[A-Za-z0-9_-]{6,200}$/.test(params.get('auth') ?? ''))
     throw ContainerErrors.invalidConfig('config has no valid auth parameter.');
   return id;
+}
+
+interface UsageSums {
+  requests: number;
+  request_bytes: number;
+  response_bytes: number;
+}
+
+/** Usage rows added up by `key`, in the order the keys first appear. */
+function sumUsage<Row extends { requests: number; requestBytes: number; responseBytes: number }>(
+  rows: Row[],
+  key: (row: Row) => string,
+): Map<string, UsageSums> {
+  const sums = new Map<string, UsageSums>();
+  for (const row of rows) {
+    const sum = sums.get(key(row)) ?? { requests: 0, request_bytes: 0, response_bytes: 0 };
+    sum.requests += row.requests;
+    sum.request_bytes += row.requestBytes;
+    sum.response_bytes += row.responseBytes;
+    sums.set(key(row), sum);
+  }
+  return sums;
 }
 
 export function allowedActions(status: string): ContainerAction[] {
@@ -165,7 +188,7 @@ export class ContainerService {
     return toContainerDto(await this.find(tenantId, id));
   }
 
-  /** Requests per day, hostname and status class over `from`..`to` (UTC days; default the last 30). */
+  /** Requests and body bytes per day, hostname and status class over `from`..`to` (UTC days; default the last 30). */
   async usage(tenantId: string, id: string, period: UsagePeriod): Promise<UsageDto> {
     await this.find(tenantId, id);
     await this.traffic.flush();
@@ -173,36 +196,61 @@ export class ContainerService {
     const from = period.from ?? new Date(Date.parse(`${to}T00:00:00Z`) - 29 * DAY_MS).toISOString().slice(0, 10);
     if (from > to) throw ContainerErrors.periodReversed();
     if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS) throw ContainerErrors.periodTooLong();
-    const rows = await queries.usage(this.db, id, from, to);
-    const sum = (key: (row: (typeof rows)[number]) => string) => {
-      const totals = new Map<string, number>();
-      for (const row of rows) totals.set(key(row), (totals.get(key(row)) ?? 0) + row.requests);
-      return totals;
-    };
-    const days = [...sum((row) => row.day)].sort().map(([day, requests]) => ({ day, requests }));
+    const rows = (await queries.usage(this.db, id, from, to)).sort(
+      (a, b) =>
+        a.day.localeCompare(b.day) ||
+        a.hostname.localeCompare(b.hostname) ||
+        a.statusClass.localeCompare(b.statusClass),
+    );
+    const total = sumUsage(rows, () => 'all').get('all');
     return {
       container_id: id,
       from,
       to,
-      total_requests: rows.reduce((total, row) => total + row.requests, 0),
-      days,
-      by_hostname: [...sum((row) => row.hostname)]
-        .map(([hostname, requests]) => ({ hostname, requests }))
+      total_requests: total?.requests ?? 0,
+      total_request_bytes: total?.request_bytes ?? 0,
+      total_response_bytes: total?.response_bytes ?? 0,
+      days: [...sumUsage(rows, (row) => row.day)].map(([day, sums]) => ({ day, ...sums })),
+      by_hostname: [...sumUsage(rows, (row) => row.hostname)]
+        .map(([hostname, sums]) => ({ hostname, ...sums }))
         .sort((a, b) => b.requests - a.requests),
-      by_status_class: Object.fromEntries(sum((row) => row.statusClass)),
+      by_status_class: Object.fromEntries(
+        [...sumUsage(rows, (row) => row.statusClass)].map(([statusClass, sums]) => [statusClass, sums.requests]),
+      ),
+      rows: rows.map((row) => ({
+        day: row.day,
+        hostname: row.hostname,
+        status_class: row.statusClass,
+        requests: row.requests,
+        request_bytes: row.requestBytes,
+        response_bytes: row.responseBytes,
+      })),
     };
   }
 
-  /** A page of the container's sampled request logs, newest first, after writing the gateway's pending ones. */
+  /**
+   * A page of the container's sampled request logs, newest first, after writing the gateway's pending ones;
+   * filtered by status class, path prefix and time.
+   */
   async logs(
     tenantId: string,
     id: string,
+    filter: LogsFilter,
     limit: number,
     offset: number,
   ): Promise<{ results: RequestLogDto[]; total: number }> {
     await this.find(tenantId, id);
+    const from = filter.from ? new Date(filter.from) : undefined;
+    const to = filter.to ? new Date(filter.to) : undefined;
+    if (from && to && from > to) throw ContainerErrors.periodReversed();
     await this.traffic.flush();
-    const { rows, total } = await queries.listRequestLogs(this.db, id, limit, offset);
+    const { rows, total } = await queries.listRequestLogs(
+      this.db,
+      id,
+      { statusClass: filter.status_class, pathPrefix: filter.path_prefix, from, to },
+      limit,
+      offset,
+    );
     return {
       results: rows.map((row) => ({
         id: row.id,
@@ -212,6 +260,8 @@ export class ContainerService {
         path: row.path,
         status_code: row.statusCode,
         duration_ms: row.durationMs,
+        upstream: row.upstream,
+        upstream_ms: row.upstreamMs,
       })),
       total,
     };

@@ -22,7 +22,8 @@ export const TARGET_TYPES = ['url', 'container', 'domain'] as const;
 const TargetPath = Type.String({
   pattern: '^/[^\\s]*$',
   maxLength: 2048,
-  description: '`container` and `domain`: the path requested (default `/`).',
+  description:
+    "`container` and `domain`: the path requested. Default `/healthz`, the container's health on the gateway: 200 only while the container runs and its tagging server answers, 503 and the reason otherwise.",
 });
 const ContainerRef = Type.String({
   pattern: idPattern('container'),

@@ -104,6 +104,9 @@ export interface MonitorServiceDependencies {
   domains: DomainService;
 }
 
+/** Without a path, a container or domain target checks the container's health on the gateway (200 only when it serves). */
+const HEALTH_PATH = '/healthz';
+
 export class MonitorService {
   private readonly database: Database;
   private readonly outbound: OutboundClient;
@@ -141,7 +144,7 @@ export class MonitorService {
         ? (await this.containers.findLive(tenantId, reference))?.defaultHostname
         : (await this.domains.findLive(tenantId, reference))?.hostname;
     if (!hostname) throw MonitorErrors.targetMissing(fields.required, target.type, reference);
-    return { targetType: target.type, targetId: reference, url: `https://${hostname}${target.path ?? '/'}` };
+    return { targetType: target.type, targetId: reference, url: `https://${hostname}${target.path ?? HEALTH_PATH}` };
   }
 
   /** Checks a full set of settings: plan minimum interval, keyword/mode pairing, regex, timeouts and the target URL. */

@@ -60,7 +60,7 @@ describe('monitor targets: containers and custom domains', () => {
         path: '/healthy?probe=1',
       });
 
-      const onDomain = await createMonitor(owner.token, { type: 'domain', domain_id: domain.id });
+      const onDomain = await createMonitor(owner.token, { type: 'domain', domain_id: domain.id, path: '/' });
       expect(onDomain.statusCode).toBe(201);
       expect(onDomain.json().target).toEqual({
         type: 'domain',
@@ -79,6 +79,16 @@ describe('monitor targets: containers and custom domains', () => {
         domain_id: null,
         path: null,
       });
+    });
+
+    it("checks the container's health on the gateway when no path is given", async () => {
+      const onContainer = await createMonitor(owner.token, { type: 'container', container_id: container.id });
+      expect(onContainer.json().target).toMatchObject({
+        url: `https://${container.default_hostname}/healthz`,
+        path: '/healthz',
+      });
+      const onDomain = await createMonitor(owner.token, { type: 'domain', domain_id: domain.id });
+      expect(onDomain.json().target).toMatchObject({ url: 'https://data.shop.example/healthz', path: '/healthz' });
     });
 
     it("treats another tenant's container or domain as missing, and names the wrong or missing field", async () => {

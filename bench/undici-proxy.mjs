@@ -1,0 +1,34 @@
+// Reference floor: the smallest undici reverse proxy (no routing, metering, logs or checks), measured in the
+// same rounds, to show how much of the gateway's cost is Node's own HTTP stack.
+import http from 'node:http';
+import { Agent } from 'undici';
+
+const agent = new Agent({ keepAliveTimeout: 4_000 });
+const upstream = process.env.UPSTREAM;
+const SKIPPED = new Set(['host', 'connection']);
+
+const server = http.createServer((req, res) => {
+  const headers = [];
+  for (let i = 0; i < req.rawHeaders.length; i += 2)
+    if (!SKIPPED.has(req.rawHeaders[i].toLowerCase())) headers.push(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  agent.dispatch(
+    { origin: upstream, path: req.url, method: req.method, headers },
+    {
+      onRequestStart() {},
+      onResponseStart(_controller, status, responseHeaders) {
+        res.writeHead(status, responseHeaders);
+      },
+      onResponseData(_controller, chunk) {
+        res.write(chunk);
+      },
+      onResponseEnd() {
+        res.end();
+      },
+      onResponseError() {
+        res.destroy();
+      },
+    },
+  );
+});
+server.listen(Number(process.env.PORT), '127.0.0.1');
+process.on('SIGTERM', () => server.close(() => process.exit(0)));

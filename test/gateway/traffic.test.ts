@@ -1,0 +1,172 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { backends } from '../helpers/database.js';
+
+const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
+
+describe.each(backends)('gateway traffic records on %s', (backend) => {
+  let t: TestApp;
+  let upstream: http.Server;
+  let gatewayUrl: string;
+  let token: string;
+  const client = new Agent({ connections: 10 });
+  const upstreamOrigin = () => `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+
+  beforeAll(async () => {
+    upstream = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(req.url?.includes('missing') ? 404 : 200).end('ok'));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    t = await startTestApp(backend, {
+      allowPrivateNetworks: true,
+      containerTransitionDelayMs: 10,
+      gateway: {
+        port: 0,
+        baseDomain: 'containers.tagport.test',
+        publicIps: [],
+        flushMs: 60_000,
+        logSampleRate: 1,
+        upstreamTimeoutMs: 2000,
+      },
+    });
+    gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
+    token = (await t.tenantWithKey('business')).token;
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await client.close();
+    await new Promise((resolve) => upstream?.close(resolve));
+  });
+
+  async function runningContainer() {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/containers/',
+      token,
+      payload: {
+        name: 'Traffic',
+        region: 'eu-central',
+        config: CONFIG,
+        upstream_url: `${upstreamOrigin()}/`,
+      },
+    });
+    await t.app.services.containerWorker.idle();
+    return created.json() as { id: string; default_hostname: string };
+  }
+
+  async function send(host: string, count: number, path = (i: number) => `/g/collect?n=${i}`) {
+    for (let start = 0; start < count; start += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, count - start) }, async (_, offset) => {
+          const response = await request(`${gatewayUrl}${path(start + offset)}`, {
+            headers: { host },
+            dispatcher: client,
+          });
+          await response.body.dump();
+        }),
+      );
+  }
+
+  it('keeps the newest 1000 sampled logs of a container after every flush', async () => {
+    const container = await runningContainer();
+    await send(container.default_hostname, 5, () => '/first');
+    await t.app.services.gateway.flush();
+    await send(container.default_hostname, 1000);
+    await t.app.services.gateway.flush();
+    const logs = await t.inject({
+      method: 'GET',
+      url: `/api/containers/${container.id}/logs/?limit=100`,
+      token,
+    });
+    expect(logs.json().count).toBe(1000);
+    expect(logs.json().results.map((log: { path: string }) => log.path)).not.toContain('/first');
+  }, 60_000);
+
+  const api = (url: string) => t.inject({ method: 'GET', url, token });
+
+  it('meters request and response body bytes per day, hostname and status class', async () => {
+    const container = await runningContainer();
+    const host = container.default_hostname;
+    const post = async (body: string | Readable) => {
+      const response = await request(`${gatewayUrl}/g/collect`, { method: 'POST', headers: { host }, body });
+      await response.body.dump();
+    };
+    await send(host, 1);
+    await post('x'.repeat(100));
+    await post(Readable.from([Buffer.alloc(30), Buffer.alloc(20)])); // chunked: no Content-Length
+    await send(host, 1, () => '/missing');
+    const usage = (await api(`/api/containers/${container.id}/usage/`)).json();
+    const day = new Date().toISOString().slice(0, 10);
+    expect(usage.rows).toEqual([
+      { day, hostname: host, status_class: '2xx', requests: 3, request_bytes: 150, response_bytes: 6 },
+      { day, hostname: host, status_class: '4xx', requests: 1, request_bytes: 0, response_bytes: 2 },
+    ]);
+    expect(usage).toMatchObject({ total_requests: 4, total_request_bytes: 150, total_response_bytes: 8 });
+    expect(usage.days).toEqual([{ day, requests: 4, request_bytes: 150, response_bytes: 8 }]);
+    expect(usage.by_hostname).toEqual([{ hostname: host, requests: 4, request_bytes: 150, response_bytes: 8 }]);
+  });
+
+  describe('listContainerLogs · GET /api/containers/:id/logs/', () => {
+    let container: { id: string; default_hostname: string };
+    const paths = async (query: string) => {
+      const response = await api(`/api/containers/${container.id}/logs/?${query}`);
+      expect(response.statusCode, response.body).toBe(200);
+      return (response.json().results as Array<{ path: string }>).map((log) => log.path).sort();
+    };
+
+    beforeAll(async () => {
+      container = await runningContainer();
+      const targets = ['/g/collect?v=1', '/g/collect?v=2', '/missing', '/other', '/g%25x'];
+      await send(container.default_hostname, targets.length, (i) => targets[i]);
+    });
+
+    it('names the upstream that answered and how long it took', async () => {
+      const [log] = (await api(`/api/containers/${container.id}/logs/?path_prefix=/other`)).json().results;
+      expect(log).toMatchObject({ path: '/other', status_code: 200, upstream: upstreamOrigin() });
+      expect(log.upstream_ms).toBeGreaterThanOrEqual(0);
+      expect(log.upstream_ms).toBeLessThanOrEqual(log.duration_ms);
+    });
+
+    it('filters by status class', async () => {
+      expect(await paths('status_class=4xx')).toEqual(['/missing']);
+      expect(await paths('status_class=5xx')).toEqual([]);
+    });
+
+    it('filters by path prefix, taking % and _ literally', async () => {
+      expect(await paths('path_prefix=/g/collect')).toEqual(['/g/collect?v=1', '/g/collect?v=2']);
+      expect(await paths('path_prefix=/g%25')).toEqual(['/g%25x']);
+      expect(await paths('path_prefix=/g_')).toEqual([]);
+    });
+
+    it('filters by time', async () => {
+      const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+      const inAnHour = new Date(Date.now() + 3_600_000).toISOString();
+      expect(await paths(`from=${hourAgo}&to=${inAnHour}`)).toHaveLength(5);
+      expect(await paths(`from=${inAnHour}`)).toEqual([]);
+      expect(await paths(`to=${hourAgo}`)).toEqual([]);
+    });
+
+    it('answers 400 for a reversed period and for an unknown status class', async () => {
+      const reversed = await api(
+        `/api/containers/${container.id}/logs/?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z`,
+      );
+      expect(reversed.statusCode).toBe(400);
+      expect(reversed.json().error).toMatchObject({ code: 'period_reversed', param: 'from' });
+      expect((await api(`/api/containers/${container.id}/logs/?status_class=6xx`)).statusCode).toBe(400);
+    });
+
+    it('logs no upstream for answers the gateway gave itself', async () => {
+      const stopped = await runningContainer();
+      await t.inject({ method: 'POST', url: `/api/containers/${stopped.id}/stop/`, token });
+      await t.app.services.containerWorker.idle();
+      await send(stopped.default_hostname, 1);
+      const [log] = (await api(`/api/containers/${stopped.id}/logs/`)).json().results;
+      expect(log).toMatchObject({ status_code: 503, upstream: null, upstream_ms: null });
+    });
+  });
+});
