@@ -3,7 +3,8 @@ import net, { type AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { startAppWithGateway } from '../helpers/gateway-app.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 const BASE_DOMAIN = 'containers.tagport.test';
@@ -39,19 +40,7 @@ describe('container health · GET /healthz on the gateway', () => {
   beforeAll(async () => {
     healthy = await startTaggingServer(200);
     failing = await startTaggingServer(500);
-    t = await startTestApp('pglite', {
-      allowPrivateNetworks: true,
-      containerTransitionDelayMs: 10,
-      gateway: {
-        port: 0,
-        baseDomain: BASE_DOMAIN,
-        publicIps: [],
-        flushMs: 60_000,
-        logSampleRate: 1,
-        upstreamTimeoutMs: 2000,
-      },
-    });
-    gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
+    ({ t, gatewayUrl } = await startAppWithGateway('pglite', { gateway: { baseDomain: BASE_DOMAIN } }));
     token = (await t.tenantWithKey('business')).token;
   }, 60_000);
   afterAll(async () => {

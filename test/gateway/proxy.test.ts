@@ -5,7 +5,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containers } from '../../src/db/schema.js';
 import { upstreamTarget } from '../../src/gateway/server.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { startAppWithGateway } from '../helpers/gateway-app.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 
@@ -35,23 +36,6 @@ async function rawRequest(
   const text = Buffer.concat(chunks).toString('utf8');
   const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
   return { status, body: text.slice(text.indexOf('\r\n\r\n') + 4) };
-}
-
-/** An app on PGlite with its gateway listening on a free loopback port. */
-async function startGateway({ allowPrivateNetworks }: { allowPrivateNetworks: boolean }) {
-  const t = await startTestApp('pglite', {
-    allowPrivateNetworks,
-    containerTransitionDelayMs: 10,
-    gateway: {
-      port: 0,
-      baseDomain: 'containers.tagport.test',
-      publicIps: [],
-      flushMs: 60_000,
-      logSampleRate: 0,
-      upstreamTimeoutMs: 2000,
-    },
-  });
-  return { t, gatewayUrl: await t.app.services.gateway.listen(0, '127.0.0.1') };
 }
 
 describe('upstreamTarget', () => {
@@ -102,7 +86,7 @@ describe("the gateway only ever reaches the container's own upstream", () => {
   beforeAll(async () => {
     upstream = await startRecorder('upstream');
     secret = await startRecorder('secret');
-    ({ t, gatewayUrl } = await startGateway({ allowPrivateNetworks: true }));
+    ({ t, gatewayUrl } = await startAppWithGateway('pglite', { gateway: { logSampleRate: 0 } }));
     const tenant = await t.tenantWithKey('business');
     const created = await t.inject({
       method: 'POST',
@@ -162,7 +146,10 @@ describe('the SSRF guard applies to every upstream connection, IP literal or nam
 
   beforeAll(async () => {
     internal = await startRecorder('internal');
-    ({ t, gatewayUrl } = await startGateway({ allowPrivateNetworks: false }));
+    ({ t, gatewayUrl } = await startAppWithGateway('pglite', {
+      allowPrivateNetworks: false,
+      gateway: { logSampleRate: 0 },
+    }));
     token = (await t.tenantWithKey('business')).token;
     t.app.log.error = ((...args: unknown[]) => void errors.push(args)) as typeof t.app.log.error;
   }, 60_000);

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
+import { startAppWithGateway } from '../helpers/gateway-app.js';
 import { backends } from '../helpers/database.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
@@ -22,19 +23,7 @@ describe.each(backends)('gateway traffic records on %s', (backend) => {
       req.on('end', () => res.writeHead(req.url?.includes('missing') ? 404 : 200).end('ok'));
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    t = await startTestApp(backend, {
-      allowPrivateNetworks: true,
-      containerTransitionDelayMs: 10,
-      gateway: {
-        port: 0,
-        baseDomain: 'containers.tagport.test',
-        publicIps: [],
-        flushMs: 60_000,
-        logSampleRate: 1,
-        upstreamTimeoutMs: 2000,
-      },
-    });
-    gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
+    ({ t, gatewayUrl } = await startAppWithGateway(backend));
     token = (await t.tenantWithKey('business')).token;
   }, 60_000);
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
+import type { Config } from '../../src/config.js';
 import { startTestApp, type TestApp } from './app.js';
 import type { Backend } from './database.js';
 import { startDns } from './dns.js';
@@ -25,24 +26,40 @@ async function startUpstream() {
   return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
+/**
+ * An app whose gateway listens on a free loopback port (flushes only when asked, every request logged).
+ * `gateway` and the other overrides replace the defaults field by field.
+ */
+export async function startAppWithGateway(
+  backend: Backend,
+  { gateway, ...overrides }: Partial<Omit<Config, 'gateway'>> & { gateway?: Partial<Config['gateway']> } = {},
+): Promise<{ t: TestApp; gatewayUrl: string }> {
+  const t = await startTestApp(backend, {
+    allowPrivateNetworks: true,
+    containerTransitionDelayMs: 10,
+    gateway: {
+      port: 0,
+      baseDomain: 'containers.tagport.test',
+      publicIps: [],
+      flushMs: 60_000,
+      logSampleRate: 1,
+      upstreamTimeoutMs: 2000,
+      ...gateway,
+    },
+    ...overrides,
+  });
+  return { t, gatewayUrl: await t.app.services.gateway.listen(0, '127.0.0.1') };
+}
+
 /** The app with its gateway listening on loopback, a tagging server upstream and a DNS server for custom domains. */
 export async function startGatewayApp(backend: Backend) {
   const upstream = await startUpstream();
   const dns = await startDns();
-  const t: TestApp = await startTestApp(backend, {
-    allowPrivateNetworks: true,
+  const { t, gatewayUrl } = await startAppWithGateway(backend, {
     containerTransitionDelayMs: 20,
-    gateway: {
-      port: 0,
-      baseDomain: 'containers.tagport.test',
-      publicIps: ['203.0.113.10'],
-      flushMs: 60_000,
-      logSampleRate: 1,
-      upstreamTimeoutMs: 2000,
-    },
+    gateway: { publicIps: ['203.0.113.10'] },
     dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
   });
-  const gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
   const tenant = await t.tenantWithKey('business');
   return {
     t,
