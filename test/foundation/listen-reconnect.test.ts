@@ -7,6 +7,7 @@ import { openDatabase, type Database } from '../../src/db/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { postgresBinDir, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
 import { waitFor } from '../helpers/processes.js';
+import { testGateway } from '../helpers/gateway-app.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 // Long enough that only an invalidation, never expiry, can drop a cached credential during the test.
@@ -67,14 +68,7 @@ describe.runIf(postgresBinDir)(
         authCacheTtlMs: ONE_HOUR_MS,
         allowPrivateNetworks: true,
         containerTransitionDelayMs: 0,
-        gateway: {
-          port: 0,
-          baseDomain: 'containers.tagport.test',
-          publicIps: [],
-          flushMs: 60_000,
-          logSampleRate: 0,
-          upstreamTimeoutMs: 2000,
-        },
+        gateway: testGateway({ logSampleRate: 0 }),
       };
       a = await startTestApp('postgres', overrides, {
         database: databaseA,

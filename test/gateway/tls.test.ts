@@ -20,6 +20,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
 import { startDns, type TestDns } from '../helpers/dns.js';
 import { pebbleInstalled, selfSignedLoopbackCertificate, startPebble, type Pebble } from '../helpers/pebble.js';
 import { freePort, waitFor } from '../helpers/processes.js';
+import { testGateway } from '../helpers/gateway-app.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 const BASE_DOMAIN = 'containers.tagport.test';
@@ -85,15 +86,13 @@ describe.runIf(pebbleInstalled)(
       t = await startTestApp('pglite', {
         allowPrivateNetworks: true,
         containerTransitionDelayMs: 10,
-        gateway: {
+        gateway: testGateway({
           port: gatewayPort,
           baseDomain: BASE_DOMAIN,
           publicIps: ['127.0.0.1'],
-          flushMs: 60_000,
           logSampleRate: 0,
-          upstreamTimeoutMs: 2000,
           tlsPort: 0,
-        },
+        }),
         dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
         secretsKey: randomBytes(32),
         acme: {

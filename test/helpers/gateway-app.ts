@@ -26,6 +26,19 @@ async function startUpstream() {
   return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
+/** Gateway settings for tests: any free port, flushes only when asked, every request logged; `overrides` win. */
+export function testGateway(overrides: Partial<Config['gateway']> = {}): Config['gateway'] {
+  return {
+    port: 0,
+    baseDomain: 'containers.tagport.test',
+    publicIps: [],
+    flushMs: 60_000,
+    logSampleRate: 1,
+    upstreamTimeoutMs: 2000,
+    ...overrides,
+  };
+}
+
 /**
  * An app whose gateway listens on a free loopback port (flushes only when asked, every request logged).
  * `gateway` and the other overrides replace the defaults field by field.
@@ -37,15 +50,7 @@ export async function startAppWithGateway(
   const t = await startTestApp(backend, {
     allowPrivateNetworks: true,
     containerTransitionDelayMs: 10,
-    gateway: {
-      port: 0,
-      baseDomain: 'containers.tagport.test',
-      publicIps: [],
-      flushMs: 60_000,
-      logSampleRate: 1,
-      upstreamTimeoutMs: 2000,
-      ...gateway,
-    },
+    gateway: testGateway(gateway),
     ...overrides,
   });
   return { t, gatewayUrl: await t.app.services.gateway.listen(0, '127.0.0.1') };

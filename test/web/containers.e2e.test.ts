@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
+import { testGateway } from '../helpers/gateway-app.js';
 
 const SCREENSHOTS = path.resolve('.tmp/screenshots');
 const CONFIG = Buffer.from('id=GTM-WEB1234&env=1&auth=AbCdEf123456').toString('base64');
@@ -28,14 +29,7 @@ describe('containers and domains page in a real browser', () => {
     t = await startTestApp('pglite', {
       allowPrivateNetworks: true,
       containerTransitionDelayMs: 20,
-      gateway: {
-        port: 0,
-        baseDomain: 'containers.tagport.test',
-        publicIps: [],
-        flushMs: 60_000,
-        logSampleRate: 1,
-        upstreamTimeoutMs: 2000,
-      },
+      gateway: testGateway(),
       dns: { resolvers: ['127.0.0.1:9'], timeoutMs: 300, recheckIntervalMs: 600_000 },
     });
     gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');

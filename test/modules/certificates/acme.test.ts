@@ -9,6 +9,7 @@ import { backends, createTestDatabase, type TestDatabase } from '../../helpers/d
 import { startDns, type TestDns } from '../../helpers/dns.js';
 import { pebbleInstalled, startPebble, type Pebble } from '../../helpers/pebble.js';
 import { freePort } from '../../helpers/processes.js';
+import { testGateway } from '../../helpers/gateway-app.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 /** Pebble issues for this long; the renewal threshold below makes a certificate due again after ~3 s. */
@@ -34,14 +35,7 @@ describe.runIf(pebbleInstalled).each(backends)('ACME certificates for custom dom
     const config = testConfig({
       logLevel: 'info',
       runWorkers: false,
-      gateway: {
-        port: gatewayPort,
-        baseDomain: 'containers.tagport.test',
-        publicIps: ['127.0.0.1'],
-        flushMs: 60_000,
-        logSampleRate: 0,
-        upstreamTimeoutMs: 2000,
-      },
+      gateway: testGateway({ port: gatewayPort, publicIps: ['127.0.0.1'], logSampleRate: 0 }),
       dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
       secretsKey: randomBytes(32),
       acme: {

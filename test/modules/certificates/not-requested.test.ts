@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../../../src/config.js';
 import { SecretBox } from '../../../src/lib/secrets.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { startDns, type TestDns } from '../../helpers/dns.js';
+import { testGateway } from '../../helpers/gateway-app.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 const KEY_HEX = 'ab'.repeat(32);
@@ -55,14 +56,7 @@ describe('a verified domain without an ACME directory', () => {
     dns = await startDns();
     t = await startTestApp('pglite', {
       runWorkers: false,
-      gateway: {
-        port: 0,
-        baseDomain: 'containers.tagport.test',
-        publicIps: ['127.0.0.1'],
-        flushMs: 60_000,
-        logSampleRate: 0,
-        upstreamTimeoutMs: 2000,
-      },
+      gateway: testGateway({ publicIps: ['127.0.0.1'], logSampleRate: 0 }),
       dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
     });
   }, 60_000);

@@ -5,6 +5,7 @@ import { domains } from '../../../src/db/schema.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { backends } from '../../helpers/database.js';
 import { startDns, type TestDns } from '../../helpers/dns.js';
+import { testGateway } from '../../helpers/gateway-app.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 const GATEWAY_IP = '203.0.113.10';
@@ -27,14 +28,7 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
     dns = await startDns();
     t = await startTestApp(backend, {
       runWorkers: false,
-      gateway: {
-        port: 0,
-        baseDomain: 'containers.tagport.test',
-        publicIps: [GATEWAY_IP],
-        flushMs: 60_000,
-        logSampleRate: 0,
-        upstreamTimeoutMs: 2000,
-      },
+      gateway: testGateway({ publicIps: [GATEWAY_IP], logSampleRate: 0 }),
       dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
     });
   }, 60_000);
