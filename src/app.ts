@@ -24,6 +24,7 @@ import { webRoutes } from './web/routes.js';
 import { monitorRoutes } from './modules/monitors/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { reportRoutes } from './modules/reports/routes.js';
+import { overviewRoutes } from './modules/overview/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { containerRoutes } from './modules/containers/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
@@ -114,6 +115,7 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
   await app.register(containerRoutes);
   await app.register(domainRoutes);
   await app.register(eventRoutes);
+  await app.register(overviewRoutes);
   await app.register(webRoutes);
   return app;
 }

@@ -15,6 +15,7 @@ import { MonitorScheduler } from './modules/monitors/scheduler.js';
 import { MonitorService } from './modules/monitors/service.js';
 import { WebhookService } from './modules/webhooks/service.js';
 import { ReportService } from './modules/reports/service.js';
+import { OverviewService } from './modules/overview/service.js';
 import { StatusService } from './modules/status/service.js';
 import { EventLog } from './modules/events/service.js';
 import { ContainerService } from './modules/containers/service.js';
@@ -42,6 +43,7 @@ export interface Services {
   monitors: MonitorService;
   scheduler: MonitorScheduler;
   reports: ReportService;
+  overview: OverviewService;
   status: StatusService;
   events: EventLog;
   containers: ContainerService;
@@ -173,6 +175,7 @@ export function createServices(
     webhooks,
     monitors: new MonitorService({ database, outbound, webhooks, tenants, containers, domains }),
     scheduler,
+    overview: new OverviewService({ database, tenants, trackingChecker }),
     reports,
     status,
     events,
