@@ -48,6 +48,36 @@ const setupTokenField = (token: string): Html => html`
 
 export const overviewPage = (): Html => html`
 <h1>Overview</h1>
+<section aria-labelledby="health-heading" id="overview" aria-busy="true">
+  <h2 id="health-heading" class="sr-only">Health</h2>
+  <div id="attention" class="notice" role="status" aria-live="polite"><p>Loading…</p></div>
+  <div class="tiles">
+    <article class="tile" aria-labelledby="tile-containers"><h3 id="tile-containers">Containers</h3><p class="figure" id="containers-figure">—</p><p class="hint" id="containers-detail"></p></article>
+    <article class="tile" aria-labelledby="tile-traffic"><h3 id="tile-traffic">Requests</h3><p class="figure" id="traffic-today">—</p><p class="hint" id="traffic-detail"></p><div id="traffic-sparkline"></div></article>
+    <article class="tile" aria-labelledby="tile-uptime"><h3 id="tile-uptime">Uptime</h3><dl class="uptime" id="uptime-list"></dl><p class="hint" id="incidents-detail"></p></article>
+    <article class="tile" aria-labelledby="tile-scans"><h3 id="tile-scans">Scans this hour</h3><p class="figure" id="scans-figure">—</p><p class="hint" id="scans-detail"></p></article>
+  </div>
+</section>
+<section aria-labelledby="steps-heading" id="next-steps" hidden>
+  <h2 id="steps-heading">Get started</h2>
+  <ol id="steps-list" class="steps"></ol>
+</section>
+<section aria-labelledby="incidents-heading" id="incidents-section" hidden>
+  <h2 id="incidents-heading">Open incidents</h2>
+  <ul id="incidents-list" class="plain"></ul>
+</section>
+<section aria-labelledby="clients-heading" id="clients-section" hidden>
+  <h2 id="clients-heading">Clients that need attention</h2>
+  <div class="table-wrap"><table id="clients-table"><caption class="sr-only">Clients that need attention</caption>
+    <thead><tr><th scope="col">Client</th><th scope="col">Failed containers</th><th scope="col">Open incidents</th></tr></thead>
+    <tbody></tbody></table></div>
+</section>
+<section aria-labelledby="latest-scans-heading">
+  <h2 id="latest-scans-heading">Latest scans</h2>
+  <div class="table-wrap"><table id="latest-scans-table"><caption class="sr-only">Latest scans</caption>
+    <thead><tr><th scope="col">URL</th><th scope="col">Status</th><th scope="col">Trackers</th><th scope="col">When</th></tr></thead>
+    <tbody><tr><td colspan="4">Loading…</td></tr></tbody></table></div>
+</section>
 <section aria-labelledby="tenants-heading">
   <h2 id="tenants-heading">Tenants</h2>
   <p class="hint">Your tenant and, for agencies and partners, its client tenants.</p>

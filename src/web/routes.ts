@@ -43,6 +43,7 @@ const UI_MODULES = [
   'reports.js',
   'scan-result.js',
   'checker.js',
+  'overview.js',
 ];
 
 /** Static files served from memory: our own assets and the chart library from node_modules (no CDN). */
