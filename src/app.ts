@@ -30,10 +30,13 @@ import { containerRoutes } from './modules/containers/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 
-/** Bodies are validated strictly (no type coercion); query strings and path params are coerced from text. */
+/**
+ * Bodies are validated strictly (no type coercion) and report every issue, so a form can mark each wrong field;
+ * query strings and path params are coerced from text.
+ */
 function buildValidators() {
   const base = { allErrors: false, useDefaults: true, removeAdditional: false as const, strict: false };
-  const body = new Ajv({ ...base, coerceTypes: false });
+  const body = new Ajv({ ...base, allErrors: true, coerceTypes: false });
   const text = new Ajv({ ...base, coerceTypes: 'array' as const });
   for (const ajv of [body, text]) addFormats.default(ajv);
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
