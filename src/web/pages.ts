@@ -170,7 +170,7 @@ export const monitorsPage = (): Html => html`
   <label for="monitor-target-kind">Target</label>
   <select id="monitor-target-kind" name="target"><option value="url">A URL</option></select>
   <span id="monitor-url-field"><label for="monitor-url">https URL</label>
-  <input id="monitor-url" name="url" type="url" required placeholder="https://www.example.com/"></span>
+  <input id="monitor-url" name="url" type="url" required size="28" placeholder="https://www.example.com/"></span>
   <span id="monitor-path-field" hidden><label for="monitor-path">Path</label>
   <input id="monitor-path" name="path" pattern="/[^ ]*" value="/" maxlength="2048"></span>
   <label for="monitor-interval">Every (s)</label>
