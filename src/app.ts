@@ -16,6 +16,7 @@ import { newId } from './lib/ids.js';
 import { createServices } from './services.js';
 import { apiKeyRoutes } from './modules/api-keys/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
+import { securityRoutes } from './modules/security/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { tenantRoutes } from './modules/tenants/routes.js';
 import { trackingCheckerRoutes } from './modules/tracking-checker/routes.js';
@@ -108,6 +109,7 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
   await registerOpenApi(app);
   await app.register(systemRoutes);
   await app.register(authRoutes);
+  await app.register(securityRoutes);
   await app.register(tenantRoutes);
   await app.register(apiKeyRoutes);
   await app.register(trackingCheckerRoutes);

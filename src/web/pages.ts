@@ -10,6 +10,10 @@ export const loginPage = (): Html => html`
     <input id="email" name="email" type="email" autocomplete="username" required>
     <label for="password">Password</label>
     <input id="password" name="password" type="password" autocomplete="current-password" required>
+    <div id="code-field" class="stack" hidden>
+      <label for="code">Authentication code <span class="hint">(from your app, or a recovery code)</span></label>
+      <input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="32">
+    </div>
     <button type="submit">Sign in</button>
     <p class="error" role="alert" id="login-error" hidden></p>
   </form>
@@ -247,3 +251,38 @@ export const containersPage = (): Html => html`
   <p class="error" role="alert" id="domain-error" hidden></p>
 </form>
 <div id="domains-list" aria-live="polite"></div>`;
+
+export const securityPage = (): Html => html`
+<h1>Security</h1>
+<section aria-labelledby="two-factor-heading">
+  <h2 id="two-factor-heading">Two-factor sign-in</h2>
+  <p id="two-factor-state" role="status">Loading…</p>
+  <p class="warning" id="two-factor-required" hidden>Your organisation requires two-factor sign-in: set it up to continue.</p>
+  <button type="button" id="two-factor-start" hidden>Set up two-factor sign-in</button>
+  <form id="two-factor-confirm" class="stack" hidden>
+    <p>Scan this code with an authenticator app (1Password, Google Authenticator, Authy, …), then enter the 6-digit code it shows.</p>
+    <img id="two-factor-qr" alt="QR code for your authenticator app" width="200" height="200">
+    <p class="hint">Cannot scan? Enter this key: <code id="two-factor-secret"></code></p>
+    <label for="confirm-code">Code from the app</label>
+    <input id="confirm-code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="6" required>
+    <button type="submit">Turn on</button>
+    <p class="error" role="alert" id="two-factor-error" hidden></p>
+  </form>
+  <section id="recovery-codes" class="notice" hidden aria-live="polite">
+    <h3>Your recovery codes</h3>
+    <p class="warning"><strong>Store these now.</strong> Each signs in once without your app; they will not be shown again.</p>
+    <ul id="recovery-list" class="codes"></ul>
+  </section>
+  <form id="two-factor-disable" class="inline" hidden>
+    <label for="disable-code">Code to turn it off</label>
+    <input id="disable-code" name="code" autocomplete="one-time-code" maxlength="32" required>
+    <button type="submit" class="danger">Turn off</button>
+    <p class="error" role="alert" id="disable-error" hidden></p>
+  </form>
+</section>
+<section aria-labelledby="sessions-heading">
+  <h2 id="sessions-heading">Signed-in sessions</h2>
+  <div class="table-wrap"><table id="sessions-table"><caption class="sr-only">Signed-in sessions</caption>
+    <thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Two-factor</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+    <tbody><tr><td colspan="5">Loading…</td></tr></tbody></table></div>
+</section>`;

@@ -41,6 +41,8 @@ export async function api(method, path, body) {
   if (!response.ok) {
     if (response.status === 401 && location.pathname.startsWith('/dashboard'))
       location.href = `/login?next=${encodeURIComponent(location.pathname)}`;
+    if (data.error?.code === 'two_factor_enrollment_required' && location.pathname !== '/dashboard/security')
+      location.href = '/dashboard/security';
     const error = new Error(data.error?.message || `Request failed (${response.status})`);
     error.status = response.status;
     error.body = data;
