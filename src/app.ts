@@ -16,6 +16,7 @@ import { newId } from './lib/ids.js';
 import { createServices } from './services.js';
 import { apiKeyRoutes } from './modules/api-keys/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
+import { securityRoutes } from './modules/security/routes.js';
 import { systemRoutes } from './modules/system/routes.js';
 import { tenantRoutes } from './modules/tenants/routes.js';
 import { trackingCheckerRoutes } from './modules/tracking-checker/routes.js';
@@ -24,15 +25,19 @@ import { webRoutes } from './web/routes.js';
 import { monitorRoutes } from './modules/monitors/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { reportRoutes } from './modules/reports/routes.js';
+import { overviewRoutes } from './modules/overview/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { containerRoutes } from './modules/containers/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 
-/** Bodies are validated strictly (no type coercion); query strings and path params are coerced from text. */
+/**
+ * Bodies are validated strictly (no type coercion) and report every issue, so a form can mark each wrong field;
+ * query strings and path params are coerced from text.
+ */
 function buildValidators() {
   const base = { allErrors: false, useDefaults: true, removeAdditional: false as const, strict: false };
-  const body = new Ajv({ ...base, coerceTypes: false });
+  const body = new Ajv({ ...base, allErrors: true, coerceTypes: false });
   const text = new Ajv({ ...base, coerceTypes: 'array' as const });
   for (const ajv of [body, text]) addFormats.default(ajv);
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
@@ -104,6 +109,7 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
   await registerOpenApi(app);
   await app.register(systemRoutes);
   await app.register(authRoutes);
+  await app.register(securityRoutes);
   await app.register(tenantRoutes);
   await app.register(apiKeyRoutes);
   await app.register(trackingCheckerRoutes);
@@ -114,6 +120,7 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
   await app.register(containerRoutes);
   await app.register(domainRoutes);
   await app.register(eventRoutes);
+  await app.register(overviewRoutes);
   await app.register(webRoutes);
   return app;
 }

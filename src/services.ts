@@ -15,6 +15,7 @@ import { MonitorScheduler } from './modules/monitors/scheduler.js';
 import { MonitorService } from './modules/monitors/service.js';
 import { WebhookService } from './modules/webhooks/service.js';
 import { ReportService } from './modules/reports/service.js';
+import { OverviewService } from './modules/overview/service.js';
 import { StatusService } from './modules/status/service.js';
 import { EventLog } from './modules/events/service.js';
 import { ContainerService } from './modules/containers/service.js';
@@ -26,7 +27,8 @@ import { Gateway } from './gateway/server.js';
 import { GatewayFront } from './gateway/front.js';
 import { TlsGateway } from './gateway/tls.js';
 import { CertificateService } from './modules/certificates/service.js';
-import { SecretBox } from './lib/secrets.js';
+import { SecretBox, userSecretsBox } from './lib/secrets.js';
+import { SecurityService } from './modules/security/service.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -35,6 +37,7 @@ export interface Services {
   tenants: TenantService;
   apiKeys: ApiKeyService;
   users: UserService;
+  security: SecurityService;
   scanner: Scanner;
   trackingChecker: TrackingCheckerService;
   outbound: OutboundClient;
@@ -42,6 +45,7 @@ export interface Services {
   monitors: MonitorService;
   scheduler: MonitorScheduler;
   reports: ReportService;
+  overview: OverviewService;
   status: StatusService;
   events: EventLog;
   containers: ContainerService;
@@ -97,6 +101,7 @@ export function createServices(
     { database, outbound, events, invalidations },
     { delayMs: config.containerTransitionDelayMs, onError },
   );
+  const security = new SecurityService({ database, auth, box: userSecretsBox(config) });
   const certificates = new CertificateService(
     { database, events, invalidations },
     { acme: config.acme, secrets: config.secretsKey ? new SecretBox(config.secretsKey) : null },
@@ -166,13 +171,15 @@ export function createServices(
     auth,
     tenants,
     apiKeys: new ApiKeyService({ database, auth }),
-    users: new UserService({ database, auth, createLimiter }, { sessionTtlHours: config.sessionTtlHours }),
+    users: new UserService({ database, auth, security, createLimiter }, { sessionTtlHours: config.sessionTtlHours }),
+    security,
     scanner,
     trackingChecker,
     outbound,
     webhooks,
     monitors: new MonitorService({ database, outbound, webhooks, tenants, containers, domains }),
     scheduler,
+    overview: new OverviewService({ database, tenants, trackingChecker }),
     reports,
     status,
     events,

@@ -58,6 +58,8 @@ async function authenticateSession(
   if (!session)
     throw unauthenticated(HttpCodes.missingCredentials, 'Send an API key in the header "Authorization: Bearer tgp_…".');
   if (UNSAFE_METHODS.has(request.method)) await csrfCheck(app, request, reply);
+  if (session.enrollmentRequired && !ENROLLMENT_OPERATIONS.has(operationOf(request)))
+    throw app.services.security.enrollmentRequiredError();
   return {
     kind: 'session',
     tenantId: session.tenantId,
@@ -66,8 +68,23 @@ async function authenticateSession(
     userId: session.userId,
     sessionId: session.sessionId,
     role: session.role,
+    twoFactorEnrollmentRequired: session.enrollmentRequired,
   };
 }
+
+/** What a session may still do while its tenant waits for the user to set up two-factor sign-in. */
+const ENROLLMENT_OPERATIONS = new Set([
+  'getSession',
+  'logout',
+  'getTwoFactor',
+  'startTwoFactorEnrollment',
+  'confirmTwoFactorEnrollment',
+  'listSessions',
+  'revokeSession',
+]);
+
+const operationOf = (request: FastifyRequest): string =>
+  ((request.routeOptions.schema as { operationId?: string } | undefined)?.operationId ?? '') as string;
 
 /** Agencies and partners act on a client tenant with the `Tagport-Tenant` header; anyone else's is a 404. */
 function actingTenant(app: FastifyInstance, request: FastifyRequest, context: AuthContext): MaybePromise<AuthContext> {

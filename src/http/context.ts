@@ -16,6 +16,8 @@ export interface AuthContext {
   sessionId: string | null;
   /** The session user's role in the tenant, or the API key's role (src/http/roles.ts). */
   role: Role;
+  /** A session whose tenant requires two-factor sign-in the user has not set up: only enrolment is allowed. */
+  twoFactorEnrollmentRequired?: boolean;
 }
 
 declare module 'fastify' {

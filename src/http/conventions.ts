@@ -84,6 +84,26 @@ function validationParam(issue: ValidationIssue): string | undefined {
   return [path, child].filter(Boolean).join('.') || undefined;
 }
 
+const FORMAT_NAMES: Record<string, string> = {
+  email: 'an email address',
+  uri: 'an absolute URL',
+  'date-time': 'a date and time such as 2026-11-23T10:00:00Z',
+  date: 'a date such as 2026-11-23',
+  hostname: 'a hostname',
+};
+
+/** Every issue of a request part, one per parameter (the first), for forms that mark each wrong field. */
+function validationIssues(issues: ValidationIssue[], context: string) {
+  const seen = new Map<string, { param: string | null; message: string }>();
+  for (const issue of issues) {
+    if (issue.keyword === 'anyOf' || issue.keyword === 'oneOf' || issue.keyword === 'if') continue;
+    const param = validationParam(issue) ?? null;
+    if (!seen.has(param ?? ''))
+      seen.set(param ?? '', { param, message: validationMessage(issue, context, param ?? undefined) });
+  }
+  return [...seen.values()].slice(0, 20);
+}
+
 function validationMessage(issue: ValidationIssue, context: string, param: string | undefined): string {
   const where =
     context === 'querystring'
@@ -104,6 +124,24 @@ function validationMessage(issue: ValidationIssue, context: string, param: strin
       return `${subject} must be of type ${issue.params.type}.`;
     case 'enum':
       return `${subject} must be one of: ${(issue.params.allowedValues as unknown[]).join(', ')}.`;
+    case 'minLength':
+      return issue.params.limit === 1
+        ? `${subject} must not be empty.`
+        : `${subject} must be at least ${issue.params.limit} characters long.`;
+    case 'maxLength':
+      return `${subject} must be at most ${issue.params.limit} characters long.`;
+    case 'format':
+      return `${subject} must be ${FORMAT_NAMES[issue.params.format as string] ?? `in the format ${issue.params.format}`}.`;
+    case 'pattern':
+      return `${subject} is not in the expected format.`;
+    case 'minimum':
+      return `${subject} must be at least ${issue.params.limit}.`;
+    case 'maximum':
+      return `${subject} must be at most ${issue.params.limit}.`;
+    case 'minItems':
+      return `${subject} must have at least ${issue.params.limit} item${issue.params.limit === 1 ? '' : 's'}.`;
+    case 'maxItems':
+      return `${subject} must have at most ${issue.params.limit} items.`;
     default:
       return `${subject} ${issue.message}.`;
   }
@@ -193,10 +231,11 @@ function toApiError(
       issue.keyword === 'additionalProperties' ? HttpCodes.unknownParameter : HttpCodes.invalidParameter;
     return definition.error(validationMessage(issue, context, param), {
       param,
-      details:
-        issue.keyword === 'enum'
-          ? { location: context, allowed_values: issue.params.allowedValues }
-          : { location: context },
+      details: {
+        location: context,
+        ...(issue.keyword === 'enum' ? { allowed_values: issue.params.allowedValues } : {}),
+        ...(error.validation.length > 1 ? { errors: validationIssues(error.validation, context) } : {}),
+      },
     });
   }
   const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;

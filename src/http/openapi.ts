@@ -48,6 +48,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       },
       tags: [
+        { name: 'Overview', description: 'The health of a tenant at a glance, for the dashboard and status boards.' },
         { name: 'Tenants', description: 'Customer accounts and, for agencies and partners, their client tenants.' },
         { name: 'API keys', description: 'Bearer tokens of a tenant.' },
         { name: 'Web sessions', description: 'Cookie sessions of the web dashboard.' },

@@ -33,13 +33,18 @@ const owner: RoleRule = { minimum: 'owner' };
 export const ROLE_POLICY: Readonly<Record<string, RoleRule>> = {
   // Tenants
   createClientTenant: { minimum: 'admin', ownerOnlyFields: ['plan'] },
-  updateTenant: { minimum: 'admin', ownerOnlyFields: ['plan', 'feature_overrides'] },
+  updateTenant: { minimum: 'admin', ownerOnlyFields: ['plan', 'feature_overrides', 'require_two_factor'] },
   archiveTenant: owner,
   // API keys: never above the caller's own role either (see ApiKeyService)
   createApiKey: admin,
   revokeApiKey: admin,
   // Web sessions
   logout: member,
+  // Each person's own second factor and sessions
+  startTwoFactorEnrollment: member,
+  confirmTwoFactorEnrollment: member,
+  disableTwoFactor: member,
+  revokeSession: member,
   // Tracking checker
   scanPage: member,
   // Containers

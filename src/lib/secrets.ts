@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
 
@@ -30,4 +30,14 @@ export class SecretBox {
     decipher.setAuthTag(Buffer.from(tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
   }
+}
+
+/**
+ * The box for users' own secrets (two-factor secrets): SECRETS_KEY when set; otherwise a key derived from
+ * COOKIE_SECRET, so two-factor sign-in works on the embedded defaults too (rotating that secret then resets
+ * every enrolment: set SECRETS_KEY in production).
+ */
+export function userSecretsBox({ secretsKey, cookieSecret }: { secretsKey: Buffer | null; cookieSecret: string }) {
+  const key = secretsKey ?? Buffer.from(hkdfSync('sha256', cookieSecret, 'tagport', 'user secrets', 32));
+  return new SecretBox(key);
 }

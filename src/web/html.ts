@@ -49,7 +49,7 @@ export function layout({ title, user, current, body, scripts = [] }: LayoutOptio
         ([href, label]) =>
           html`<li><a href="${href}"${new Html(current === href ? ' aria-current="page"' : '')}>${label}</a></li>`,
       )}<li><a href="/check">Tracking checker</a></li><li><a href="/api/docs/">API</a></li></ul>
-      <div class="who"><span>${user.name} · ${user.tenantName}</span> <button type="button" id="sign-out" class="link">Sign out</button></div></nav>`
+      <div class="who"><a href="/dashboard/security"${new Html(current === '/dashboard/security' ? ' aria-current="page"' : '')}>${user.name}</a> <span>· ${user.tenantName}</span> <button type="button" id="sign-out" class="link">Sign out</button></div></nav>`
     : html`<nav aria-label="Site"><ul><li><a href="/check">Tracking checker</a></li><li><a href="/api/docs/">API</a></li><li><a href="/status">Status</a></li><li><a href="/changelog">Changelog</a></li><li><a href="/login">Sign in</a></li></ul></nav>`;
   return `<!doctype html>
 <html lang="en">

@@ -10,6 +10,10 @@ export const loginPage = (): Html => html`
     <input id="email" name="email" type="email" autocomplete="username" required>
     <label for="password">Password</label>
     <input id="password" name="password" type="password" autocomplete="current-password" required>
+    <div id="code-field" class="stack" hidden>
+      <label for="code">Authentication code <span class="hint">(from your app, or a recovery code)</span></label>
+      <input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="32">
+    </div>
     <button type="submit">Sign in</button>
     <p class="error" role="alert" id="login-error" hidden></p>
   </form>
@@ -48,6 +52,36 @@ const setupTokenField = (token: string): Html => html`
 
 export const overviewPage = (): Html => html`
 <h1>Overview</h1>
+<section aria-labelledby="health-heading" id="overview" aria-busy="true">
+  <h2 id="health-heading" class="sr-only">Health</h2>
+  <div id="attention" class="notice" role="status" aria-live="polite"><p>Loading…</p></div>
+  <div class="tiles">
+    <article class="tile" aria-labelledby="tile-containers"><h3 id="tile-containers">Containers</h3><p class="figure" id="containers-figure">—</p><p class="hint" id="containers-detail"></p></article>
+    <article class="tile" aria-labelledby="tile-traffic"><h3 id="tile-traffic">Requests</h3><p class="figure" id="traffic-today">—</p><p class="hint" id="traffic-detail"></p><div id="traffic-sparkline"></div></article>
+    <article class="tile" aria-labelledby="tile-uptime"><h3 id="tile-uptime">Uptime</h3><dl class="uptime" id="uptime-list"></dl><p class="hint" id="incidents-detail"></p></article>
+    <article class="tile" aria-labelledby="tile-scans"><h3 id="tile-scans">Scans this hour</h3><p class="figure" id="scans-figure">—</p><p class="hint" id="scans-detail"></p></article>
+  </div>
+</section>
+<section aria-labelledby="steps-heading" id="next-steps" hidden>
+  <h2 id="steps-heading">Get started</h2>
+  <ol id="steps-list" class="steps"></ol>
+</section>
+<section aria-labelledby="incidents-heading" id="incidents-section" hidden>
+  <h2 id="incidents-heading">Open incidents</h2>
+  <ul id="incidents-list" class="plain"></ul>
+</section>
+<section aria-labelledby="clients-heading" id="clients-section" hidden>
+  <h2 id="clients-heading">Clients that need attention</h2>
+  <div class="table-wrap"><table id="clients-table"><caption class="sr-only">Clients that need attention</caption>
+    <thead><tr><th scope="col">Client</th><th scope="col">Failed containers</th><th scope="col">Open incidents</th></tr></thead>
+    <tbody></tbody></table></div>
+</section>
+<section aria-labelledby="latest-scans-heading">
+  <h2 id="latest-scans-heading">Latest scans</h2>
+  <div class="table-wrap"><table id="latest-scans-table"><caption class="sr-only">Latest scans</caption>
+    <thead><tr><th scope="col">URL</th><th scope="col">Status</th><th scope="col">Trackers</th><th scope="col">When</th></tr></thead>
+    <tbody><tr><td colspan="4">Loading…</td></tr></tbody></table></div>
+</section>
 <section aria-labelledby="tenants-heading">
   <h2 id="tenants-heading">Tenants</h2>
   <p class="hint">Your tenant and, for agencies and partners, its client tenants.</p>
@@ -140,7 +174,7 @@ export const monitorsPage = (): Html => html`
   <label for="monitor-target-kind">Target</label>
   <select id="monitor-target-kind" name="target"><option value="url">A URL</option></select>
   <span id="monitor-url-field"><label for="monitor-url">https URL</label>
-  <input id="monitor-url" name="url" type="url" required placeholder="https://www.example.com/"></span>
+  <input id="monitor-url" name="url" type="url" required size="28" placeholder="https://www.example.com/"></span>
   <span id="monitor-path-field" hidden><label for="monitor-path">Path</label>
   <input id="monitor-path" name="path" pattern="/[^ ]*" value="/" maxlength="2048"></span>
   <label for="monitor-interval">Every (s)</label>
@@ -217,3 +251,38 @@ export const containersPage = (): Html => html`
   <p class="error" role="alert" id="domain-error" hidden></p>
 </form>
 <div id="domains-list" aria-live="polite"></div>`;
+
+export const securityPage = (): Html => html`
+<h1>Security</h1>
+<section aria-labelledby="two-factor-heading">
+  <h2 id="two-factor-heading">Two-factor sign-in</h2>
+  <p id="two-factor-state" role="status">Loading…</p>
+  <p class="warning" id="two-factor-required" hidden>Your organisation requires two-factor sign-in: set it up to continue.</p>
+  <button type="button" id="two-factor-start" hidden>Set up two-factor sign-in</button>
+  <form id="two-factor-confirm" class="stack" hidden>
+    <p>Scan this code with an authenticator app (1Password, Google Authenticator, Authy, …), then enter the 6-digit code it shows.</p>
+    <img id="two-factor-qr" alt="QR code for your authenticator app" width="200" height="200">
+    <p class="hint">Cannot scan? Enter this key: <code id="two-factor-secret"></code></p>
+    <label for="confirm-code">Code from the app</label>
+    <input id="confirm-code" name="code" autocomplete="one-time-code" inputmode="numeric" maxlength="6" required>
+    <button type="submit">Turn on</button>
+    <p class="error" role="alert" id="two-factor-error" hidden></p>
+  </form>
+  <section id="recovery-codes" class="notice" hidden aria-live="polite">
+    <h3>Your recovery codes</h3>
+    <p class="warning"><strong>Store these now.</strong> Each signs in once without your app; they will not be shown again.</p>
+    <ul id="recovery-list" class="codes"></ul>
+  </section>
+  <form id="two-factor-disable" class="inline" hidden>
+    <label for="disable-code">Code to turn it off</label>
+    <input id="disable-code" name="code" autocomplete="one-time-code" maxlength="32" required>
+    <button type="submit" class="danger">Turn off</button>
+    <p class="error" role="alert" id="disable-error" hidden></p>
+  </form>
+</section>
+<section aria-labelledby="sessions-heading">
+  <h2 id="sessions-heading">Signed-in sessions</h2>
+  <div class="table-wrap"><table id="sessions-table"><caption class="sr-only">Signed-in sessions</caption>
+    <thead><tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Two-factor</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+    <tbody><tr><td colspan="5">Loading…</td></tr></tbody></table></div>
+</section>`;

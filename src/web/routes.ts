@@ -22,6 +22,7 @@ import {
   reportsPage,
   scanResultPage,
   scansPage,
+  securityPage,
   setupPage,
 } from './pages.js';
 import { TrackingCheckerCodes } from '../modules/tracking-checker/errors.js';
@@ -43,6 +44,8 @@ const UI_MODULES = [
   'reports.js',
   'scan-result.js',
   'checker.js',
+  'overview.js',
+  'security.js',
 ];
 
 /** Static files served from memory: our own assets and the chart library from node_modules (no CDN). */
@@ -144,6 +147,7 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     ]),
   );
   app.get('/dashboard/reports', hidden, dashboard('Reports', '/dashboard/reports', reportsPage));
+  app.get('/dashboard/security', hidden, dashboard('Security', '/dashboard/security', securityPage));
   app.get<{ Params: { id: string } }>(
     '/dashboard/scans/:id',
     hidden,

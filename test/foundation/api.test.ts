@@ -157,6 +157,29 @@ describe.each(backends)('API foundation on %s', (backend) => {
     });
   });
 
+  describe('validation errors a person can act on', () => {
+    it('names the first problem and lists every wrong field in details.errors, in plain words', async () => {
+      const response = await t.inject({
+        method: 'POST',
+        url: '/api/setup/',
+        payload: { organisation: '', plan: 'agency', name: 'x'.repeat(300), email: 'not-an-email', password: 'short' },
+      });
+      expect(response.statusCode).toBe(400);
+      const error = response.json().error;
+      expect(error.code).toBe('invalid_parameter');
+      expect(error.message).not.toMatch(/must NOT|must match/);
+      expect(
+        Object.fromEntries(
+          error.details.errors.map((issue: { param: string; message: string }) => [issue.param, issue.message]),
+        ),
+      ).toMatchObject({
+        organisation: "The field 'organisation' must not be empty.",
+        email: "The field 'email' must be an email address.",
+        password: "The field 'password' must be at least 12 characters long.",
+      });
+    });
+  });
+
   describe('bad input never writes', () => {
     async function tenantCount() {
       return (await t.inject({ method: 'GET', url: '/api/tenants/?status=all', token: agency.token })).json()

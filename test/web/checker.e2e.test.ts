@@ -98,6 +98,10 @@ describe('public tracking checker page in a real browser', () => {
     await page.waitForURL(/\/dashboard\/scans\/[^/]+$/);
     await page.getByTestId('tracker-count').waitFor();
     expect(Number(await page.getByTestId('tracker-count').textContent())).toBeGreaterThanOrEqual(3);
+    expect(await page.getByTestId('scanned-at').textContent()).toMatch(/^Scanned \S/);
+    expect(await page.locator('#cookies-heading').textContent()).toMatch(/^Cookies \(\d+\)$/);
+    const cookieRows = await page.locator('#cookies-table tbody tr').allTextContents();
+    expect(cookieRows.some((row) => row.includes('_fbp') && row.includes('meta_pixel'))).toBe(true);
     expect(
       await page.evaluate(() =>
         Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('loss-chart')),

@@ -32,6 +32,17 @@ describe('set-up page of a database the CLI provisioned, in a real browser', () 
     await page.goto(`${base}/login`);
     expect(new URL(page.url()).pathname).toBe('/setup');
     await page.getByLabel(/Set-up token/).fill('tgs_wrong');
+    await page.getByLabel(/^Password/).fill('short');
+    await page.getByRole('button', { name: 'Create owner account' }).click();
+    const problems = page.locator('#setup-error li');
+    await problems.first().waitFor();
+    expect(await problems.allTextContents()).toEqual(
+      expect.arrayContaining(['Organisation: must not be empty.', 'Password: must be at least 12 characters long.']),
+    );
+    expect(await page.getByLabel('Organisation').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel(/^Password/).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('organisation');
+    await page.getByLabel(/Set-up token/).fill('tgs_wrong');
     await fill();
     await page.locator('#setup-error', { hasText: 'wrong, expired or already used' }).waitFor();
 

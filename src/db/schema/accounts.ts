@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from './columns.js';
 
 export const plans = pgTable('plans', {
@@ -21,6 +21,8 @@ export const tenants = pgTable(
     parentId: text('parent_id').references((): any => tenants.id),
     featureOverrides: jsonb('feature_overrides').$type<Record<string, number | boolean>>().notNull().default({}),
     status: text('status').notNull().default('active'),
+    /** Owners require two-factor sign-in of every member. */
+    requireTwoFactor: boolean('require_two_factor').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     archivedAt: timestamp('archived_at', { withTimezone: true }),
@@ -38,6 +40,15 @@ export const users = pgTable(
     email: text('email').notNull(),
     name: text('name').notNull(),
     passwordHash: text('password_hash').notNull(),
+    /** The TOTP secret (RFC 6238), sealed (src/lib/secrets.ts); null until enrolment is confirmed. */
+    totpSecretSealed: text('totp_secret_sealed'),
+    /** A secret shown for enrolment and not yet confirmed with a code. */
+    totpPendingSealed: text('totp_pending_sealed'),
+    totpEnabledAt: timestamp('totp_enabled_at', { withTimezone: true }),
+    /** The last time step a code was accepted for: a code is never accepted twice. */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+    /** SHA-256 of each unused one-time recovery code. */
+    recoveryCodeHashes: jsonb('recovery_code_hashes').$type<string[]>().notNull().default([]),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('users_email_idx').on(t.email)],
@@ -75,8 +86,12 @@ export const sessions = pgTable(
       .references(() => tenants.id),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    userAgent: text('user_agent'),
+    ip: text('ip'),
+    /** Opened with a second factor. */
+    twoFactor: boolean('two_factor').notNull().default(false),
   },
-  (t) => [uniqueIndex('sessions_token_hash_idx').on(t.tokenHash)],
+  (t) => [uniqueIndex('sessions_token_hash_idx').on(t.tokenHash), index('sessions_user_idx').on(t.userId)],
 );
 
 /** One-time tokens that open the first-run set-up on a database that already has tenants (see UserService.setup). */

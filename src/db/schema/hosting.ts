@@ -25,6 +25,8 @@ export const containers = pgTable(
   (t) => [
     index('containers_tenant_idx').on(t.tenantId, t.createdAt),
     uniqueIndex('containers_default_hostname_idx').on(t.defaultHostname),
+    // The few failed containers, for the agencies' overview of clients that need attention.
+    index('containers_failed_idx').on(t.tenantId).where(sql`status = 'failed'`),
   ],
 );
 

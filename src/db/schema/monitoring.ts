@@ -70,6 +70,7 @@ export const incidents = pgTable(
   (t) => [
     index('incidents_tenant_idx').on(t.tenantId, t.openedAt),
     uniqueIndex('incidents_one_open_per_monitor').on(t.monitorId).where(sql`resolved_at is null`),
+    index('incidents_unresolved_idx').on(t.tenantId).where(sql`resolved_at is null`),
   ],
 );
 

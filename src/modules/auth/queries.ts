@@ -10,6 +10,8 @@ export interface SessionCredential {
   tenantStatus: string;
   role: Role;
   expiresAt: Date;
+  /** The tenant requires two-factor sign-in and the user has not set it up. */
+  enrollmentRequired: boolean;
 }
 
 export async function findSessionByHash(db: Db, tokenHash: string): Promise<SessionCredential | null> {
@@ -21,9 +23,11 @@ export async function findSessionByHash(db: Db, tokenHash: string): Promise<Sess
       tenantStatus: tenants.status,
       role: memberships.role,
       expiresAt: sessions.expiresAt,
+      enrollmentRequired: sql<boolean>`${tenants.requireTwoFactor} and ${users.totpSecretSealed} is null`,
     })
     .from(sessions)
     .innerJoin(tenants, eq(tenants.id, sessions.tenantId))
+    .innerJoin(users, eq(users.id, sessions.userId))
     .innerJoin(memberships, and(eq(memberships.userId, sessions.userId), eq(memberships.tenantId, sessions.tenantId)))
     .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, sql`now()`)))
     .limit(1);

@@ -59,7 +59,10 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     handler: async (request, reply) => {
-      const { token, expiresAt } = await users.login(request.body, request.ip);
+      const { token, expiresAt } = await users.login(request.body, {
+        ip: request.ip,
+        userAgent: request.headers['user-agent'],
+      });
       reply.setCookie(SESSION_COOKIE, token, {
         httpOnly: true,
         sameSite: 'lax',
@@ -70,7 +73,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const session = await app.services.auth.verifySession(token);
       if (!session) throw AuthErrors.sessionNotOpened();
       return {
-        ...(await users.describe(session.userId, session.tenantId, session.role)),
+        ...(await users.describe(session.userId, session.tenantId, session.role, session.enrollmentRequired)),
         csrf_token: reply.generateCsrf(),
       };
     },
@@ -88,7 +91,9 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const auth = requireAuth(request);
       if (auth.kind !== 'session' || !auth.userId || !auth.role) throw AuthErrors.sessionRequired();
-      return { ...(await users.describe(auth.userId, auth.tenantId, auth.role)), csrf_token: reply.generateCsrf() };
+      const enrollmentRequired = auth.twoFactorEnrollmentRequired === true;
+      const session = await users.describe(auth.userId, auth.tenantId, auth.role, enrollmentRequired);
+      return { ...session, csrf_token: reply.generateCsrf() };
     },
   });
 

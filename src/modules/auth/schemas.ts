@@ -11,6 +11,15 @@ export const LoginBody = Type.Object(
     email: Email,
     password: Type.String({ minLength: 1, maxLength: 1024 }),
     tenant_id: Type.Optional(TenantId),
+    code: Type.Optional(
+      Type.String({
+        minLength: 6,
+        maxLength: 32,
+        pattern: '^[0-9A-Za-z -]+$',
+        description:
+          'For accounts with two-factor sign-in: the 6-digit code from the authenticator app, or a recovery code. Without it such an account gets 401 `two_factor_required`.',
+      }),
+    ),
   },
   { additionalProperties: false, examples: [{ email: 'owner@example.com', password: 'correct horse battery staple' }] },
 );
@@ -28,6 +37,15 @@ export const Session = Type.Object(
         { tenant_id: TenantId, tenant_name: Type.String(), role: Type.String() },
         { additionalProperties: false },
       ),
+    ),
+    two_factor: Type.Object(
+      {
+        enabled: Type.Boolean({ description: 'The user signs in with a second factor.' }),
+        enrollment_required: Type.Boolean({
+          description: 'The tenant requires a second factor the user has not set up: only enrolment works until then.',
+        }),
+      },
+      { additionalProperties: false },
     ),
     csrf_token: Type.String({
       description: 'Send in the X-CSRF-Token header with every POST, PATCH and DELETE made with the session cookie.',

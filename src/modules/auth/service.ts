@@ -10,6 +10,8 @@ import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { sha256Hex } from '../../lib/tokens.js';
 import type { AuthService } from './credentials.js';
+import { SecurityErrors } from '../security/errors.js';
+import type { SecurityService } from '../security/service.js';
 import { AuthErrors } from './errors.js';
 import * as queries from './queries.js';
 import { isEmail, SETUP_TOKEN_PREFIX } from './schemas.js';
@@ -40,20 +42,24 @@ export class UserService {
 
   private readonly database: Database;
   private readonly auth: AuthService;
+  private readonly security: SecurityService;
   private readonly sessionTtlHours: number;
 
   constructor(
     dependencies: {
       database: Database;
       auth: AuthService;
+      /** Checks the second factor of accounts that have one. */
+      security: SecurityService;
       /** The app passes its rate limits' factory, so the login throttle is shared through Redis too. */
       createLimiter: LimiterFactory;
     },
     { sessionTtlHours }: { sessionTtlHours: number },
   ) {
-    const { database, auth, createLimiter } = dependencies;
+    const { database, auth, security, createLimiter } = dependencies;
     this.database = database;
     this.auth = auth;
+    this.security = security;
     this.sessionTtlHours = sessionTtlHours;
     this.failedLogins = createLimiter('login', LOGIN_ATTEMPTS, LOGIN_WINDOW_SECONDS);
   }
@@ -135,21 +141,25 @@ export class UserService {
     return { id: userId, email, name: input.name, tenant_id: input.tenantId, role: input.role };
   }
 
-  /** Checks the password (throttled per email and IP) and opens a session; returns the cookie token once. */
-  async login(input: { email: string; password: string; tenant_id?: string }, ip: string) {
+  /**
+   * Checks the password and, for accounts with two-factor sign-in, the code (failures of either are throttled per
+   * email and IP), then opens a session; returns the cookie token once.
+   */
+  async login(
+    input: { email: string; password: string; tenant_id?: string; code?: string },
+    client: { ip: string; userAgent?: string },
+  ) {
     const email = normaliseEmail(input.email);
-    const throttleKey = `${email}|${ip}`;
+    const throttleKey = `${email}|${client.ip}`;
     const state = await this.failedLogins.get(throttleKey);
     if (state && state.consumedPoints >= LOGIN_ATTEMPTS) throw tooManyAttempts(state);
     const user = await queries.findUserByEmail(this.database.db, email);
     const valid = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
-    if (!user || !valid) {
-      await this.failedLogins.consume(throttleKey).catch((rejection: unknown) => {
-        if (rejection instanceof RateLimiterRes) throw tooManyAttempts(rejection);
-        throw rejection;
-      });
-      throw AuthErrors.invalidLogin();
-    }
+    if (!user || !valid) throw await this.failedLogin(throttleKey, AuthErrors.invalidLogin());
+    const twoFactor = Boolean(user.totpSecretSealed);
+    if (twoFactor && !input.code) throw SecurityErrors.twoFactorRequired();
+    if (twoFactor && !(await this.security.verifySignInCode(user, input.code!)))
+      throw await this.failedLogin(throttleKey, SecurityErrors.invalidTwoFactorCode());
     await this.failedLogins.delete(throttleKey);
     const tenants = await queries.membershipsOf(this.database.db, user.id);
     const active = tenants.filter((membership) => membership.tenantStatus === 'active');
@@ -163,8 +173,22 @@ export class UserService {
       userId: user.id,
       tenantId: chosen.tenantId,
       expiresAt,
+      ip: client.ip,
+      userAgent: client.userAgent?.slice(0, 500) ?? null,
+      twoFactor,
     });
     return { token, expiresAt };
+  }
+
+  /** Counts a failed sign-in; answers the error to throw (429 once the attempts are used up). */
+  private async failedLogin(throttleKey: string, error: ApiError): Promise<ApiError> {
+    try {
+      await this.failedLogins.consume(throttleKey);
+      return error;
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) return tooManyAttempts(rejection);
+      throw rejection;
+    }
   }
 
   async logout(sessionId: string): Promise<void> {
@@ -172,7 +196,7 @@ export class UserService {
     await this.auth.invalidate({ kind: 'session', id: sessionId });
   }
 
-  async describe(userId: string, tenantId: string, role: Role) {
+  async describe(userId: string, tenantId: string, role: Role, enrollmentRequired = false) {
     const user = await queries.findUser(this.database.db, userId);
     if (!user) throw AuthErrors.sessionUserGone();
     const tenants = await queries.membershipsOf(this.database.db, userId);
@@ -180,6 +204,7 @@ export class UserService {
       user: { id: user.id, email: user.email, name: user.name },
       tenant_id: tenantId,
       role,
+      two_factor: { enabled: Boolean(user.totpSecretSealed), enrollment_required: enrollmentRequired },
       memberships: tenants.map((membership) => ({
         tenant_id: membership.tenantId,
         tenant_name: membership.tenantName,

@@ -10,6 +10,7 @@ const tenantWithPlan = {
   status: tenants.status,
   planFeatures: plans.features,
   featureOverrides: tenants.featureOverrides,
+  requireTwoFactor: tenants.requireTwoFactor,
   createdAt: tenants.createdAt,
   updatedAt: tenants.updatedAt,
   archivedAt: tenants.archivedAt,
@@ -23,6 +24,7 @@ export type TenantRecord = {
   status: string;
   planFeatures: Record<string, number | boolean>;
   featureOverrides: Record<string, number | boolean>;
+  requireTwoFactor: boolean;
   createdAt: Date;
   updatedAt: Date;
   archivedAt: Date | null;

@@ -49,6 +49,9 @@ export const Tenant = Type.Object(
     parent_id: Nullable(TenantId, { description: 'The agency or partner tenant that owns this client tenant.' }),
     status: StringEnum(['active', 'archived'] as const),
     features: Features,
+    require_two_factor: Type.Boolean({
+      description: 'Every member signs in with a second factor; members without one must enrol before anything else.',
+    }),
     created_at: Timestamp('When the tenant was created.'),
     updated_at: Timestamp('When the tenant was last changed.'),
     archived_at: NullableTimestamp('When the tenant was archived, or null.'),
@@ -77,6 +80,9 @@ export const UpdateTenantBody = Type.Object(
     name: Type.Optional(TenantName),
     plan: Type.Optional(PlanId),
     feature_overrides: Type.Optional(FeatureOverrides),
+    require_two_factor: Type.Optional(
+      Type.Boolean({ description: 'Owners only: require two-factor sign-in of every member of this tenant.' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1, examples: [{ name: 'Acme Europe GmbH' }] },
 );

@@ -22,6 +22,7 @@ export function toTenantDto(row: TenantRecord): TenantDto {
     parent_id: row.parentId,
     status: row.status as TenantDto['status'],
     features: { ...row.planFeatures, ...row.featureOverrides },
+    require_two_factor: row.requireTwoFactor,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     archived_at: row.archivedAt?.toISOString() ?? null,
@@ -142,6 +143,7 @@ export class TenantService {
       name: input.name?.trim(),
       planId: input.plan,
       featureOverrides: input.feature_overrides,
+      requireTwoFactor: input.require_two_factor,
     });
     return this.changed(id);
   }

@@ -12,6 +12,15 @@ export const INTERRUPTED = 'interrupted';
 /** Every scan of the window counts, except one interrupted by a crash: it did no complete work and gives its slot back. */
 const countsTowardQuota = sql`(${scans.error} ->> 'code') is distinct from ${INTERRUPTED}`;
 
+/** The scans of the last hour that count toward the tenant's quota. */
+export async function quotaUsage(db: Pick<Db, 'select'>, tenantId: string): Promise<QuotaUsage> {
+  const [usage] = await db
+    .select({ used: count(), oldest: min(scans.createdAt) })
+    .from(scans)
+    .where(and(eq(scans.tenantId, tenantId), gt(scans.createdAt, sql`now() - interval '1 hour'`), countsTowardQuota));
+  return { used: usage.used, oldest: usage.oldest ? new Date(usage.oldest) : null };
+}
+
 /**
  * Reserves a scan slot exactly: the tenant row is locked, the scans of the last hour are counted and the
  * new scan row is inserted in one transaction, so parallel requests cannot both take the last slot.
@@ -23,13 +32,7 @@ export async function reserveScan(
 ): Promise<{ reserved: boolean; usage: QuotaUsage }> {
   return db.transaction(async (tx) => {
     await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, row.tenantId)).for('update');
-    const [usage] = await tx
-      .select({ used: count(), oldest: min(scans.createdAt) })
-      .from(scans)
-      .where(
-        and(eq(scans.tenantId, row.tenantId), gt(scans.createdAt, sql`now() - interval '1 hour'`), countsTowardQuota),
-      );
-    const current = { used: usage.used, oldest: usage.oldest ? new Date(usage.oldest) : null };
+    const current = await quotaUsage(tx, row.tenantId);
     if (current.used >= hourlyQuota) return { reserved: false, usage: current };
     await tx.insert(scans).values(row);
     return { reserved: true, usage: { used: current.used + 1, oldest: current.oldest ?? new Date() } };

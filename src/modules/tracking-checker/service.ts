@@ -109,6 +109,15 @@ export class TrackingCheckerService {
     return interrupted.length;
   }
 
+  /** The tenant's hourly scan quota as it stands now. */
+  async quota(tenantId: string): Promise<ScanQuota> {
+    const [limit, usage] = await Promise.all([
+      this.hourlyQuota(tenantId),
+      queries.quotaUsage(this.database.db, tenantId),
+    ]);
+    return quotaOf(limit, usage);
+  }
+
   private async hourlyQuota(tenantId: string): Promise<number> {
     const value = (await this.tenants.features(tenantId)).tracking_checker_api_hourly;
     return typeof value === 'number' ? value : DEFAULT_HOURLY_SCANS;

@@ -2,6 +2,8 @@
 // session cookie. Each feature module wires up its page's elements when they are present; loaded with
 // <script type="module">, so it runs after the document (and the classic chart.js script before it) is parsed.
 import './auth.js';
+import './overview.js';
+import './security.js';
 import './tenants.js';
 import './api-keys.js';
 import './scans.js';

@@ -4,7 +4,19 @@ import { $, api, bindForm } from './ui.js';
 const loginForm = $('#login-form');
 if (loginForm) {
   bindForm(loginForm, $('#login-error'), async (data) => {
-    await api('POST', '/api/auth/login', { email: data.get('email'), password: data.get('password') });
+    const code = data.get('code')?.trim();
+    try {
+      await api('POST', '/api/auth/login', {
+        email: data.get('email'),
+        password: data.get('password'),
+        ...(code ? { code } : {}),
+      });
+    } catch (error) {
+      if (error.body?.error?.code !== 'two_factor_required') throw error;
+      $('#code-field').hidden = false;
+      $('#code').focus();
+      return;
+    }
     const next = new URLSearchParams(location.search).get('next');
     location.href = next?.startsWith('/') && !next.startsWith('//') ? next : '/dashboard';
   });

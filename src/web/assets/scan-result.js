@@ -1,4 +1,4 @@
-import { el } from './ui.js';
+import { date, el } from './ui.js';
 
 // Scan result rendering (dashboard result view and public checker)
 const CATEGORY_NAMES = {
@@ -16,6 +16,48 @@ let lossChart = null;
 function yesNo(value, bad) {
   if (value === null || value === undefined) return el('span', {}, 'unknown');
   return el('span', { class: bad === undefined ? '' : value === bad ? 'no' : 'yes' }, value ? 'yes' : 'no');
+}
+
+/** The cookies present after load without consent: who set them, how, and for how long. */
+function cookieSection(cookies) {
+  if (!cookies) return null;
+  const rows = cookies.map((cookie) =>
+    el(
+      'tr',
+      {},
+      el('td', {}, el('code', {}, cookie.name)),
+      el('td', {}, cookie.domain, cookie.first_party ? el('span', { class: 'pill' }, 'first party') : null),
+      el('td', {}, cookie.tracker ?? '—'),
+      el('td', {}, cookie.set_by === 'http' ? 'server (Set-Cookie)' : 'script'),
+      el('td', {}, cookie.expires ? date(cookie.expires) : 'session'),
+    ),
+  );
+  return el(
+    'section',
+    { 'aria-labelledby': 'cookies-heading' },
+    el('h2', { id: 'cookies-heading' }, `Cookies (${cookies.length})`),
+    cookies.length === 0
+      ? el('p', {}, 'No cookies were set before consent.')
+      : el(
+          'div',
+          { class: 'table-wrap' },
+          el(
+            'table',
+            { id: 'cookies-table' },
+            el('caption', { class: 'sr-only' }, 'Cookies set before consent'),
+            el(
+              'thead',
+              {},
+              el(
+                'tr',
+                {},
+                ...['Name', 'Domain', 'Tracker', 'Set by', 'Expires'].map((name) => el('th', { scope: 'col' }, name)),
+              ),
+            ),
+            el('tbody', {}, rows),
+          ),
+        ),
+  );
 }
 
 export function renderResult(result, target) {
@@ -273,7 +315,16 @@ export function renderResult(result, target) {
       )
     : null;
 
-  const sections = [cards, summary, trackers, consentSection, lossSection, pagespeed, warnings].filter(Boolean);
+  const sections = [
+    cards,
+    summary,
+    trackers,
+    cookieSection(result.cookies),
+    consentSection,
+    lossSection,
+    pagespeed,
+    warnings,
+  ].filter(Boolean);
   target.replaceChildren(
     el(
       'h2',
@@ -281,6 +332,7 @@ export function renderResult(result, target) {
       'Result for ',
       el('a', { href: result.final_url, rel: 'noopener noreferrer nofollow' }, result.final_url),
     ),
+    el('p', { class: 'hint', 'data-testid': 'scanned-at' }, `Scanned ${date(result.scanned_at)}`),
     ...sections,
   );
   if (figures.length && window.Chart) {
