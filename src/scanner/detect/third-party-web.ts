@@ -28,14 +28,33 @@ const TPW_OWNERS: Record<string, TrackerKey[]> = {
   Clarity: ['clarity'],
   Matomo: ['matomo'],
   Segment: ['segment'],
+  Piwik: ['piwik_pro'],
+  Plausible: ['plausible'],
+  'Fathom Analytics': ['fathom'],
+  Cabin: ['cabin'],
 };
 
+/** Entities that are one product of ours (unlike "Facebook" or "LinkedIn", which also cover social widgets). */
+const TPW_PRODUCTS = new Set([
+  'Hotjar',
+  'Clarity',
+  'Matomo',
+  'Segment',
+  'Piwik',
+  'Plausible',
+  'Fathom Analytics',
+  'Cabin',
+]);
+
+/** Every third-party-web category that describes tracking; cdn, hosting, content, utility and other do not. */
 const TPW_CATEGORIES: Record<string, TrackerCategory> = {
   ad: 'advertising',
   analytics: 'analytics',
   'tag-manager': 'tag_manager',
   social: 'social',
   marketing: 'marketing',
+  'customer-success': 'customer_success',
+  video: 'video',
 };
 
 /** Registrable domain ("eTLD+1") of a host, via third-party-web's public-suffix aware helper. */
@@ -59,9 +78,19 @@ export function classifyWithThirdPartyWeb(book: Book, raw: string, evidence: Evi
     return null;
   }
   if (!entity) return null;
+  if (entity.category === 'consent-provider') {
+    book.addCmp(entity.name, evidence);
+    return null;
+  }
   const owners = TPW_OWNERS[entity.name];
-  const owner = owners?.find((key) => book.has(key));
-  if (owner) return book.add(TRACKERS[owner], evidence);
+  // A vendor we have our own rules for is named by its host here too, even when our rules did not match the URL.
+  const product = TPW_PRODUCTS.has(entity.name) ? owners?.[0] : undefined;
+  const owner = owners?.find((key) => book.has(key)) ?? product;
+  if (owner) {
+    const account = book.add(TRACKERS[owner], evidence);
+    if (product) account.namedByHost ??= host;
+    return account;
+  }
   const category = TPW_CATEGORIES[entity.category];
   if (!category) return null;
   return book.add({ key: `tpw:${entity.name}`, name: entity.name, vendor: entity.company, category }, evidence);

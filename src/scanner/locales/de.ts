@@ -87,6 +87,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Die bis dahin empfangenen ${bytes} Bytes wurden ausgewertet.`,
   },
   httpStatus: (status) => `Die Seite antwortete mit HTTP ${status}.`,
+  observationCut: (ms) =>
+    `Die Seite war noch aktiv, als die Beobachtung nach ${ms} ms endete; später feuernde Tags wurden nicht gesehen.`,
   browserPartial:
     'Die Seite wurde nicht rechtzeitig fertig geladen; die Ergebnisse zeigen, was sie bis dahin getan hat.',
   browserIncomplete: (detail) => `Einige Seitendaten konnten nicht gelesen werden: ${detail}`,

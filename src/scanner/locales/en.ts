@@ -85,6 +85,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` The ${bytes} bytes received until then were analysed.`,
   },
   httpStatus: (status) => `The page answered HTTP ${status}.`,
+  observationCut: (ms) =>
+    `The page was still busy when observation ended after ${ms} ms; tags that fire later were not seen.`,
   browserPartial: 'The page did not finish loading in time; findings cover what it did until then.',
   browserIncomplete: (detail) => `Some page data could not be read: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -89,6 +89,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Se analizaron los ${bytes} bytes recibidos hasta entonces.`,
   },
   httpStatus: (status) => `La página respondió HTTP ${status}.`,
+  observationCut: (ms) =>
+    `La página seguía activa cuando la observación terminó tras ${ms} ms; no se vieron las etiquetas que se activan después.`,
   browserPartial: 'La página no terminó de cargarse a tiempo; los resultados cubren lo que hizo hasta entonces.',
   browserIncomplete: (detail) => `No se pudieron leer algunos datos de la página: ${detail}`,
   browserFailed: (timedOut, detail) =>

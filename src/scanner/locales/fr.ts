@@ -89,6 +89,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Les ${bytes} octets reçus jusque-là ont été analysés.`,
   },
   httpStatus: (status) => `La page a répondu HTTP ${status}.`,
+  observationCut: (ms) =>
+    `La page était encore active quand l'observation s'est arrêtée après ${ms} ms ; les balises plus tardives n'ont pas été vues.`,
   browserPartial: "La page n'a pas fini de se charger à temps ; les résultats couvrent ce qu'elle a fait jusque-là.",
   browserIncomplete: (detail) => `Certaines données de la page n'ont pas pu être lues : ${detail}`,
   browserFailed: (timedOut, detail) =>

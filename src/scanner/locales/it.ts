@@ -88,6 +88,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Sono stati analizzati i ${bytes} byte ricevuti fino ad allora.`,
   },
   httpStatus: (status) => `La pagina ha risposto HTTP ${status}.`,
+  observationCut: (ms) =>
+    `La pagina era ancora attiva quando l'osservazione è terminata dopo ${ms} ms; i tag che si attivano dopo non sono stati visti.`,
   browserPartial: 'La pagina non ha finito di caricarsi in tempo; i risultati coprono ciò che ha fatto fino ad allora.',
   browserIncomplete: (detail) => `Non è stato possibile leggere alcuni dati della pagina: ${detail}`,
   browserFailed: (timedOut, detail) =>

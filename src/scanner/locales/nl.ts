@@ -86,6 +86,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` De ${bytes} bytes die tot dan toe binnenkwamen zijn geanalyseerd.`,
   },
   httpStatus: (status) => `De pagina antwoordde met HTTP ${status}.`,
+  observationCut: (ms) =>
+    `De pagina was nog bezig toen de observatie na ${ms} ms stopte; tags die later afgaan zijn niet gezien.`,
   browserPartial: 'De pagina was niet op tijd geladen; de bevindingen dekken wat ze tot dan toe deed.',
   browserIncomplete: (detail) => `Sommige paginagegevens konden niet worden gelezen: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -95,6 +95,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Przeanalizowano ${bytes} bajtów odebranych do tego momentu.`,
   },
   httpStatus: (status) => `Strona odpowiedziała kodem HTTP ${status}.`,
+  observationCut: (ms) =>
+    `Strona była nadal aktywna, gdy obserwacja zakończyła się po ${ms} ms; tagi uruchamiane później nie zostały zauważone.`,
   browserPartial: 'Strona nie załadowała się w czasie; wyniki obejmują to, co zrobiła do tego momentu.',
   browserIncomplete: (detail) => `Nie udało się odczytać części danych strony: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -88,6 +88,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Foram analisados os ${bytes} bytes recebidos até então.`,
   },
   httpStatus: (status) => `A página respondeu HTTP ${status}.`,
+  observationCut: (ms) =>
+    `A página ainda estava ativa quando a observação terminou após ${ms} ms; as tags que disparam depois não foram vistas.`,
   browserPartial: 'A página não terminou de carregar a tempo; os resultados cobrem o que fez até então.',
   browserIncomplete: (detail) => `Não foi possível ler alguns dados da página: ${detail}`,
   browserFailed: (timedOut, detail) =>

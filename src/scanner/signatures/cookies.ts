@@ -14,8 +14,15 @@ const COOKIE_RULES: Array<[RegExp, TrackerKey]> = [
   [/^_twclid$|^muc_ads$/, 'x_pixel'],
   [/^_hj/, 'hotjar'],
   [/^_clck$|^_clsk$/, 'clarity'],
-  [/^_pk_(id|ses|ref)/, 'matomo'],
+  [/^_pk_(id|ses|ref|cvar|hsr)\.\d+\./, 'matomo'],
   [/^ajs_(anonymous|user)_id$/, 'segment'],
+  [
+    /^rl_(anonymous_id|user_id|trait|group_id|group_trait|page_init_referrer|page_init_referring_domain|session)$/,
+    'rudderstack',
+  ],
+  [/^ph_phc_\w+_posthog$/, 'posthog'],
+  [/^_pk_(id|ses|ref)\.[0-9a-f-]{36}\./, 'piwik_pro'],
+  [/^cfz_/, 'cloudflare_zaraz'],
 ];
 
 export function trackerForCookie(name: string): TrackerKey | null {
@@ -44,4 +51,12 @@ export const GLOBAL_RULES: Array<{ global: string; key: TrackerKey | null; weak?
   { global: '_paq', key: 'matomo' },
   { global: 'Matomo', key: 'matomo' },
   { global: 'analytics', key: 'segment', weak: true },
+  { global: 'rudderanalytics', key: 'rudderstack' },
+  { global: 'posthog', key: 'posthog' },
+  { global: 'plausible', key: 'plausible' },
+  { global: 'umami', key: 'umami', weak: true },
+  { global: 'fathom', key: 'fathom', weak: true },
+  { global: 'goatcounter', key: 'goatcounter', weak: true },
+  { global: 'zaraz', key: 'cloudflare_zaraz' },
+  { global: 'ppms', key: 'piwik_pro' },
 ];
