@@ -20,7 +20,7 @@ export function originOf(raw: string): string | null {
 export function endpointOf(raw: string): string {
   try {
     const url = new URL(raw);
-    return shorten(`${url.origin}${url.pathname}`, 300);
+    return shorten(url.pathname === '/' ? url.origin : `${url.origin}${url.pathname}`, 300);
   } catch {
     return shorten(raw);
   }
