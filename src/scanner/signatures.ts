@@ -13,6 +13,7 @@ export { CMP_RULES, cmpForCode, cmpForCookie, cmpForTcfId, cmpForUrl, type CmpRu
 export { GLOBAL_RULES, trackerForCookie } from './signatures/cookies.js';
 export { TRACKERS, trackerForGoogleId, type TrackerInfo, type TrackerKey } from './signatures/trackers.js';
 export {
+  ALL_CODE_RULES,
   CODE_RULES,
   collectionUrlsInCode,
   consentCommandsInCode,

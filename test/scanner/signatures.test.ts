@@ -3,20 +3,21 @@ import { detect } from '../../src/scanner/detect.js';
 import { parseHtml } from '../../src/scanner/parse.js';
 import {
   CMP_RULES,
-  CODE_RULES,
+  ALL_CODE_RULES,
   collectionUrlsInCode,
   consentCommandsInCode,
   matchCode,
   matchScriptAttributes,
   matchUrl,
   serverUrlsInCode,
+  trackerForCookie,
 } from '../../src/scanner/signatures.js';
 import { holdOf } from '../../src/scanner/signatures/holds.js';
 
 // Stage-1 rules on their own: each with a case it must match and one that only looks like it.
 
 describe('code signatures match identifiers, not substrings', () => {
-  it.each(CODE_RULES.map((rule, index) => [index, rule.key, rule] as const))(
+  it.each(ALL_CODE_RULES.map((rule, index) => [index, rule.key, rule] as const))(
     'rule %i (%s) matches its example and not its counterexample',
     (_index, key, rule) => {
       expect(matchCode(rule.example).map((match) => match.key)).toContain(key);
@@ -179,9 +180,57 @@ describe('the long tail through third-party-web', () => {
     const html = `<html><head><script src="https://widget.intercom.io/widget/abc123"></script><script src="https://player.vimeo.com/api/player.js"></script><script src="https://admiral.mgr.consensu.org/cmp.js"></script></head></html>`;
     const detection = detect('https://www.site.test/', parseHtml(html, 'https://www.site.test/'), null);
     expect(detection.trackers.map((tracker) => [tracker.key, tracker.category])).toEqual([
-      ['tpw:Intercom', 'customer_success'],
+      ['intercom', 'customer_success'],
       ['tpw:Vimeo', 'video'],
     ]);
     expect(detection.consent.cmp?.name).toBe('Admiral CMP');
   });
+});
+
+describe('ids and cookies of vendors known by host', () => {
+  it.each([
+    ['https://mc.yandex.ru/watch/12345678?page-url=x', 'yandex_metrica', '12345678'],
+    ['https://js.hs-scripts.com/1234567.js', 'hubspot', '1234567'],
+    ['https://cdn.heapanalytics.com/js/heap-1234567890.js', 'heap', '1234567890'],
+    ['https://cdn.taboola.com/libtrc/unip/1234567/tfa.js', 'taboola', '1234567'],
+    ['https://widget.intercom.io/widget/abc123de', 'intercom', 'abc123de'],
+    ['https://sslwidget.criteo.com/event?a=12345&v=5', 'criteo', '12345'],
+    ['https://tr.outbrain.com/unifiedPixel?marketerId=00a1b2&obApiVersion=1', 'outbrain', '00a1b2'],
+  ])('%s is %s %s', (url, key, id) => {
+    expect(matchUrl(url).map((match) => [match.key, match.ids])).toEqual([[key, [id]]]);
+  });
+
+  it.each([
+    ['https://notmc.yandex.ru/watch/12345678'],
+    ['https://cdn.site.test/js/heap-1234567890.js'],
+    ['https://www.site.test/1234567.js'],
+    ['https://site.test/widget/abc123de'],
+  ])('%s is nobody', (url) => {
+    expect(matchUrl(url)).toEqual([]);
+  });
+
+  it.each([
+    ['mp_0123456789abcdef0123456789abcdef_mixpanel', 'mixpanel'],
+    ['AMP_0123456789', 'amplitude'],
+    ['_hp2_id.1234567890', 'heap'],
+    ['_ym_uid', 'yandex_metrica'],
+    ['hubspotutk', 'hubspot'],
+    ['cto_bundle', 'criteo'],
+    ['intercom-id-abc123de', 'intercom'],
+    ['ph_phc_AbCdEf0123_posthog', 'posthog'],
+    ['cfz_google-analytics', 'cloudflare_zaraz'],
+    ['FPID', 'google_analytics_4'],
+    ['_pk_id.3.1fff', 'matomo'],
+    ['_pk_id.0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d.1fff', 'piwik_pro'],
+    ['rl_anonymous_id', 'rudderstack'],
+  ])('cookie %s belongs to %s', (name, key) => {
+    expect(trackerForCookie(name)).toBe(key);
+  });
+
+  it.each([['mp_settings'], ['AMP_TOKEN'], ['fs_theme'], ['_ym'], ['intercom'], ['FPIDX'], ['rl_consent']])(
+    'cookie %s belongs to nobody',
+    (name) => {
+      expect(trackerForCookie(name)).toBeNull();
+    },
+  );
 });

@@ -32,19 +32,23 @@ const TPW_OWNERS: Record<string, TrackerKey[]> = {
   Plausible: ['plausible'],
   'Fathom Analytics': ['fathom'],
   Cabin: ['cabin'],
+  Mixpanel: ['mixpanel'],
+  'Amplitude Mobile Analytics': ['amplitude'],
+  Heap: ['heap'],
+  FullStory: ['fullstory'],
+  'Yandex Metrica': ['yandex_metrica'],
+  Hubspot: ['hubspot'],
+  Criteo: ['criteo'],
+  Taboola: ['taboola'],
+  Outbrain: ['outbrain'],
+  Intercom: ['intercom'],
 };
 
-/** Entities that are one product of ours (unlike "Facebook" or "LinkedIn", which also cover social widgets). */
-const TPW_PRODUCTS = new Set([
-  'Hotjar',
-  'Clarity',
-  'Matomo',
-  'Segment',
-  'Piwik',
-  'Plausible',
-  'Fathom Analytics',
-  'Cabin',
-]);
+/** Entities whose hosts also serve social widgets, maps or images: their host alone does not name the tag. */
+const BROAD_ENTITIES = ['Facebook', 'LinkedIn', 'LinkedIn Ads', 'TikTok', 'Pinterest', 'Snapchat', 'Bing Ads'];
+const TPW_PRODUCTS = new Set(
+  Object.keys(TPW_OWNERS).filter((name) => TPW_OWNERS[name].length === 1 && !BROAD_ENTITIES.includes(name)),
+);
 
 /** Every third-party-web category that describes tracking; cdn, hosting, content, utility and other do not. */
 const TPW_CATEGORIES: Record<string, TrackerCategory> = {

@@ -23,6 +23,17 @@ const COOKIE_RULES: Array<[RegExp, TrackerKey]> = [
   [/^ph_phc_\w+_posthog$/, 'posthog'],
   [/^_pk_(id|ses|ref)\.[0-9a-f-]{36}\./, 'piwik_pro'],
   [/^cfz_/, 'cloudflare_zaraz'],
+  [/^FP(ID|LC|GCLAW|GCLDC)$/, 'google_analytics_4'],
+  [/^mp_[0-9a-f]{32}_mixpanel$/, 'mixpanel'],
+  [/^AMP_[0-9a-f]{10}$|^AMP_MKTG_[0-9a-f]{10}$|^amp_[0-9a-f]{6}$/, 'amplitude'],
+  [/^_hp2_(id|ses_props|props)\.\d+$/, 'heap'],
+  [/^fs_(uid|lua|cid)$/, 'fullstory'],
+  [/^_ym_(uid|d|isad|visorc)$/, 'yandex_metrica'],
+  [/^(__hstc|__hssc|__hssrc|hubspotutk)$/, 'hubspot'],
+  [/^cto_(bundle|bidid)$/, 'criteo'],
+  [/^(t_gid|t_pt_gid|taboola_session_id)$/, 'taboola'],
+  [/^(obuid|_obid)$/, 'outbrain'],
+  [/^intercom-(id|session|device-id)-[a-z0-9]+$/, 'intercom'],
 ];
 
 export function trackerForCookie(name: string): TrackerKey | null {
@@ -59,4 +70,14 @@ export const GLOBAL_RULES: Array<{ global: string; key: TrackerKey | null; weak?
   { global: 'goatcounter', key: 'goatcounter', weak: true },
   { global: 'zaraz', key: 'cloudflare_zaraz' },
   { global: 'ppms', key: 'piwik_pro' },
+  { global: 'mixpanel', key: 'mixpanel' },
+  { global: 'amplitude', key: 'amplitude', weak: true },
+  { global: 'heap', key: 'heap', weak: true },
+  { global: 'FS', key: 'fullstory', weak: true },
+  { global: 'ym', key: 'yandex_metrica', weak: true },
+  { global: '_hsq', key: 'hubspot' },
+  { global: 'criteo_q', key: 'criteo' },
+  { global: '_tfa', key: 'taboola' },
+  { global: 'obApi', key: 'outbrain' },
+  { global: 'Intercom', key: 'intercom' },
 ];

@@ -97,5 +97,44 @@ export function matchProtocols(url: URL, body: string | null): UrlMatch[] {
   if (hostIs(host, 'piwik.pro'))
     add('piwik_pro', /\.php$/.test(path) ? 'hit' : 'loader', [param('idsite')], 'Piwik PRO request', true);
   else if (/\/ppms\.php$/.test(path) && param('idsite')) add('piwik_pro', 'hit', [param('idsite')], 'Piwik PRO hit');
+  out.push(...matchLongTailHosts(host, path, param, body));
+  return out;
+}
+
+/** Loaders and hits of tools third-party-web knows by host, with the ids their URLs or payloads carry. */
+function matchLongTailHosts(
+  host: string,
+  path: string,
+  param: (name: string) => string | null,
+  body: string | null,
+): UrlMatch[] {
+  const out: UrlMatch[] = [];
+  const add = (key: TrackerKey, role: HitRole, ids: Array<string | null>, detail: string) =>
+    out.push({ key, role, ids: ids.filter((id): id is string => !!id), detail, byHost: true });
+  const yandex = /^\/watch\/(\d{5,12})/.exec(path);
+  if (/^mc\.yandex\.(ru|com|by|kz|com\.tr)$/.test(host))
+    add('yandex_metrica', yandex ? 'hit' : 'loader', [yandex?.[1] ?? null], 'Yandex Metrica request');
+  const hubspot = /^\/(\d{3,10})\.js$/.exec(path);
+  if (hostIs(host, 'hs-scripts.com') && hubspot) add('hubspot', 'loader', [hubspot[1]], 'HubSpot tracking code loaded');
+  if (hostIs(host, 'track.hubspot.com')) add('hubspot', 'hit', [param('a')], 'HubSpot tracking hit');
+  const heap = /\/heap-(\d{6,12})\.js$/.exec(path);
+  if (hostIs(host, 'heapanalytics.com'))
+    add('heap', heap ? 'loader' : 'hit', [heap?.[1] ?? param('a')], heap ? 'Heap loaded' : 'Heap hit');
+  if (hostIs(host, 'mixpanel.com') || hostIs(host, 'mxpnl.com'))
+    add('mixpanel', /\.js$/.test(path) ? 'loader' : 'hit', [], 'Mixpanel request');
+  if (hostIs(host, 'amplitude.com'))
+    add('amplitude', /\.js$/.test(path) ? 'loader' : 'hit', [text(jsonField(body, 'api_key'))], 'Amplitude request');
+  if (hostIs(host, 'fullstory.com'))
+    add('fullstory', /\.js$/.test(path) ? 'loader' : 'hit', [text(jsonField(body, 'OrgId'))], 'FullStory request');
+  if (hostIs(host, 'criteo.net') || hostIs(host, 'criteo.com'))
+    add('criteo', /\.js$/.test(path) ? 'loader' : 'hit', [param('a')], 'Criteo request');
+  const taboola = /^\/(?:libtrc\/unip\/)?(\d{5,9})\//.exec(path);
+  if (hostIs(host, 'taboola.com'))
+    add('taboola', /\.js$/.test(path) ? 'loader' : 'hit', [taboola?.[1] ?? null], 'Taboola request');
+  if (hostIs(host, 'outbrain.com'))
+    add('outbrain', /\.js$/.test(path) ? 'loader' : 'hit', [param('marketerId')], 'Outbrain request');
+  const intercom = /^\/widget\/([a-z0-9]{6,10})$/.exec(path);
+  if (hostIs(host, 'intercom.io') || hostIs(host, 'intercomcdn.com'))
+    add('intercom', intercom || /\.js$/.test(path) ? 'loader' : 'hit', [intercom?.[1] ?? null], 'Intercom request');
   return out;
 }
