@@ -75,7 +75,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `${n} Anfrage(n) an nicht öffentliche Adressen wurden blockiert${example ? `, z. B. ${example}` : ''}.`,
   consentWithoutInteraction:
-    'Ein Consent-Update, das Speicherung erlaubt, lief, obwohl der Scanner nie mit der Seite interagiert hat.',
+    'Ein Consent-Update, das Speicherung erlaubt, lief, obwohl der Scanner nie auf ein Cookie-Banner geklickt hat (er scrollt nur, bewegt den Zeiger, drückt eine Taste und berührt die Seite).',
   timeLimit: (ms) => `Der Scan dauerte länger als sein Limit von ${ms} ms.`,
   parseFailed: (detail) => `Das HTML konnte nicht gelesen werden: ${detail}`,
   truncated: (bytes) => `Die Seite ist größer als ${bytes} Bytes; nur die ersten ${bytes} Bytes wurden ausgewertet.`,

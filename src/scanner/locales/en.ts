@@ -73,7 +73,7 @@ export const warnings: WarningTexts = {
       ? `${n} request(s) to non-public addresses were blocked.`
       : `${n} browser request(s) to non-public addresses were blocked, e.g. ${example}.`,
   consentWithoutInteraction:
-    'A consent update granting storage ran although the scanner never interacted with the page.',
+    'A consent update granting storage ran although the scanner never clicked a consent banner (it only scrolls, moves the pointer, presses a key and touches the page).',
   timeLimit: (ms) => `The scan took longer than its ${ms} ms limit.`,
   parseFailed: (detail) => `The HTML could not be parsed: ${detail}`,
   truncated: (bytes) => `The page is larger than ${bytes} bytes; only the first ${bytes} bytes were analysed.`,

@@ -77,7 +77,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `Se bloquearon ${n} solicitud(es) a direcciones no públicas${example ? `, p. ej. ${example}` : ''}.`,
   consentWithoutInteraction:
-    'Se ejecutó una actualización de consentimiento que concede almacenamiento aunque el escáner nunca interactuó con la página.',
+    'Se ejecutó una actualización de consentimiento que concede almacenamiento aunque el escáner nunca hizo clic en un banner de cookies (solo desplaza, mueve el puntero, pulsa una tecla y toca la página).',
   timeLimit: (ms) => `El análisis superó su límite de ${ms} ms.`,
   parseFailed: (detail) => `No se pudo analizar el HTML: ${detail}`,
   truncated: (bytes) => `La página supera los ${bytes} bytes; solo se analizaron los primeros ${bytes} bytes.`,

@@ -77,7 +77,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `${n} requête(s) vers des adresses non publiques ont été bloquées${example ? `, p. ex. ${example}` : ''}.`,
   consentWithoutInteraction:
-    "Une mise à jour du consentement autorisant le stockage a été exécutée alors que le scanner n'a jamais interagi avec la page.",
+    "Une mise à jour du consentement autorisant le stockage a été exécutée alors que le scanner n'a jamais cliqué sur un bandeau de cookies (il fait seulement défiler, bouge le pointeur, appuie sur une touche et touche la page).",
   timeLimit: (ms) => `L'analyse a dépassé sa limite de ${ms} ms.`,
   parseFailed: (detail) => `Le HTML n'a pas pu être analysé : ${detail}`,
   truncated: (bytes) => `La page dépasse ${bytes} octets ; seuls les ${bytes} premiers octets ont été analysés.`,

@@ -76,7 +76,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `${n} richiesta/e verso indirizzi non pubblici sono state bloccate${example ? `, ad es. ${example}` : ''}.`,
   consentWithoutInteraction:
-    "È stato eseguito un aggiornamento del consenso che concede l'archiviazione, anche se lo scanner non ha mai interagito con la pagina.",
+    "È stato eseguito un aggiornamento del consenso che concede l'archiviazione, anche se lo scanner non ha mai cliccato su un banner dei cookie (scorre, muove il puntatore, preme un tasto e tocca la pagina, nient'altro).",
   timeLimit: (ms) => `La scansione ha superato il limite di ${ms} ms.`,
   parseFailed: (detail) => `Non è stato possibile analizzare l'HTML: ${detail}`,
   truncated: (bytes) => `La pagina supera i ${bytes} byte; sono stati analizzati solo i primi ${bytes} byte.`,

@@ -74,7 +74,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `${n} verzoek(en) naar niet-openbare adressen zijn geblokkeerd${example ? `, bijv. ${example}` : ''}.`,
   consentWithoutInteraction:
-    'Er liep een toestemmingsupdate die opslag toestaat, hoewel de scanner nooit iets op de pagina heeft aangeklikt.',
+    'Er liep een toestemmingsupdate die opslag toestaat, hoewel de scanner nooit op een cookiebanner heeft geklikt (hij scrolt alleen, beweegt de aanwijzer, drukt een toets in en raakt de pagina aan).',
   timeLimit: (ms) => `De scan duurde langer dan de limiet van ${ms} ms.`,
   parseFailed: (detail) => `De HTML kon niet worden gelezen: ${detail}`,
   truncated: (bytes) => `De pagina is groter dan ${bytes} bytes; alleen de eerste ${bytes} bytes zijn geanalyseerd.`,

@@ -83,7 +83,7 @@ export const summary: SummaryTexts = {
 export const warnings: WarningTexts = {
   refused: (n, example) => `Zablokowane żądania do adresów niepublicznych: ${n}${example ? `, np. ${example}` : ''}.`,
   consentWithoutInteraction:
-    'Wykonano aktualizację zgody zezwalającą na zapis, choć skaner nie wchodził w interakcję ze stroną.',
+    'Wykonano aktualizację zgody zezwalającą na zapis, choć skaner nie kliknął żadnego banera cookies (tylko przewija, porusza wskaźnikiem, naciska klawisz i dotyka strony).',
   timeLimit: (ms) => `Skanowanie przekroczyło limit ${ms} ms.`,
   parseFailed: (detail) => `Nie udało się przetworzyć HTML: ${detail}`,
   truncated: (bytes) => `Strona przekracza ${bytes} bajtów; przeanalizowano tylko pierwsze ${bytes} bajtów.`,

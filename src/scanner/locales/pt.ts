@@ -76,7 +76,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `${n} pedido(s) para endereços não públicos foram bloqueados${example ? `, p. ex. ${example}` : ''}.`,
   consentWithoutInteraction:
-    'Foi executada uma atualização de consentimento que concede armazenamento, embora o scanner nunca tenha interagido com a página.',
+    'Foi executada uma atualização de consentimento que concede armazenamento, embora o scanner nunca tenha clicado num banner de cookies (apenas desloca a página, move o ponteiro, prime uma tecla e toca na página).',
   timeLimit: (ms) => `A análise demorou mais do que o limite de ${ms} ms.`,
   parseFailed: (detail) => `Não foi possível analisar o HTML: ${detail}`,
   truncated: (bytes) => `A página tem mais de ${bytes} bytes; só os primeiros ${bytes} bytes foram analisados.`,
