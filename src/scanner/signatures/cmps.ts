@@ -182,7 +182,7 @@ export const CMP_RULES: CmpRule[] = [
     code: [word('realCookieBanner\\b')],
     globals: ['realCookieBanner'],
     cookies: [/^real_cookie_banner/],
-    selectors: ['[id^="a"][data-bg][class*="rcb-"]', '.rcb-banner'],
+    selectors: ['.rcb-banner'],
   }),
   cmp('CookieLawInfo', [], {
     paths: [/\/wp-content\/plugins\/cookie-law-info\//],
