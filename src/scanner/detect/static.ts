@@ -115,18 +115,19 @@ function collectInlineScripts(
 }
 
 function collectNoscript(book: Book, findings: StaticFindings): void {
-  for (const { tag, url } of findings.noscript) {
+  for (const { tag, url, inHead } of findings.noscript) {
+    const where = inHead ? ' in <head>' : '';
     const matches = matchUrl(url);
     for (const match of matches)
       book.add(
         TRACKERS[match.key],
-        { kind: 'noscript', detail: `<noscript><${tag}> — ${match.detail}`, url: shorten(url, 2000) },
+        { kind: 'noscript', detail: `<noscript><${tag}>${where} — ${match.detail}`, url: shorten(url, 2000) },
         match.ids,
       );
     if (!matches.length)
       classifyWithThirdPartyWeb(book, url, {
         kind: 'noscript',
-        detail: `<noscript><${tag}> from ${hostOf(url)}`,
+        detail: `<noscript><${tag}>${where} from ${hostOf(url)}`,
         url: shorten(url, 2000),
       });
   }
