@@ -45,6 +45,12 @@ describe('what did not run is not a tracker', () => {
       fires_before_consent: false,
       blocked: [{ reason: 'Content-Security-Policy (img-src)' }],
     });
+    // connect-src refuses a fetch before it starts: only the violation report shows it.
+    expect(trackers.google_analytics_4).toMatchObject({
+      ids: ['G-CSPBLOCK1'],
+      fires_before_consent: false,
+      blocked: [{ reason: 'Content-Security-Policy (connect-src)' }],
+    });
     expect(trackers.linkedin_insight.fires_before_consent).toBe(false);
     expect(trackers.linkedin_insight.blocked?.[0].reason).toMatch(/^network error: net::ERR_/);
     expect(result.consent.tags_before_consent).toEqual([]);

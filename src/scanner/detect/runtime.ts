@@ -34,7 +34,7 @@ export function collectRuntime(
         serverUrls.push({ param, url: value, id: config.id, via: 'global' });
     }
   }
-  collectRequests(book, runtime.requests, runtime.cspViolations);
+  collectRequests(book, [...runtime.requests, ...refusedBeforeSending(runtime)], runtime.cspViolations);
   collectGoogleTagIds(book, runtime);
   collectGlobals(book, runtime.globals);
   collectCookies(book, runtime.cookies);
@@ -231,4 +231,28 @@ function noteFirstPartyHit(book: Book, account: Account, url: string, detail: st
     },
     originOf(url),
   );
+}
+
+/**
+ * Requests CSP refused before the browser even started them (fetch, beacons and WebSockets under connect-src leave no
+ * request event): known only from their violation report, they are listed as blocked like the others.
+ */
+function refusedBeforeSending(runtime: RuntimeFindings): RuntimeRequest[] {
+  const seen = new Set(runtime.requests.map((request) => request.url));
+  return runtime.cspViolations
+    .filter((violation) => /^https?:\/\/[^/]+\/./.test(violation.url) && !seen.has(violation.url))
+    .map((violation) => ({
+      url: violation.url,
+      method: 'GET',
+      resourceType: /^script/.test(violation.directive)
+        ? 'script'
+        : /^img/.test(violation.directive)
+          ? 'image'
+          : 'fetch',
+      status: null,
+      failure: 'csp',
+      frameUrl: null,
+      atMs: 0,
+      postData: null,
+    }));
 }
