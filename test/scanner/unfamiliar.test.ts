@@ -152,8 +152,8 @@ describe('products are named by their own evidence', () => {
     const unknown = await scan('banner.example.test');
     expect(unknown.consent.cmp).toMatchObject({ name: null, banner_detected: true });
     expect(unknown.consent.banner_detected).toBe(true);
-    const known = await scan('banner.example.test', '/tcf?id=31');
-    expect(known.consent.cmp).toMatchObject({ name: 'consentmanager', tcf_cmp_id: 31 });
+    const known = await scan('banner.example.test', '/tcf?id=134');
+    expect(known.consent.cmp).toMatchObject({ name: 'Cookiebot', tcf_cmp_id: 134 });
     const unregistered = await scan('banner.example.test', '/tcf?id=4242');
     expect(unregistered.consent.cmp).toMatchObject({ name: null, tcf_cmp_id: 4242 });
   });

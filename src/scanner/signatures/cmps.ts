@@ -6,7 +6,10 @@ export interface CmpRule {
   globals: string[];
   cookies: RegExp[];
   selectors: string[];
-  /** IAB TCF registered CMP ids (what `__tcfapi('ping')` reports as cmpId). */
+  /**
+   * IAB TCF registered CMP ids (what `__tcfapi('ping')` reports as cmpId). Only ids seen in the CMPs' own output are
+   * listed; any other id is reported as `tcf_cmp_id` without a name.
+   */
   tcfIds?: number[];
 }
 
@@ -51,7 +54,6 @@ export const CMP_RULES: CmpRule[] = [
   },
   {
     name: 'Usercentrics',
-    tcfIds: [5],
     hosts: [/(^|\.)usercentrics\.eu$/, /(^|\.)usercentrics\.com$/],
     code: [host('(app|web)\\.usercentrics\\.eu'), word('UC_UI\\b')],
     globals: ['UC_UI', 'usercentrics', '__ucCmp'],
@@ -60,7 +62,6 @@ export const CMP_RULES: CmpRule[] = [
   },
   {
     name: 'Didomi',
-    tcfIds: [7],
     hosts: [/(^|\.)privacy-center\.org$/, /(^|\.)didomi\.io$/],
     code: [word('didomiConfig\\b'), /\bwindow\.didomiOnReady\b/],
     globals: ['Didomi', 'didomiOnReady'],
@@ -95,7 +96,6 @@ export const CMP_RULES: CmpRule[] = [
   },
   {
     name: 'iubenda',
-    tcfIds: [123],
     hosts: [/(^|\.)iubenda\.com$/],
     code: [word('_iub\\.csConfiguration'), host('cdn\\.iubenda\\.com')],
     globals: ['_iub'],
@@ -112,7 +112,6 @@ export const CMP_RULES: CmpRule[] = [
   },
   {
     name: 'TrustArc',
-    tcfIds: [21],
     hosts: [/(^|\.)trustarc\.com$/, /(^|\.)truste\.com$/],
     code: [host('consent\\.(trustarc|truste)\\.com'), word('truste_')],
     globals: ['truste'],
@@ -125,14 +124,12 @@ export const CMP_RULES: CmpRule[] = [
     globals: ['_sp_', '_sp_queue'],
     cookies: [/^consentUUID$/, /^_sp_v1_/],
     selectors: ['[id^="sp_message_container_"]'],
-    tcfIds: [6],
   }),
   cmp('consentmanager', [/(^|\.)consentmanager\.(net|de|mgr\.consensu\.org)$/], {
     code: [host('(delivery|cdn)\\.consentmanager\\.net')],
     globals: ['cmp_id', '__cmp'],
     cookies: [/^__cmpcc/, /^__cmpconsent/],
     selectors: ['#cmpbox', '#cmpwrapper'],
-    tcfIds: [31],
   }),
   cmp('Osano', [/(^|\.)osano\.com$/], {
     code: [host('cmp\\.osano\\.com')],
@@ -248,13 +245,11 @@ export const CMP_RULES: CmpRule[] = [
     globals: ['wpJsonpLiverampGdprCmp'],
     cookies: [],
     selectors: ['#_lr_gdpr'],
-    tcfIds: [3],
   }),
   cmp('Sirdata', [/^(cache|choices)\.consentframework\.com$/], {
     code: [host('(cache|choices)\\.consentframework\\.com')],
     globals: ['SDDAN'],
     selectors: ['#sd-cmp'],
-    tcfIds: [92],
   }),
   cmp('Civic Cookie Control', [/^cc\.cdn\.civiccomputing\.com$/], {
     code: [word('CookieControl\\.load\\(')],
