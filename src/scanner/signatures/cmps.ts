@@ -7,8 +7,8 @@ export interface CmpRule {
   cookies: RegExp[];
   selectors: string[];
   /**
-   * IAB TCF registered CMP ids (what `__tcfapi('ping')` reports as cmpId). Only ids seen in the CMPs' own output are
-   * listed; any other id is reported as `tcf_cmp_id` without a name.
+   * IAB TCF registered CMP ids (what `__tcfapi('ping')` reports as cmpId). Only well-attested ids are listed (to be
+   * completed from IAB Europe's published CMP list); any other id is reported as `tcf_cmp_id` without a name.
    */
   tcfIds?: number[];
 }
