@@ -129,6 +129,8 @@ describe('collection protocols and script attributes', () => {
     expect(keys('https://seg.site.test/v1/p', '{"writeKey":"KEY123"}')).toEqual([['segment', ['KEY123']]]);
     expect(keys('https://site.test/count?p=%2F&rnd=abc')).toEqual([['goatcounter', []]]);
     expect(keys('https://acme.piwik.pro/ppms.php?idsite=0a1b&rec=1')).toEqual([['piwik_pro', ['0a1b']]]);
+    expect(keys('https://www.site.test/cdn-cgi/rum')).toEqual([['cloudflare_web_analytics', []]]);
+    expect(keys('https://www.site.test/_vercel/insights/view')).toEqual([['vercel_web_analytics', []]]);
   });
 
   it('does not take look-alike requests for them', () => {
@@ -139,6 +141,8 @@ describe('collection protocols and script attributes', () => {
     expect(keys('https://site.test/v1/p', '{"type":"page"}')).toEqual([]);
     expect(keys('https://site.test/count?p=%2F')).toEqual([]);
     expect(keys('https://site.test/cdn-cgi/challenge-platform/h/b')).toEqual([]);
+    expect(keys('https://site.test/_vercel/image?url=x')).toEqual([]);
+    expect(keys('https://site.test/api/rum')).toEqual([]);
   });
 
   it('reads tools configured through data-* attributes, only with their own script', () => {
@@ -151,6 +155,11 @@ describe('collection protocols and script attributes', () => {
         'data-host-url': 'https://stats.site.test',
       }),
     ).toMatchObject([{ key: 'umami', endpoint: 'https://stats.site.test' }]);
+    expect(
+      matchScriptAttributes('https://static.cloudflareinsights.com/beacon.min.js', {
+        'data-cf-beacon': '{"token": "0123456789abcdef0123456789abcdef"}',
+      }),
+    ).toMatchObject([{ key: 'cloudflare_web_analytics', id: '0123456789abcdef0123456789abcdef' }]);
     expect(matchScriptAttributes('https://cdn.site.test/app.js', { 'data-domain': 'site.test' })).toEqual([]);
     expect(matchScriptAttributes('https://cdn.site.test/widget.js', { 'data-site': 'ABCDEF' })).toEqual([]);
   });

@@ -43,6 +43,11 @@ const RULES: AttributeRule[] = [
   { key: 'pirsch', marker: 'data-code', src: /pirsch(-extended)?(\.min)?\.js$|pirsch\.io\// },
   { key: 'counter_dev', marker: 'data-id', src: /counter\.dev\/script\.js$/ },
   {
+    key: 'cloudflare_web_analytics',
+    marker: 'data-cf-beacon',
+    id: (a) => /"token"\s*:\s*"([0-9a-f]{32})"/.exec(a['data-cf-beacon'])?.[1] ?? null,
+  },
+  {
     key: 'ackee',
     marker: 'data-ackee-domain-id',
     endpoint: ['data-ackee-server'],

@@ -92,4 +92,12 @@ export const LONG_TAIL_CODE_RULES: CodeRule[] = [
     example: 'window.intercomSettings = { api_base: "https://api-iam.intercom.io", app_id: "abc123de" };',
     counterexample: 'window.intercomSettings = { my_app_id: "abc123de" };',
   },
+  {
+    key: 'swetrix',
+    pattern: new RegExp(`${ID}swetrix\\.init\\(\\s*${q}([A-Za-z0-9]{8,20})${q}`, 'g'),
+    hasId: true,
+    detail: (m) => `swetrix.init('${m[1]}')`,
+    example: "swetrix.init('STEzHcB1rALV', { apiURL: 'https://swetrix.site.test/log' });",
+    counterexample: "myswetrix.init('STEzHcB1rALV');",
+  },
 ];

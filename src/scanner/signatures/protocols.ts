@@ -72,6 +72,29 @@ export function matchProtocols(url: URL, body: string | null): UrlMatch[] {
     const code = hostIs(host, 'goatcounter.com') ? host.split('.')[0] : null;
     add('goatcounter', 'hit', [code], 'GoatCounter hit', hostIs(host, 'goatcounter.com'));
   }
+  // Cloudflare Web Analytics: beacon.min.js from cloudflareinsights.com; RUM hits there or, on proxied zones, to
+  // the site's own /cdn-cgi/rum.
+  if (hostIs(host, 'cloudflareinsights.com') && /\/beacon(\.min)?\.js$/.test(path))
+    add('cloudflare_web_analytics', 'loader', [], 'Cloudflare Web Analytics beacon loaded', true);
+  if (/^\/cdn-cgi\/rum$/.test(path))
+    add(
+      'cloudflare_web_analytics',
+      'hit',
+      [],
+      'Cloudflare Web Analytics RUM hit',
+      hostIs(host, 'cloudflareinsights.com'),
+    );
+  // Vercel Web Analytics: served by the site itself under /_vercel/insights/ (or from va.vercel-scripts.com).
+  if (
+    /^\/_vercel\/insights\/script\.js$/.test(path) ||
+    (hostIs(host, 'vercel-scripts.com') && /\/script(\.debug)?\.js$/.test(path))
+  )
+    add('vercel_web_analytics', 'loader', [], 'Vercel Web Analytics script loaded');
+  if (/^\/_vercel\/insights\/(view|event|session)$/.test(path))
+    add('vercel_web_analytics', 'hit', [], 'Vercel Web Analytics hit');
+  // Swetrix: hosted API or self-hosted /log.
+  if (hostIs(host, 'swetrix.org') || hostIs(host, 'swetrix.com'))
+    add('swetrix', /\.js$/.test(path) ? 'loader' : 'hit', [text(jsonField(body, 'pid'))], 'Swetrix request', true);
   // Cloudflare Zaraz: always on the site's own zone, under /cdn-cgi/zaraz/.
   if (/^\/cdn-cgi\/zaraz\//.test(path))
     add(
