@@ -34,7 +34,7 @@ export function detect(
   runtime: RuntimeFindings | null,
 ): Detection {
   const book = new Book(registrableDomain(hostOf(siteUrl) ?? ''));
-  const fromHtml = staticFindings ? collectStatic(book, staticFindings) : { codeCommands: [], serverUrls: [] };
+  const fromHtml = staticFindings ? collectStatic(book, staticFindings, siteUrl) : { codeCommands: [], serverUrls: [] };
   const fromBrowser = runtime ? collectRuntime(book, runtime) : { dataLayerCommands: [], serverUrls: [], warnings: [] };
   // Server URLs are applied once both stages are in: they mark trackers either stage may have found.
   markServerSide(book, [...fromHtml.serverUrls, ...fromBrowser.serverUrls]);

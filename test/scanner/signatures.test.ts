@@ -39,6 +39,12 @@ describe('code signatures match identifiers, not substrings', () => {
       { key: 'posthog', param: 'api_host', url: 'https://e.site.test' },
     ]);
     expect(collectionUrlsInCode("myposthog.init('phc_x', { api_host: 'https://e.site.test' })")).toEqual([]);
+    // PostHog's documented rewrite: a path on the site itself.
+    const rewrite = `<script>posthog.init('phc_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789', { api_host: '/ingest', ui_host: 'https://eu.posthog.com' });</script>`;
+    const detection = detect('https://www.site.test/', parseHtml(rewrite, 'https://www.site.test/'), null);
+    expect(detection.trackers.map((tracker) => [tracker.key, tracker.first_party, tracker.endpoints])).toEqual([
+      ['posthog', true, ['https://www.site.test/ingest']],
+    ]);
   });
 });
 

@@ -24,10 +24,11 @@ import { endpointOf, hostOf, originOf, shorten } from './urls.js';
 export function collectStatic(
   book: Book,
   findings: StaticFindings,
+  pageUrl: string,
 ): { codeCommands: ConsentCommand[]; serverUrls: ServerUrl[] } {
   collectScriptUrls(book, findings);
   collectScriptAttributes(book, findings);
-  const fromCode = collectInlineScripts(book, findings);
+  const fromCode = collectInlineScripts(book, findings, pageUrl);
   collectNoscript(book, findings);
   return fromCode;
 }
@@ -89,6 +90,7 @@ function collectScriptUrls(book: Book, findings: StaticFindings): void {
 function collectInlineScripts(
   book: Book,
   findings: StaticFindings,
+  pageUrl: string,
 ): { codeCommands: ConsentCommand[]; serverUrls: ServerUrl[] } {
   const codeCommands: ConsentCommand[] = [];
   const serverUrls: ServerUrl[] = [];
@@ -103,7 +105,7 @@ function collectInlineScripts(
     const cmp = cmpForCode(script.code);
     if (cmp) book.addCmp(cmp.name, { kind: 'inline', detail: `${cmp.name} configuration in an inline script` });
     for (const found of collectionUrlsInCode(script.code))
-      noteCollectionUrl(book, found.key, found.url, {
+      noteCollectionUrl(book, found.key, resolve(found.url, pageUrl), {
         kind: 'inline',
         detail: `${found.param}: ${shorten(found.url, 200)}`,
       });
@@ -178,4 +180,12 @@ function noteCollectionUrl(book: Book, key: TrackerKey, url: string, evidence: E
     },
     originOf(url),
   );
+}
+
+function resolve(url: string, base: string): string {
+  try {
+    return new URL(url, base).href;
+  } catch {
+    return url;
+  }
 }

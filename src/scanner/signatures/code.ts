@@ -247,8 +247,7 @@ export function serverUrlsInCode(code: string): Array<{ param: string; url: stri
 
 /**
  * Where a tool's snippet sends its hits, when the snippet says so: PostHog's `api_host`, Segment's and RudderStack's
- * data plane or API host, Plausible's and Umami's `data-api` / host URL. A URL on the site's own domain is a
- * first-party proxy of that tool.
+ * data plane or API host. A URL on the site's own domain, or a bare path, is a first-party proxy of that tool.
  */
 export function collectionUrlsInCode(code: string): Array<{ key: TrackerKey; param: string; url: string }> {
   const out: Array<{ key: TrackerKey; param: string; url: string }> = [];
@@ -256,7 +255,7 @@ export function collectionUrlsInCode(code: string): Array<{ key: TrackerKey; par
     {
       key: 'posthog',
       when: /(?<![\w$])posthog\.init\(/,
-      param: /(?<![\w$])["']?(api_host)["']?\s*:\s*["'](https?:\/\/[^"'\s]+)["']/g,
+      param: /(?<![\w$])["']?(api_host)["']?\s*:\s*["'](https?:\/\/[^"'\s]+|\/[^"'\s]*)["']/g,
     },
     {
       key: 'segment',
@@ -274,7 +273,8 @@ export function collectionUrlsInCode(code: string): Array<{ key: TrackerKey; par
     for (const match of code.matchAll(rule.param)) {
       const [param, raw] =
         match.length > 2 && match[2] !== undefined ? [match[1], match[2]] : ['dataPlaneUrl', match[1]];
-      out.push({ key: rule.key, param, url: /^https?:\/\//.test(raw) ? raw : `https://${raw}` });
+      // A path (PostHog's documented `/ingest` rewrite) is on the page's own origin.
+      out.push({ key: rule.key, param, url: /^(https?:\/\/|\/)/.test(raw) ? raw : `https://${raw}` });
     }
   }
   return out;
