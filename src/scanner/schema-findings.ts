@@ -58,7 +58,7 @@ export const TrackerSchema = Type.Object(
     }),
     fires_before_consent: Type.Union([Type.Boolean(), Type.Null()], {
       description:
-        'True when the tracker made at least one network request that got a response (loader script or data hit) while the scanner had not given consent; requests that were refused (Content-Security-Policy, network errors, aborted) are listed under `blocked` and never count. The scanner never clicks a consent banner, so every request it observes happens before consent, whether a CMP is present or no consent mechanism exists at all. Tag managers are reported false here: they are judged by the tags they fire. null when the browser stage did not run, so firing could not be observed.',
+        'True when the tracker sent at least one network request (loader script or data hit; it got a response, or was still open when observation ended) while the scanner had not given consent; requests that were refused (Content-Security-Policy, network errors, aborted) are listed under `blocked` and never count. The scanner never clicks a consent banner, so every request it observes happens before consent, whether a CMP is present or no consent mechanism exists at all. Tag managers are reported false here: they are judged by the tags they fire. null when the browser stage did not run, so firing could not be observed.',
     }),
     activation: Type.Optional(
       Type.Object(
