@@ -3,143 +3,28 @@ import { CMP_RULES, GLOBAL_RULES } from './signatures.js';
 import {
   BANNER_SCRIPT,
   COOKIE_WRITES_SCRIPT,
+  CSP_VIOLATIONS_SCRIPT,
+  TCF_PING_SCRIPT,
   DATALAYER_SCRIPT,
   GLOBALS_SCRIPT,
   INIT_SCRIPT,
   inPage,
 } from './page-scripts.js';
+import { userAgentFor } from './browser-pool.js';
+import { observeAfterLoad, type Observation } from './observe.js';
 import { startGuardProxy } from './proxy.js';
 import { bareHost, type SsrfGuard } from './ssrf.js';
 
 /** Stage 2: load the page in headless Chromium without interacting, and record what it does. */
 
-export const DEFAULT_HOST_RESOLVER_RULES = 'MAP * ~NOTFOUND , EXCLUDE 127.0.0.1';
-
-export interface ChromiumFlagOptions {
-  hostResolverRules?: string;
-  ignoreCertSpkiList?: string[];
-}
-
-/**
- * Flags shared by the scan browser and the Lighthouse browser. Every connection must go through the guard proxy, so
- * the UDP an HTTP proxy cannot carry is closed: QUIC, and WebRTC's STUN/TURN/peer traffic, which would otherwise reach
- * any address, private ones included (`--webrtc-ip-handling-policy` is the switch this Chromium honours; the `force-`
- * variant is read by Chrome builds). WebTransport ignores --disable-quic but refuses to run through a proxy.
- * test/scanner/webrtc.test.ts checks both channels.
- */
-export function chromiumFlags(options: ChromiumFlagOptions): string[] {
-  const rules = options.hostResolverRules ?? DEFAULT_HOST_RESOLVER_RULES;
-  return [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
-    '--webrtc-ip-handling-policy=disable_non_proxied_udp',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--disable-dev-shm-usage',
-    ...(rules ? [`--host-resolver-rules=${rules}`] : []),
-    ...(options.ignoreCertSpkiList?.length
-      ? [`--ignore-certificate-errors-spki-list=${options.ignoreCertSpkiList.join(',')}`]
-      : []),
-  ];
-}
-
-export function userAgentFor(chromeVersion: string): string {
-  const major = /^(\d+)/.exec(chromeVersion)?.[1] ?? '130';
-  return `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${major}.0.0.0 Safari/537.36`;
-}
-
-export interface BrowserPoolOptions extends ChromiumFlagOptions {
-  chromiumPath: string;
-  concurrency: number;
-}
-
-/** One Chromium, launched on first use and relaunched if it dies; at most `concurrency` scans at a time. */
-export class BrowserPool {
-  private browser: Promise<Browser> | null = null;
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-  private closed = false;
-
-  constructor(private readonly options: BrowserPoolOptions) {}
-
-  private launch(): Promise<Browser> {
-    if (!this.browser) {
-      // Loaded on the first browser scan: playwright-core is large, and most processes never scan.
-      const launching = import('playwright-core').then(({ chromium }) =>
-        chromium.launch({
-          executablePath: this.options.chromiumPath,
-          headless: true,
-          args: chromiumFlags(this.options),
-          timeout: 30_000,
-        }),
-      );
-      this.browser = launching;
-      launching.then(
-        (browser) =>
-          browser.on('disconnected', () => {
-            if (this.browser === launching) this.browser = null;
-          }),
-        () => {
-          if (this.browser === launching) this.browser = null;
-        },
-      );
-    }
-    return this.browser;
-  }
-
-  /** Waits for a free slot (until `deadline`), then returns the browser and a release function. */
-  async acquire(deadline: number): Promise<{ browser: Browser; release: () => void }> {
-    if (this.closed) throw new Error('scanner is closed');
-    if (this.active >= this.options.concurrency) {
-      await new Promise<void>((resolve, reject) => {
-        const wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(
-          () => {
-            const index = this.waiting.indexOf(wake);
-            if (index >= 0) this.waiting.splice(index, 1);
-            reject(Object.assign(new Error('no browser slot became free in time'), { code: 'browser_busy' }));
-          },
-          Math.max(0, deadline - Date.now()),
-        );
-        this.waiting.push(wake);
-      });
-    } else {
-      this.active++;
-    }
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
-    };
-    try {
-      return { browser: await this.launch(), release };
-    } catch (error) {
-      release();
-      throw error;
-    }
-  }
-
-  get stats() {
-    return { active: this.active, waiting: this.waiting.length };
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    const pending = this.browser;
-    this.browser = null;
-    if (pending) await pending.then((browser) => browser.close()).catch(() => {});
-  }
-}
+export {
+  BrowserPool,
+  DEFAULT_HOST_RESOLVER_RULES,
+  chromiumFlags,
+  userAgentFor,
+  type BrowserPoolOptions,
+  type ChromiumFlagOptions,
+} from './browser-pool.js';
 
 export interface RuntimeRequest {
   url: string;
@@ -150,6 +35,8 @@ export interface RuntimeRequest {
   frameUrl: string | null;
   /** ms since the navigation started. */
   atMs: number;
+  /** The start of the request body (POST payloads of collection protocols), when there is one. */
+  postData: string | null;
 }
 
 export interface RuntimeCookie {
@@ -173,6 +60,12 @@ export interface RuntimeFindings {
   dataLayer: unknown[];
   banner: { visible: boolean; via: string | null; cmp: string | null };
   tcfApi: boolean;
+  /** The CMP id `__tcfapi('ping')` reported (IAB TCF registered CMP id), when there is one. */
+  tcfCmpId: number | null;
+  /** Requests Content-Security-Policy refused, with the directive (from securitypolicyviolation events). */
+  cspViolations: Array<{ url: string; directive: string }>;
+  /** What was observed after load; null when the page never loaded. */
+  observation: Observation | null;
   /** The navigation or the settle phase hit the time limit. */
   timedOut: boolean;
   /** Non-fatal problems (a snapshot step that failed…). */
@@ -182,10 +75,12 @@ export interface RuntimeFindings {
 export interface CaptureOptions {
   guard: SsrfGuard;
   deadline: number;
-  /** Longest wait for the network to go quiet after load. */
-  settleMs: number;
-  /** Network quiet period that ends the settle phase. */
+  /** Longest observation after load (interaction and settling included). */
+  observationCapMs: number;
+  /** Network quiet period that ends the observation. */
   quietMs: number;
+  /** Requests open longer than this do not hold the settle (long polls, beacons nobody reads). */
+  longLivedMs: number;
   locale: string;
   /** MAP/EXCLUDE host rules the guard proxy applies (the same string Chromium gets as --host-resolver-rules). */
   hostRules?: string;
@@ -199,6 +94,14 @@ function isMainNavigation(request: Request): boolean {
     return request.isNavigationRequest() && request.frame() === request.frame().page().mainFrame();
   } catch {
     return false;
+  }
+}
+
+function postDataOf(request: Request): string | null {
+  try {
+    return request.postData()?.slice(0, 4000) ?? null;
+  } catch {
+    return null; // binary bodies
   }
 }
 
@@ -223,6 +126,9 @@ export async function capturePage(browser: Browser, url: string, options: Captur
     dataLayer: [],
     banner: { visible: false, via: null, cmp: null },
     tcfApi: false,
+    tcfCmpId: null,
+    cspViolations: [],
+    observation: null,
     timedOut: false,
     problems: [],
   };
@@ -246,8 +152,14 @@ export async function capturePage(browser: Browser, url: string, options: Captur
   options.signal?.addEventListener('abort', closeContext, { once: true });
   const started = Date.now();
   const records = new Map<Request, RuntimeRequest>();
-  let inflight = 0;
+  // Requests in flight and when they started; streams never hold the settle.
+  const inflight = new Map<Request, number>();
   let lastActivity = Date.now();
+  const network = {
+    pendingShortLived: (now: number, longLivedMs: number) =>
+      [...inflight.values()].filter((startedAt) => now - startedAt < longLivedMs).length,
+    lastActivity: () => lastActivity,
+  };
   const mainNavigationHosts = new Set<string>();
 
   try {
@@ -260,7 +172,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
           /* not a URL with a host */
         }
       }
-      inflight++;
+      if (!['websocket', 'eventsource'].includes(request.resourceType())) inflight.set(request, Date.now());
       lastActivity = Date.now();
       let frameUrl: string | null = null;
       try {
@@ -276,6 +188,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
         failure: null,
         frameUrl,
         atMs: Date.now() - started,
+        postData: postDataOf(request),
       };
       records.set(request, record);
       if (findings.requests.length < 3000) findings.requests.push(record);
@@ -285,7 +198,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
       if (record) record.status = response.status();
     });
     const settle = (request: Request, failure: string | null) => {
-      inflight = Math.max(0, inflight - 1);
+      inflight.delete(request);
       lastActivity = Date.now();
       const record = records.get(request);
       if (record && failure) record.failure = failure;
@@ -314,13 +227,15 @@ export async function capturePage(browser: Browser, url: string, options: Captur
     }
     // A refused navigation after load (e.g. a script redirect) is only reported as a refused request.
 
-    // Let tags that fire after load (timers, window-loaded triggers) run, until the network is quiet.
-    const settleUntil = Math.min(Date.now() + options.settleMs, options.deadline - SNAPSHOT_RESERVE_MS);
-    while (!findings.timedOut && Date.now() < settleUntil) {
-      if (inflight === 0 && Date.now() - lastActivity >= options.quietMs) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    if (!findings.timedOut && page.url() && page.url() !== 'about:blank') {
+      findings.observation = await observeAfterLoad(page, network, started, {
+        capMs: options.observationCapMs,
+        quietMs: options.quietMs,
+        longLivedMs: options.longLivedMs,
+        until: options.deadline - SNAPSHOT_RESERVE_MS,
+      });
+      if (findings.observation.endedBy === 'deadline') findings.timedOut = true;
     }
-    if (!findings.timedOut && Date.now() >= options.deadline - SNAPSHOT_RESERVE_MS) findings.timedOut = true;
 
     findings.finalUrl = page.url() && page.url() !== 'about:blank' ? page.url() : url;
     findings.refused = proxy.refused.map((item) => ({ url: item.target, reason: item.error.message }));
@@ -341,7 +256,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
       ]),
     ];
     const known = CMP_RULES.flatMap((rule) => rule.selectors.map((selector) => ({ cmp: rule.name, selector })));
-    const [globals, dataLayer, banner, browserCookies, writes] = await Promise.all([
+    const [globals, dataLayer, banner, browserCookies, writes, violations, tcfCmpId] = await Promise.all([
       step(
         'globals',
         () => page.evaluate<{ present: string[]; googleTagIds: string[] }>(inPage(GLOBALS_SCRIPT, globalNames)),
@@ -365,7 +280,27 @@ export async function capturePage(browser: Browser, url: string, options: Captur
         },
         [] as Array<{ name: string; script: string | null }>,
       ),
+      step(
+        'csp violations',
+        async () => {
+          const lists = await Promise.all(
+            page
+              .frames()
+              .slice(0, 20)
+              .map((frame) =>
+                frame
+                  .evaluate<Array<{ url: string; directive: string }>>(CSP_VIOLATIONS_SCRIPT)
+                  .catch(() => [] as Array<{ url: string; directive: string }>),
+              ),
+          );
+          return lists.flat();
+        },
+        [] as Array<{ url: string; directive: string }>,
+      ),
+      step('tcf ping', () => page.evaluate<number | null>(TCF_PING_SCRIPT), null as number | null),
     ]);
+    findings.cspViolations = violations;
+    findings.tcfCmpId = tcfCmpId;
     findings.globals = globals.present.filter((name) => name !== '__tcfapi');
     findings.tcfApi = globals.present.includes('__tcfapi');
     findings.googleTagIds = globals.googleTagIds;

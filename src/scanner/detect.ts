@@ -2,6 +2,7 @@ import type { RuntimeFindings } from './browser.js';
 import { Book } from './detect/book.js';
 import { judgeConsent } from './detect/consent.js';
 import { listCookies } from './detect/cookies.js';
+import { resolveSharedApis } from './detect/families.js';
 import { collectRuntime } from './detect/runtime.js';
 import { markServerSide, serverSideResult } from './detect/server-side.js';
 import { collectStatic } from './detect/static.js';
@@ -33,10 +34,11 @@ export function detect(
   runtime: RuntimeFindings | null,
 ): Detection {
   const book = new Book(registrableDomain(hostOf(siteUrl) ?? ''));
-  const fromHtml = staticFindings ? collectStatic(book, staticFindings) : { codeCommands: [], serverUrls: [] };
+  const fromHtml = staticFindings ? collectStatic(book, staticFindings, siteUrl) : { codeCommands: [], serverUrls: [] };
   const fromBrowser = runtime ? collectRuntime(book, runtime) : { dataLayerCommands: [], serverUrls: [], warnings: [] };
   // Server URLs are applied once both stages are in: they mark trackers either stage may have found.
   markServerSide(book, [...fromHtml.serverUrls, ...fromBrowser.serverUrls]);
+  resolveSharedApis(book);
   const trackers = listTrackers(book, runtime);
   const consent = judgeConsent(
     book,

@@ -44,6 +44,11 @@ export interface ScannerOptions {
   browserConcurrency: number;
   /** Total time limit of one scan; past it, what was gathered is returned with warnings. Default 45000. */
   scanTimeoutMs: number;
+  /**
+   * Longest observation in the browser after load (a simulated visitor, then waiting for network quiet and due
+   * timers). Default 10000.
+   */
+  observationCapMs: number;
   /** Stage-1 body cap in bytes. Default 5 MB. */
   maxPageBytes: number;
   /** OpenAI-compatible chat completions endpoint for ai_summary; builtin writer when null. */
@@ -67,6 +72,7 @@ export const DEFAULT_SCANNER_OPTIONS: ScannerOptions = {
   allowPrivateNetworks: false,
   browserConcurrency: 2,
   scanTimeoutMs: 45_000,
+  observationCapMs: 10_000,
   maxPageBytes: 5 * 1024 * 1024,
   ai: null,
 };
@@ -184,7 +190,19 @@ export class Scanner {
           ...(outcome?.status ? { http_status: outcome.status } : {}),
           redirects: outcome?.redirects ?? [],
         },
-        browser: { status: browserStage.status, duration_ms: browserStage.durationMs },
+        browser: {
+          status: browserStage.status,
+          duration_ms: browserStage.durationMs,
+          ...(runtime?.observation
+            ? {
+                observation: {
+                  window_ms: runtime.observation.windowMs,
+                  ended_by: runtime.observation.endedBy,
+                  interactions: runtime.observation.interactions,
+                },
+              }
+            : {}),
+        },
       },
       trackers: detection.trackers,
       consent: detection.consent,
@@ -312,8 +330,9 @@ export class Scanner {
         capturePage(slot.browser, target.href, {
           guard,
           deadline,
-          settleMs: 4_000,
+          observationCapMs: this.options.observationCapMs,
           quietMs: 700,
+          longLivedMs: 1_500,
           locale: LOCALES[language],
           hostRules: this.options.hostResolverRules,
           signal: stageAbort.signal,
@@ -323,6 +342,11 @@ export class Scanner {
       );
       if (findings.timedOut) {
         warnings.push({ code: 'browser_timeout', facts: { kind: 'browser_partial' } });
+      } else if (findings.observation?.endedBy === 'cap') {
+        warnings.push({
+          code: 'observation_cut_short',
+          facts: { kind: 'observation_cut', ms: findings.observation.windowMs },
+        });
       }
       if (findings.problems.length) {
         warnings.push({

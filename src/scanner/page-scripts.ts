@@ -8,8 +8,39 @@ export function inPage(source: string, arg?: unknown): string {
   return `(${source})(${arg === undefined ? '' : JSON.stringify(arg)})`;
 }
 
-/** Added to every frame before its scripts run: records document.cookie writes and the script that made them. */
+/**
+ * Added to every frame before its scripts run: records document.cookie writes and the script that made them, the
+ * requests Content-Security-Policy refused (with the directive), and the timers the page has pending, so the scan can
+ * wait for a tag a timer will fire.
+ */
 export const INIT_SCRIPT = `(() => {
+  const violations = [];
+  const timers = new Map();
+  try {
+    Object.defineProperty(window, '__tagportCspViolations', { value: violations, enumerable: false });
+    Object.defineProperty(window, '__tagportTimers', { value: timers, enumerable: false });
+  } catch (e) { return; }
+  document.addEventListener('securitypolicyviolation', (event) => {
+    if (violations.length < 500) violations.push({ url: String(event.blockedURI || ''), directive: String(event.effectiveDirective || event.violatedDirective || '') });
+  });
+  const wrap = (name, clearName, repeats) => {
+    const original = window[name];
+    const clear = window[clearName];
+    if (typeof original !== 'function' || typeof clear !== 'function') return;
+    window[name] = function (handler, delay, ...rest) {
+      const ms = Math.max(0, Number(delay) || 0);
+      let id;
+      const run = typeof handler === 'function' ? function (...args) { if (!repeats) timers.delete(id); else { const t = timers.get(id); if (t) t.fired = true; } return handler.apply(this, args); } : handler;
+      id = original.call(this, run, delay, ...rest);
+      if (timers.size < 2000) timers.set(id, { created: performance.now(), due: performance.now() + ms, fired: false });
+      return id;
+    };
+    window[clearName] = function (id) { timers.delete(id); return clear.call(this, id); };
+  };
+  wrap('setTimeout', 'clearTimeout', false);
+  wrap('setInterval', 'clearInterval', true);
+})();
+(() => {
   const writes = [];
   try { Object.defineProperty(window, '__tagportCookieWrites', { value: writes, enumerable: false }); } catch (e) { return; }
   const descriptor = Object.getOwnPropertyDescriptor(Document.prototype, 'cookie');
@@ -32,6 +63,22 @@ export const INIT_SCRIPT = `(() => {
 })();`;
 
 export const COOKIE_WRITES_SCRIPT = `(window.__tagportCookieWrites || []).slice()`;
+
+export const CSP_VIOLATIONS_SCRIPT = `(window.__tagportCspViolations || []).slice()`;
+
+/** ms until the last pending timer created before \`mark\` (performance.now) that fires within \`horizon\` ms; 0 if none. */
+export const PENDING_TIMERS_SCRIPT = `function ({ mark, horizon }) {
+  const now = performance.now();
+  let wait = 0;
+  for (const timer of (window.__tagportTimers || new Map()).values()) {
+    if (timer.fired || timer.created > mark) continue;
+    const left = timer.due - now;
+    if (left > 0 && left <= horizon) wait = Math.max(wait, left);
+  }
+  return wait;
+}`;
+
+export const NOW_SCRIPT = `performance.now()`;
 
 /** Which of the given globals exist, and the tag ids window.google_tag_manager knows. */
 export const GLOBALS_SCRIPT = `function (names) {
@@ -104,3 +151,18 @@ export const BANNER_SCRIPT = `function (known) {
   }
   return { visible: false, via: null, cmp: null };
 }`;
+
+/** The CMP id the IAB TCF API reports on ping (null without __tcfapi or without an answer within 500 ms). */
+export const TCF_PING_SCRIPT = `new Promise((resolve) => {
+  if (typeof window.__tcfapi !== 'function') return resolve(null);
+  const timer = setTimeout(() => resolve(null), 500);
+  try {
+    window.__tcfapi('ping', 2, (ping) => {
+      clearTimeout(timer);
+      resolve(ping && typeof ping.cmpId === 'number' && ping.cmpId > 0 ? ping.cmpId : null);
+    });
+  } catch (e) {
+    clearTimeout(timer);
+    resolve(null);
+  }
+})`;

@@ -1,31 +1,29 @@
 import { Parser } from 'htmlparser2';
+import { heldSrc, holdOf, isExecutableType, type Hold } from './signatures/holds.js';
 
 /** Stage 1 HTML analysis: what the page's HTML contains, before any script runs. */
 
 export interface StaticScript {
-  /** Absolute URL for external scripts, null for inline ones. */
+  /** Absolute URL for external scripts (a held script's parked src included), null for inline ones. */
   src: string | null;
   code: string;
-  /**
-   * Set when the script is held back until consent by a CMP (type="text/plain" and similar),
-   * e.g. 'type="text/plain" data-cookieconsent="marketing"'.
-   */
-  gated: string | null;
+  /** Set when a consent platform or a performance plug-in holds the script back (see signatures/holds.ts). */
+  hold: Hold | null;
+  /** The script element's id and data-* attributes (configuration of tags such as Plausible or Umami). */
+  attributes: Record<string, string>;
 }
 
 export interface StaticFindings {
   scripts: StaticScript[];
   /** Script URLs announced with <link rel="preload" as="script"> or modulepreload. */
   preloads: string[];
-  /** img/iframe/script URLs inside <noscript>, and raw noscript markup. */
-  noscript: Array<{ tag: string; url: string }>;
+  /** img/iframe/script URLs inside <noscript> (never loaded by a browser with JavaScript), and raw noscript markup. */
+  noscript: Array<{ tag: string; url: string; inHead: boolean }>;
   noscriptMarkup: string[];
   meta: { charset: string | null; refresh: string | null; generator: string | null };
   title: string | null;
 }
 
-const EXECUTABLE_TYPES =
-  /^(|text\/javascript|application\/javascript|module|text\/ecmascript|application\/ecmascript|text\/jscript)$/i;
 const MAX_INLINE_BYTES = 2_000_000;
 
 function absolute(value: string | undefined, base: string): string | null {
@@ -38,29 +36,11 @@ function absolute(value: string | undefined, base: string): string | null {
   }
 }
 
-function gatingOf(attributes: Record<string, string>): string | null {
-  const type = (attributes.type ?? '').trim();
-  if (EXECUTABLE_TYPES.test(type)) return null;
-  if (
-    !/^text\/plain$/i.test(type) &&
-    !attributes['data-cookieconsent'] &&
-    !attributes['data-usercentrics'] &&
-    !attributes['data-category']
-  )
-    return null;
-  const markers = [
-    'data-cookieconsent',
-    'data-usercentrics',
-    'data-category',
-    'data-cmplz-src',
-    'data-service',
-    'data-src',
-  ]
-    .filter((name) => attributes[name] !== undefined)
-    .map((name) => `${name}="${attributes[name]}"`);
-  if (attributes.class && /optanon-category|_iub_cs_activate|cmplz/.test(attributes.class))
-    markers.push(`class="${attributes.class}"`);
-  return [`type="${type}"`, ...markers].join(' ');
+function scriptAttributes(attributes: Record<string, string>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [name, value] of Object.entries(attributes).slice(0, 40))
+    if (name === 'id' || name.startsWith('data-')) kept[name] = value.slice(0, 300);
+  return kept;
 }
 
 export function parseHtml(html: string, pageUrl: string): StaticFindings {
@@ -73,7 +53,16 @@ export function parseHtml(html: string, pageUrl: string): StaticFindings {
     title: null,
   };
   let base = pageUrl;
-  let current: { src: string | null; gated: string | null; keep: boolean; chunks: string[] } | null = null;
+  let current: {
+    src: string | null;
+    hold: Hold | null;
+    attributes: Record<string, string>;
+    keep: boolean;
+    chunks: string[];
+  } | null = null;
+  // Content of <template> is inert: nothing in it loads or runs until a script clones it.
+  let templateDepth = 0;
+  let inHead = false;
   let noscriptDepth = 0;
   let noscriptStart = -1;
   let inlineBytes = 0;
@@ -83,16 +72,25 @@ export function parseHtml(html: string, pageUrl: string): StaticFindings {
   const parser = new Parser(
     {
       onopentag(name, attributes) {
+        if (name === 'template') templateDepth++;
+        if (templateDepth > 0) return;
+        if (name === 'head') inHead = true;
+        if (name === 'body') inHead = false;
         switch (name) {
           case 'base':
             base = absolute(attributes.href, pageUrl) ?? base;
             break;
           case 'script': {
-            const gated = gatingOf(attributes);
-            const executable = EXECUTABLE_TYPES.test((attributes.type ?? '').trim());
-            const srcValue =
-              attributes.src ?? (gated ? (attributes['data-src'] ?? attributes['data-cmplz-src']) : undefined);
-            current = { src: absolute(srcValue, base), gated, keep: executable || gated !== null, chunks: [] };
+            const executable = isExecutableType(attributes.type);
+            const hold = executable ? null : holdOf(attributes);
+            const srcValue = executable ? attributes.src : hold ? heldSrc(attributes) : undefined;
+            current = {
+              src: absolute(srcValue, base),
+              hold,
+              attributes: scriptAttributes(attributes),
+              keep: executable || hold !== null,
+              chunks: [],
+            };
             break;
           }
           case 'link':
@@ -125,7 +123,7 @@ export function parseHtml(html: string, pageUrl: string): StaticFindings {
         }
         if (noscriptDepth > 0 && (name === 'img' || name === 'iframe' || name === 'script')) {
           const url = absolute(attributes.src, base);
-          if (url) findings.noscript.push({ tag: name, url });
+          if (url) findings.noscript.push({ tag: name, url, inHead });
         }
       },
       ontext(text) {
@@ -136,10 +134,17 @@ export function parseHtml(html: string, pageUrl: string): StaticFindings {
         if (inTitle) titleText += text;
       },
       onclosetag(name) {
+        if (name === 'template' && templateDepth > 0) {
+          templateDepth--;
+          return;
+        }
+        if (templateDepth > 0) return;
+        if (name === 'head') inHead = false;
         if (name === 'script' && current) {
           const code = current.chunks.join('');
-          if (current.src) findings.scripts.push({ src: current.src, code: '', gated: current.gated });
-          else if (current.keep && code.trim()) findings.scripts.push({ src: null, code, gated: current.gated });
+          const { src, hold, attributes, keep } = current;
+          if (src && keep) findings.scripts.push({ src, code: '', hold, attributes });
+          else if (!src && keep && code.trim()) findings.scripts.push({ src: null, code, hold, attributes });
           current = null;
         } else if (name === 'noscript' && noscriptDepth > 0) {
           if (--noscriptDepth === 0 && noscriptStart >= 0) {

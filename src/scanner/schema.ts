@@ -1,4 +1,27 @@
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static } from 'typebox';
+import {
+  ConsentSchema,
+  CookieSchema,
+  type EvidenceSchema,
+  ServerSideSchema,
+  TrackerSchema,
+  literals,
+  nullable,
+  type CONSENT_VALUES,
+  type EVIDENCE_KINDS,
+  type TRACKER_CATEGORIES,
+} from './schema-findings.js';
+
+export {
+  CONSENT_VALUES,
+  ConsentSchema,
+  CookieSchema,
+  EVIDENCE_KINDS,
+  EvidenceSchema,
+  ServerSideSchema,
+  TRACKER_CATEGORIES,
+  TrackerSchema,
+} from './schema-findings.js';
 
 /**
  * TypeBox schema of a scan result, as returned by `Scanner.scan()`.
@@ -9,186 +32,15 @@ import { Type, type Static, type TSchema } from 'typebox';
 export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
-const literals = <const T extends string[]>(values: readonly [...T], options: { description: string }) =>
-  Type.Enum<T>(values, options);
-
-const nullable = <T extends TSchema>(schema: T, description: string) =>
-  Type.Union([schema, Type.Null()], { description });
-
 export const LanguageSchema = literals(LANGUAGES, {
   description: 'Language of all human-readable text in the result.',
 });
 
 export const STAGE_STATUSES = ['ok', 'partial', 'timeout', 'failed', 'skipped'] as const;
-export const EVIDENCE_KINDS = ['script', 'inline', 'request', 'cookie', 'global', 'noscript'] as const;
-export const TRACKER_CATEGORIES = [
-  'analytics',
-  'advertising',
-  'tag_manager',
-  'session_replay',
-  'social',
-  'customer_data_platform',
-  'marketing',
-] as const;
-export const CONSENT_VALUES = ['granted', 'denied'] as const;
-
 const StageStatus = literals(STAGE_STATUSES, {
   description:
     'ok: the stage completed. partial: it completed on incomplete input (e.g. a page cut at the size cap). timeout: it hit its time limit; data observed until then is used. failed: it produced nothing usable. skipped: it did not run.',
 });
-
-export const EvidenceSchema = Type.Object(
-  {
-    kind: literals(EVIDENCE_KINDS, {
-      description:
-        'script: a <script src> in the HTML or a script loaded in the browser. inline: code inside an inline <script>. request: a network request made by the page. cookie: a cookie set on the page. global: a JavaScript global present after load. noscript: an element inside <noscript>.',
-    }),
-    detail: Type.String({ description: 'What was seen, e.g. `fbq("init", "123…")` or `GA4 hit with gcs=G100`.' }),
-    url: Type.Optional(Type.String({ description: 'The URL involved, when there is one.' })),
-  },
-  { additionalProperties: false, description: 'One observation supporting a finding.' },
-);
-
-export const TrackerSchema = Type.Object(
-  {
-    key: Type.String({
-      description:
-        'Stable machine name of the tracker, e.g. `google_analytics_4`, `meta_pixel`; `tpw:<entity>` for vendors recognised only through third-party-web.',
-    }),
-    name: Type.String({ description: 'Product name, e.g. "Google Analytics 4".' }),
-    vendor: Type.String({ description: 'Company behind the product.' }),
-    category: literals(TRACKER_CATEGORIES, { description: 'What the tracker is used for.' }),
-    ids: Type.Array(Type.String(), {
-      description:
-        'Account, property or pixel ids found (e.g. `G-ABC123`, `GTM-XYZ`, a Meta pixel id). Empty when none could be read.',
-    }),
-    evidence: Type.Array(EvidenceSchema, { description: 'Observations behind this finding (at most 12).' }),
-    first_party: Type.Boolean({
-      description:
-        "True when the tracker's script or hits were served from the scanned site's own registrable domain (or a subdomain).",
-    }),
-    server_side: Type.Boolean({
-      description:
-        "True when the tracker sends its data through a server-side endpoint rather than straight to the vendor: hits to a non-vendor host, `transport_url`/`server_container_url` set, or a tag manager container served from the site's own domain.",
-    }),
-    fires_before_consent: Type.Union([Type.Boolean(), Type.Null()], {
-      description:
-        'True when the tracker made at least one network request (loader script or data hit) while the scanner had not given consent. The scanner never clicks a consent banner, so every request it observes happens before consent, whether a CMP is present or no consent mechanism exists at all. Tag managers are reported false here: they are judged by the tags they fire. null when the browser stage did not run, so firing could not be observed.',
-    }),
-  },
-  { additionalProperties: false },
-);
-
-const ConsentValue = Type.Union([literals(CONSENT_VALUES, { description: 'Consent state.' }), Type.Null()], {
-  description: 'Default state set by `gtag("consent", "default", …)`; null when the key was not set.',
-});
-
-export const ConsentSchema = Type.Object(
-  {
-    cmp: nullable(
-      Type.Object(
-        {
-          name: Type.String({ description: 'Consent management platform, e.g. "Cookiebot", "OneTrust".' }),
-          evidence: Type.Array(EvidenceSchema, { description: 'Observations behind the CMP detection.' }),
-        },
-        { additionalProperties: false },
-      ),
-      'The consent management platform found on the page, or null.',
-    ),
-    tcf_api: Type.Union([Type.Boolean(), Type.Null()], {
-      description: 'True when the IAB TCF API (`__tcfapi`) is present; null when the browser stage did not run.',
-    }),
-    consent_mode: Type.Object(
-      {
-        detected: Type.Boolean({
-          description:
-            'Google Consent Mode is in use (consent commands in code or dataLayer, or gcs/gcd on Google hits).',
-        }),
-        version: Type.Union([Type.Literal('v1'), Type.Literal('v2'), Type.Null()], {
-          description:
-            'v2 when `ad_user_data`/`ad_personalization` are set or Google hits carry `gcd`; v1 when only `ad_storage`/`analytics_storage` are used; null when not detected.',
-        }),
-        mode: Type.Union([Type.Literal('basic'), Type.Literal('advanced'), Type.Null()], {
-          description:
-            'advanced: Google tags send cookieless pings while consent is denied (hits seen with storage denied in gcs). basic: consent defaults are denied and Google tags sent no hits before consent. null when this cannot be told (not detected, defaults granted, no Google tag, or no browser stage).',
-        }),
-        defaults: Type.Object(
-          {
-            ad_storage: ConsentValue,
-            analytics_storage: ConsentValue,
-            ad_user_data: ConsentValue,
-            ad_personalization: ConsentValue,
-          },
-          {
-            additionalProperties: false,
-            description: 'Default consent states (the first default command without a region, else the first one).',
-          },
-        ),
-        gcs: Type.Optional(
-          Type.String({
-            description:
-              'First `gcs` parameter seen on a Google hit (G1 + ad_storage + analytics_storage; G100 = both denied).',
-          }),
-        ),
-        gcd: Type.Optional(
-          Type.String({
-            description: 'First `gcd` parameter seen on a Google hit (Consent Mode v2 state encoding), as sent.',
-          }),
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    banner_detected: Type.Union([Type.Boolean(), Type.Null()], {
-      description:
-        'A visible consent banner was found after load (known CMP containers or a fixed cookie notice with buttons); null when the browser stage did not run.',
-    }),
-    tags_before_consent: Type.Array(
-      Type.Object(
-        {
-          key: Type.String({ description: 'Tracker key, as in `trackers[].key`.' }),
-          name: Type.String({ description: 'Tracker name.' }),
-          requests: Type.Integer({ minimum: 1, description: 'Number of requests the tracker made without consent.' }),
-          first_url: Type.String({ description: 'The first such request.' }),
-          cookieless: Type.Boolean({
-            description:
-              'True when every such request was a Google hit with ad_storage and analytics_storage denied (Consent Mode advanced pings).',
-          }),
-        },
-        { additionalProperties: false },
-      ),
-      { description: 'Trackers that fired before consent (see `trackers[].fires_before_consent`).' },
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export const ServerSideSchema = Type.Object(
-  {
-    detected: Type.Boolean({ description: 'Server-side or first-party tagging was found.' }),
-    evidence: Type.Array(EvidenceSchema, { description: 'What showed it.' }),
-    endpoints: Type.Array(Type.String(), {
-      description: 'Origins of server-side tagging endpoints (e.g. `https://sgtm.example.com`).',
-    }),
-  },
-  { additionalProperties: false },
-);
-
-export const CookieSchema = Type.Object(
-  {
-    name: Type.String({ description: 'Cookie name.' }),
-    domain: Type.String({ description: 'Cookie domain, without a leading dot.' }),
-    first_party: Type.Boolean({ description: "Domain belongs to the scanned site's registrable domain." }),
-    tracker: Type.Optional(Type.String({ description: 'Key of the tracker that owns the cookie, when known.' })),
-    set_by: literals(['script', 'http'] as const, {
-      description:
-        'script: written through document.cookie (capped at 7 days by Safari ITP). http: set by a Set-Cookie response header.',
-    }),
-    expires: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-      description: 'Expiry in ISO 8601 UTC; null for a session cookie.',
-    }),
-  },
-  { additionalProperties: false },
-);
 
 const Pct = (description: string) => Type.Number({ minimum: 0, maximum: 100, description });
 
@@ -311,6 +163,23 @@ export const WarningSchema = Type.Object(
   { additionalProperties: false },
 );
 
+const ObservationSchema = Type.Object(
+  {
+    window_ms: Type.Integer({ minimum: 0, description: 'From the start of navigation to the end of observation.' }),
+    ended_by: literals(['network_quiet', 'cap', 'deadline'] as const, {
+      description:
+        'network_quiet: the page settled (no request in flight except long-lived ones, no timer due). cap: the observation cap was reached first (warning `observation_cut_short`). deadline: the scan time limit ended it.',
+    }),
+    interactions: Type.Array(
+      literals(['pointer_move', 'scroll', 'key_press', 'touch'] as const, { description: 'One simulated action.' }),
+      {
+        description: 'What the simulated visitor did after load, so that tags delayed until the first interaction run.',
+      },
+    ),
+  },
+  { additionalProperties: false, description: 'What the browser stage observed after load.' },
+);
+
 const stageTiming = (description: string) =>
   Type.Object(
     { status: StageStatus, duration_ms: Type.Integer({ minimum: 0, description: 'Time spent in the stage.' }) },
@@ -341,8 +210,16 @@ export const ScanResultSchema = Type.Object(
             description: 'Stage 1: plain HTTP fetch of the page and static HTML analysis.',
           },
         ),
-        browser: stageTiming(
-          'Stage 2: the page loaded in headless Chromium, every request recorded, no consent given.',
+        browser: Type.Object(
+          {
+            status: StageStatus,
+            duration_ms: Type.Integer({ minimum: 0, description: 'Time spent in the stage.' }),
+            observation: Type.Optional(ObservationSchema),
+          },
+          {
+            additionalProperties: false,
+            description: 'Stage 2: the page loaded in headless Chromium, every request recorded, no consent given.',
+          },
         ),
         pagespeed: Type.Optional(stageTiming('Lighthouse run, when pagespeed was asked for.')),
         summary: Type.Optional(

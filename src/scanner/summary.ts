@@ -49,7 +49,7 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
     tagManagers: findings.trackers
       .filter((tracker) => tracker.category === 'tag_manager')
       .map((tracker) => tracker.name),
-    cmp: findings.consent.cmp?.name ?? null,
+    cmp: cmpName(findings.consent.cmp),
     bannerDetected: findings.consent.banner_detected,
     googleTags: hasGoogle,
     consentMode: {
@@ -116,7 +116,7 @@ export function findingsForPrompt(findings: SummaryFindings) {
       fires_before_consent: tracker.fires_before_consent,
     })),
     consent: {
-      cmp: findings.consent.cmp?.name ?? null,
+      cmp: cmpName(findings.consent.cmp),
       banner_detected: findings.consent.banner_detected,
       consent_mode: findings.consent.consent_mode,
       tags_before_consent: findings.consent.tags_before_consent.map(({ name, requests, cookieless }) => ({
@@ -230,4 +230,10 @@ export function parseModelContent(content: string): { summary: string; recommend
         .slice(0, 10)
     : [];
   return { summary: summary.trim(), recommendations: recommendations.map((item) => item.trim()) };
+}
+
+/** A CMP known only by its IAB TCF id is still a consent platform; one known only by its banner is not named. */
+function cmpName(cmp: ScanResult['consent']['cmp']): string | null {
+  if (cmp?.name) return cmp.name;
+  return cmp?.tcf_cmp_id ? `IAB TCF CMP #${cmp.tcf_cmp_id}` : null;
 }

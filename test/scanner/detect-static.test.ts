@@ -58,7 +58,11 @@ describe('parseHtml', () => {
 
   it('marks scripts held back by a CMP', () => {
     const gated = findings.scripts.find((script) => script.code.includes('fbq'));
-    expect(gated?.gated).toBe('type="text/plain" data-cookieconsent="marketing"');
+    expect(gated?.hold).toEqual({
+      by: 'consent',
+      mechanism: 'Cookiebot',
+      markers: 'type="text/plain" data-cookieconsent="marketing"',
+    });
   });
 
   it('reads noscript pixels, meta and title', () => {
@@ -105,8 +109,9 @@ describe('detect from static HTML only', () => {
   it('keeps the CMP gating in the evidence', () => {
     expect(byKey.meta_pixel.evidence[0]).toEqual({
       kind: 'inline',
-      detail: `fbq('init', '998877665544332') (held until consent: type="text/plain" data-cookieconsent="marketing")`,
+      detail: `fbq('init', '998877665544332') (held for consent by Cookiebot: type="text/plain" data-cookieconsent="marketing")`,
     });
+    expect(byKey.meta_pixel.activation).toEqual({ state: 'held_for_consent', mechanism: 'Cookiebot' });
     expect(byKey.linkedin_insight.evidence[0].kind).toBe('noscript');
     expect(byKey.matomo.first_party).toBe(false); // only inline code and a noscript pixel: nothing was served
   });

@@ -169,7 +169,8 @@ describe('redirect hops and browser requests go through the guard', () => {
         guard,
         hostRules,
         deadline: Date.now() + 15_000,
-        settleMs: 1_500,
+        observationCapMs: 1_500,
+        longLivedMs: 1_500,
         quietMs: 300,
         locale: 'en-US',
       });
@@ -205,7 +206,8 @@ describe('redirect hops and browser requests go through the guard', () => {
         guard,
         hostRules: fixture.hostResolverRules,
         deadline: Date.now() + 15_000,
-        settleMs: 1_000,
+        observationCapMs: 1_000,
+        longLivedMs: 1_500,
         quietMs: 300,
         locale: 'en-US',
       }).catch((caught: unknown) => caught);

@@ -156,6 +156,18 @@ describe('builtin summary', () => {
     ]);
   });
 
+  it('names a CMP known only by its TCF id, and does not name one known only by its banner', async () => {
+    const base = findings();
+    const withCmp = (cmp: ReturnType<typeof findings>['consent']['cmp']) =>
+      builtin.summarize(findings({ consent: { ...base.consent, cmp } }), 'en');
+    const byTcf = await withCmp({ name: null, evidence: [], tcf_cmp_id: 4242 });
+    expect(byTcf.text).toContain('IAB TCF CMP #4242');
+    const byBanner = await withCmp({ name: null, evidence: [], banner_detected: true });
+    expect(byBanner.text).toContain(
+      'No known consent management platform was detected, but a cookie notice is visible.',
+    );
+  });
+
   it('has every text in all eight languages', async () => {
     const english = await builtin.summarize(findings(), 'en');
     for (const language of LANGUAGES) {

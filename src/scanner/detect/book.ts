@@ -1,5 +1,6 @@
 import type { RuntimeRequest } from '../browser.js';
 import type { Evidence } from '../schema.js';
+import type { Hold } from '../signatures/holds.js';
 import { TRACKERS, trackerForGoogleId, type TrackerInfo, type TrackerKey } from '../signatures.js';
 import { registrableDomain } from './third-party-web.js';
 
@@ -18,6 +19,16 @@ export interface Account {
   requests: RuntimeRequest[];
   /** gcs values of its data hits (Google only); null when the hit had none. */
   hitsGcs: Array<string | null>;
+  /** Requests attributed to it that never got a response (refused by CSP, failed, aborted). */
+  blocked: Array<{ url: string; reason: string }>;
+  /** How the static stage found its scripts held back (consent platforms, delay plug-ins). */
+  holds: Hold[];
+  /** The static stage found it in a script that runs as written (not held back, not in <noscript>). */
+  runsAsWritten: boolean;
+  /** First-party collection endpoints its hits went to (origin + path). */
+  endpoints: Set<string>;
+  /** The vendor's own host that identified it (see detect/families.ts), when one did. */
+  namedByHost: string | null;
 }
 
 /** The findings of one scan as the steps collect them: tracker accounts, CMP evidence and server-side evidence. */
@@ -27,6 +38,8 @@ export class Book {
   readonly serverEvidence: Evidence[] = [];
   readonly serverKeys = new Set<string>();
   readonly endpoints = new Set<string>();
+  /** Trackers merged into another one (detect/families.ts): old key → the key that names it. */
+  readonly renamed = new Map<string, string>();
 
   constructor(readonly siteDomain: string) {}
 
@@ -46,6 +59,11 @@ export class Book {
         serverSide: false,
         requests: [],
         hitsGcs: [],
+        blocked: [],
+        holds: [],
+        runsAsWritten: false,
+        endpoints: new Set(),
+        namedByHost: null,
       };
       this.accounts.set(info.key, account);
     }

@@ -1,9 +1,9 @@
 import type { RuntimeFindings } from '../browser.js';
 import type { ConsentResult, ConsentValue, Tracker } from '../schema.js';
-import { matchUrl } from '../signatures.js';
+import { cmpForTcfId, matchUrl } from '../signatures.js';
 import type { WarningDraft } from '../warnings.js';
 import { GOOGLE_KEYS, type Book } from './book.js';
-import { shorten } from './urls.js';
+import { shorten, wasSent } from './urls.js';
 
 /** A gtag('consent', 'default' | 'update', {...}) command, from inline code or from the runtime dataLayer. */
 export interface ConsentCommand {
@@ -26,11 +26,9 @@ export function judgeConsent(
   if (grantedWithoutInteraction.length) {
     warnings.push({ code: 'consent_granted_without_interaction', facts: { kind: 'consent_without_interaction' } });
   }
-  const cmpEntries = [...book.cmp.entries()].sort((a, b) => b[1].length - a[1].length);
-  const cmp = cmpEntries.length ? { name: cmpEntries[0][0], evidence: cmpEntries[0][1] } : null;
   return {
     result: {
-      cmp,
+      cmp: leadingCmp(book, runtime),
       tcf_api: runtime ? runtime.tcfApi : null,
       consent_mode: consentMode(book, runtime, commands),
       banner_detected: runtime ? runtime.banner.visible : null,
@@ -38,6 +36,29 @@ export function judgeConsent(
     },
     warnings,
   };
+}
+
+/**
+ * The CMP with the most evidence; else the one the TCF API names by its registered id; else, when a banner is
+ * visible, an unnamed one: a banner we cannot attribute is still a consent mechanism.
+ */
+function leadingCmp(book: Book, runtime: RuntimeFindings | null): ConsentResult['cmp'] {
+  const tcfCmpId = runtime?.tcfCmpId ?? null;
+  const withTcfId = tcfCmpId ? { tcf_cmp_id: tcfCmpId } : {};
+  const entries = [...book.cmp.entries()].sort((a, b) => b[1].length - a[1].length);
+  if (entries.length) return { name: entries[0][0], evidence: entries[0][1], ...withTcfId };
+  if (tcfCmpId) {
+    return {
+      name: cmpForTcfId(tcfCmpId)?.name ?? null,
+      evidence: [{ kind: 'global', detail: `__tcfapi('ping') reports IAB TCF CMP id ${tcfCmpId}` }],
+      ...withTcfId,
+    };
+  }
+  if (runtime?.banner.visible) {
+    const via = runtime.banner.via ?? 'a visible banner';
+    return { name: null, evidence: [{ kind: 'global', detail: `Consent banner: ${via}` }], banner_detected: true };
+  }
+  return null;
 }
 
 /**
@@ -56,6 +77,7 @@ function consentMode(
   const googleHits = runtime ? GOOGLE_KEYS.flatMap((key) => book.accounts.get(key)?.hitsGcs ?? []) : [];
   const gcsValues = runtime
     ? runtime.requests
+        .filter(wasSent)
         .map((request) => matchUrl(request.url).find((match) => match.gcs || match.gcd))
         .filter((match) => match !== undefined)
     : [];

@@ -11,11 +11,11 @@ import {
   trackerForCookie,
 } from '../signatures.js';
 import type { WarningDraft } from '../warnings.js';
-import { GOOGLE_KEYS, infoForId, type Book } from './book.js';
+import { GOOGLE_KEYS, infoForId, type Account, type Book } from './book.js';
 import type { ConsentCommand } from './consent.js';
 import type { ServerUrl } from './server-side.js';
 import { classifyWithThirdPartyWeb } from './third-party-web.js';
-import { hostOf, originOf, shorten } from './urls.js';
+import { blockedReason, endpointOf, hostOf, originOf, shorten, wasSent } from './urls.js';
 
 /**
  * Stage 2 (browser): trackers, CMPs and server-side evidence in what the page did — its requests, the tag ids it
@@ -34,7 +34,7 @@ export function collectRuntime(
         serverUrls.push({ param, url: value, id: config.id, via: 'global' });
     }
   }
-  collectRequests(book, runtime.requests);
+  collectRequests(book, [...runtime.requests, ...refusedBeforeSending(runtime)], runtime.cspViolations);
   collectGoogleTagIds(book, runtime);
   collectGlobals(book, runtime.globals);
   collectCookies(book, runtime.cookies);
@@ -84,21 +84,35 @@ function kindForRequest(request: RuntimeRequest): Evidence['kind'] {
 }
 
 /** Our rules first; a request they do not know goes to the CMP rules, then to third-party-web. */
-function collectRequests(book: Book, requests: RuntimeRequest[]): void {
+function collectRequests(
+  book: Book,
+  requests: RuntimeRequest[],
+  cspViolations: RuntimeFindings['cspViolations'],
+): void {
   for (const request of requests) {
     if (!/^https?:/.test(request.url)) continue;
     const host = hostOf(request.url);
     const firstParty = book.isFirstParty(host);
     const kind = kindForRequest(request);
-    const matches = matchUrl(request.url);
+    const sent = wasSent(request);
+    const reason = sent ? null : blockedReason(request, cspViolations);
+    const record = (account: Account) => {
+      if (reason) {
+        if (account.blocked.length < 12) account.blocked.push({ url: shorten(request.url), reason });
+      } else account.requests.push(request);
+    };
+    const suffix = reason ? ` — blocked, no response: ${reason}` : '';
+    const matches = matchUrl(request.url, request.postData);
     for (const match of matches) {
       const account = book.add(
         TRACKERS[match.key],
-        { kind, detail: match.detail, url: shorten(request.url) },
+        { kind, detail: `${match.detail}${suffix}`, url: shorten(request.url) },
         match.ids,
       );
-      account.requests.push(request);
-      if (match.role === 'hit' && GOOGLE_KEYS.includes(match.key)) account.hitsGcs.push(match.gcs ?? null);
+      record(account);
+      if (match.byHost && host) account.namedByHost ??= host;
+      if (!reason && match.role === 'hit' && firstParty) noteFirstPartyHit(book, account, request.url, match.detail);
+      if (!reason && match.role === 'hit' && GOOGLE_KEYS.includes(match.key)) account.hitsGcs.push(match.gcs ?? null);
       if (firstParty) account.firstParty = true;
       const origin = originOf(request.url);
       if (match.key === 'google_analytics_4' && match.role === 'hit' && host && !isGoogleHost(host)) {
@@ -133,10 +147,10 @@ function collectRequests(book: Book, requests: RuntimeRequest[]): void {
       else {
         const account = classifyWithThirdPartyWeb(book, request.url, {
           kind,
-          detail: `${request.resourceType} to ${host}`,
+          detail: `${request.resourceType} to ${host}${suffix}`,
           url: shorten(request.url),
         });
-        account?.requests.push(request);
+        if (account) record(account);
       }
     }
   }
@@ -199,4 +213,46 @@ function collectCookies(book: Book, cookies: RuntimeCookie[]): void {
     const cmp = cmpForCookie(cookie.name);
     if (cmp) book.addCmp(cmp.name, { kind: 'cookie', detail: `${cookie.name} cookie` });
   }
+}
+
+/**
+ * A hit in a known collection protocol sent to the site's own domain: first-party collection (a reverse proxy, a
+ * server-side container or a self-hosted install). GA4 has its own, more specific evidence above.
+ */
+function noteFirstPartyHit(book: Book, account: Account, url: string, detail: string): void {
+  account.endpoints.add(endpointOf(url));
+  if (GOOGLE_KEYS.includes(account.info.key as (typeof GOOGLE_KEYS)[number])) return;
+  account.serverSide = true;
+  book.addServer(
+    {
+      kind: 'request',
+      detail: `${account.info.name}: ${detail} sent to ${hostOf(url)}, the site's own domain (first-party collection)`,
+      url: shorten(url),
+    },
+    originOf(url),
+  );
+}
+
+/**
+ * Requests CSP refused before the browser even started them (fetch, beacons and WebSockets under connect-src leave no
+ * request event): known only from their violation report, they are listed as blocked like the others.
+ */
+function refusedBeforeSending(runtime: RuntimeFindings): RuntimeRequest[] {
+  const seen = new Set(runtime.requests.map((request) => request.url));
+  return runtime.cspViolations
+    .filter((violation) => /^https?:\/\/[^/]+\/./.test(violation.url) && !seen.has(violation.url))
+    .map((violation) => ({
+      url: violation.url,
+      method: 'GET',
+      resourceType: /^script/.test(violation.directive)
+        ? 'script'
+        : /^img/.test(violation.directive)
+          ? 'image'
+          : 'fetch',
+      status: null,
+      failure: 'csp',
+      frameUrl: null,
+      atMs: 0,
+      postData: null,
+    }));
 }

@@ -28,14 +28,37 @@ const TPW_OWNERS: Record<string, TrackerKey[]> = {
   Clarity: ['clarity'],
   Matomo: ['matomo'],
   Segment: ['segment'],
+  Piwik: ['piwik_pro'],
+  Plausible: ['plausible'],
+  'Fathom Analytics': ['fathom'],
+  Cabin: ['cabin'],
+  Mixpanel: ['mixpanel'],
+  'Amplitude Mobile Analytics': ['amplitude'],
+  Heap: ['heap'],
+  FullStory: ['fullstory'],
+  'Yandex Metrica': ['yandex_metrica'],
+  Hubspot: ['hubspot'],
+  Criteo: ['criteo'],
+  Taboola: ['taboola'],
+  Outbrain: ['outbrain'],
+  Intercom: ['intercom'],
 };
 
+/** Entities whose hosts also serve social widgets, maps or images: their host alone does not name the tag. */
+const BROAD_ENTITIES = ['Facebook', 'LinkedIn', 'LinkedIn Ads', 'TikTok', 'Pinterest', 'Snapchat', 'Bing Ads'];
+const TPW_PRODUCTS = new Set(
+  Object.keys(TPW_OWNERS).filter((name) => TPW_OWNERS[name].length === 1 && !BROAD_ENTITIES.includes(name)),
+);
+
+/** Every third-party-web category that describes tracking; cdn, hosting, content, utility and other do not. */
 const TPW_CATEGORIES: Record<string, TrackerCategory> = {
   ad: 'advertising',
   analytics: 'analytics',
   'tag-manager': 'tag_manager',
   social: 'social',
   marketing: 'marketing',
+  'customer-success': 'customer_success',
+  video: 'video',
 };
 
 /** Registrable domain ("eTLD+1") of a host, via third-party-web's public-suffix aware helper. */
@@ -59,9 +82,19 @@ export function classifyWithThirdPartyWeb(book: Book, raw: string, evidence: Evi
     return null;
   }
   if (!entity) return null;
+  if (entity.category === 'consent-provider') {
+    book.addCmp(entity.name, evidence);
+    return null;
+  }
   const owners = TPW_OWNERS[entity.name];
-  const owner = owners?.find((key) => book.has(key));
-  if (owner) return book.add(TRACKERS[owner], evidence);
+  // A vendor we have our own rules for is named by its host here too, even when our rules did not match the URL.
+  const product = TPW_PRODUCTS.has(entity.name) ? owners?.[0] : undefined;
+  const owner = owners?.find((key) => book.has(key)) ?? product;
+  if (owner) {
+    const account = book.add(TRACKERS[owner], evidence);
+    if (product) account.namedByHost ??= host;
+    return account;
+  }
   const category = TPW_CATEGORIES[entity.category];
   if (!category) return null;
   return book.add({ key: `tpw:${entity.name}`, name: entity.name, vendor: entity.company, category }, evidence);

@@ -75,7 +75,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `${n} Anfrage(n) an nicht öffentliche Adressen wurden blockiert${example ? `, z. B. ${example}` : ''}.`,
   consentWithoutInteraction:
-    'Ein Consent-Update, das Speicherung erlaubt, lief, obwohl der Scanner nie mit der Seite interagiert hat.',
+    'Ein Consent-Update, das Speicherung erlaubt, lief, obwohl der Scanner nie auf ein Cookie-Banner geklickt hat (er scrollt nur, bewegt den Zeiger, drückt eine Taste und berührt die Seite).',
   timeLimit: (ms) => `Der Scan dauerte länger als sein Limit von ${ms} ms.`,
   parseFailed: (detail) => `Das HTML konnte nicht gelesen werden: ${detail}`,
   truncated: (bytes) => `Die Seite ist größer als ${bytes} Bytes; nur die ersten ${bytes} Bytes wurden ausgewertet.`,
@@ -87,6 +87,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Die bis dahin empfangenen ${bytes} Bytes wurden ausgewertet.`,
   },
   httpStatus: (status) => `Die Seite antwortete mit HTTP ${status}.`,
+  observationCut: (ms) =>
+    `Die Seite war noch aktiv, als die Beobachtung nach ${ms} ms endete; später feuernde Tags wurden nicht gesehen.`,
   browserPartial:
     'Die Seite wurde nicht rechtzeitig fertig geladen; die Ergebnisse zeigen, was sie bis dahin getan hat.',
   browserIncomplete: (detail) => `Einige Seitendaten konnten nicht gelesen werden: ${detail}`,

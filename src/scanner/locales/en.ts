@@ -73,7 +73,7 @@ export const warnings: WarningTexts = {
       ? `${n} request(s) to non-public addresses were blocked.`
       : `${n} browser request(s) to non-public addresses were blocked, e.g. ${example}.`,
   consentWithoutInteraction:
-    'A consent update granting storage ran although the scanner never interacted with the page.',
+    'A consent update granting storage ran although the scanner never clicked a consent banner (it only scrolls, moves the pointer, presses a key and touches the page).',
   timeLimit: (ms) => `The scan took longer than its ${ms} ms limit.`,
   parseFailed: (detail) => `The HTML could not be parsed: ${detail}`,
   truncated: (bytes) => `The page is larger than ${bytes} bytes; only the first ${bytes} bytes were analysed.`,
@@ -85,6 +85,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` The ${bytes} bytes received until then were analysed.`,
   },
   httpStatus: (status) => `The page answered HTTP ${status}.`,
+  observationCut: (ms) =>
+    `The page was still busy when observation ended after ${ms} ms; tags that fire later were not seen.`,
   browserPartial: 'The page did not finish loading in time; findings cover what it did until then.',
   browserIncomplete: (detail) => `Some page data could not be read: ${detail}`,
   browserFailed: (timedOut, detail) =>

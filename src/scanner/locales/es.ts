@@ -77,7 +77,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `Se bloquearon ${n} solicitud(es) a direcciones no públicas${example ? `, p. ej. ${example}` : ''}.`,
   consentWithoutInteraction:
-    'Se ejecutó una actualización de consentimiento que concede almacenamiento aunque el escáner nunca interactuó con la página.',
+    'Se ejecutó una actualización de consentimiento que concede almacenamiento aunque el escáner nunca hizo clic en un banner de cookies (solo desplaza, mueve el puntero, pulsa una tecla y toca la página).',
   timeLimit: (ms) => `El análisis superó su límite de ${ms} ms.`,
   parseFailed: (detail) => `No se pudo analizar el HTML: ${detail}`,
   truncated: (bytes) => `La página supera los ${bytes} bytes; solo se analizaron los primeros ${bytes} bytes.`,
@@ -89,6 +89,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Se analizaron los ${bytes} bytes recibidos hasta entonces.`,
   },
   httpStatus: (status) => `La página respondió HTTP ${status}.`,
+  observationCut: (ms) =>
+    `La página seguía activa cuando la observación terminó tras ${ms} ms; no se vieron las etiquetas que se activan después.`,
   browserPartial: 'La página no terminó de cargarse a tiempo; los resultados cubren lo que hizo hasta entonces.',
   browserIncomplete: (detail) => `No se pudieron leer algunos datos de la página: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -77,7 +77,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `${n} requête(s) vers des adresses non publiques ont été bloquées${example ? `, p. ex. ${example}` : ''}.`,
   consentWithoutInteraction:
-    "Une mise à jour du consentement autorisant le stockage a été exécutée alors que le scanner n'a jamais interagi avec la page.",
+    "Une mise à jour du consentement autorisant le stockage a été exécutée alors que le scanner n'a jamais cliqué sur un bandeau de cookies (il fait seulement défiler, bouge le pointeur, appuie sur une touche et touche la page).",
   timeLimit: (ms) => `L'analyse a dépassé sa limite de ${ms} ms.`,
   parseFailed: (detail) => `Le HTML n'a pas pu être analysé : ${detail}`,
   truncated: (bytes) => `La page dépasse ${bytes} octets ; seuls les ${bytes} premiers octets ont été analysés.`,
@@ -89,6 +89,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Les ${bytes} octets reçus jusque-là ont été analysés.`,
   },
   httpStatus: (status) => `La page a répondu HTTP ${status}.`,
+  observationCut: (ms) =>
+    `La page était encore active quand l'observation s'est arrêtée après ${ms} ms ; les balises plus tardives n'ont pas été vues.`,
   browserPartial: "La page n'a pas fini de se charger à temps ; les résultats couvrent ce qu'elle a fait jusque-là.",
   browserIncomplete: (detail) => `Certaines données de la page n'ont pas pu être lues : ${detail}`,
   browserFailed: (timedOut, detail) =>

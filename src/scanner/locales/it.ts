@@ -76,7 +76,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `${n} richiesta/e verso indirizzi non pubblici sono state bloccate${example ? `, ad es. ${example}` : ''}.`,
   consentWithoutInteraction:
-    "È stato eseguito un aggiornamento del consenso che concede l'archiviazione, anche se lo scanner non ha mai interagito con la pagina.",
+    "È stato eseguito un aggiornamento del consenso che concede l'archiviazione, anche se lo scanner non ha mai cliccato su un banner dei cookie (scorre, muove il puntatore, preme un tasto e tocca la pagina, nient'altro).",
   timeLimit: (ms) => `La scansione ha superato il limite di ${ms} ms.`,
   parseFailed: (detail) => `Non è stato possibile analizzare l'HTML: ${detail}`,
   truncated: (bytes) => `La pagina supera i ${bytes} byte; sono stati analizzati solo i primi ${bytes} byte.`,
@@ -88,6 +88,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Sono stati analizzati i ${bytes} byte ricevuti fino ad allora.`,
   },
   httpStatus: (status) => `La pagina ha risposto HTTP ${status}.`,
+  observationCut: (ms) =>
+    `La pagina era ancora attiva quando l'osservazione è terminata dopo ${ms} ms; i tag che si attivano dopo non sono stati visti.`,
   browserPartial: 'La pagina non ha finito di caricarsi in tempo; i risultati coprono ciò che ha fatto fino ad allora.',
   browserIncomplete: (detail) => `Non è stato possibile leggere alcuni dati della pagina: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -74,7 +74,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `${n} verzoek(en) naar niet-openbare adressen zijn geblokkeerd${example ? `, bijv. ${example}` : ''}.`,
   consentWithoutInteraction:
-    'Er liep een toestemmingsupdate die opslag toestaat, hoewel de scanner nooit iets op de pagina heeft aangeklikt.',
+    'Er liep een toestemmingsupdate die opslag toestaat, hoewel de scanner nooit op een cookiebanner heeft geklikt (hij scrolt alleen, beweegt de aanwijzer, drukt een toets in en raakt de pagina aan).',
   timeLimit: (ms) => `De scan duurde langer dan de limiet van ${ms} ms.`,
   parseFailed: (detail) => `De HTML kon niet worden gelezen: ${detail}`,
   truncated: (bytes) => `De pagina is groter dan ${bytes} bytes; alleen de eerste ${bytes} bytes zijn geanalyseerd.`,
@@ -86,6 +86,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` De ${bytes} bytes die tot dan toe binnenkwamen zijn geanalyseerd.`,
   },
   httpStatus: (status) => `De pagina antwoordde met HTTP ${status}.`,
+  observationCut: (ms) =>
+    `De pagina was nog bezig toen de observatie na ${ms} ms stopte; tags die later afgaan zijn niet gezien.`,
   browserPartial: 'De pagina was niet op tijd geladen; de bevindingen dekken wat ze tot dan toe deed.',
   browserIncomplete: (detail) => `Sommige paginagegevens konden niet worden gelezen: ${detail}`,
   browserFailed: (timedOut, detail) =>

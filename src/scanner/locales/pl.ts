@@ -83,7 +83,7 @@ export const summary: SummaryTexts = {
 export const warnings: WarningTexts = {
   refused: (n, example) => `Zablokowane żądania do adresów niepublicznych: ${n}${example ? `, np. ${example}` : ''}.`,
   consentWithoutInteraction:
-    'Wykonano aktualizację zgody zezwalającą na zapis, choć skaner nie wchodził w interakcję ze stroną.',
+    'Wykonano aktualizację zgody zezwalającą na zapis, choć skaner nie kliknął żadnego banera cookies (tylko przewija, porusza wskaźnikiem, naciska klawisz i dotyka strony).',
   timeLimit: (ms) => `Skanowanie przekroczyło limit ${ms} ms.`,
   parseFailed: (detail) => `Nie udało się przetworzyć HTML: ${detail}`,
   truncated: (bytes) => `Strona przekracza ${bytes} bajtów; przeanalizowano tylko pierwsze ${bytes} bajtów.`,
@@ -95,6 +95,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Przeanalizowano ${bytes} bajtów odebranych do tego momentu.`,
   },
   httpStatus: (status) => `Strona odpowiedziała kodem HTTP ${status}.`,
+  observationCut: (ms) =>
+    `Strona była nadal aktywna, gdy obserwacja zakończyła się po ${ms} ms; tagi uruchamiane później nie zostały zauważone.`,
   browserPartial: 'Strona nie załadowała się w czasie; wyniki obejmują to, co zrobiła do tego momentu.',
   browserIncomplete: (detail) => `Nie udało się odczytać części danych strony: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -76,7 +76,7 @@ export const warnings: WarningTexts = {
   refused: (n, example) =>
     `${n} pedido(s) para endereços não públicos foram bloqueados${example ? `, p. ex. ${example}` : ''}.`,
   consentWithoutInteraction:
-    'Foi executada uma atualização de consentimento que concede armazenamento, embora o scanner nunca tenha interagido com a página.',
+    'Foi executada uma atualização de consentimento que concede armazenamento, embora o scanner nunca tenha clicado num banner de cookies (apenas desloca a página, move o ponteiro, prime uma tecla e toca na página).',
   timeLimit: (ms) => `A análise demorou mais do que o limite de ${ms} ms.`,
   parseFailed: (detail) => `Não foi possível analisar o HTML: ${detail}`,
   truncated: (bytes) => `A página tem mais de ${bytes} bytes; só os primeiros ${bytes} bytes foram analisados.`,
@@ -88,6 +88,8 @@ export const warnings: WarningTexts = {
     partial: (bytes) => ` Foram analisados os ${bytes} bytes recebidos até então.`,
   },
   httpStatus: (status) => `A página respondeu HTTP ${status}.`,
+  observationCut: (ms) =>
+    `A página ainda estava ativa quando a observação terminou após ${ms} ms; as tags que disparam depois não foram vistas.`,
   browserPartial: 'A página não terminou de carregar a tempo; os resultados cobrem o que fez até então.',
   browserIncomplete: (detail) => `Não foi possível ler alguns dados da página: ${detail}`,
   browserFailed: (timedOut, detail) =>

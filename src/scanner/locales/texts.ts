@@ -60,6 +60,7 @@ export interface WarningTexts {
     partial: (bytes: number) => string;
   };
   httpStatus: (status: number) => string;
+  observationCut: (ms: number) => string;
   browserPartial: string;
   browserIncomplete: (detail: string) => string;
   browserFailed: (timedOut: boolean, detail: string) => string;

@@ -50,6 +50,52 @@ export const TRACKERS = {
   clarity: { key: 'clarity', name: 'Microsoft Clarity', vendor: 'Microsoft', category: 'session_replay' },
   matomo: { key: 'matomo', name: 'Matomo', vendor: 'Matomo', category: 'analytics' },
   segment: { key: 'segment', name: 'Segment', vendor: 'Twilio', category: 'customer_data_platform' },
+  rudderstack: { key: 'rudderstack', name: 'RudderStack', vendor: 'RudderStack', category: 'customer_data_platform' },
+  piwik_pro: { key: 'piwik_pro', name: 'Piwik PRO', vendor: 'Piwik PRO', category: 'analytics' },
+  posthog: { key: 'posthog', name: 'PostHog', vendor: 'PostHog', category: 'analytics' },
+  plausible: { key: 'plausible', name: 'Plausible Analytics', vendor: 'Plausible Insights', category: 'analytics' },
+  umami: { key: 'umami', name: 'Umami', vendor: 'Umami Software', category: 'analytics' },
+  fathom: { key: 'fathom', name: 'Fathom Analytics', vendor: 'Conva Ventures', category: 'analytics' },
+  simple_analytics: {
+    key: 'simple_analytics',
+    name: 'Simple Analytics',
+    vendor: 'Simple Analytics',
+    category: 'analytics',
+  },
+  goatcounter: { key: 'goatcounter', name: 'GoatCounter', vendor: 'GoatCounter', category: 'analytics' },
+  pirsch: { key: 'pirsch', name: 'Pirsch Analytics', vendor: 'Emvi Software', category: 'analytics' },
+  cabin: { key: 'cabin', name: 'Cabin', vendor: 'Cabin', category: 'analytics' },
+  counter_dev: { key: 'counter_dev', name: 'Counter.dev', vendor: 'Counter.dev', category: 'analytics' },
+  ackee: { key: 'ackee', name: 'Ackee', vendor: 'Ackee', category: 'analytics' },
+  cloudflare_web_analytics: {
+    key: 'cloudflare_web_analytics',
+    name: 'Cloudflare Web Analytics',
+    vendor: 'Cloudflare',
+    category: 'analytics',
+  },
+  vercel_web_analytics: {
+    key: 'vercel_web_analytics',
+    name: 'Vercel Web Analytics',
+    vendor: 'Vercel',
+    category: 'analytics',
+  },
+  swetrix: { key: 'swetrix', name: 'Swetrix', vendor: 'Swetrix', category: 'analytics' },
+  mixpanel: { key: 'mixpanel', name: 'Mixpanel', vendor: 'Mixpanel', category: 'analytics' },
+  amplitude: { key: 'amplitude', name: 'Amplitude', vendor: 'Amplitude', category: 'analytics' },
+  heap: { key: 'heap', name: 'Heap', vendor: 'Contentsquare', category: 'analytics' },
+  fullstory: { key: 'fullstory', name: 'FullStory', vendor: 'FullStory', category: 'session_replay' },
+  yandex_metrica: { key: 'yandex_metrica', name: 'Yandex Metrica', vendor: 'Yandex', category: 'analytics' },
+  hubspot: { key: 'hubspot', name: 'HubSpot', vendor: 'HubSpot', category: 'marketing' },
+  criteo: { key: 'criteo', name: 'Criteo', vendor: 'Criteo', category: 'advertising' },
+  taboola: { key: 'taboola', name: 'Taboola Pixel', vendor: 'Taboola', category: 'advertising' },
+  outbrain: { key: 'outbrain', name: 'Outbrain Pixel', vendor: 'Outbrain', category: 'advertising' },
+  intercom: { key: 'intercom', name: 'Intercom', vendor: 'Intercom', category: 'customer_success' },
+  cloudflare_zaraz: {
+    key: 'cloudflare_zaraz',
+    name: 'Cloudflare Zaraz',
+    vendor: 'Cloudflare',
+    category: 'tag_manager',
+  },
 } as const satisfies Record<string, TrackerInfo>;
 
 export type TrackerKey = keyof typeof TRACKERS;
@@ -62,165 +108,4 @@ export function trackerForGoogleId(id: string): TrackerKey | null {
   if (/^AW-\d{6,12}$/.test(id)) return 'google_ads';
   if (/^DC-\d{5,10}$/.test(id)) return 'floodlight';
   return null;
-}
-
-export interface IdMatch {
-  key: TrackerKey;
-  id: string | null;
-  detail: string;
-}
-
-const GOOGLE_ID_IN_QUOTES =
-  /["'`]((?:GTM-[A-Z0-9]{4,10})|(?:G-[A-Z0-9]{4,14})|(?:UA-\d{4,10}-\d{1,4})|(?:AW-\d{6,12})|(?:DC-\d{5,10}))["'`]/g;
-
-interface CodeRule {
-  key: TrackerKey;
-  pattern: RegExp;
-  /** Builds the evidence text from the match; the first capture group is the id when `hasId`. */
-  detail: (match: RegExpExecArray) => string;
-  hasId: boolean;
-  /** Only applied when the code also matches this. */
-  when?: RegExp;
-}
-
-const q = `["']`;
-const CODE_RULES: CodeRule[] = [
-  {
-    key: 'meta_pixel',
-    pattern: new RegExp(`fbq\\(\\s*${q}init${q}\\s*,\\s*${q}?(\\d{8,20})${q}?`, 'g'),
-    hasId: true,
-    detail: (m) => `fbq('init', '${m[1]}')`,
-  },
-  {
-    key: 'meta_pixel',
-    pattern: /connect\.facebook\.net\/[\w-]+\/fbevents\.js/g,
-    hasId: false,
-    detail: () => 'Meta Pixel loader snippet (fbevents.js)',
-  },
-  {
-    key: 'tiktok_pixel',
-    pattern: new RegExp(`ttq\\.load\\(\\s*${q}([A-Z0-9]{10,30})${q}`, 'g'),
-    hasId: true,
-    detail: (m) => `ttq.load('${m[1]}')`,
-  },
-  {
-    key: 'linkedin_insight',
-    pattern: /_linkedin_partner_id\s*=\s*["']?(\d{3,12})/g,
-    hasId: true,
-    detail: (m) => `_linkedin_partner_id = "${m[1]}"`,
-  },
-  {
-    key: 'bing_uet',
-    when: /uetq|bat\.bing\.com/,
-    pattern: /\bti\s*:\s*["']?(\d{5,12})/g,
-    hasId: true,
-    detail: (m) => `UET tag ti: ${m[1]}`,
-  },
-  {
-    key: 'bing_uet',
-    pattern: /bat\.bing\.com\/bat\.js/g,
-    hasId: false,
-    detail: () => 'UET loader snippet (bat.bing.com/bat.js)',
-  },
-  {
-    key: 'pinterest_tag',
-    pattern: new RegExp(`pintrk\\(\\s*${q}load${q}\\s*,\\s*${q}(\\d{6,20})${q}`, 'g'),
-    hasId: true,
-    detail: (m) => `pintrk('load', '${m[1]}')`,
-  },
-  {
-    key: 'snap_pixel',
-    pattern: new RegExp(`snaptr\\(\\s*${q}init${q}\\s*,\\s*${q}([0-9a-f-]{20,40})${q}`, 'gi'),
-    hasId: true,
-    detail: (m) => `snaptr('init', '${m[1]}')`,
-  },
-  {
-    key: 'x_pixel',
-    pattern: new RegExp(`twq\\(\\s*${q}(?:config|init)${q}\\s*,\\s*${q}([a-z0-9]{4,12})${q}`, 'gi'),
-    hasId: true,
-    detail: (m) => `twq('config', '${m[1]}')`,
-  },
-  { key: 'hotjar', pattern: /\bhjid\s*:\s*["']?(\d{3,12})/g, hasId: true, detail: (m) => `Hotjar hjid: ${m[1]}` },
-  {
-    key: 'clarity',
-    pattern: /["']clarity["']\s*,\s*["']script["']\s*,\s*["']([a-z0-9]{6,14})["']/gi,
-    hasId: true,
-    detail: (m) => `Clarity snippet, project ${m[1]}`,
-  },
-  {
-    key: 'clarity',
-    pattern: /clarity\.ms\/tag\/([a-z0-9]{6,14})/gi,
-    hasId: true,
-    detail: (m) => `Clarity tag URL, project ${m[1]}`,
-  },
-  {
-    key: 'matomo',
-    pattern: new RegExp(`${q}setSiteId${q}\\s*,\\s*${q}?(\\d{1,6})${q}?`, 'g'),
-    hasId: true,
-    detail: (m) => `_paq.push(['setSiteId', '${m[1]}'])`,
-  },
-  {
-    key: 'matomo',
-    pattern: new RegExp(`${q}setTrackerUrl${q}\\s*,\\s*([^\\]\\n]{1,200})`, 'g'),
-    hasId: false,
-    detail: (m) => `_paq.push(['setTrackerUrl', ${m[1].trim()}])`,
-  },
-  {
-    key: 'segment',
-    pattern: new RegExp(`analytics\\.load\\(\\s*${q}([A-Za-z0-9]{10,40})${q}`, 'g'),
-    hasId: true,
-    detail: (m) => `analytics.load('${m[1]}')`,
-  },
-];
-
-/** Ids and tracker markers in a piece of JavaScript (inline script or noscript markup). */
-export function matchCode(code: string): IdMatch[] {
-  const found: IdMatch[] = [];
-  for (const match of code.matchAll(GOOGLE_ID_IN_QUOTES)) {
-    const key = trackerForGoogleId(match[1]);
-    if (key) found.push({ key, id: match[1], detail: googleCodeDetail(code, match.index ?? 0, match[1]) });
-  }
-  for (const rule of CODE_RULES) {
-    if (rule.when && !rule.when.test(code)) continue;
-    for (const match of code.matchAll(rule.pattern)) {
-      const id = rule.hasId ? (match.slice(1).find((group) => group !== undefined) ?? null) : null;
-      found.push({ key: rule.key, id, detail: rule.detail(match) });
-    }
-  }
-  return found;
-}
-
-function googleCodeDetail(code: string, index: number, id: string): string {
-  const before = code.slice(Math.max(0, index - 40), index);
-  const call = /(gtag\(\s*["']config["']\s*,\s*)$/.exec(before);
-  if (call) return `gtag('config', '${id}')`;
-  if (/GTM-/.test(id)) return `GTM container snippet with ${id}`;
-  return `Google tag id ${id} in code`;
-}
-
-/** gtag('consent', 'default'|'update', {...}) commands in code, with their key/value pairs. */
-export function consentCommandsInCode(
-  code: string,
-): Array<{ command: 'default' | 'update'; values: Record<string, string> }> {
-  const out: Array<{ command: 'default' | 'update'; values: Record<string, string> }> = [];
-  const pattern = /gtag\(\s*["']consent["']\s*,\s*["'](default|update)["']\s*,\s*\{([^}]{0,2000})\}/g;
-  for (const match of code.matchAll(pattern)) {
-    const values: Record<string, string> = {};
-    for (const pair of match[2].matchAll(/["']?([a-z_]+)["']?\s*:\s*(?:["']([^"']*)["']|(\[[^\]]*\])|(\d+))/g)) {
-      values[pair[1]] = pair[2] ?? pair[3] ?? pair[4];
-    }
-    out.push({ command: match[1] as 'default' | 'update', values });
-  }
-  return out;
-}
-
-/** transport_url / server_container_url values in code. */
-export function serverUrlsInCode(code: string): Array<{ param: string; url: string }> {
-  const out: Array<{ param: string; url: string }> = [];
-  for (const match of code.matchAll(
-    /["']?(transport_url|server_container_url)["']?\s*:\s*["'](https?:\/\/[^"'\s]+)["']/g,
-  )) {
-    out.push({ param: match[1], url: match[2] });
-  }
-  return out;
 }

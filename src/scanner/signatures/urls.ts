@@ -1,3 +1,4 @@
+import { matchProtocols } from './protocols.js';
 import { trackerForGoogleId, type TrackerKey } from './trackers.js';
 
 export type HitRole = 'loader' | 'hit';
@@ -10,6 +11,8 @@ export interface UrlMatch {
   /** The request carries Google consent parameters. */
   gcs?: string;
   gcd?: string;
+  /** The vendor's own host decided the match (not a path or protocol another product shares). */
+  byHost?: boolean;
 }
 
 const GOOGLE_COLLECTION_HOSTS =
@@ -32,7 +35,7 @@ function param(url: URL, name: string): string | null {
  * Classifies a request URL with our own rules. Path-based rules (gtm.js, gtag/js, /g/collect, matomo.php, /tr?id=)
  * match on any host, which is how first-party and server-side setups are recognised.
  */
-export function matchUrl(raw: string): UrlMatch[] {
+export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
   let url: URL;
   try {
     url = new URL(raw);
@@ -165,14 +168,20 @@ export function matchUrl(raw: string): UrlMatch[] {
     add('clarity', 'loader', [clarityTag[1]], `Clarity tag loaded for project ${clarityTag[1]}`);
   else if (hostIs(host, 'clarity.ms') && /\/collect/.test(path)) add('clarity', 'hit', [], 'Clarity hit');
   else if (hostIs(host, 'clarity.ms')) add('clarity', 'loader', [], 'Clarity script loaded');
-  // Matomo (usually self-hosted).
-  if (/\/(matomo|piwik)\.js$/.test(path)) add('matomo', 'loader', [], `${path.split('/').pop()} loaded`);
-  if (/\/(matomo|piwik)\.php$/.test(path) && param(url, 'idsite'))
-    add('matomo', 'hit', [param(url, 'idsite')], `Matomo hit for site ${param(url, 'idsite')}`);
+  // Matomo (usually self-hosted; Matomo Cloud on matomo.cloud / innocraft.cloud).
+  const matomoCloud = hostIs(host, 'matomo.cloud') || hostIs(host, 'innocraft.cloud');
+  if (/\/(matomo|piwik)\.js$/.test(path) && !hostIs(host, 'piwik.pro'))
+    add('matomo', 'loader', [], `${path.split('/').pop()} loaded`, { byHost: matomoCloud });
+  if (/\/(matomo|piwik)\.php$/.test(path) && param(url, 'idsite') && !hostIs(host, 'piwik.pro'))
+    add('matomo', 'hit', [param(url, 'idsite')], `Matomo hit for site ${param(url, 'idsite')}`, {
+      byHost: matomoCloud,
+    });
   // Segment.
   const segment = /\/analytics\.js\/v1\/([A-Za-z0-9]{10,40})\/analytics(\.min)?\.js$/.exec(path);
-  if (segment) add('segment', 'loader', [segment[1]], 'Segment analytics.js loaded');
+  if (segment)
+    add('segment', 'loader', [segment[1]], 'Segment analytics.js loaded', { byHost: hostIs(host, 'segment.com') });
   if (hostIs(host, 'segment.io') && /^\/v1\/(t|p|i|track|page|identify|batch)$/.test(path))
-    add('segment', 'hit', [], 'Segment API call');
+    add('segment', 'hit', [], 'Segment API call', { byHost: true });
+  out.push(...matchProtocols(url, body));
   return out;
 }

@@ -1,0 +1,116 @@
+import type { Page } from 'playwright-core';
+import { NOW_SCRIPT, PENDING_TIMERS_SCRIPT, inPage } from './page-scripts.js';
+
+/**
+ * What happens after load: the scan behaves like a person (pointer move, scroll, a key press, a touch) so tags that
+ * wait for the first interaction run, then watches until the network is quiet and no timer the page set is still due,
+ * up to a cap. The window actually observed is reported.
+ */
+
+export const INTERACTIONS = ['pointer_move', 'scroll', 'key_press', 'touch'] as const;
+export type Interaction = (typeof INTERACTIONS)[number];
+
+export interface Observation {
+  /** ms from the start of the navigation to the end of observation. */
+  windowMs: number;
+  /** network_quiet: settled. cap: the observation cap was reached first. deadline: the scan's time ran out. */
+  endedBy: 'network_quiet' | 'cap' | 'deadline';
+  interactions: Interaction[];
+}
+
+export interface NetworkActivity {
+  /** Requests in flight that may still hold the settle: started less than `longLivedMs` ago, not a stream. */
+  pendingShortLived(now: number, longLivedMs: number): number;
+  lastActivity(): number;
+}
+
+export interface ObserveOptions {
+  /** Longest observation after load, interaction included. */
+  capMs: number;
+  /** Network quiet period that ends observation. */
+  quietMs: number;
+  /** A request open longer than this (a long poll, a beacon nobody reads) no longer holds the settle. */
+  longLivedMs: number;
+  /** Observation must end by then (the snapshot needs the rest). */
+  until: number;
+}
+
+const POLL_MS = 100;
+const TIMER_POLL_MS = 400;
+
+export async function observeAfterLoad(
+  page: Page,
+  network: NetworkActivity,
+  navigationStarted: number,
+  options: ObserveOptions,
+): Promise<Observation> {
+  const loaded = Date.now();
+  const end = Math.min(loaded + options.capMs, options.until);
+  await settle(page, network, Math.min(end, loaded + options.capMs / 2), options, null);
+  const interactions = Date.now() < end - 300 ? await simulateVisitor(page) : [];
+  // Timers the page set until now (tags on a timer, delayed loaders) are waited for; chains they start are not.
+  const mark = await page.evaluate<number>(NOW_SCRIPT).catch(() => null);
+  const endedBy = await settle(page, network, end, options, mark);
+  const cutByDeadline = options.until < loaded + options.capMs;
+  return {
+    windowMs: Date.now() - navigationStarted,
+    endedBy: endedBy === 'cap' && cutByDeadline ? 'deadline' : endedBy,
+    interactions,
+  };
+}
+
+async function settle(
+  page: Page,
+  network: NetworkActivity,
+  end: number,
+  options: ObserveOptions,
+  timerMark: number | null,
+): Promise<'network_quiet' | 'cap'> {
+  let timersDueAt = 0;
+  let timersCheckedAt = 0;
+  while (Date.now() < end) {
+    const now = Date.now();
+    if (timerMark !== null && now - timersCheckedAt >= TIMER_POLL_MS) {
+      timersCheckedAt = now;
+      const wait = await page
+        .evaluate<number>(inPage(PENDING_TIMERS_SCRIPT, { mark: timerMark, horizon: end - now }))
+        .catch(() => 0);
+      timersDueAt = wait > 0 ? now + wait : 0;
+    }
+    const quiet =
+      network.pendingShortLived(now, options.longLivedMs) === 0 && now - network.lastActivity() >= options.quietMs;
+    if (quiet && now >= timersDueAt) return 'network_quiet';
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+  return 'cap';
+}
+
+/** A person arriving: the pointer moves, the page scrolls, a key is pressed, a finger touches. Never a click. */
+export async function simulateVisitor(page: Page): Promise<Interaction[]> {
+  const done: Interaction[] = [];
+  const attempt = async (what: Interaction, run: () => Promise<unknown>) => {
+    try {
+      await run();
+      done.push(what);
+    } catch {
+      /* a closed or navigating page: the rest is skipped quietly */
+    }
+  };
+  await attempt('pointer_move', async () => {
+    await page.mouse.move(120, 140);
+    await page.mouse.move(420, 320, { steps: 4 });
+  });
+  await attempt('scroll', () => page.mouse.wheel(0, 700));
+  await attempt('key_press', () => page.keyboard.press('Shift'));
+  await attempt('touch', async () => {
+    const session = await page.context().newCDPSession(page);
+    try {
+      await session.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: [{ x: 200, y: 300 }] });
+      await session.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: [{ x: 200, y: 240 }] });
+      await session.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
+    } finally {
+      await session.detach().catch(() => {});
+    }
+  });
+  return done;
+}
