@@ -51,6 +51,8 @@ export interface Config {
     hostResolverRules: string | null;
     concurrency: number;
     scanTimeoutMs: number;
+    /** The longest the browser stage keeps watching a page after load (network quiet and due timers end it sooner). */
+    observationCapMs: number;
   };
   monitoring: { tickMs: number; batchSize: number; maxInFlight: number; retentionDays: number };
   webhooks: { pollMs: number; retryBaseMs: number; maxAttempts: number; timeoutMs: number };
@@ -293,6 +295,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       hostResolverRules: optional(env, 'SCANNER_HOST_RESOLVER_RULES'),
       concurrency: integer(env, 'SCANNER_CONCURRENCY', 2, 1),
       scanTimeoutMs: integer(env, 'SCAN_TIMEOUT_MS', 45_000, 1000),
+      observationCapMs: integer(env, 'SCANNER_OBSERVATION_CAP_MS', 10_000, 1000),
     },
     ai: aiConfig(env),
     monitoring: {

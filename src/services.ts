@@ -67,6 +67,7 @@ export function scannerFromConfig(config: Config): Scanner {
     allowPrivateNetworks: config.allowPrivateNetworks,
     browserConcurrency: config.scanner.concurrency,
     scanTimeoutMs: config.scanner.scanTimeoutMs,
+    observationCapMs: config.scanner.observationCapMs,
     ai: config.ai,
   });
 }

@@ -12,6 +12,12 @@ const CATEGORY_NAMES = {
 };
 let lossChart = null;
 
+/** The consent platform's name; a banner no rule knows has none. */
+function cmpName(cmp, absent) {
+  if (!cmp) return absent;
+  return cmp.name ?? 'unnamed (banner visible)';
+}
+
 /** yes/no, coloured only where one answer is a problem (`bad` is the worrying value). */
 function yesNo(value, bad) {
   if (value === null || value === undefined) return el('span', {}, 'unknown');
@@ -81,7 +87,7 @@ export function renderResult(result, target) {
       'div',
       { class: 'card' },
       el('div', {}, 'Consent banner (CMP)'),
-      el('div', { class: 'big' }, consent.cmp ? consent.cmp.name : 'none'),
+      el('div', { class: 'big' }, cmpName(consent.cmp, 'none')),
     ),
     el(
       'div',
@@ -160,7 +166,7 @@ export function renderResult(result, target) {
     el(
       'ul',
       {},
-      el('li', {}, 'Consent management platform: ', consent.cmp ? consent.cmp.name : 'none found'),
+      el('li', {}, 'Consent management platform: ', cmpName(consent.cmp, 'none found')),
       el(
         'li',
         {},
