@@ -69,10 +69,8 @@ describe.each(backends)('two-factor sign-in and sessions on %s', (backend) => {
       expect(codes).toHaveLength(10);
       expect(new Set(codes).size).toBe(10);
 
-      const row = (await t.database.db.execute(sql`select * from users where email = ${pat.email}`)).rows[0] as Record<
-        string,
-        unknown
-      >;
+      const result = await t.database.db.execute(sql`select * from users where email = ${pat.email}`);
+      const row = (result as unknown as { rows: Array<Record<string, unknown>> }).rows[0];
       expect(JSON.stringify(row)).not.toContain(secret);
       for (const code of codes) expect(JSON.stringify(row)).not.toContain(code);
       expect(String(row.totp_secret_sealed)).toMatch(/^v1\./);

@@ -59,6 +59,7 @@ describe.each(backends)('scans interrupted by a crash, on %s', (backend) => {
             hostResolverRules: null,
             concurrency: 1,
             scanTimeoutMs: SCAN_TIMEOUT_MS,
+            observationCapMs: 10_000,
           },
           webhooks: { pollMs: 600_000, retryBaseMs: 60_000, maxAttempts: 1, timeoutMs: 1000 },
         },
