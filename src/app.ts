@@ -28,6 +28,7 @@ import { statusRoutes } from './modules/status/routes.js';
 import { containerRoutes } from './modules/containers/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
+import { metaPixelRoutes } from './modules/meta-pixels/routes.js';
 
 /** Bodies are validated strictly (no type coercion); query strings and path params are coerced from text. */
 function buildValidators() {
@@ -113,6 +114,7 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
   await app.register(statusRoutes);
   await app.register(containerRoutes);
   await app.register(domainRoutes);
+  await app.register(metaPixelRoutes);
   await app.register(eventRoutes);
   await app.register(webRoutes);
   return app;

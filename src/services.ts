@@ -27,6 +27,7 @@ import { GatewayFront } from './gateway/front.js';
 import { TlsGateway } from './gateway/tls.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { SecretBox } from './lib/secrets.js';
+import { MetaPixelService } from './modules/meta-pixels/service.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -48,6 +49,8 @@ export interface Services {
   containerWorker: ContainerWorker;
   domains: DomainService;
   certificates: CertificateService;
+  /** Meta pixels of containers (Conversions API credentials) and the Graph API's answers per event. */
+  metaPixels: MetaPixelService;
   gateway: Gateway;
   /** The gateway's TLS listener when GATEWAY_TLS_PORT is set; it listens once `listen()` is called (the CLI does). */
   gatewayTls: TlsGateway | null;
@@ -97,10 +100,8 @@ export function createServices(
     { database, outbound, events, invalidations },
     { delayMs: config.containerTransitionDelayMs, onError },
   );
-  const certificates = new CertificateService(
-    { database, events, invalidations },
-    { acme: config.acme, secrets: config.secretsKey ? new SecretBox(config.secretsKey) : null },
-  );
+  const secrets = config.secretsKey ? new SecretBox(config.secretsKey) : null;
+  const certificates = new CertificateService({ database, events, invalidations }, { acme: config.acme, secrets });
   const gateway = new Gateway(
     {
       traffic: new ContainerTraffic({ database }),
@@ -147,6 +148,7 @@ export function createServices(
       pendingTtlMs: config.domainPendingTtlHours * 3_600_000,
     },
   );
+  const metaPixels = new MetaPixelService({ database, containers }, { secrets });
   const trackingChecker = new TrackingCheckerService(
     { database, scanner, webhooks, tenants },
     { scanTimeoutMs: config.scanner.scanTimeoutMs },
@@ -180,6 +182,7 @@ export function createServices(
     containerWorker,
     domains,
     certificates,
+    metaPixels,
     gateway,
     gatewayTls,
     async start() {

@@ -20,8 +20,9 @@ export function truncateIp(ip: string): string {
   const family = net.isIP(address);
   if (family === 4) return address.replace(/\.\d+$/, '.0');
   if (family !== 6) return '';
-  const groups = expandIpv6(address);
-  return `${groups.slice(0, 3).join(':')}::`;
+  const kept = expandIpv6(address).slice(0, 3);
+  // The URL parser writes IPv6 in its canonical (RFC 5952) form.
+  return new URL(`http://[${[...kept, 0, 0, 0, 0, 0].join(':')}]`).hostname.slice(1, -1);
 }
 
 function expandIpv6(address: string): string[] {
