@@ -74,7 +74,7 @@ export interface Config {
   /** ACME certificates for custom domains; null when ACME_DIRECTORY_URL is unset (no certificate is requested). */
   acme: AcmeConfig | null;
   /** The Graph API the Conversions API sender posts to: tests point the origin at a fixture server. */
-  meta: { graphOrigin: string; graphVersion: string; timeoutMs: number };
+  meta: { graphOrigin: string; graphVersion: string; timeoutMs: number; deliveryRetentionDays: number };
   /** 32-byte key (base64 or hex) encrypting secrets at rest (certificate keys, Meta access tokens); null when unset. */
   secretsKey: Buffer | null;
   containerTransitionDelayMs: number;
@@ -193,7 +193,12 @@ function metaConfig(env: Env): Config['meta'] {
   const graphVersion = env.META_GRAPH_VERSION?.trim() || 'v26.0';
   if (!/^v\d+\.\d+$/.test(graphVersion))
     throw new ConfigError(`META_GRAPH_VERSION must look like v26.0, got "${graphVersion}"`);
-  return { graphOrigin, graphVersion, timeoutMs: integer(env, 'META_TIMEOUT_MS', 10_000, 100) };
+  return {
+    graphOrigin,
+    graphVersion,
+    timeoutMs: integer(env, 'META_TIMEOUT_MS', 10_000, 100),
+    deliveryRetentionDays: integer(env, 'META_DELIVERY_RETENTION_DAYS', 30, 1),
+  };
 }
 
 const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);

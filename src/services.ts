@@ -148,7 +148,7 @@ export function createServices(
       pendingTtlMs: config.domainPendingTtlHours * 3_600_000,
     },
   );
-  const metaPixels = new MetaPixelService({ database, containers }, { secrets });
+  const metaPixels = new MetaPixelService({ database, containers, invalidations }, { secrets });
   const trackingChecker = new TrackingCheckerService(
     { database, scanner, webhooks, tenants },
     { scanTimeoutMs: config.scanner.scanTimeoutMs },
@@ -163,6 +163,7 @@ export function createServices(
   let deliveryLoop: { stop(): Promise<void> } | null = null;
   let reportLoop: { stop(): Promise<void> } | null = null;
   let interruptedScanLoop: { stop(): Promise<void> } | null = null;
+  let metaDeliveryPruneLoop: { stop(): Promise<void> } | null = null;
   return {
     invalidations,
     auth,
@@ -204,6 +205,12 @@ export function createServices(
         );
         await trackingChecker.failInterruptedScans().catch(onError);
         interruptedScanLoop = startLoop(() => trackingChecker.failInterruptedScans(), 60_000, onError);
+        const retentionMs = config.meta.deliveryRetentionDays * 86_400_000;
+        metaDeliveryPruneLoop = startLoop(
+          () => metaPixels.pruneDeliveries(new Date(Date.now() - retentionMs)),
+          3_600_000,
+          onError,
+        );
       }
     },
     async stop() {
@@ -211,6 +218,7 @@ export function createServices(
       await deliveryLoop?.stop();
       await reportLoop?.stop();
       await interruptedScanLoop?.stop();
+      await metaDeliveryPruneLoop?.stop();
       await status.stop();
       await recheckLoop?.stop();
       await certificateLoop?.stop();

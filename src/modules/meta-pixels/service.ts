@@ -1,4 +1,5 @@
 import type { Database } from '../../db/index.js';
+import type { InvalidationBus } from '../../db/invalidation.js';
 import type { MetaEventDeliveryRow, MetaPixelRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secrets.js';
@@ -15,6 +16,8 @@ import type {
 } from './schemas.js';
 
 const MAX_PIXELS_PER_CONTAINER = 10;
+/** Published (id: the container id) when a container's pixels change: a runtime caching `forwardingTargets` drops them. */
+export const META_PIXELS_CHANGED = 'meta_pixels';
 const tokenPurpose = (metaPixelId: string) => `meta-pixel-token:${metaPixelId}`;
 
 /** A pixel as the runtime forwards to it: Meta's ids and the opened access token. Never leaves the process. */
@@ -69,13 +72,19 @@ function toDeliveryDto(row: MetaEventDeliveryRow): MetaEventDeliveryDto {
 export class MetaPixelService {
   private readonly database: Database;
   private readonly containers: ContainerService;
+  private readonly invalidations: InvalidationBus;
 
   constructor(
-    { database, containers }: { database: Database; containers: ContainerService },
+    {
+      database,
+      containers,
+      invalidations,
+    }: { database: Database; containers: ContainerService; invalidations: InvalidationBus },
     private readonly settings: { secrets: SecretBox | null },
   ) {
     this.database = database;
     this.containers = containers;
+    this.invalidations = invalidations;
   }
 
   private get db() {
@@ -108,6 +117,7 @@ export class MetaPixelService {
       testEventCode: input.test_event_code ?? null,
     });
     if (!row) throw MetaPixelErrors.exists(input.pixel_id);
+    await this.invalidations.publish({ kind: META_PIXELS_CHANGED, id: containerId });
     return { ...toDto(row), access_token: input.access_token };
   }
 
@@ -125,6 +135,7 @@ export class MetaPixelService {
   async delete(tenantId: string, containerId: string, id: string): Promise<MetaPixelDto> {
     const row = await this.pixel(tenantId, containerId, id);
     await queries.deletePixel(this.db, row.id);
+    await this.invalidations.publish({ kind: META_PIXELS_CHANGED, id: containerId });
     return toDto(row);
   }
 
@@ -144,7 +155,8 @@ export class MetaPixelService {
 
   /**
    * For the runtime: the container's pixels with their access tokens opened. Empty without SECRETS_KEY (no pixel
-   * could have been stored); a token that no longer opens (SECRETS_KEY changed) leaves its pixel out.
+   * could have been stored); a token that no longer opens (SECRETS_KEY changed) leaves its pixel out. Cache it per
+   * container until META_PIXELS_CHANGED (or EVERYTHING) is published for the container.
    */
   async forwardingTargets(
     containerId: string,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MetaPixelService } from '../../../src/modules/meta-pixels/service.js';
+import { META_PIXELS_CHANGED, MetaPixelService } from '../../../src/modules/meta-pixels/service.js';
 import { SecretBox } from '../../../src/lib/secrets.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { backends } from '../../helpers/database.js';
@@ -392,6 +392,24 @@ describe.each(backends)('Meta pixels on %s', (backend) => {
   });
 
   describe('MetaPixelService for the runtime', () => {
+    it("publishes meta_pixels with the container id when a container's pixels change, for the runtime's cache", async () => {
+      const container = await createContainer(owner);
+      const published: Array<{ kind: string; id: string }> = [];
+      t.app.services.invalidations.subscribe((invalidation) => published.push(invalidation));
+      const changes = () => published.filter((invalidation) => invalidation.kind === META_PIXELS_CHANGED);
+      const pixel = await createPixel('9500000009', container);
+      expect(changes()).toContainEqual({ kind: META_PIXELS_CHANGED, id: container });
+      published.length = 0;
+      await t.inject({
+        method: 'DELETE',
+        url: `/api/containers/${container}/meta-pixels/${pixel.id}/`,
+        token: owner.token,
+      });
+      // Published to this instance's subscribers synchronously (others hear it through LISTEN).
+      expect(changes()).toContainEqual({ kind: META_PIXELS_CHANGED, id: container });
+      expect(new Set(changes().map((invalidation) => invalidation.id))).toEqual(new Set([container]));
+    });
+
     it('opens the access tokens of a container’s pixels, and leaves out one sealed under another key', async () => {
       const container = await createContainer(owner);
       const pixel = await createPixel('9500000001', container);
@@ -399,7 +417,7 @@ describe.each(backends)('Meta pixels on %s', (backend) => {
       expect(targets).toEqual([{ id: pixel.id, pixelId: '9500000001', accessToken: TOKEN, testEventCode: null }]);
 
       const otherKey = new MetaPixelService(
-        { database: t.database, containers: t.app.services.containers },
+        { database: t.database, containers: t.app.services.containers, invalidations: t.app.services.invalidations },
         { secrets: new SecretBox(randomBytes(32)) },
       );
       const errors: unknown[] = [];
