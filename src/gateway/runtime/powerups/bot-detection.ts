@@ -18,7 +18,7 @@ export interface BotVerdict {
 /** Request headers by lower-case name, as Node gives them. */
 export type RequestHeaders = Record<string, string | string[] | undefined>;
 
-const HEADLESS = /\b(HeadlessChrome|PhantomJS|SlimerJS|Electron|Puppeteer|Playwright|Selenium|WebDriver)\b/i;
+const HEADLESS = /\b(HeadlessChrome|PhantomJS|SlimerJS|Puppeteer|Playwright|Selenium|WebDriver)\b/i;
 // Headers that automation proxies and scripting tools add and browsers never send.
 const AUTOMATION_HEADERS = ['x-selenium', 'x-puppeteer', 'x-playwright'];
 
