@@ -30,6 +30,7 @@ import { statusRoutes } from './modules/status/routes.js';
 import { containerRoutes } from './modules/containers/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
+import { metaPixelRoutes } from './modules/meta-pixels/routes.js';
 
 /**
  * Bodies are validated strictly (no type coercion) and report every issue, so a form can mark each wrong field;
@@ -119,6 +120,7 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
   await app.register(statusRoutes);
   await app.register(containerRoutes);
   await app.register(domainRoutes);
+  await app.register(metaPixelRoutes);
   await app.register(eventRoutes);
   await app.register(overviewRoutes);
   await app.register(webRoutes);

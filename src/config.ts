@@ -75,7 +75,9 @@ export interface Config {
   };
   /** ACME certificates for custom domains; null when ACME_DIRECTORY_URL is unset (no certificate is requested). */
   acme: AcmeConfig | null;
-  /** 32-byte key (base64 or hex) encrypting secrets at rest (certificate keys); null when unset. */
+  /** The Graph API the Conversions API sender posts to: tests point the origin at a fixture server. */
+  meta: { graphOrigin: string; graphVersion: string; timeoutMs: number; deliveryRetentionDays: number };
+  /** 32-byte key (base64 or hex) encrypting secrets at rest (certificate keys, Meta access tokens); null when unset. */
   secretsKey: Buffer | null;
   containerTransitionDelayMs: number;
   dns: { resolvers: string[]; timeoutMs: number; recheckIntervalMs: number };
@@ -181,6 +183,23 @@ function acmeConfig(env: Env, key: Buffer | null): AcmeConfig | null {
     retryBaseMs: integer(env, 'ACME_RETRY_BASE_MS', 60_000, 10),
     retryMaxMs: integer(env, 'ACME_RETRY_MAX_MS', 6 * 3_600_000, 10),
     pollMs: integer(env, 'ACME_POLL_MS', 10_000, 10),
+  };
+}
+
+function metaConfig(env: Env): Config['meta'] {
+  const graphOrigin = (env.META_GRAPH_ORIGIN?.trim() || 'https://graph.facebook.com').replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/?#]+$/.test(graphOrigin))
+    throw new ConfigError(
+      `META_GRAPH_ORIGIN must be an origin such as https://graph.facebook.com, got "${graphOrigin}"`,
+    );
+  const graphVersion = env.META_GRAPH_VERSION?.trim() || 'v26.0';
+  if (!/^v\d+\.\d+$/.test(graphVersion))
+    throw new ConfigError(`META_GRAPH_VERSION must look like v26.0, got "${graphVersion}"`);
+  return {
+    graphOrigin,
+    graphVersion,
+    timeoutMs: integer(env, 'META_TIMEOUT_MS', 10_000, 100),
+    deliveryRetentionDays: integer(env, 'META_DELIVERY_RETENTION_DAYS', 30, 1),
   };
 }
 
@@ -325,6 +344,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       tlsKeyFile: optional(env, 'GATEWAY_TLS_KEY'),
     },
     acme: acmeConfig(env, key),
+    meta: metaConfig(env),
     secretsKey: key,
     containerTransitionDelayMs: integer(env, 'CONTAINER_TRANSITION_DELAY_MS', 2000, 0),
     dns: {

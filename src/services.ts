@@ -29,6 +29,7 @@ import { TlsGateway } from './gateway/tls.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { SecretBox, userSecretsBox } from './lib/secrets.js';
 import { SecurityService } from './modules/security/service.js';
+import { MetaPixelService } from './modules/meta-pixels/service.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -52,6 +53,8 @@ export interface Services {
   containerWorker: ContainerWorker;
   domains: DomainService;
   certificates: CertificateService;
+  /** Meta pixels of containers (Conversions API credentials) and the Graph API's answers per event. */
+  metaPixels: MetaPixelService;
   gateway: Gateway;
   /** The gateway's TLS listener when GATEWAY_TLS_PORT is set; it listens once `listen()` is called (the CLI does). */
   gatewayTls: TlsGateway | null;
@@ -103,10 +106,8 @@ export function createServices(
     { delayMs: config.containerTransitionDelayMs, onError },
   );
   const security = new SecurityService({ database, auth, box: userSecretsBox(config) });
-  const certificates = new CertificateService(
-    { database, events, invalidations },
-    { acme: config.acme, secrets: config.secretsKey ? new SecretBox(config.secretsKey) : null },
-  );
+  const secrets = config.secretsKey ? new SecretBox(config.secretsKey) : null;
+  const certificates = new CertificateService({ database, events, invalidations }, { acme: config.acme, secrets });
   const gateway = new Gateway(
     {
       traffic: new ContainerTraffic({ database }),
@@ -153,6 +154,7 @@ export function createServices(
       pendingTtlMs: config.domainPendingTtlHours * 3_600_000,
     },
   );
+  const metaPixels = new MetaPixelService({ database, containers, invalidations }, { secrets });
   const trackingChecker = new TrackingCheckerService(
     { database, scanner, webhooks, tenants },
     { scanTimeoutMs: config.scanner.scanTimeoutMs },
@@ -167,6 +169,7 @@ export function createServices(
   let deliveryLoop: { stop(): Promise<void> } | null = null;
   let reportLoop: { stop(): Promise<void> } | null = null;
   let interruptedScanLoop: { stop(): Promise<void> } | null = null;
+  let metaDeliveryPruneLoop: { stop(): Promise<void> } | null = null;
   return {
     invalidations,
     auth,
@@ -188,6 +191,7 @@ export function createServices(
     containerWorker,
     domains,
     certificates,
+    metaPixels,
     gateway,
     gatewayTls,
     async start() {
@@ -209,6 +213,12 @@ export function createServices(
         );
         await trackingChecker.failInterruptedScans().catch(onError);
         interruptedScanLoop = startLoop(() => trackingChecker.failInterruptedScans(), 60_000, onError);
+        const retentionMs = config.meta.deliveryRetentionDays * 86_400_000;
+        metaDeliveryPruneLoop = startLoop(
+          () => metaPixels.pruneDeliveries(new Date(Date.now() - retentionMs)),
+          3_600_000,
+          onError,
+        );
       }
     },
     async stop() {
@@ -216,6 +226,7 @@ export function createServices(
       await deliveryLoop?.stop();
       await reportLoop?.stop();
       await interruptedScanLoop?.stop();
+      await metaDeliveryPruneLoop?.stop();
       await status.stop();
       await recheckLoop?.stop();
       await certificateLoop?.stop();

@@ -3,3 +3,4 @@ export * from './schema/accounts.js';
 export * from './schema/hosting.js';
 export * from './schema/monitoring.js';
 export * from './schema/scans.js';
+export * from './schema/meta.js';

@@ -3,6 +3,7 @@ import type { ApiKeyErrorCode } from '../modules/api-keys/errors.js';
 import type { AuthErrorCode } from '../modules/auth/errors.js';
 import type { ContainerErrorCode } from '../modules/containers/errors.js';
 import type { DomainErrorCode } from '../modules/domains/errors.js';
+import type { MetaPixelErrorCode } from '../modules/meta-pixels/errors.js';
 import type { MonitorErrorCode } from '../modules/monitors/errors.js';
 import type { ReportErrorCode } from '../modules/reports/errors.js';
 import type { TenantErrorCode } from '../modules/tenants/errors.js';
@@ -92,6 +93,7 @@ export type ErrorCode =
   | AuthErrorCode
   | ContainerErrorCode
   | DomainErrorCode
+  | MetaPixelErrorCode
   | MonitorErrorCode
   | ReportErrorCode
   | TenantErrorCode

@@ -58,6 +58,9 @@ export const ROLE_POLICY: Readonly<Record<string, RoleRule>> = {
   createDomain: admin,
   deleteDomain: admin,
   verifyDomain: admin,
+  // Meta pixels: the access token is a credential of the tenant's Meta business account
+  createMetaPixel: admin,
+  deleteMetaPixel: admin,
   // Monitoring
   createMonitor: admin,
   updateMonitor: admin,

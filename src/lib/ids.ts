@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   container: 'ctr',
   domain: 'dom',
   requestLog: 'log',
+  metaPixel: 'mpx',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -62,3 +62,30 @@ describe('COOKIE_SECRET', () => {
     }
   });
 });
+
+describe('META_GRAPH_ORIGIN, META_GRAPH_VERSION, META_TIMEOUT_MS, META_DELIVERY_RETENTION_DAYS', () => {
+  it("defaults to Meta's Graph API, version v26.0", () => {
+    expect(loadConfig({}).meta).toEqual({
+      graphOrigin: 'https://graph.facebook.com',
+      graphVersion: 'v26.0',
+      timeoutMs: 10_000,
+      deliveryRetentionDays: 30,
+    });
+  });
+
+  it('takes a fixture origin (trailing slash dropped) and another version', () => {
+    expect(
+      loadConfig({ META_GRAPH_ORIGIN: 'http://127.0.0.1:4567/', META_GRAPH_VERSION: 'v25.0', META_TIMEOUT_MS: '500' })
+        .meta,
+    ).toMatchObject({ graphOrigin: 'http://127.0.0.1:4567', graphVersion: 'v25.0', timeoutMs: 500 });
+  });
+
+  it.each([
+    [{ META_GRAPH_ORIGIN: 'graph.facebook.com' }, /META_GRAPH_ORIGIN must be an origin/],
+    [{ META_GRAPH_ORIGIN: 'https://graph.facebook.com/v26.0' }, /META_GRAPH_ORIGIN must be an origin/],
+    [{ META_GRAPH_VERSION: '26' }, /META_GRAPH_VERSION must look like v26.0/],
+    [{ META_DELIVERY_RETENTION_DAYS: '0' }, /META_DELIVERY_RETENTION_DAYS must be an integer >= 1/],
+  ])('refuses %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

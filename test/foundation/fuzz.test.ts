@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -298,6 +298,8 @@ describe.each(backends)('fuzz of every documented operation on %s', (backend) =>
         runWorkers: false,
         allowPrivateNetworks: false,
         dns: { resolvers: [`127.0.0.1:${await freePort()}`], timeoutMs: 200, recheckIntervalMs: 600_000 },
+        // Meta access tokens are sealed with it; without it, adding a pixel is a documented 503 (tested in its module).
+        secretsKey: randomBytes(32),
       },
       undefined,
       { scanner, recordOperations: false },

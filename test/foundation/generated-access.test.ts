@@ -28,7 +28,14 @@ const bodies: Record<string, object> = {
   updateTenant: { name: 'Renamed by another tenant' },
   updateMonitor: { name: 'Renamed by another tenant' },
   updateContainer: { name: 'Renamed by another tenant' },
+  createMetaPixel: { pixel_id: '1234567890', access_token: 'EAAB-another-tenants-token' },
 };
+
+/** Well-formed ids for the other parameters of a path under an object (they name nothing of the stranger's). */
+const innerIds: Record<string, () => string> = { pixel: () => newId('metaPixel') };
+
+const pathFor = (operation: Operation, id: string) =>
+  operation.path.replace('{id}', id).replace(/\{(\w+)\}/g, (_all, name: string) => innerIds[name]?.() ?? name);
 
 interface Fixtures {
   clientTenant(): Promise<string>;
@@ -212,7 +219,7 @@ describe.each(backends)('every documented operation on %s', (backend) => {
         const before = await readAsOwner(kind!, id);
         const response = await t.inject({
           method: operation.method as 'GET',
-          url: operation.path.replace('{id}', id),
+          url: pathFor(operation, id),
           token: stranger.token,
           payload: bodies[operation.operationId],
         });

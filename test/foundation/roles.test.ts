@@ -29,6 +29,8 @@ const MINIMUM_ROLE: Record<string, Role> = {
   createDomain: 'admin',
   deleteDomain: 'admin',
   verifyDomain: 'admin',
+  createMetaPixel: 'admin',
+  deleteMetaPixel: 'admin',
   createMonitor: 'admin',
   updateMonitor: 'admin',
   deleteMonitor: 'admin',

@@ -108,6 +108,12 @@ export const hostileValue: Arbitrary<unknown> = fc.oneof(
 
 const ID_PREFIX = /^\^([a-z]+)_/;
 
+/**
+ * `^[class]{m,n}$` or `^[class]+$` (digits, a token's alphabet): derived, since random strings filtered by it
+ * almost never pass (a 20-character token of 66 characters: one in a few thousand).
+ */
+const CHARACTER_CLASS = /^\^(\[[^\]]+\])(?:\{(\d+),(\d+)\}|\+)\$$/;
+
 /** Property names whose strings the app fetches or resolves: only unreachable URLs and reserved hostnames for them. */
 const URL_FIELDS = new Set(['url', 'upstream_url']);
 const HOST_FIELDS = new Set(['hostname']);
@@ -152,6 +158,12 @@ function stringFor(schema: JsonSchema, name: string | undefined, ids: IdPool): A
   if (schema.format === 'uri') return unreachableUrl;
   const minLength = schema.minLength ?? 0;
   const maxLength = Math.max(minLength, Math.min(schema.maxLength ?? 30, 30));
+  const characterClass = schema.pattern ? CHARACTER_CLASS.exec(schema.pattern) : null;
+  if (characterClass) {
+    const min = Math.max(minLength, Number(characterClass[2] ?? 1));
+    const max = Math.max(min, Math.min(maxLength, Number(characterClass[3] ?? maxLength)));
+    return fc.stringMatching(new RegExp(`^${characterClass[1]}{${min},${max}}$`));
+  }
   if (schema.pattern) {
     const pattern = new RegExp(schema.pattern);
     return fc.string({ minLength, maxLength }).filter((value) => pattern.test(value));

@@ -1,0 +1,111 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
+import { listPage } from '../../http/pagination.js';
+import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { ContainerIdParams } from '../containers/schemas.js';
+import { MetaPixelCodes } from './errors.js';
+import {
+  CreatedMetaPixel,
+  CreateMetaPixelBody,
+  DeliveriesQuery,
+  MetaEventDelivery,
+  MetaPixel,
+  MetaPixelParams,
+} from './schemas.js';
+
+export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const pixels = app.services.metaPixels;
+  const tags = ['Meta pixels'];
+  const tenant = (request: Parameters<typeof requireAuth>[0]) => requireAuth(request).tenantId;
+
+  app.post('/api/containers/:id/meta-pixels/', {
+    schema: {
+      operationId: 'createMetaPixel',
+      summary: 'Add a Meta pixel to a container',
+      description:
+        "The container forwards its events to the pixel through Meta's Conversions API. The access token is stored encrypted with SECRETS_KEY (503 `secrets_key_missing` when the server has none) and shown in this response only.",
+      tags,
+      params: ContainerIdParams,
+      body: CreateMetaPixelBody,
+      response: {
+        201: withMeta(CreatedMetaPixel),
+        ...errorResponses(
+          HttpCodes.resourceMissing,
+          MetaPixelCodes.metaPixelExists,
+          MetaPixelCodes.tooManyMetaPixels,
+          MetaPixelCodes.secretsKeyMissing,
+        ),
+      },
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(await pixels.create(tenant(request), request.params.id, request.body)),
+  });
+
+  app.get('/api/containers/:id/meta-pixels/', {
+    schema: {
+      operationId: 'listMetaPixels',
+      summary: 'List the Meta pixels of a container',
+      description: 'Newest first. Access tokens are never shown here, only their last four characters.',
+      tags,
+      params: ContainerIdParams,
+      querystring: PaginationQuery,
+      response: {
+        200: listEnvelope(MetaPixel, 'A page of Meta pixels.'),
+        ...errorResponses(HttpCodes.resourceMissing),
+      },
+    },
+    handler: async (request) =>
+      listPage(request, (limit, offset) => pixels.list(tenant(request), request.params.id, limit, offset)),
+  });
+
+  app.get('/api/containers/:id/meta-pixels/:pixel/', {
+    schema: {
+      operationId: 'getMetaPixel',
+      summary: 'Get a Meta pixel of a container',
+      tags,
+      params: MetaPixelParams,
+      response: { 200: withMeta(MetaPixel), ...errorResponses(HttpCodes.resourceMissing) },
+    },
+    handler: async (request) => pixels.get(tenant(request), request.params.id, request.params.pixel),
+  });
+
+  app.delete('/api/containers/:id/meta-pixels/:pixel/', {
+    schema: {
+      operationId: 'deleteMetaPixel',
+      summary: 'Remove a Meta pixel from a container',
+      description: 'Stops forwarding to the pixel; its stored access token and delivery records are deleted.',
+      tags,
+      params: MetaPixelParams,
+      response: { 200: withMeta(MetaPixel), ...errorResponses(HttpCodes.resourceMissing) },
+    },
+    handler: async (request) => pixels.delete(tenant(request), request.params.id, request.params.pixel),
+  });
+
+  app.get('/api/containers/:id/meta-pixels/:pixel/deliveries/', {
+    schema: {
+      operationId: 'listMetaPixelDeliveries',
+      summary: 'Events sent to a Meta pixel, with the Graph API’s answers',
+      description:
+        "One entry per event id, most recently sent first: `delivered`, `retrying` or `failed`, the number of attempts and Graph's last error (message, type, code, error_subcode, fbtrace_id). Filter by `status`.",
+      tags,
+      params: MetaPixelParams,
+      querystring: DeliveriesQuery,
+      response: {
+        200: listEnvelope(MetaEventDelivery, 'A page of event deliveries.'),
+        ...errorResponses(HttpCodes.resourceMissing),
+      },
+    },
+    handler: async (request) =>
+      listPage(request, (limit, offset) =>
+        pixels.deliveries(
+          tenant(request),
+          request.params.id,
+          request.params.pixel,
+          request.query.status,
+          limit,
+          offset,
+        ),
+      ),
+  });
+};
