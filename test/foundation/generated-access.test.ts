@@ -151,7 +151,10 @@ describe('the generated access tests', () => {
   it('cover every operation, each with a unique operationId, and have a fixture for every object kind', () => {
     expect(operations.length).toBeGreaterThan(50);
     expect(new Set(operations.map((operation) => operation.operationId)).size).toBe(operations.length);
-    const kinds = operations.map(objectKind).filter((kind): kind is string => kind !== null);
+    const kinds = operations
+      .filter((operation) => !operation.sessionOnly)
+      .map(objectKind)
+      .filter((kind): kind is string => kind !== null);
     expect(kinds.filter((kind) => !objectPaths[kind])).toEqual([]);
   });
 });
@@ -213,7 +216,9 @@ describe.each(backends)('every documented operation on %s', (backend) => {
       });
     });
 
-    if (kind !== null)
+    // A session-only operation (the person's own sessions) is refused to an API key before any lookup;
+    // another user's session is a 404 there, tested with sessions in test/modules/security/.
+    if (kind !== null && !operation.sessionOnly)
       it("answers 404 for another tenant's object and changes nothing", async () => {
         const id = await objectPaths[kind!]!.create(make);
         const before = await readAsOwner(kind!, id);

@@ -19,6 +19,10 @@ const MINIMUM_ROLE: Record<string, Role> = {
   createApiKey: 'admin',
   revokeApiKey: 'admin',
   logout: 'member',
+  startTwoFactorEnrollment: 'member',
+  confirmTwoFactorEnrollment: 'member',
+  disableTwoFactor: 'member',
+  revokeSession: 'member',
   scanPage: 'member',
   createContainer: 'admin',
   updateContainer: 'admin',
@@ -43,11 +47,12 @@ const MINIMUM_ROLE: Record<string, Role> = {
   createReport: 'member',
 };
 
-/** Bodies only an owner may send: plans and limit overrides (billing). */
+/** Bodies only an owner may send: plans and limit overrides (billing), and the tenant's two-factor rule. */
 const OWNER_ONLY_BODIES: Array<{ operationId: string; body: Record<string, unknown> }> = [
   { operationId: 'createClientTenant', body: { name: 'Client', plan: 'pro' } },
   { operationId: 'updateTenant', body: { plan: 'pro' } },
   { operationId: 'updateTenant', body: { feature_overrides: { max_monitors: 5 } } },
+  { operationId: 'updateTenant', body: { require_two_factor: false } },
 ];
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };
@@ -209,7 +214,7 @@ describe.each(backends)('role policy on %s', (backend) => {
     expect(createContainer.description).toContain('**Minimum role:** `admin`');
     expect(createContainer.responses['403'].description).toContain('insufficient_role');
     const updateTenant = document.paths['/api/tenants/{id}/'].patch;
-    expect(updateTenant['x-tagport-owner-only-fields']).toEqual(['plan', 'feature_overrides']);
+    expect(updateTenant['x-tagport-owner-only-fields']).toEqual(['plan', 'feature_overrides', 'require_two_factor']);
     expect(document.paths['/api/containers/'].get['x-tagport-minimum-role']).toBe('member');
     expect(document.info.description).toContain('insufficient_role');
   });

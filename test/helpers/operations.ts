@@ -8,6 +8,8 @@ export interface Operation {
   route: string;
   /** True when the operation needs no credentials (`security: []`). */
   public: boolean;
+  /** True when only the web session cookie is accepted (the person's own sign-in, sessions and second factor). */
+  sessionOnly: boolean;
   tags: string[];
 }
 
@@ -26,6 +28,8 @@ export function listOperations(document: any): Operation[] {
         path,
         route: routePattern(path),
         public: security.length === 0,
+        sessionOnly:
+          security.length > 0 && security.every((requirement: object) => Object.keys(requirement).join() === 'session'),
         tags: operation.tags ?? [],
       });
     }
