@@ -27,6 +27,7 @@ import { GatewayFront } from './gateway/front.js';
 import { TlsGateway } from './gateway/tls.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { SecretBox } from './lib/secrets.js';
+import { RetentionService } from './modules/retention/service.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -40,6 +41,8 @@ export interface Services {
   outbound: OutboundClient;
   webhooks: WebhookService;
   monitors: MonitorService;
+  /** Deletes what is older than each growing table's retention (RetentionService.pruneOnce). */
+  retention: RetentionService;
   scheduler: MonitorScheduler;
   reports: ReportService;
   status: StatusService;
@@ -101,9 +104,10 @@ export function createServices(
     { database, events, invalidations },
     { acme: config.acme, secrets: config.secretsKey ? new SecretBox(config.secretsKey) : null },
   );
+  const traffic = new ContainerTraffic({ database });
   const gateway = new Gateway(
     {
-      traffic: new ContainerTraffic({ database }),
+      traffic,
       invalidations,
       outbound,
       front: new GatewayFront(certificates.enabled ? certificates : null, () => gatewayTls?.port ?? null, onError),
@@ -161,6 +165,12 @@ export function createServices(
   let deliveryLoop: { stop(): Promise<void> } | null = null;
   let reportLoop: { stop(): Promise<void> } | null = null;
   let interruptedScanLoop: { stop(): Promise<void> } | null = null;
+  let retentionLoop: { stop(): Promise<void> } | null = null;
+  const monitors = new MonitorService({ database, outbound, webhooks, tenants, containers, domains });
+  const retention = new RetentionService(
+    { monitors, events, traffic },
+    { ...config.retention, checkDays: config.monitoring.retentionDays },
+  );
   return {
     invalidations,
     auth,
@@ -171,7 +181,8 @@ export function createServices(
     trackingChecker,
     outbound,
     webhooks,
-    monitors: new MonitorService({ database, outbound, webhooks, tenants, containers, domains }),
+    monitors,
+    retention,
     scheduler,
     reports,
     status,
@@ -201,6 +212,7 @@ export function createServices(
         );
         await trackingChecker.failInterruptedScans().catch(onError);
         interruptedScanLoop = startLoop(() => trackingChecker.failInterruptedScans(), 60_000, onError);
+        retentionLoop = startLoop(() => retention.pruneOnce(), config.retention.intervalMs, onError);
       }
     },
     async stop() {
@@ -208,6 +220,7 @@ export function createServices(
       await deliveryLoop?.stop();
       await reportLoop?.stop();
       await interruptedScanLoop?.stop();
+      await retentionLoop?.stop();
       await status.stop();
       await recheckLoop?.stop();
       await certificateLoop?.stop();

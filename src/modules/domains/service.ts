@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { and, count, desc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { boundedCount } from '../../db/bounded-count.js';
+import { countLimit } from '../../lib/count-bound.js';
 import type { Database } from '../../db/index.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import { domains, type DomainRow } from '../../db/schema.js';
@@ -119,7 +121,7 @@ export class DomainService {
 
   async list(tenantId: string, limit: number, offset: number) {
     const where = and(eq(domains.tenantId, tenantId), isNull(domains.deletedAt));
-    const [rows, [{ total }]] = await Promise.all([
+    const [rows, total] = await Promise.all([
       this.db
         .select()
         .from(domains)
@@ -127,7 +129,7 @@ export class DomainService {
         .orderBy(desc(domains.createdAt), desc(domains.id))
         .limit(limit)
         .offset(offset),
-      this.db.select({ total: count() }).from(domains).where(where),
+      boundedCount(this.db, domains, where, countLimit(limit, offset)),
     ]);
     return { results: await Promise.all(rows.map((row) => this.toDto(row))), total };
   }
