@@ -34,6 +34,15 @@ export async function listContainers(db: Db, tenantId: string, limit: number, of
   return { rows, total };
 }
 
+/** Default hostnames of the tenant's containers among `ids`, in one statement. */
+export async function findDefaultHostnames(db: Db, tenantId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: containers.id, defaultHostname: containers.defaultHostname })
+    .from(containers)
+    .where(and(eq(containers.tenantId, tenantId), inArray(containers.id, ids)));
+}
+
 export async function findContainer(db: Db, tenantId: string, id: string): Promise<ContainerRow | null> {
   const rows = await db
     .select()

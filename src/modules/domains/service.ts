@@ -60,7 +60,8 @@ export class DomainService {
     return this.database.db;
   }
 
-  private async toDto(row: DomainRow, target?: string): Promise<DomainDto> {
+  /** `target` (the container's default hostname) and `certificate` are passed in by lists, which load them per page. */
+  private async toDto(row: DomainRow, target?: string, certificate?: DomainDto['certificate']): Promise<DomainDto> {
     const routingTarget = target ?? (await this.containers.find(row.tenantId, row.containerId)).defaultHostname;
     const routing = [
       { type: 'CNAME' as const, name: row.hostname, value: routingTarget, purpose: 'routing' },
@@ -85,7 +86,7 @@ export class DomainService {
       last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
       verified_at: row.verifiedAt?.toISOString() ?? null,
       created_at: row.createdAt.toISOString(),
-      certificate: (await this.certificates.summaries([row])).get(row.id)!,
+      certificate: certificate ?? (await this.certificates.summaries([row])).get(row.id)!,
     };
   }
 
@@ -131,7 +132,17 @@ export class DomainService {
         .offset(offset),
       boundedCount(this.db, domains, where, countLimit(limit, offset)),
     ]);
-    return { results: await Promise.all(rows.map((row) => this.toDto(row))), total };
+    const [hostnames, certificates] = await Promise.all([
+      this.containers.defaultHostnames(
+        tenantId,
+        rows.map((row) => row.containerId),
+      ),
+      this.certificates.summaries(rows),
+    ]);
+    const results = await Promise.all(
+      rows.map((row) => this.toDto(row, hostnames.get(row.containerId), certificates.get(row.id))),
+    );
+    return { results, total };
   }
 
   /** The tenant's domain, unless deleted; null otherwise. */
