@@ -3,7 +3,7 @@
  * `count` and `total_pages` are lower bounds and the list says so with `count_estimated: true`. A page beyond the
  * bound counts on to just past its own end, so its `next` link stays right.
  */
-export const COUNT_BOUND = 10_000;
+export const COUNT_BOUND = 1_000;
 
 /** How many rows a list counts for this page: one more than it needs, which tells "there are more". */
 export function countLimit(limit: number, offset: number): number {

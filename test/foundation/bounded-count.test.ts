@@ -30,7 +30,11 @@ describe.each(backends)('bounded list counts on %s', (backend) => {
   describe('listEvents · GET /api/events/', () => {
     it('stops counting past the bound and says the count is a lower bound', async () => {
       const first = await page('page_size=20');
-      expect(first).toMatchObject({ count: COUNT_BOUND + 1, count_estimated: true, total_pages: 501 });
+      expect(first).toMatchObject({
+        count: COUNT_BOUND + 1,
+        count_estimated: true,
+        total_pages: Math.ceil((COUNT_BOUND + 1) / 20),
+      });
       expect(first.next).toContain('page=2');
       expect(first.results).toHaveLength(20);
     });

@@ -5,6 +5,7 @@ CREATE INDEX IF NOT EXISTS "scans_tenant_created_id_idx" ON "scans" USING btree 
 CREATE INDEX IF NOT EXISTS "monitor_checks_tenant_checked_idx" ON "monitor_checks" USING btree ("tenant_id","checked_at");--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "monitor_checks_checked_idx" ON "monitor_checks" USING btree ("checked_at");--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "events_tenant_type_idx" ON "events" USING btree ("tenant_id","type","created_at");--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS "events_tenant_object_idx" ON "events" USING btree ("tenant_id","object_id","created_at");--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "events_created_idx" ON "events" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "container_request_logs_at_idx" ON "container_request_logs" USING btree ("at");--> statement-breakpoint
 CREATE INDEX IF NOT EXISTS "container_usage_day_idx" ON "container_usage" USING btree ("day");

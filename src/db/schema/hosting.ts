@@ -69,6 +69,8 @@ export const events = pgTable(
   (t) => [
     index('events_tenant_idx').on(t.tenantId, t.createdAt),
     index('events_object_idx').on(t.objectId, t.createdAt),
+    // The list's filters (object, type) within a tenant, newest first; retention by age.
+    index('events_tenant_object_idx').on(t.tenantId, t.objectId, t.createdAt),
     index('events_tenant_type_idx').on(t.tenantId, t.type, t.createdAt),
     index('events_created_idx').on(t.createdAt),
   ],

@@ -40,9 +40,9 @@ function statusCondition(status: TenantStatusFilter): SQL | undefined {
 }
 
 /**
- * The caller and its clients, oldest first. Two index reads (the caller by id, its clients in (parent_id, status?,
- * created_at, id) order) merged by a UNION ALL, instead of one OR that has to fetch and sort every client; the count
- * stops at its bound (src/lib/count-bound.ts).
+ * The caller and its clients, oldest first. Two index reads, the caller by id and the first `offset + limit` of its
+ * clients in (parent_id, status?, created_at, id) order, in a UNION ALL that sorts only those: one OR would fetch and
+ * sort every client. The count stops at its bound (src/lib/count-bound.ts).
  */
 export async function listVisibleTenants(
   db: Db,
@@ -59,7 +59,12 @@ export async function listVisibleTenants(
       .innerJoin(plans, eq(plans.id, tenants.planId))
       .where(and(condition, statusIs));
   const [rows, [{ total }]] = await Promise.all([
-    unionAll(visible(eq(tenants.id, tenantId)), visible(eq(tenants.parentId, tenantId)))
+    unionAll(
+      visible(eq(tenants.id, tenantId)),
+      visible(eq(tenants.parentId, tenantId))
+        .orderBy(asc(tenants.createdAt), asc(tenants.id))
+        .limit(offset + limit),
+    )
       .orderBy(asc(tenants.createdAt), asc(tenants.id))
       .limit(limit)
       .offset(offset),
