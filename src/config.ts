@@ -55,6 +55,15 @@ export interface Config {
     observationCapMs: number;
   };
   monitoring: { tickMs: number; batchSize: number; maxInFlight: number; retentionDays: number };
+  /** How long rows that grow with traffic are kept (monitor checks: `monitoring.retentionDays`), and how they go. */
+  retention: {
+    eventDays: number;
+    requestLogDays: number;
+    usageDays: number;
+    batchSize: number;
+    maxBatches: number;
+    intervalMs: number;
+  };
   webhooks: { pollMs: number; retryBaseMs: number; maxAttempts: number; timeoutMs: number };
   /** Extra CA certificates trusted by outbound monitor and webhook requests (tests' throw-away CA). */
   outboundCaCertificates: string[];
@@ -322,6 +331,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       batchSize: integer(env, 'MONITOR_BATCH_SIZE', 20, 1),
       maxInFlight: integer(env, 'MONITOR_MAX_IN_FLIGHT', 50, 1),
       retentionDays: integer(env, 'MONITOR_RETENTION_DAYS', 30, 1),
+    },
+    retention: {
+      eventDays: integer(env, 'EVENT_RETENTION_DAYS', 90, 1),
+      requestLogDays: integer(env, 'REQUEST_LOG_RETENTION_DAYS', 30, 1),
+      // Usage reports cover up to 366 days: keep a little more than a year.
+      usageDays: integer(env, 'USAGE_RETENTION_DAYS', 400, 1),
+      batchSize: integer(env, 'RETENTION_BATCH_SIZE', 5000, 1),
+      maxBatches: integer(env, 'RETENTION_MAX_BATCHES', 200, 1),
+      intervalMs: integer(env, 'RETENTION_INTERVAL_MS', 600_000, 1000),
     },
     webhooks: {
       pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 10),

@@ -30,6 +30,7 @@ import { CertificateService } from './modules/certificates/service.js';
 import { SecretBox, userSecretsBox } from './lib/secrets.js';
 import { SecurityService } from './modules/security/service.js';
 import { MetaPixelService } from './modules/meta-pixels/service.js';
+import { RetentionService } from './modules/retention/service.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -44,6 +45,8 @@ export interface Services {
   outbound: OutboundClient;
   webhooks: WebhookService;
   monitors: MonitorService;
+  /** Deletes what is older than each growing table's retention (RetentionService.pruneOnce). */
+  retention: RetentionService;
   scheduler: MonitorScheduler;
   reports: ReportService;
   overview: OverviewService;
@@ -108,9 +111,10 @@ export function createServices(
   const security = new SecurityService({ database, auth, box: userSecretsBox(config) });
   const secrets = config.secretsKey ? new SecretBox(config.secretsKey) : null;
   const certificates = new CertificateService({ database, events, invalidations }, { acme: config.acme, secrets });
+  const traffic = new ContainerTraffic({ database });
   const gateway = new Gateway(
     {
-      traffic: new ContainerTraffic({ database }),
+      traffic,
       invalidations,
       outbound,
       front: new GatewayFront(certificates.enabled ? certificates : null, () => gatewayTls?.port ?? null, onError),
@@ -169,7 +173,16 @@ export function createServices(
   let deliveryLoop: { stop(): Promise<void> } | null = null;
   let reportLoop: { stop(): Promise<void> } | null = null;
   let interruptedScanLoop: { stop(): Promise<void> } | null = null;
-  let metaDeliveryPruneLoop: { stop(): Promise<void> } | null = null;
+  let retentionLoop: { stop(): Promise<void> } | null = null;
+  const monitors = new MonitorService({ database, outbound, webhooks, tenants, containers, domains });
+  const retention = new RetentionService(
+    { monitors, events, traffic, metaPixels },
+    {
+      ...config.retention,
+      checkDays: config.monitoring.retentionDays,
+      metaDeliveryDays: config.meta.deliveryRetentionDays,
+    },
+  );
   return {
     invalidations,
     auth,
@@ -181,7 +194,8 @@ export function createServices(
     trackingChecker,
     outbound,
     webhooks,
-    monitors: new MonitorService({ database, outbound, webhooks, tenants, containers, domains }),
+    monitors,
+    retention,
     scheduler,
     overview: new OverviewService({ database, tenants, trackingChecker }),
     reports,
@@ -213,12 +227,7 @@ export function createServices(
         );
         await trackingChecker.failInterruptedScans().catch(onError);
         interruptedScanLoop = startLoop(() => trackingChecker.failInterruptedScans(), 60_000, onError);
-        const retentionMs = config.meta.deliveryRetentionDays * 86_400_000;
-        metaDeliveryPruneLoop = startLoop(
-          () => metaPixels.pruneDeliveries(new Date(Date.now() - retentionMs)),
-          3_600_000,
-          onError,
-        );
+        retentionLoop = startLoop(() => retention.pruneOnce(), config.retention.intervalMs, onError);
       }
     },
     async stop() {
@@ -226,7 +235,7 @@ export function createServices(
       await deliveryLoop?.stop();
       await reportLoop?.stop();
       await interruptedScanLoop?.stop();
-      await metaDeliveryPruneLoop?.stop();
+      await retentionLoop?.stop();
       await status.stop();
       await recheckLoop?.stop();
       await certificateLoop?.stop();

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { countReachedLimit } from '../lib/count-bound.js';
 
 export interface PageParams {
   page: number;
@@ -19,8 +20,12 @@ function pageUrl(request: FastifyRequest, baseUrl: string, page: number, pageSiz
   return url.toString();
 }
 
-/** Builds the list envelope {count, page, page_size, total_pages, next, previous, results}. */
+/**
+ * Builds the list envelope {count, page, page_size, total_pages, next, previous, results}. A count that reached its
+ * bound (src/lib/count-bound.ts) is a lower bound: the envelope then says `count_estimated: true`.
+ */
 export function pageEnvelope<T>(request: FastifyRequest, params: PageParams, count: number, results: T[]) {
+  const estimated = countReachedLimit(count, params.pageSize, params.offset);
   const totalPages = Math.ceil(count / params.pageSize);
   const hasNext = params.page < totalPages;
   const hasPrevious = params.page > 1;
@@ -30,6 +35,7 @@ export function pageEnvelope<T>(request: FastifyRequest, params: PageParams, cou
     page: params.page,
     page_size: params.pageSize,
     total_pages: totalPages,
+    ...(estimated ? { count_estimated: true as const } : {}),
     next: hasNext ? pageUrl(request, baseUrl, params.page + 1, params.pageSize) : null,
     previous: hasPrevious
       ? pageUrl(request, baseUrl, Math.min(params.page - 1, Math.max(totalPages, 1)), params.pageSize)

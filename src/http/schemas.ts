@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
+import { COUNT_BOUND } from '../lib/count-bound.js';
 import { type ErrorCodeDefinition, HttpCodes } from './errors.js';
 
 /**
@@ -177,10 +178,17 @@ export const PaginationQuery = Type.Object({
 export function listEnvelope<T extends TSchema>(item: T, description: string) {
   const envelope = Type.Object(
     {
-      count: Type.Integer({ description: 'Total number of matching objects.' }),
+      count: Type.Integer({
+        description: `Number of matching objects. Counting stops past ${COUNT_BOUND.toLocaleString('en')} (or past the end of the requested page, when that is further): then \`count\` and \`total_pages\` are lower bounds and \`count_estimated\` is true.`,
+      }),
       page: Type.Integer(),
       page_size: Type.Integer(),
       total_pages: Type.Integer(),
+      count_estimated: Type.Optional(
+        Type.Literal(true, {
+          description: 'Present (true) when counting stopped at its bound: there are more objects than `count`.',
+        }),
+      ),
       next: Nullable(Type.String({ format: 'uri' }), { description: 'URL of the next page, or null.' }),
       previous: Nullable(Type.String({ format: 'uri' }), { description: 'URL of the previous page, or null.' }),
       results: Type.Array(item),
@@ -197,6 +205,7 @@ function listType<T extends TSchema>(item: T) {
     page: Type.Integer(),
     page_size: Type.Integer(),
     total_pages: Type.Integer(),
+    count_estimated: Type.Optional(Type.Literal(true)),
     next: Type.Union([Type.String(), Type.Null()]),
     previous: Type.Union([Type.String(), Type.Null()]),
     results: Type.Array(item),

@@ -29,6 +29,9 @@ export const tenants = pgTable(
   },
   (t) => [
     index('tenants_parent_idx').on(t.parentId),
+    // The client list, oldest first, with and without a status filter.
+    index('tenants_parent_created_idx').on(t.parentId, t.createdAt, t.id),
+    index('tenants_parent_status_created_idx').on(t.parentId, t.status, t.createdAt, t.id),
     check('tenants_status_check', sql`${t.status} in ('active', 'archived')`),
   ],
 );

@@ -71,6 +71,10 @@ export const events = pgTable(
   (t) => [
     index('events_tenant_idx').on(t.tenantId, t.createdAt),
     index('events_object_idx').on(t.objectId, t.createdAt),
+    // The list's filters (object, type) within a tenant, newest first; retention by age.
+    index('events_tenant_object_idx').on(t.tenantId, t.objectId, t.createdAt),
+    index('events_tenant_type_idx').on(t.tenantId, t.type, t.createdAt),
+    index('events_created_idx').on(t.createdAt),
   ],
 );
 
@@ -86,7 +90,10 @@ export const containerUsage = pgTable(
     requestBytes: bigint('request_bytes', { mode: 'number' }).notNull().default(0),
     responseBytes: bigint('response_bytes', { mode: 'number' }).notNull().default(0),
   },
-  (t) => [uniqueIndex('container_usage_key').on(t.containerId, t.day, t.hostname, t.statusClass)],
+  (t) => [
+    uniqueIndex('container_usage_key').on(t.containerId, t.day, t.hostname, t.statusClass),
+    index('container_usage_day_idx').on(t.day),
+  ],
 );
 
 export const containerRequestLogs = pgTable(
@@ -105,7 +112,7 @@ export const containerRequestLogs = pgTable(
     /** From sending the request upstream to the end of its answer; null when no upstream was asked. */
     upstreamMs: integer('upstream_ms'),
   },
-  (t) => [index('container_request_logs_idx').on(t.containerId, t.at)],
+  (t) => [index('container_request_logs_idx').on(t.containerId, t.at), index('container_request_logs_at_idx').on(t.at)],
 );
 
 export type ContainerRow = typeof containers.$inferSelect;

@@ -50,7 +50,12 @@ export const monitorChecks = pgTable(
     timings: jsonb('timings').$type<Record<string, number>>(),
     error: text('error'),
   },
-  (t) => [index('monitor_checks_monitor_idx').on(t.monitorId, t.checkedAt)],
+  (t) => [
+    index('monitor_checks_monitor_idx').on(t.monitorId, t.checkedAt),
+    // Reports read one tenant's checks in a period; retention deletes by age.
+    index('monitor_checks_tenant_checked_idx').on(t.tenantId, t.checkedAt),
+    index('monitor_checks_checked_idx').on(t.checkedAt),
+  ],
 );
 
 export const incidents = pgTable(

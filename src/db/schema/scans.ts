@@ -22,6 +22,8 @@ export const scans = pgTable(
   },
   (t) => [
     index('scans_tenant_created_idx').on(t.tenantId, t.createdAt),
+    // The list (newest first) and the report (oldest first) in their exact order, ties broken by id.
+    index('scans_tenant_created_id_idx').on(t.tenantId, t.createdAt, t.id),
     check('scans_status_check', sql`${t.status} in ('running', 'completed', 'failed')`),
   ],
 );

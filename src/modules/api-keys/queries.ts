@@ -1,4 +1,6 @@
 import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import { boundedCount } from '../../db/bounded-count.js';
+import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
 import type { Role } from '../../http/context.js';
 import { apiKeys, tenants, type ApiKeyRow } from '../../db/schema.js';
@@ -35,7 +37,7 @@ export async function insertKey(db: Db, row: typeof apiKeys.$inferInsert): Promi
 }
 
 export async function listKeys(db: Db, tenantId: string, limit: number, offset: number) {
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(apiKeys)
@@ -43,7 +45,7 @@ export async function listKeys(db: Db, tenantId: string, limit: number, offset: 
       .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
       .limit(limit)
       .offset(offset),
-    db.select({ total: count() }).from(apiKeys).where(eq(apiKeys.tenantId, tenantId)),
+    boundedCount(db, apiKeys, eq(apiKeys.tenantId, tenantId), countLimit(limit, offset)),
   ]);
   return { rows, total };
 }

@@ -1,4 +1,7 @@
 import { and, count, desc, eq, gte, inArray, isNull, like, lt, lte, ne, notInArray, type SQL, sql } from 'drizzle-orm';
+import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
+import { boundedCount } from '../../db/bounded-count.js';
+import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
 import { containerRequestLogs, containers, containerUsage, domains, type ContainerRow } from '../../db/schema.js';
 import { REMOVED_STATUSES } from './schemas.js';
@@ -18,7 +21,7 @@ export async function countLiveContainers(db: Db, tenantId: string): Promise<num
 
 export async function listContainers(db: Db, tenantId: string, limit: number, offset: number) {
   const where = and(eq(containers.tenantId, tenantId), ne(containers.status, 'deleted'));
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(containers)
@@ -26,9 +29,18 @@ export async function listContainers(db: Db, tenantId: string, limit: number, of
       .orderBy(desc(containers.createdAt), desc(containers.id))
       .limit(limit)
       .offset(offset),
-    db.select({ total: count() }).from(containers).where(where),
+    boundedCount(db, containers, where, countLimit(limit, offset)),
   ]);
   return { rows, total };
+}
+
+/** Default hostnames of the tenant's containers among `ids`, in one statement. */
+export async function findDefaultHostnames(db: Db, tenantId: string, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: containers.id, defaultHostname: containers.defaultHostname })
+    .from(containers)
+    .where(and(eq(containers.tenantId, tenantId), inArray(containers.id, ids)));
 }
 
 export async function findContainer(db: Db, tenantId: string, id: string): Promise<ContainerRow | null> {
@@ -167,7 +179,7 @@ export async function listRequestLogs(
     filter.from ? gte(containerRequestLogs.at, filter.from) : undefined,
     filter.to ? lt(containerRequestLogs.at, filter.to) : undefined,
   );
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(containerRequestLogs)
@@ -175,7 +187,7 @@ export async function listRequestLogs(
       .orderBy(desc(containerRequestLogs.at), desc(containerRequestLogs.id))
       .limit(limit)
       .offset(offset),
-    db.select({ total: count() }).from(containerRequestLogs).where(where),
+    boundedCount(db, containerRequestLogs, where, countLimit(limit, offset)),
   ]);
   return { rows, total };
 }
@@ -212,4 +224,15 @@ export async function findRouteByHostname(db: Db, hostname: string): Promise<Gat
         .where(and(eq(domains.hostname, hostname), eq(domains.status, 'active'), isNull(domains.deletedAt)))
         .limit(1);
   return byDomain[0] ?? null;
+}
+
+/** Sampled request logs older than `before`, in batches (the gateway also keeps only the newest per container). */
+export function deleteRequestLogsBefore(db: Db, before: Date, batches: BatchedDelete): Promise<number> {
+  const { at } = containerRequestLogs;
+  return deleteInBatches(db, containerRequestLogs, lt(at, before), at, batches);
+}
+
+/** Daily usage rows of days before `day` (YYYY-MM-DD), in batches. */
+export function deleteUsageBefore(db: Db, day: string, batches: BatchedDelete): Promise<number> {
+  return deleteInBatches(db, containerUsage, lt(containerUsage.day, day), containerUsage.day, batches);
 }

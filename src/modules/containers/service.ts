@@ -178,6 +178,12 @@ export class ContainerService {
     return row;
   }
 
+  /** The default hostnames of the tenant's containers among `ids`, by id (one query for a page of domains). */
+  async defaultHostnames(tenantId: string, ids: string[]): Promise<Map<string, string>> {
+    const rows = await queries.findDefaultHostnames(this.db, tenantId, [...new Set(ids)]);
+    return new Map(rows.map((row) => [row.id, row.defaultHostname]));
+  }
+
   /** The tenant's container unless it is deleting or deleted; null otherwise (monitor targets). */
   async findLive(tenantId: string, id: string): Promise<ContainerRow | null> {
     const row = await queries.findContainer(this.db, tenantId, id);

@@ -1,4 +1,5 @@
 import { setImmediate } from 'node:timers/promises';
+import type { BatchedDelete } from '../../db/batched-delete.js';
 import type { Database } from '../../db/index.js';
 import type { containerRequestLogs, containerUsage } from '../../db/schema.js';
 import * as queries from './queries.js';
@@ -43,5 +44,13 @@ export class ContainerTraffic {
       await queries.trimRequestLogs(this.database.db, containerId, keep);
       await setImmediate();
     }
+  }
+
+  /** Retention: request logs taken before `before` and usage of days before `day` (YYYY-MM-DD), in batches. */
+  async prune(before: Date, day: string, batches: BatchedDelete): Promise<{ requestLogs: number; usage: number }> {
+    return {
+      requestLogs: await queries.deleteRequestLogsBefore(this.database.db, before, batches),
+      usage: await queries.deleteUsageBefore(this.database.db, day, batches),
+    };
   }
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { and, count, desc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { boundedCount } from '../../db/bounded-count.js';
+import { countLimit } from '../../lib/count-bound.js';
 import type { Database } from '../../db/index.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import { domains, type DomainRow } from '../../db/schema.js';
@@ -58,7 +60,8 @@ export class DomainService {
     return this.database.db;
   }
 
-  private async toDto(row: DomainRow, target?: string): Promise<DomainDto> {
+  /** `target` (the container's default hostname) and `certificate` are passed in by lists, which load them per page. */
+  private async toDto(row: DomainRow, target?: string, certificate?: DomainDto['certificate']): Promise<DomainDto> {
     const routingTarget = target ?? (await this.containers.find(row.tenantId, row.containerId)).defaultHostname;
     const routing = [
       { type: 'CNAME' as const, name: row.hostname, value: routingTarget, purpose: 'routing' },
@@ -83,7 +86,7 @@ export class DomainService {
       last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
       verified_at: row.verifiedAt?.toISOString() ?? null,
       created_at: row.createdAt.toISOString(),
-      certificate: (await this.certificates.summaries([row])).get(row.id)!,
+      certificate: certificate ?? (await this.certificates.summaries([row])).get(row.id)!,
     };
   }
 
@@ -119,7 +122,7 @@ export class DomainService {
 
   async list(tenantId: string, limit: number, offset: number) {
     const where = and(eq(domains.tenantId, tenantId), isNull(domains.deletedAt));
-    const [rows, [{ total }]] = await Promise.all([
+    const [rows, total] = await Promise.all([
       this.db
         .select()
         .from(domains)
@@ -127,9 +130,19 @@ export class DomainService {
         .orderBy(desc(domains.createdAt), desc(domains.id))
         .limit(limit)
         .offset(offset),
-      this.db.select({ total: count() }).from(domains).where(where),
+      boundedCount(this.db, domains, where, countLimit(limit, offset)),
     ]);
-    return { results: await Promise.all(rows.map((row) => this.toDto(row))), total };
+    const [hostnames, certificates] = await Promise.all([
+      this.containers.defaultHostnames(
+        tenantId,
+        rows.map((row) => row.containerId),
+      ),
+      this.certificates.summaries(rows),
+    ]);
+    const results = await Promise.all(
+      rows.map((row) => this.toDto(row, hostnames.get(row.containerId), certificates.get(row.id))),
+    );
+    return { results, total };
   }
 
   /** The tenant's domain, unless deleted; null otherwise. */

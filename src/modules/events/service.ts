@@ -1,4 +1,7 @@
-import { and, count, desc, eq, type SQL } from 'drizzle-orm';
+import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
+import { boundedCount } from '../../db/bounded-count.js';
+import { countLimit } from '../../lib/count-bound.js';
 import type { Database } from '../../db/index.js';
 import { events } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
@@ -33,7 +36,7 @@ export class EventLog {
       filters.objectId ? eq(events.objectId, filters.objectId) : undefined,
       filters.type ? eq(events.type, filters.type) : undefined,
     );
-    const [rows, [{ total }]] = await Promise.all([
+    const [rows, total] = await Promise.all([
       this.database.db
         .select()
         .from(events)
@@ -41,7 +44,7 @@ export class EventLog {
         .orderBy(desc(events.createdAt), desc(events.id))
         .limit(limit)
         .offset(offset),
-      this.database.db.select({ total: count() }).from(events).where(where),
+      boundedCount(this.database.db, events, where, countLimit(limit, offset)),
     ]);
     return {
       total,
@@ -54,5 +57,10 @@ export class EventLog {
         created_at: row.createdAt.toISOString(),
       })),
     };
+  }
+
+  /** Deletes events older than `before`, in batches (retention). */
+  prune(before: Date, batches: BatchedDelete): Promise<number> {
+    return deleteInBatches(this.database.db, events, lt(events.createdAt, before), events.createdAt, batches);
   }
 }

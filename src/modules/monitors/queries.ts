@@ -1,4 +1,7 @@
-import { and, count, desc, eq, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { boundedCount } from '../../db/bounded-count.js';
+import { countLimit } from '../../lib/count-bound.js';
+import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/index.js';
 import { incidents, monitorChecks, monitors, type MonitorRow } from '../../db/schema.js';
 
@@ -9,7 +12,7 @@ export async function insertMonitor(db: Db, row: typeof monitors.$inferInsert): 
 
 export async function listMonitors(db: Db, tenantId: string, limit: number, offset: number) {
   const where = eq(monitors.tenantId, tenantId);
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(monitors)
@@ -17,7 +20,7 @@ export async function listMonitors(db: Db, tenantId: string, limit: number, offs
       .orderBy(desc(monitors.createdAt), desc(monitors.id))
       .limit(limit)
       .offset(offset),
-    db.select({ total: count() }).from(monitors).where(where),
+    boundedCount(db, monitors, where, countLimit(limit, offset)),
   ]);
   return { rows, total };
 }
@@ -114,7 +117,7 @@ export async function recordCheck(
 
 export async function listChecks(db: Db, monitorId: string, limit: number, offset: number) {
   const where = eq(monitorChecks.monitorId, monitorId);
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(monitorChecks)
@@ -122,7 +125,7 @@ export async function listChecks(db: Db, monitorId: string, limit: number, offse
       .orderBy(desc(monitorChecks.checkedAt), desc(monitorChecks.id))
       .limit(limit)
       .offset(offset),
-    db.select({ total: count() }).from(monitorChecks).where(where),
+    boundedCount(db, monitorChecks, where, countLimit(limit, offset)),
   ]);
   return { rows, total };
 }
@@ -152,8 +155,8 @@ export async function windowStats(db: Db, monitorId: string, hours: number) {
   return row;
 }
 
-export async function deleteChecksBefore(db: Db, before: Date): Promise<void> {
-  await db.delete(monitorChecks).where(lte(monitorChecks.checkedAt, before));
+export function deleteChecksBefore(db: Db, before: Date, batches: BatchedDelete): Promise<number> {
+  return deleteInBatches(db, monitorChecks, lt(monitorChecks.checkedAt, before), monitorChecks.checkedAt, batches);
 }
 
 /** Opens an incident unless one is already open (a partial unique index guards it). */
@@ -183,7 +186,7 @@ export async function listIncidents(
     filters.status ? eq(incidents.status, filters.status) : undefined,
     filters.monitorId ? eq(incidents.monitorId, filters.monitorId) : undefined,
   );
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(incidents)
@@ -191,7 +194,7 @@ export async function listIncidents(
       .orderBy(desc(incidents.openedAt), desc(incidents.id))
       .limit(limit)
       .offset(offset),
-    db.select({ total: count() }).from(incidents).where(where),
+    boundedCount(db, incidents, where, countLimit(limit, offset)),
   ]);
   return { rows, total };
 }

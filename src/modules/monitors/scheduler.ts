@@ -13,7 +13,6 @@ export interface SchedulerSettings {
   tickMs: number;
   batchSize: number;
   maxInFlight: number;
-  retentionDays: number;
 }
 
 /**
@@ -25,7 +24,6 @@ export class MonitorScheduler {
   readonly instanceId = randomUUID();
   private readonly inFlight = new Set<Promise<void>>();
   private loop: { stop(): Promise<void> } | null = null;
-  private ticks = 0;
   lastTickAt: Date | null = null;
 
   private readonly database: Database;
@@ -55,7 +53,6 @@ export class MonitorScheduler {
   /** Claims the due monitors this instance has room for and starts their checks (not awaited). */
   async tick(): Promise<number> {
     this.lastTickAt = new Date();
-    if (++this.ticks % 600 === 1) await this.applyRetention();
     const room = this.settings.maxInFlight - this.inFlight.size;
     if (room <= 0) return 0;
     const claimed = await queries.claimDueMonitors(
@@ -76,10 +73,6 @@ export class MonitorScheduler {
   /** Waits for the checks started so far (tests). */
   async drain(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
-  }
-
-  private async applyRetention(): Promise<void> {
-    await queries.deleteChecksBefore(this.database.db, new Date(Date.now() - this.settings.retentionDays * 86_400_000));
   }
 
   private async check(monitor: MonitorRow): Promise<void> {

@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm';
+import type { BatchedDelete } from '../../db/batched-delete.js';
 import type { Database } from '../../db/index.js';
 import type { IncidentRow, MonitorRow } from '../../db/schema.js';
 import { monitors } from '../../db/schema.js';
@@ -126,6 +127,11 @@ export class MonitorService {
 
   private get db() {
     return this.database.db;
+  }
+
+  /** Deletes checks older than `before`, in batches (retention). */
+  pruneChecks(before: Date, batches: BatchedDelete): Promise<number> {
+    return queries.deleteChecksBefore(this.db, before, batches);
   }
 
   /**

@@ -1,4 +1,6 @@
 import { and, count, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { boundedCount } from '../../db/bounded-count.js';
+import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
 import { monitorChecks, monitors, reports, scans, type ReportRow } from '../../db/schema.js';
 
@@ -9,7 +11,7 @@ export async function insertReport(db: Db, row: typeof reports.$inferInsert): Pr
 
 export async function listReports(db: Db, tenantId: string, limit: number, offset: number) {
   const where = eq(reports.tenantId, tenantId);
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(reports)
@@ -17,7 +19,7 @@ export async function listReports(db: Db, tenantId: string, limit: number, offse
       .orderBy(desc(reports.createdAt), desc(reports.id))
       .limit(limit)
       .offset(offset),
-    db.select({ total: count() }).from(reports).where(where),
+    boundedCount(db, reports, where, countLimit(limit, offset)),
   ]);
   return { rows, total };
 }
@@ -64,30 +66,41 @@ export async function finishReport(
     .where(eq(reports.id, id));
 }
 
+/**
+ * Per monitor of the tenant: its checks in the period, aggregated in a LATERAL subquery that reads that monitor's
+ * range of `monitor_checks_monitor_idx`, so no other monitor's (or tenant's) checks are read and nothing is sorted
+ * but each monitor's latencies for the percentiles.
+ */
 export async function uptimeRows(db: Db, tenantId: string, start: Date, end: Date) {
-  return db
+  const stats = db
     .select({
-      monitor_id: monitors.id,
-      name: monitors.name,
-      url: monitors.url,
-      checks: sql<number>`count(${monitorChecks.id})`.mapWith(Number),
-      up_checks: sql<number>`count(${monitorChecks.id}) filter (where ${monitorChecks.result} <> 'down')`.mapWith(
-        Number,
-      ),
-      p50_ms: sql<number | null>`percentile_cont(0.5) within group (order by ${monitorChecks.latencyMs})`,
-      p95_ms: sql<number | null>`percentile_cont(0.95) within group (order by ${monitorChecks.latencyMs})`,
+      checks: sql<number>`count(*)`.mapWith(Number).as('checks'),
+      upChecks: sql<number>`count(*) filter (where ${monitorChecks.result} <> 'down')`.mapWith(Number).as('up_checks'),
+      p50: sql<number | null>`percentile_cont(0.5) within group (order by ${monitorChecks.latencyMs})`.as('p50_ms'),
+      p95: sql<number | null>`percentile_cont(0.95) within group (order by ${monitorChecks.latencyMs})`.as('p95_ms'),
     })
-    .from(monitors)
-    .leftJoin(
-      monitorChecks,
+    .from(monitorChecks)
+    .where(
       and(
         eq(monitorChecks.monitorId, monitors.id),
         gte(monitorChecks.checkedAt, start),
         lt(monitorChecks.checkedAt, end),
       ),
     )
+    .as('stats');
+  return db
+    .select({
+      monitor_id: monitors.id,
+      name: monitors.name,
+      url: monitors.url,
+      checks: stats.checks,
+      up_checks: stats.upChecks,
+      p50_ms: stats.p50,
+      p95_ms: stats.p95,
+    })
+    .from(monitors)
+    .innerJoinLateral(stats, sql`true`)
     .where(eq(monitors.tenantId, tenantId))
-    .groupBy(monitors.id, monitors.name, monitors.url)
     .orderBy(monitors.name, monitors.id);
 }
 

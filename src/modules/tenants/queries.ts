@@ -1,4 +1,6 @@
 import { and, asc, count, eq, or, sql, type SQL } from 'drizzle-orm';
+import { unionAll } from 'drizzle-orm/pg-core';
+import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
 import { plans, tenants } from '../../db/schema.js';
 
@@ -39,6 +41,11 @@ function statusCondition(status: TenantStatusFilter): SQL | undefined {
   return status === 'all' ? undefined : eq(tenants.status, status);
 }
 
+/**
+ * The caller and its clients, oldest first. Two index reads, the caller by id and the first `offset + limit` of its
+ * clients in (parent_id, status?, created_at, id) order, in a UNION ALL that sorts only those: one OR would fetch and
+ * sort every client. The count stops at its bound (src/lib/count-bound.ts).
+ */
 export async function listVisibleTenants(
   db: Db,
   tenantId: string,
@@ -46,18 +53,38 @@ export async function listVisibleTenants(
   limit: number,
   offset: number,
 ) {
-  const where = and(visibleTo(tenantId), statusCondition(status));
-  const rows = await db
-    .select({ ...tenantWithPlan, total: sql<number>`count(*) over()`.mapWith(Number) })
-    .from(tenants)
-    .innerJoin(plans, eq(plans.id, tenants.planId))
-    .where(where)
-    .orderBy(asc(tenants.createdAt), asc(tenants.id))
-    .limit(limit)
-    .offset(offset);
-  if (rows.length > 0) return { rows: rows as TenantRecord[], total: rows[0].total };
-  const [{ total }] = await db.select({ total: count() }).from(tenants).where(where);
-  return { rows: [] as TenantRecord[], total };
+  const statusIs = statusCondition(status);
+  const visible = (condition: SQL) =>
+    db
+      .select(tenantWithPlan)
+      .from(tenants)
+      .innerJoin(plans, eq(plans.id, tenants.planId))
+      .where(and(condition, statusIs));
+  const [rows, [{ total }]] = await Promise.all([
+    unionAll(
+      visible(eq(tenants.id, tenantId)),
+      visible(eq(tenants.parentId, tenantId))
+        .orderBy(asc(tenants.createdAt), asc(tenants.id))
+        .limit(offset + limit),
+    )
+      .orderBy(asc(tenants.createdAt), asc(tenants.id))
+      .limit(limit)
+      .offset(offset),
+    db.select({ total: count() }).from(
+      unionAll(
+        db
+          .select({ one: sql`1` })
+          .from(tenants)
+          .where(and(eq(tenants.id, tenantId), statusIs)),
+        db
+          .select({ one: sql`1` })
+          .from(tenants)
+          .where(and(eq(tenants.parentId, tenantId), statusIs))
+          .limit(countLimit(limit, offset)),
+      ).as('visible'),
+    ),
+  ]);
+  return { rows: rows as TenantRecord[], total: Math.min(total, countLimit(limit, offset)) };
 }
 
 export async function findVisibleTenant(db: Db, callerTenantId: string, id: string): Promise<TenantRecord | null> {

@@ -1,4 +1,6 @@
 import { and, count, desc, eq, gt, lt, min, sql } from 'drizzle-orm';
+import { boundedCount } from '../../db/bounded-count.js';
+import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
 import { scans, tenants, type ScanRow } from '../../db/schema.js';
 
@@ -68,7 +70,7 @@ export async function releaseScan(db: Db, id: string): Promise<void> {
 
 export async function listScans(db: Db, tenantId: string, limit: number, offset: number) {
   const where = eq(scans.tenantId, tenantId);
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select({
         id: scans.id,
@@ -86,7 +88,7 @@ export async function listScans(db: Db, tenantId: string, limit: number, offset:
       .orderBy(desc(scans.createdAt), desc(scans.id))
       .limit(limit)
       .offset(offset),
-    db.select({ total: count() }).from(scans).where(where),
+    boundedCount(db, scans, where, countLimit(limit, offset)),
   ]);
   return { rows, total };
 }

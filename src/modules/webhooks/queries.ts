@@ -1,4 +1,6 @@
-import { and, count, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { boundedCount } from '../../db/bounded-count.js';
+import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
 import { webhookDeliveries, webhooks } from '../../db/schema.js';
 
@@ -9,9 +11,9 @@ export async function insertWebhook(db: Db, row: typeof webhooks.$inferInsert) {
 
 export async function listWebhooks(db: Db, tenantId: string, limit: number, offset: number) {
   const where = eq(webhooks.tenantId, tenantId);
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db.select().from(webhooks).where(where).orderBy(desc(webhooks.createdAt)).limit(limit).offset(offset),
-    db.select({ total: count() }).from(webhooks).where(where),
+    boundedCount(db, webhooks, where, countLimit(limit, offset)),
   ]);
   return { rows, total };
 }
@@ -46,7 +48,7 @@ export async function insertDeliveries(db: Db, rows: Array<typeof webhookDeliver
 
 export async function listDeliveries(db: Db, webhookId: string, limit: number, offset: number) {
   const where = eq(webhookDeliveries.webhookId, webhookId);
-  const [rows, [{ total }]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     db
       .select()
       .from(webhookDeliveries)
@@ -54,7 +56,7 @@ export async function listDeliveries(db: Db, webhookId: string, limit: number, o
       .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
       .limit(limit)
       .offset(offset),
-    db.select({ total: count() }).from(webhookDeliveries).where(where),
+    boundedCount(db, webhookDeliveries, where, countLimit(limit, offset)),
   ]);
   return { rows, total };
 }
