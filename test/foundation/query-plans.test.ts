@@ -204,7 +204,7 @@ describe.skipIf(!postgresUrl)('query plans with 100k rows per big table (Postgre
     const deletes = new Set(
       statements.map((statement) => statement.sql).filter((text) => /\bdelete from\b/i.test(text)),
     );
-    expect(deletes.size, 'one statement per table: checks, events, request logs, usage').toBe(4);
+    expect(deletes.size, 'one statement per table: checks, events, request logs, usage, Meta deliveries').toBe(5);
     expect(await problemsOf(statements)).toEqual([]);
   });
 });

@@ -71,11 +71,18 @@ describe.each(backends)('retention on %s', (backend) => {
       events: 50,
       requestLogs: 50,
       usage: 50,
+      metaDeliveries: 0,
     });
     expect(await remaining('monitor_checks', 'id')).toEqual({ n: 20, old: 0 });
     expect(await remaining('events', 'id')).toEqual({ n: 20, old: 0 });
     expect(await remaining('container_request_logs', 'id')).toEqual({ n: 20, old: 0 });
     expect((await remaining('container_usage', 'hostname')).n).toBe(20);
-    expect(await t.app.services.retention.pruneOnce(now)).toEqual({ checks: 0, events: 0, requestLogs: 0, usage: 0 });
+    expect(await t.app.services.retention.pruneOnce(now)).toEqual({
+      checks: 0,
+      events: 0,
+      requestLogs: 0,
+      usage: 0,
+      metaDeliveries: 0,
+    });
   });
 });
