@@ -124,7 +124,7 @@ export function createServices(
           },
         );
   const containers = new ContainerService(
-    { database, outbound, events, runtime: containerWorker, tenants, traffic: gateway },
+    { database, outbound, events, runtime: containerWorker, tenants, traffic: gateway, invalidations },
     { gatewayBaseDomain: config.gateway.baseDomain },
   );
   const domains = new DomainService(

@@ -190,23 +190,36 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
 
-export interface GatewayRoute {
+/** A container as the gateway needs it, read by hostname. */
+export interface RouteRow {
   containerId: string;
   status: string;
   upstreamUrl: string | null;
+  runtime: string;
+  config: string;
+  settings: unknown;
 }
 
+const routeColumns = {
+  containerId: containers.id,
+  status: containers.status,
+  upstreamUrl: containers.upstreamUrl,
+  runtime: containers.runtime,
+  config: containers.config,
+  settings: containers.settings,
+};
+
 /** The container a hostname reaches: its default hostname first, else an active custom domain. */
-export async function findRouteByHostname(db: Db, hostname: string): Promise<GatewayRoute | null> {
+export async function findRouteByHostname(db: Db, hostname: string): Promise<RouteRow | null> {
   const byDefault = await db
-    .select({ containerId: containers.id, status: containers.status, upstreamUrl: containers.upstreamUrl })
+    .select(routeColumns)
     .from(containers)
     .where(eq(containers.defaultHostname, hostname))
     .limit(1);
   const byDomain = byDefault.length
     ? byDefault
     : await db
-        .select({ containerId: containers.id, status: containers.status, upstreamUrl: containers.upstreamUrl })
+        .select(routeColumns)
         .from(domains)
         .innerJoin(containers, eq(containers.id, domains.containerId))
         .where(and(eq(domains.hostname, hostname), eq(domains.status, 'active'), isNull(domains.deletedAt)))

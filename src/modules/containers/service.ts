@@ -1,4 +1,5 @@
 import type { Database } from '../../db/index.js';
+import type { InvalidationBus } from '../../db/invalidation.js';
 import type { ContainerRow } from '../../db/schema.js';
 import { planLimitReached } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -7,6 +8,16 @@ import type { EventLog } from '../events/service.js';
 import type { TenantService } from '../tenants/service.js';
 import { ContainerErrors } from './errors.js';
 import * as queries from './queries.js';
+import {
+  type ContainerRuntimeKind,
+  type ContainerSettingsChangeInput,
+  type ContainerSettingsDto,
+  defaultSettings,
+  generateLoaderPath,
+  loaderPathProblem,
+  mergeSettings,
+  settingsFromStored,
+} from './settings.js';
 import {
   ACTIONS,
   REMOVED_STATUSES,
@@ -76,12 +87,28 @@ export function toContainerDto(row: ContainerRow): ContainerDto {
     status_reason: row.statusReason,
     config: row.config,
     gtm_container_id: parseContainerConfig(row.config),
+    runtime: row.runtime as ContainerRuntimeKind,
     upstream_url: row.upstreamUrl,
+    settings: settingsFromStored(row.settings),
     default_hostname: row.defaultHostname,
     allowed_actions: allowedActions(row.status),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
+}
+
+/** The settings with `change` merged in, refusing a loader path that cannot be used. */
+function changedSettings(current: ContainerSettingsDto, change: ContainerSettingsChangeInput | undefined) {
+  if (change?.loader_path !== undefined) {
+    const problem = loaderPathProblem(change.loader_path);
+    if (problem) throw ContainerErrors.invalidLoaderPath(problem);
+  }
+  return change ? mergeSettings(current, change) : current;
+}
+
+/** `upstream` needs a tagging server to proxy to; `builtin` may keep one configured for switching back. */
+function checkRuntime(runtime: ContainerRuntimeKind, upstreamUrl: string | null): void {
+  if (runtime === 'upstream' && !upstreamUrl) throw ContainerErrors.upstreamRequired();
 }
 
 export interface ContainerRuntime {
@@ -101,6 +128,8 @@ export interface ContainerServiceDependencies {
   runtime: ContainerRuntime;
   tenants: TenantService;
   traffic: PendingTraffic;
+  /** Tells every gateway instance to drop its cached route of a changed container. */
+  invalidations: InvalidationBus;
 }
 
 export class ContainerService {
@@ -110,9 +139,10 @@ export class ContainerService {
   private readonly runtime: ContainerRuntime;
   private readonly tenants: TenantService;
   private readonly traffic: PendingTraffic;
+  private readonly invalidations: InvalidationBus;
 
   constructor(
-    { database, outbound, events, runtime, tenants, traffic }: ContainerServiceDependencies,
+    { database, outbound, events, runtime, tenants, traffic, invalidations }: ContainerServiceDependencies,
     private readonly settings: { gatewayBaseDomain: string },
   ) {
     this.database = database;
@@ -121,6 +151,7 @@ export class ContainerService {
     this.runtime = runtime;
     this.tenants = tenants;
     this.traffic = traffic;
+    this.invalidations = invalidations;
   }
 
   private get db() {
@@ -141,6 +172,9 @@ export class ContainerService {
 
   async create(tenantId: string, input: CreateContainerInput): Promise<ContainerDto> {
     parseContainerConfig(input.config);
+    const runtime = input.runtime ?? (input.upstream_url ? 'upstream' : 'builtin');
+    checkRuntime(runtime, input.upstream_url ?? null);
+    const settings = changedSettings(defaultSettings(generateLoaderPath()), input.settings);
     await this.checkUpstream(input.upstream_url);
     const limit = Number((await this.tenants.features(tenantId)).max_containers ?? 0);
     if ((await queries.countLiveContainers(this.db, tenantId)) >= limit) {
@@ -155,6 +189,8 @@ export class ContainerService {
       status: 'provisioning',
       config: input.config.trim(),
       upstreamUrl: input.upstream_url ?? null,
+      runtime,
+      settings,
       defaultHostname: `${id.slice(4)}.${this.settings.gatewayBaseDomain}`,
     });
     await this.events.record(
@@ -269,15 +305,24 @@ export class ContainerService {
 
   async update(tenantId: string, id: string, input: UpdateContainerInput): Promise<ContainerDto> {
     if (input.config !== undefined) parseContainerConfig(input.config);
+    const current = await this.find(tenantId, id);
+    const upstreamUrl = input.upstream_url === undefined ? current.upstreamUrl : input.upstream_url;
+    checkRuntime(input.runtime ?? (current.runtime as ContainerRuntimeKind), upstreamUrl);
+    const settings =
+      input.settings === undefined ? undefined : changedSettings(settingsFromStored(current.settings), input.settings);
     await this.checkUpstream(input.upstream_url);
     const row = await queries.updateContainer(this.db, tenantId, id, {
       name: input.name?.trim(),
       config: input.config?.trim(),
       upstreamUrl: input.upstream_url === undefined ? undefined : input.upstream_url,
+      runtime: input.runtime,
+      settings,
     });
-    if (row) return toContainerDto(row);
-    const current = await this.find(tenantId, id);
-    throw ContainerErrors.notChangeable(current.status);
+    if (row) {
+      await this.invalidations.publish({ kind: 'container', id });
+      return toContainerDto(row);
+    }
+    throw ContainerErrors.notChangeable((await this.find(tenantId, id)).status);
   }
 
   /** start / stop / restart / delete: an atomic move to the transitional state, then the worker finishes it. */

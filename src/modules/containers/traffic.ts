@@ -2,11 +2,22 @@ import { setImmediate } from 'node:timers/promises';
 import type { Database } from '../../db/index.js';
 import type { containerRequestLogs, containerUsage } from '../../db/schema.js';
 import * as queries from './queries.js';
+import { parseContainerConfig } from './service.js';
+import { type ContainerRuntimeKind, type ContainerSettingsDto, settingsFromStored } from './settings.js';
 
 /** Rows per insert statement: each blocks a PGlite gateway for ~2–3 ms. */
 const LOG_CHUNK = 250;
 
-export type { GatewayRoute } from './queries.js';
+/** What the gateway knows of the container a hostname reaches. */
+export interface GatewayRoute {
+  containerId: string;
+  status: string;
+  upstreamUrl: string | null;
+  runtime: ContainerRuntimeKind;
+  /** The GTM container id of its config (`GTM-…`); the loader serves gtm.js for it. */
+  gtmContainerId: string | null;
+  settings: ContainerSettingsDto;
+}
 export type UsageCount = typeof containerUsage.$inferInsert;
 export type RequestLogEntry = typeof containerRequestLogs.$inferInsert;
 
@@ -21,8 +32,17 @@ export class ContainerTraffic {
     this.database = database;
   }
 
-  route(hostname: string): Promise<queries.GatewayRoute | null> {
-    return queries.findRouteByHostname(this.database.db, hostname);
+  async route(hostname: string): Promise<GatewayRoute | null> {
+    const row = await queries.findRouteByHostname(this.database.db, hostname);
+    if (!row) return null;
+    return {
+      containerId: row.containerId,
+      status: row.status,
+      upstreamUrl: row.upstreamUrl,
+      runtime: row.runtime === 'upstream' ? 'upstream' : 'builtin',
+      gtmContainerId: gtmIdOf(row.config),
+      settings: settingsFromStored(row.settings),
+    };
   }
 
   /**
@@ -43,5 +63,13 @@ export class ContainerTraffic {
       await queries.trimRequestLogs(this.database.db, containerId, keep);
       await setImmediate();
     }
+  }
+}
+
+function gtmIdOf(config: string): string | null {
+  try {
+    return parseContainerConfig(config);
+  } catch {
+    return null;
   }
 }
