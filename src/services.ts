@@ -25,6 +25,7 @@ import { DomainService } from './modules/domains/service.js';
 import { Gateway } from './gateway/server.js';
 import { GatewayFront } from './gateway/front.js';
 import { TlsGateway } from './gateway/tls.js';
+import { BuiltinRuntime } from './gateway/runtime/index.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { SecretBox } from './lib/secrets.js';
 
@@ -51,6 +52,8 @@ export interface Services {
   gateway: Gateway;
   /** The gateway's TLS listener when GATEWAY_TLS_PORT is set; it listens once `listen()` is called (the CLI does). */
   gatewayTls: TlsGateway | null;
+  /** What containers with `runtime: builtin` run on: the custom loader and event forwarding. */
+  runtime: BuiltinRuntime;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -101,9 +104,12 @@ export function createServices(
     { database, events, invalidations },
     { acme: config.acme, secrets: config.secretsKey ? new SecretBox(config.secretsKey) : null },
   );
+  const traffic = new ContainerTraffic({ database });
+  const runtime = new BuiltinRuntime({ dispatcher: outbound.dispatcher, traffic }, { ...config.runtime, onError });
   const gateway = new Gateway(
     {
-      traffic: new ContainerTraffic({ database }),
+      traffic,
+      runtime,
       invalidations,
       outbound,
       front: new GatewayFront(certificates.enabled ? certificates : null, () => gatewayTls?.port ?? null, onError),
@@ -182,6 +188,7 @@ export function createServices(
     certificates,
     gateway,
     gatewayTls,
+    runtime,
     async start() {
       await invalidations.start();
       auth.start();
@@ -214,6 +221,8 @@ export function createServices(
       await containerWorker.stop();
       await gatewayTls?.close();
       await gateway.close();
+      await runtime.stop();
+      await gateway.flush().catch(onError);
       await invalidations.stop();
       await auth.stop();
       await scanner.close();

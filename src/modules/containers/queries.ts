@@ -1,6 +1,13 @@
 import { and, count, desc, eq, gte, inArray, isNull, like, lt, lte, ne, notInArray, type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
-import { containerRequestLogs, containers, containerUsage, domains, type ContainerRow } from '../../db/schema.js';
+import {
+  containerRequestLogs,
+  containerRuntimeUsage,
+  containers,
+  containerUsage,
+  domains,
+  type ContainerRow,
+} from '../../db/schema.js';
 import { REMOVED_STATUSES } from './schemas.js';
 
 export async function insertContainer(db: Db, row: typeof containers.$inferInsert): Promise<ContainerRow> {
@@ -120,6 +127,43 @@ export async function addUsage(db: Db, rows: Array<typeof containerUsage.$inferI
         responseBytes: sql`${containerUsage.responseBytes} + excluded.response_bytes`,
       },
     });
+}
+
+/** Adds the built-in runtime's counts per container and day. */
+export async function addRuntimeUsage(db: Db, rows: Array<typeof containerRuntimeUsage.$inferInsert>): Promise<void> {
+  if (rows.length === 0) return;
+  const added = (column: keyof typeof RUNTIME_COLUMNS) =>
+    sql`${containerRuntimeUsage[column]} + excluded.${sql.identifier(RUNTIME_COLUMNS[column])}`;
+  await db
+    .insert(containerRuntimeUsage)
+    .values(rows)
+    .onConflictDoUpdate({
+      target: [containerRuntimeUsage.containerId, containerRuntimeUsage.day],
+      set: Object.fromEntries(Object.keys(RUNTIME_COLUMNS).map((column) => [column, added(column as never)])),
+    });
+}
+
+const RUNTIME_COLUMNS = {
+  hitsReceived: 'hits_received',
+  ga4Forwarded: 'ga4_forwarded',
+  metaForwarded: 'meta_forwarded',
+  forwardsFailed: 'forwards_failed',
+  botsDropped: 'bots_dropped',
+  cookiesRestored: 'cookies_restored',
+} as const;
+
+export async function runtimeUsage(db: Db, containerId: string, from: string, to: string) {
+  return db
+    .select()
+    .from(containerRuntimeUsage)
+    .where(
+      and(
+        eq(containerRuntimeUsage.containerId, containerId),
+        gte(containerRuntimeUsage.day, from),
+        lte(containerRuntimeUsage.day, to),
+      ),
+    )
+    .orderBy(containerRuntimeUsage.day);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Database } from '../../db/index.js';
-import type { containerRequestLogs, containerUsage } from '../../db/schema.js';
+import type { containerRequestLogs, containerRuntimeUsage, containerUsage } from '../../db/schema.js';
 import * as queries from './queries.js';
 import { parseContainerConfig } from './service.js';
 import { type ContainerRuntimeKind, type ContainerSettingsDto, settingsFromStored } from './settings.js';
@@ -20,6 +20,8 @@ export interface GatewayRoute {
 }
 export type UsageCount = typeof containerUsage.$inferInsert;
 export type RequestLogEntry = typeof containerRequestLogs.$inferInsert;
+/** What the built-in runtime did for a container on a UTC day (hits, forwards per vendor, bots, cookies). */
+export type RuntimeUsageCount = typeof containerRuntimeUsage.$inferInsert;
 
 /**
  * What the gateway (the data plane) reads and writes: the route of a hostname, and its metered usage and
@@ -55,6 +57,11 @@ export class ContainerTraffic {
       if (start > 0) await setImmediate();
       await queries.insertRequestLogs(this.database.db, logs.slice(start, start + LOG_CHUNK));
     }
+  }
+
+  /** Adds the built-in runtime's counts, one statement for the batch. */
+  recordRuntime(usage: RuntimeUsageCount[]): Promise<void> {
+    return queries.addRuntimeUsage(this.database.db, usage);
   }
 
   /** Keeps the newest `keep` sampled logs of each of these containers. */
