@@ -69,7 +69,14 @@ describe('ForwardQueue', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const slow = { vendor: 'ga4', containerId: 'c', send: async () => (await gate, { outcome: 'delivered' as const }) };
+    const slow = {
+      vendor: 'ga4',
+      containerId: 'c',
+      send: async () => {
+        await gate;
+        return { outcome: 'delivered' as const };
+      },
+    };
     expect([q.enqueue(slow), q.enqueue(slow), q.enqueue(slow), q.enqueue(slow)]).toEqual([true, true, true, false]);
     expect(q.size).toBe(3);
     release();
