@@ -203,4 +203,28 @@ describe('the built-in runtime (custom loader, GA4 collection)', () => {
       expect(health.status, health.body).toBe(200);
     });
   });
+
+  describe('getContainerUsage · GET /api/containers/:id/usage/', () => {
+    it('counts hits received, GA4 forwards and failed forwards per UTC day', async () => {
+      const { id, default_hostname: host } = await container();
+      google.state.collectStatuses.push(400);
+      await through(host, '/g/collect?v=2&tid=G-SHOP1234&cid=1.2', {
+        method: 'POST',
+        body: 'en=refused\nen=page_view\nen=purchase&epn.value=3',
+      });
+      await t.app.services.runtime.idle();
+      const usage = await t.inject({ method: 'GET', url: `/api/containers/${id}/usage/`, token });
+      expect(usage.statusCode, usage.body).toBe(200);
+      const today = new Date().toISOString().slice(0, 10);
+      const counts = {
+        hits_received: 3,
+        ga4_forwarded: 2,
+        meta_forwarded: 0,
+        forwards_failed: 1,
+        bots_dropped: 0,
+        cookies_restored: 0,
+      };
+      expect(usage.json().runtime).toEqual({ totals: counts, days: [{ day: today, ...counts }] });
+    });
+  });
 });

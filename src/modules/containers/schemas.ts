@@ -127,6 +127,22 @@ const Bytes = {
 
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 
+const RuntimeCounts = Type.Object(
+  {
+    hits_received: Type.Integer({ description: 'Events received on the collection endpoints (`/g/collect`).' }),
+    ga4_forwarded: Type.Integer({ description: 'Events delivered to Google Analytics 4.' }),
+    meta_forwarded: Type.Integer({ description: 'Events delivered to the Meta Conversions API.' }),
+    forwards_failed: Type.Integer({
+      description: 'Events a vendor refused, that ran out of retries, or that found the forward queue full.',
+    }),
+    bots_dropped: Type.Integer({ description: 'Hits from bots that bot detection dropped.' }),
+    cookies_restored: Type.Integer({ description: 'Cookies the cookie keeper restored for visitors who lost them.' }),
+  },
+  { additionalProperties: false },
+);
+
+export type RuntimeCountsDto = Static<typeof RuntimeCounts>;
+
 export const Usage = Type.Object(
   {
     container_id: Type.String(),
@@ -144,6 +160,21 @@ export const Usage = Type.Object(
     by_status_class: Type.Record(Type.String(), Type.Integer(), {
       description: 'Requests per status class: 2xx, 3xx, 4xx, 5xx.',
     }),
+    runtime: Type.Object(
+      {
+        totals: RuntimeCounts,
+        days: Type.Array(
+          Type.Object({ day: Type.String(), ...RuntimeCounts.properties }, { additionalProperties: false }),
+          {
+            description: 'One entry per UTC day with built-in runtime activity, oldest first.',
+          },
+        ),
+      },
+      {
+        additionalProperties: false,
+        description: 'What the built-in runtime did: hits collected, events forwarded per vendor, failures, power-ups.',
+      },
+    ),
     rows: Type.Array(
       Type.Object(
         {

@@ -8,6 +8,7 @@ import type { EventLog } from '../events/service.js';
 import type { TenantService } from '../tenants/service.js';
 import { ContainerErrors } from './errors.js';
 import * as queries from './queries.js';
+import { runtimeCountsOf, sumRuntimeCounts, sumUsage } from './usage.js';
 import {
   type ContainerRuntimeKind,
   type ContainerSettingsChangeInput,
@@ -49,28 +50,6 @@ export function parseContainerConfig(config: string): string {
   if (!/^[A-Za-z0-9_-]{6,200}$/.test(params.get('auth') ?? ''))
     throw ContainerErrors.invalidConfig('config has no valid auth parameter.');
   return id;
-}
-
-interface UsageSums {
-  requests: number;
-  request_bytes: number;
-  response_bytes: number;
-}
-
-/** Usage rows added up by `key`, in the order the keys first appear. */
-function sumUsage<Row extends { requests: number; requestBytes: number; responseBytes: number }>(
-  rows: Row[],
-  key: (row: Row) => string,
-): Map<string, UsageSums> {
-  const sums = new Map<string, UsageSums>();
-  for (const row of rows) {
-    const sum = sums.get(key(row)) ?? { requests: 0, request_bytes: 0, response_bytes: 0 };
-    sum.requests += row.requests;
-    sum.request_bytes += row.requestBytes;
-    sum.response_bytes += row.responseBytes;
-    sums.set(key(row), sum);
-  }
-  return sums;
 }
 
 export function allowedActions(status: string): ContainerAction[] {
@@ -239,6 +218,7 @@ export class ContainerService {
         a.statusClass.localeCompare(b.statusClass),
     );
     const total = sumUsage(rows, () => 'all').get('all');
+    const runtimeDays = (await queries.runtimeUsage(this.db, id, from, to)).map(runtimeCountsOf);
     return {
       container_id: id,
       from,
@@ -253,6 +233,7 @@ export class ContainerService {
       by_status_class: Object.fromEntries(
         [...sumUsage(rows, (row) => row.statusClass)].map(([statusClass, sums]) => [statusClass, sums.requests]),
       ),
+      runtime: { totals: sumRuntimeCounts(runtimeDays), days: runtimeDays },
       rows: rows.map((row) => ({
         day: row.day,
         hostname: row.hostname,
