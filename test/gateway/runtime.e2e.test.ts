@@ -1,4 +1,6 @@
 import { chromium } from 'playwright-core';
+import { domains } from '../../src/db/schema.js';
+import { Scanner } from '../../src/scanner/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINI_GTAG, shopPage, startShop } from '../fixtures/runtime/shop.js';
 import type { TestApp } from '../helpers/app.js';
@@ -15,6 +17,9 @@ describe('a shop tracked through the built-in runtime, in headless Chromium', ()
   let google: GoogleFixture;
   let shop: Awaited<ReturnType<typeof startShop>>;
   let containerHost: string;
+  let containerId: string;
+  let tenantId: string;
+  let loaderPath: string;
 
   beforeAll(async () => {
     google = await startGoogleFixture({ script: (kind) => (kind === 'gtag' ? MINI_GTAG : '/* gtm */') });
@@ -31,7 +36,9 @@ describe('a shop tracked through the built-in runtime, in headless Chromium', ()
     });
     t = started.t;
     gatewayPort = Number(new URL(started.gatewayUrl).port);
-    const token = (await t.tenantWithKey('business')).token;
+    const tenant = await t.tenantWithKey('business');
+    const token = tenant.token;
+    tenantId = tenant.tenantId;
     const created = await t.inject({
       method: 'POST',
       url: '/api/containers/',
@@ -47,6 +54,8 @@ describe('a shop tracked through the built-in runtime, in headless Chromium', ()
     await t.app.services.containerWorker.idle();
     const container = created.json();
     containerHost = container.default_hostname;
+    containerId = container.id;
+    loaderPath = container.settings.loader_path;
     shop = await startShop(() => shopPage(`http://${containerHost}`, container.settings.loader_path, MEASUREMENT_ID));
   }, 60_000);
   afterAll(async () => {
@@ -111,5 +120,55 @@ describe('a shop tracked through the built-in runtime, in headless Chromium', ()
         }),
       ]),
     );
+  });
+
+  it("is reported by Tagport's tracking checker as GA4 sent first-party through a server-side endpoint", async () => {
+    // The container on a custom domain of the shop's site, activated directly (DNS verification is tested elsewhere).
+    await t.database.db.insert(domains).values({
+      id: 'dom_e2eshop',
+      tenantId,
+      containerId,
+      hostname: 'sgtm.shop.test',
+      status: 'active',
+      verificationToken: 'e2e',
+    });
+    const firstParty = await startShop(() =>
+      shopPage(`http://sgtm.shop.test:${gatewayPort}`, loaderPath, MEASUREMENT_ID),
+    );
+    const hosts = ['www.shop.test', 'sgtm.shop.test'];
+    const scanner = new Scanner({
+      allowPrivateNetworks: true,
+      browserConcurrency: 1,
+      scanTimeoutMs: 30_000,
+      maxPageBytes: 1_000_000,
+      chromiumPath: CHROMIUM_PATH,
+      hostResolverRules: [...hosts.map((host) => `MAP ${host} 127.0.0.1`), 'MAP * ~NOTFOUND', 'EXCLUDE 127.0.0.1'].join(
+        ' , ',
+      ),
+      resolveHost: async (host: string) => {
+        if (hosts.includes(host)) return ['127.0.0.1'];
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      },
+    });
+    try {
+      const result = await scanner.scan({
+        url: `http://www.shop.test:${firstParty.port}/`,
+        aiSummary: false,
+        pagespeed: false,
+        language: 'en',
+      });
+      const ga4 = result.trackers.find((tracker) => tracker.key === 'google_analytics_4');
+      expect(ga4, JSON.stringify(result.trackers)).toMatchObject({ first_party: true, server_side: true });
+      expect(result.server_side_tagging).toMatchObject({
+        detected: true,
+        endpoints: [`http://sgtm.shop.test:${gatewayPort}`],
+      });
+      expect(result.server_side_tagging.evidence.map((item) => item.detail)).toEqual(
+        expect.arrayContaining(['GA4 hits sent to sgtm.shop.test, not to Google: a server-side container']),
+      );
+    } finally {
+      await scanner.close();
+      await firstParty.close();
+    }
   });
 });
