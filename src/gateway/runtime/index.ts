@@ -91,6 +91,11 @@ export class BuiltinRuntime {
     this.sinks.push(sink);
   }
 
+  /** Counts what a power-up did (a bot dropped, a cookie restored) in the container's usage. */
+  count(containerId: string, metric: 'botsDropped' | 'cookiesRestored', amount = 1): void {
+    this.meter.count(containerId, metric, amount);
+  }
+
   /** Whether the request is for the container's custom loader (served on both runtimes). */
   servesLoader(route: GatewayRoute, url: string): boolean {
     const path = `/${route.settings.loader_path}.js`;
