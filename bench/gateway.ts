@@ -38,7 +38,7 @@ export interface GatewayResult {
   cpu_ratio_to_nginx?: number;
 }
 
-interface Target {
+export interface Target {
   name: string;
   url: string;
   host: string;
@@ -47,13 +47,13 @@ interface Target {
 }
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 /** nginx with one process (`master_process off`), its config, pid, logs and temp files in a temp directory. */
-async function startNginx(name: string, server: string, extraHttp = '') {
+export async function startNginx(name: string, server: string, extraHttp = '') {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `tagport-bench-${name}-`));
   const port = await freePort();
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
@@ -181,7 +181,7 @@ function milliseconds(value: string, unit: string): number {
 }
 
 /** wrk with one thread (the machine has few cores), `--latency` for the percentiles. */
-async function load(target: Target, duration: number) {
+export async function load(target: Target, duration: number) {
   const cpuBefore = cpuMs(target.pid);
   const { stdout } = await run(
     WRK,

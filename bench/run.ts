@@ -1,8 +1,9 @@
 import { runApiBench } from './api.js';
 import { printGatewayBench, runGatewayBench } from './gateway.js';
+import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 
-/** `npm run bench [api|scanner|gateway]`: all benchmarks, or one. */
+/** `npm run bench [api|scanner|gateway|runtime]`: all benchmarks, or one. */
 const only = process.argv[2];
 
 if (!only || only === 'api') {
@@ -18,4 +19,8 @@ if (!only || only === 'scanner') {
 
 if (!only || only === 'gateway') {
   printGatewayBench(await runGatewayBench());
+}
+
+if (!only || only === 'runtime') {
+  printRuntimeBench(await runRuntimeBench());
 }

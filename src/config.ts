@@ -82,6 +82,22 @@ export interface Config {
     tlsCertFile?: string | null;
     tlsKeyFile?: string | null;
   };
+  /** The built-in container runtime (src/gateway/runtime/): where Google's scripts and collection live, forwarding. */
+  runtime: {
+    /** Origin gtm.js and gtag/js are fetched from for the custom loader. */
+    googleTagOrigin: string;
+    /** Origin GA4 hits are forwarded to (`/g/collect`). */
+    ga4CollectOrigin: string;
+    /** Events waiting to be forwarded, at most; beyond, new ones are dropped and counted as failed. */
+    forwardQueueSize: number;
+    /** Forwards in flight at once, across vendors. */
+    forwardConcurrency: number;
+    forwardTimeoutMs: number;
+    /** Attempts per event (the first included) before it counts as failed. */
+    forwardMaxAttempts: number;
+    /** Backoff before the second attempt; doubled for each next one, with jitter. */
+    forwardRetryBaseMs: number;
+  };
   /** ACME certificates for custom domains; null when ACME_DIRECTORY_URL is unset (no certificate is requested). */
   acme: AcmeConfig | null;
   /** The Graph API the Conversions API sender posts to: tests point the origin at a fixture server. */
@@ -156,6 +172,20 @@ function secretsKey(env: Env): Buffer | null {
       'SECRETS_KEY must be 32 bytes, written as 64 hex digits or base64 (for example: openssl rand -base64 32)',
     );
   return key;
+}
+
+/** An http(s) origin (scheme, host, port; no path), as given or the default. */
+function origin(env: Env, name: string, fallback: string): string {
+  const raw = optional(env, name) ?? fallback;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) origin such as ${fallback}`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname.length > 1 || url.search)
+    throw new ConfigError(`${name} must be an http(s) origin such as ${fallback}, without a path`);
+  return url.origin;
 }
 
 function fraction(env: Env, name: string, fallback: number): number {
@@ -360,6 +390,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       tlsPort: optional(env, 'GATEWAY_TLS_PORT') === null ? null : integer(env, 'GATEWAY_TLS_PORT', 0),
       tlsCertFile: optional(env, 'GATEWAY_TLS_CERT'),
       tlsKeyFile: optional(env, 'GATEWAY_TLS_KEY'),
+    },
+    runtime: {
+      googleTagOrigin: origin(env, 'GOOGLE_TAG_ORIGIN', 'https://www.googletagmanager.com'),
+      ga4CollectOrigin: origin(env, 'GA4_COLLECT_ORIGIN', 'https://region1.google-analytics.com'),
+      forwardQueueSize: integer(env, 'RUNTIME_FORWARD_QUEUE_SIZE', 10_000, 1),
+      forwardConcurrency: integer(env, 'RUNTIME_FORWARD_CONCURRENCY', 32, 1),
+      forwardTimeoutMs: integer(env, 'RUNTIME_FORWARD_TIMEOUT_MS', 10_000, 100),
+      forwardMaxAttempts: integer(env, 'RUNTIME_FORWARD_MAX_ATTEMPTS', 5, 1),
+      forwardRetryBaseMs: integer(env, 'RUNTIME_FORWARD_RETRY_BASE_MS', 1000, 1),
     },
     acme: acmeConfig(env, key),
     meta: metaConfig(env),

@@ -26,6 +26,7 @@ import { DomainService } from './modules/domains/service.js';
 import { Gateway } from './gateway/server.js';
 import { GatewayFront } from './gateway/front.js';
 import { TlsGateway } from './gateway/tls.js';
+import { BuiltinRuntime } from './gateway/runtime/index.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { SecretBox, userSecretsBox } from './lib/secrets.js';
 import { SecurityService } from './modules/security/service.js';
@@ -61,6 +62,8 @@ export interface Services {
   gateway: Gateway;
   /** The gateway's TLS listener when GATEWAY_TLS_PORT is set; it listens once `listen()` is called (the CLI does). */
   gatewayTls: TlsGateway | null;
+  /** What containers with `runtime: builtin` run on: the custom loader and event forwarding. */
+  runtime: BuiltinRuntime;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -112,9 +115,11 @@ export function createServices(
   const secrets = config.secretsKey ? new SecretBox(config.secretsKey) : null;
   const certificates = new CertificateService({ database, events, invalidations }, { acme: config.acme, secrets });
   const traffic = new ContainerTraffic({ database });
+  const runtime = new BuiltinRuntime({ dispatcher: outbound.dispatcher, traffic }, { ...config.runtime, onError });
   const gateway = new Gateway(
     {
       traffic,
+      runtime,
       invalidations,
       outbound,
       front: new GatewayFront(certificates.enabled ? certificates : null, () => gatewayTls?.port ?? null, onError),
@@ -135,7 +140,7 @@ export function createServices(
           },
         );
   const containers = new ContainerService(
-    { database, outbound, events, runtime: containerWorker, tenants, traffic: gateway },
+    { database, outbound, events, runtime: containerWorker, tenants, traffic: gateway, invalidations },
     { gatewayBaseDomain: config.gateway.baseDomain },
   );
   const domains = new DomainService(
@@ -208,6 +213,7 @@ export function createServices(
     metaPixels,
     gateway,
     gatewayTls,
+    runtime,
     async start() {
       await invalidations.start();
       auth.start();
@@ -242,6 +248,8 @@ export function createServices(
       await containerWorker.stop();
       await gatewayTls?.close();
       await gateway.close();
+      await runtime.stop();
+      await gateway.flush().catch(onError);
       await invalidations.stop();
       await auth.stop();
       await scanner.close();

@@ -10,11 +10,14 @@ const MAX_CACHED_PROBES = 10_000;
 
 /** Why a container is not healthy, as the gateway's error code and message. */
 export interface HealthProblem {
-  code: 'container_not_running' | 'no_upstream' | 'upstream_unreachable';
+  code: 'container_not_running' | 'no_upstream' | 'upstream_unreachable' | 'runtime_not_ready';
   message: string;
 }
 
-/** Answers `/healthz` on a container's hostnames: running, and its upstream answers (probed, cached a few seconds). */
+/**
+ * Answers `/healthz` on a container's hostnames: running, and its upstream answers (probed, cached a few seconds)
+ * or, for the built-in runtime, the runtime is ready.
+ */
 export class ContainerHealth {
   private readonly probes = new Map<
     string,
@@ -24,6 +27,7 @@ export class ContainerHealth {
   constructor(
     private readonly outbound: OutboundClient,
     private readonly upstreamTimeoutMs: number,
+    private readonly builtinReady: () => boolean = () => false,
   ) {}
 
   clear(): void {
@@ -34,6 +38,12 @@ export class ContainerHealth {
   problem(route: GatewayRoute): Promise<HealthProblem | null> {
     if (route.status !== 'running')
       return Promise.resolve({ code: 'container_not_running', message: `The container is ${route.status}.` });
+    if (route.runtime === 'builtin')
+      return Promise.resolve(
+        this.builtinReady()
+          ? null
+          : { code: 'runtime_not_ready', message: "The gateway's built-in runtime is not ready." },
+      );
     if (!route.upstreamUrl)
       return Promise.resolve({
         code: 'no_upstream',

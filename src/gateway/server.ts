@@ -8,6 +8,7 @@ import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute, RequestLogEntry } from '../modules/containers/traffic.js';
 import type { GatewayFront } from './front.js';
 import { ContainerHealth } from './health.js';
+import type { BuiltinRuntime } from './runtime/index.js';
 import {
   type ExchangeResult,
   forwardedHeaders,
@@ -32,6 +33,8 @@ export interface GatewayDependencies {
   outbound: OutboundClient;
   /** ACME challenges and the redirect to https, answered before routing. */
   front?: GatewayFront;
+  /** Serves containers whose runtime is `builtin` (and every container's custom loader). */
+  runtime?: BuiltinRuntime;
 }
 
 export { upstreamTarget } from './upstream.js';
@@ -86,16 +89,18 @@ export class Gateway {
   private readonly outbound: OutboundClient;
   private readonly onError: (error: unknown) => void;
   private readonly front: GatewayFront | null;
+  private readonly runtime: BuiltinRuntime | null;
 
   constructor(
-    { traffic, invalidations, outbound, front }: GatewayDependencies,
+    { traffic, invalidations, outbound, front, runtime }: GatewayDependencies,
     private readonly settings: GatewaySettings & { onError: (error: unknown) => void },
   ) {
     this.traffic = traffic;
     this.outbound = outbound;
     this.onError = settings.onError;
     this.front = front ?? null;
-    this.health = new ContainerHealth(outbound, settings.upstreamTimeoutMs);
+    this.runtime = runtime ?? null;
+    this.health = new ContainerHealth(outbound, settings.upstreamTimeoutMs, () => this.runtime?.ready ?? false);
     invalidations.subscribe(({ kind }) => {
       if (kind === 'container' || kind === 'domain' || kind === 'all') {
         this.routes.clear();
@@ -151,6 +156,7 @@ export class Gateway {
       throw error;
     }
     await this.traffic.trimLogs(buffers.keys(), KEPT_LOGS_PER_CONTAINER);
+    await this.runtime?.flush();
   }
 
   private count(key: string, { requests, requestBytes, responseBytes }: UsageCounter) {
@@ -304,6 +310,8 @@ export class Gateway {
     const routed = { route, hostname, started };
     if (route.status !== 'running')
       return this.refuse(req, res, routed, 503, 'container_not_running', `The container is ${route.status}.`);
+    if (this.runtime && (route.runtime === 'builtin' || this.runtime.servesLoader(route, req.url ?? '/')))
+      return this.record(req, routed, { ...GATEWAY_ANSWER, ...(await this.runtime.handle(req, res, route)) });
     if (!route.upstreamUrl)
       return this.refuse(
         req,

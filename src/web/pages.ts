@@ -241,6 +241,43 @@ export const containersPage = (): Html => html`
 <h2>Requests, last 30 days</h2>
 <p class="hint" id="usage-caption">Choose a container to see its usage.</p>
 <div class="chart-box"><canvas id="usage-chart" role="img" aria-label="Requests per day"></canvas></div>
+<section id="container-settings" hidden aria-labelledby="settings-title">
+<h2 id="settings-title">Tracking and settings</h2>
+<p class="hint" id="runtime-caption"></p>
+<div class="chart-box"><canvas id="runtime-chart" role="img" aria-label="Tracking events per day"></canvas></div>
+<h3>Snippet</h3>
+<p class="hint">Paste it into every page of the site, in place of Google's own tag snippet.</p>
+<pre><code id="settings-snippet"></code></pre>
+<form id="settings-form">
+  <label for="settings-loader">Custom loader path</label>
+  <input id="settings-loader" name="loader_path" required pattern="[a-z0-9][a-z0-9\-]{2,39}">
+  <label for="settings-ga4">GA4 measurement ids (comma-separated)</label>
+  <input id="settings-ga4" name="ga4_measurement_ids" placeholder="G-ABC123XYZ">
+  <fieldset><legend>Power-ups</legend>
+    <label><input type="checkbox" name="cookie_keeper"> Cookie keeper</label>
+    <label><input type="checkbox" name="click_id_restorer"> Click ID restorer</label>
+    <label><input type="checkbox" name="geo_headers"> GEO headers</label>
+    <label for="settings-bots">Bot detection</label>
+    <select id="settings-bots" name="bot_detection"><option value="off">off</option><option value="mark">mark</option><option value="drop">drop</option></select>
+  </fieldset>
+  <fieldset><legend>Anonymizer</legend>
+    <label for="settings-ga4-ip">GA4: IP</label>
+    <select id="settings-ga4-ip" name="ga4.ip"><option>keep</option><option>truncate</option><option>drop</option></select>
+    <label for="settings-ga4-ua">GA4: user agent</label>
+    <select id="settings-ga4-ua" name="ga4.user_agent"><option>keep</option><option>drop</option></select>
+    <label for="settings-ga4-click">GA4: click ids</label>
+    <select id="settings-ga4-click" name="ga4.click_ids"><option>keep</option><option>drop</option></select>
+    <label for="settings-meta-ip">Meta: IP</label>
+    <select id="settings-meta-ip" name="meta.ip"><option>keep</option><option>truncate</option><option>drop</option></select>
+    <label for="settings-meta-ua">Meta: user agent</label>
+    <select id="settings-meta-ua" name="meta.user_agent"><option>keep</option><option>drop</option></select>
+    <label for="settings-meta-click">Meta: click ids</label>
+    <select id="settings-meta-click" name="meta.click_ids"><option>keep</option><option>drop</option></select>
+  </fieldset>
+  <button type="submit">Save settings</button>
+  <p class="error" role="alert" id="settings-error" hidden></p>
+</form>
+</section>
 <h2>Custom domains</h2>
 <form id="domain-form" class="inline">
   <label for="domain-hostname">Hostname</label>

@@ -40,6 +40,7 @@ const UI_MODULES = [
   'api-keys.js',
   'scans.js',
   'containers.js',
+  'container-settings.js',
   'monitors.js',
   'reports.js',
   'scan-result.js',

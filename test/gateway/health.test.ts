@@ -93,11 +93,10 @@ describe('container health · GET /healthz on the gateway', () => {
     expect(answer.body.error.code).toBe('container_not_running');
   });
 
-  it('answers 503 no_upstream for a running container with only a GTM config', async () => {
+  it('answers 200 for a running container with only a GTM config: the built-in runtime serves it', async () => {
     const container = await runningContainer();
     const answer = await health(container.default_hostname);
-    expect(answer.status).toBe(503);
-    expect(answer.body.error.code).toBe('no_upstream');
+    expect(answer.status).toBe(200);
   });
 
   it('answers 503 upstream_unreachable when nothing listens at the upstream', async () => {

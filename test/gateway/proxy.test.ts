@@ -168,7 +168,10 @@ describe('the SSRF guard applies to every upstream connection, IP literal or nam
     });
     expect(created.statusCode).toBe(201);
     await t.app.services.containerWorker.idle();
-    await t.database.db.update(containers).set({ upstreamUrl }).where(eq(containers.id, created.json().id));
+    await t.database.db
+      .update(containers)
+      .set({ upstreamUrl, runtime: 'upstream' })
+      .where(eq(containers.id, created.json().id));
     return created.json().default_hostname;
   }
 

@@ -88,4 +88,33 @@ describe('containers and domains page in a real browser', () => {
       .first()
       .waitFor();
   });
+
+  it("shows a builtin container's snippet with its loader path and saves its settings", async () => {
+    await page.goto(`${base}/dashboard/containers`);
+    await page.getByLabel('Name', { exact: true }).fill('Shop builtin');
+    await page.getByLabel('GTM container config').fill(CONFIG);
+    await page.getByRole('button', { name: 'Create container' }).click();
+    const row = page.locator('#containers-table tbody tr', { hasText: 'Shop builtin' });
+    await row.locator('td.yes', { hasText: 'running' }).waitFor({ timeout: 10_000 });
+    await row.getByRole('button', { name: 'Shop builtin' }).click();
+    await page.locator('#container-settings').waitFor();
+    expect(await page.locator('#settings-title').textContent()).toContain('runtime builtin');
+    const loaderPath = await page.getByLabel('Custom loader path').inputValue();
+    expect(await page.locator('#settings-snippet').textContent()).toContain(`/${loaderPath}.js?id='+i+dl`);
+    await page.getByLabel('Custom loader path').fill('shop-tags');
+    await page.getByLabel('GA4 measurement ids (comma-separated)').fill('G-SHOP1234');
+    await page.getByLabel('Bot detection').selectOption('drop');
+    await page.getByLabel('GA4: IP').selectOption('truncate');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.locator('#settings-snippet').textContent()).toContain('/shop-tags.js?id=G-SHOP1234');
+    const saved = await page.evaluate(async () => (await fetch('/api/containers/?page_size=100')).json());
+    const container = saved.results.find((c: { name: string }) => c.name === 'Shop builtin');
+    expect(container.settings).toMatchObject({
+      loader_path: 'shop-tags',
+      ga4_measurement_ids: ['G-SHOP1234'],
+      bot_detection: { mode: 'drop' },
+      anonymizer: { ga4: { ip: 'truncate', user_agent: 'keep' } },
+    });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'container-settings.png'), fullPage: true });
+  });
 });

@@ -18,6 +18,10 @@ export const containers = pgTable(
     pendingAction: text('pending_action'),
     config: text('config').notNull(),
     upstreamUrl: text('upstream_url'),
+    /** `builtin` (the gateway serves and forwards itself) or `upstream` (proxy to upstream_url). */
+    runtime: text('runtime').notNull().default('builtin'),
+    /** Loader path, GA4 ids and power-up switches (modules/containers/settings.ts); defaults filled on read. */
+    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     defaultHostname: text('default_hostname').notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -94,6 +98,22 @@ export const containerUsage = pgTable(
     uniqueIndex('container_usage_key').on(t.containerId, t.day, t.hostname, t.statusClass),
     index('container_usage_day_idx').on(t.day),
   ],
+);
+
+/** What the built-in runtime did per container and UTC day, counted by the gateway and added on flush. */
+export const containerRuntimeUsage = pgTable(
+  'container_runtime_usage',
+  {
+    containerId: text('container_id').notNull(),
+    day: text('day').notNull(),
+    hitsReceived: integer('hits_received').notNull().default(0),
+    ga4Forwarded: integer('ga4_forwarded').notNull().default(0),
+    metaForwarded: integer('meta_forwarded').notNull().default(0),
+    forwardsFailed: integer('forwards_failed').notNull().default(0),
+    botsDropped: integer('bots_dropped').notNull().default(0),
+    cookiesRestored: integer('cookies_restored').notNull().default(0),
+  },
+  (t) => [uniqueIndex('container_runtime_usage_key').on(t.containerId, t.day)],
 );
 
 export const containerRequestLogs = pgTable(

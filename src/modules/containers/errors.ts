@@ -13,6 +13,8 @@ export const ContainerCodes = {
   invalidConfig: errorCode(400, 'invalid_config'),
   upstreamNotAllowed: errorCode(400, 'upstream_not_allowed'),
   containerDeleted: errorCode(409, 'container_deleted'),
+  upstreamRequired: errorCode(400, 'upstream_required'),
+  invalidLoaderPath: errorCode(400, 'invalid_loader_path'),
 } as const;
 
 export type ContainerErrorCode = CodesOf<typeof ContainerCodes>;
@@ -27,6 +29,11 @@ export const ContainerErrors = {
   beingDeleted: () => ContainerCodes.containerDeleted.error('The container is being deleted.'),
   transitionNotAllowed: (action: ContainerAction, status: string, allowed: ContainerAction[]) =>
     transitionNotAllowed(action, 'a container', status, allowed),
+  upstreamRequired: () =>
+    ContainerCodes.upstreamRequired.error('runtime upstream needs an upstream_url (your tagging server).', {
+      param: 'upstream_url',
+    }),
+  invalidLoaderPath: (why: string) => ContainerCodes.invalidLoaderPath.error(why, { param: 'settings.loader_path' }),
   periodReversed: () => HttpCodes.periodReversed.error('from must not be after to.', { param: 'from' }),
   periodTooLong: () => HttpCodes.periodTooLong.error('At most 366 days at a time.', { param: 'to' }),
 };

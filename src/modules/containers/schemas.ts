@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { idPattern } from '../../lib/ids.js';
 import { Nullable, PaginationQuery, StringEnum, Timestamp } from '../../http/schemas.js';
+import { ContainerSettings, ContainerSettingsChange, RuntimeField } from './settings.js';
 
 export const REGIONS = ['eu-central', 'eu-west', 'us-east', 'us-west', 'ap-southeast'] as const;
 export const CONTAINER_STATUSES = [
@@ -51,7 +52,11 @@ export const Container = Type.Object(
     status_reason: Nullable(Type.String(), { description: 'Why the container is failed, or what it is doing.' }),
     config: Config,
     gtm_container_id: Type.String({ description: 'The GTM container id read from config.' }),
-    upstream_url: Nullable(Type.String(), { description: 'The tagging server the gateway forwards to.' }),
+    runtime: RuntimeField,
+    upstream_url: Nullable(Type.String(), {
+      description: 'The tagging server the gateway forwards to when `runtime` is `upstream`.',
+    }),
+    settings: ContainerSettings,
     default_hostname: Type.String({
       description: 'Hostname served by the gateway for this container; point custom domains here with a CNAME.',
     }),
@@ -68,10 +73,23 @@ const Upstream = Nullable(Type.String({ minLength: 1, maxLength: 2048 }), {
 });
 
 export const CreateContainerBody = Type.Object(
-  { name: Name, region: StringEnum(REGIONS), config: Config, upstream_url: Type.Optional(Upstream) },
+  {
+    name: Name,
+    region: StringEnum(REGIONS),
+    config: Config,
+    runtime: Type.Optional(RuntimeField),
+    upstream_url: Type.Optional(Upstream),
+    settings: Type.Optional(ContainerSettingsChange),
+  },
   {
     additionalProperties: false,
     examples: [
+      {
+        name: 'Shop',
+        region: 'eu-central',
+        config: 'aWQ9R1RNLUFCQzEyMyZlbnY9MSZhdXRoPWFiY2RlZmdoaWprbG1u',
+        settings: { ga4_measurement_ids: ['G-ABC123XYZ'], bot_detection: { mode: 'drop' } },
+      },
       {
         name: 'Shop sGTM',
         region: 'eu-central',
@@ -83,8 +101,18 @@ export const CreateContainerBody = Type.Object(
 );
 
 export const UpdateContainerBody = Type.Object(
-  { name: Type.Optional(Name), config: Type.Optional(Config), upstream_url: Type.Optional(Upstream) },
-  { additionalProperties: false, minProperties: 1 },
+  {
+    name: Type.Optional(Name),
+    config: Type.Optional(Config),
+    runtime: Type.Optional(RuntimeField),
+    upstream_url: Type.Optional(Upstream),
+    settings: Type.Optional(ContainerSettingsChange),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ settings: { loader_path: 'k3v9xq2m', cookie_keeper: { enabled: true } } }, { runtime: 'builtin' }],
+  },
 );
 
 export const UsageQuery = Type.Object({
@@ -98,6 +126,22 @@ const Bytes = {
 };
 
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
+
+const RuntimeCounts = Type.Object(
+  {
+    hits_received: Type.Integer({ description: 'Events received on the collection endpoints (`/g/collect`).' }),
+    ga4_forwarded: Type.Integer({ description: 'Events delivered to Google Analytics 4.' }),
+    meta_forwarded: Type.Integer({ description: 'Events delivered to the Meta Conversions API.' }),
+    forwards_failed: Type.Integer({
+      description: 'Events a vendor refused, that ran out of retries, or that found the forward queue full.',
+    }),
+    bots_dropped: Type.Integer({ description: 'Hits from bots that bot detection dropped.' }),
+    cookies_restored: Type.Integer({ description: 'Cookies the cookie keeper restored for visitors who lost them.' }),
+  },
+  { additionalProperties: false },
+);
+
+export type RuntimeCountsDto = Static<typeof RuntimeCounts>;
 
 export const Usage = Type.Object(
   {
@@ -116,6 +160,21 @@ export const Usage = Type.Object(
     by_status_class: Type.Record(Type.String(), Type.Integer(), {
       description: 'Requests per status class: 2xx, 3xx, 4xx, 5xx.',
     }),
+    runtime: Type.Object(
+      {
+        totals: RuntimeCounts,
+        days: Type.Array(
+          Type.Object({ day: Type.String(), ...RuntimeCounts.properties }, { additionalProperties: false }),
+          {
+            description: 'One entry per UTC day with built-in runtime activity, oldest first.',
+          },
+        ),
+      },
+      {
+        additionalProperties: false,
+        description: 'What the built-in runtime did: hits collected, events forwarded per vendor, failures, power-ups.',
+      },
+    ),
     rows: Type.Array(
       Type.Object(
         {

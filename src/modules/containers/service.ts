@@ -1,4 +1,5 @@
 import type { Database } from '../../db/index.js';
+import type { InvalidationBus } from '../../db/invalidation.js';
 import type { ContainerRow } from '../../db/schema.js';
 import { planLimitReached } from '../../http/errors.js';
 import { newId } from '../../lib/ids.js';
@@ -7,6 +8,17 @@ import type { EventLog } from '../events/service.js';
 import type { TenantService } from '../tenants/service.js';
 import { ContainerErrors } from './errors.js';
 import * as queries from './queries.js';
+import { runtimeCountsOf, sumRuntimeCounts, sumUsage } from './usage.js';
+import {
+  type ContainerRuntimeKind,
+  type ContainerSettingsChangeInput,
+  type ContainerSettingsDto,
+  defaultSettings,
+  generateLoaderPath,
+  loaderPathProblem,
+  mergeSettings,
+  settingsFromStored,
+} from './settings.js';
 import {
   ACTIONS,
   REMOVED_STATUSES,
@@ -40,28 +52,6 @@ export function parseContainerConfig(config: string): string {
   return id;
 }
 
-interface UsageSums {
-  requests: number;
-  request_bytes: number;
-  response_bytes: number;
-}
-
-/** Usage rows added up by `key`, in the order the keys first appear. */
-function sumUsage<Row extends { requests: number; requestBytes: number; responseBytes: number }>(
-  rows: Row[],
-  key: (row: Row) => string,
-): Map<string, UsageSums> {
-  const sums = new Map<string, UsageSums>();
-  for (const row of rows) {
-    const sum = sums.get(key(row)) ?? { requests: 0, request_bytes: 0, response_bytes: 0 };
-    sum.requests += row.requests;
-    sum.request_bytes += row.requestBytes;
-    sum.response_bytes += row.responseBytes;
-    sums.set(key(row), sum);
-  }
-  return sums;
-}
-
 export function allowedActions(status: string): ContainerAction[] {
   return ACTIONS.filter((action) => TRANSITIONS[action].from.includes(status as ContainerStatus));
 }
@@ -76,12 +66,28 @@ export function toContainerDto(row: ContainerRow): ContainerDto {
     status_reason: row.statusReason,
     config: row.config,
     gtm_container_id: parseContainerConfig(row.config),
+    runtime: row.runtime as ContainerRuntimeKind,
     upstream_url: row.upstreamUrl,
+    settings: settingsFromStored(row.settings),
     default_hostname: row.defaultHostname,
     allowed_actions: allowedActions(row.status),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
+}
+
+/** The settings with `change` merged in, refusing a loader path that cannot be used. */
+function changedSettings(current: ContainerSettingsDto, change: ContainerSettingsChangeInput | undefined) {
+  if (change?.loader_path !== undefined) {
+    const problem = loaderPathProblem(change.loader_path);
+    if (problem) throw ContainerErrors.invalidLoaderPath(problem);
+  }
+  return change ? mergeSettings(current, change) : current;
+}
+
+/** `upstream` needs a tagging server to proxy to; `builtin` may keep one configured for switching back. */
+function checkRuntime(runtime: ContainerRuntimeKind, upstreamUrl: string | null): void {
+  if (runtime === 'upstream' && !upstreamUrl) throw ContainerErrors.upstreamRequired();
 }
 
 export interface ContainerRuntime {
@@ -101,6 +107,8 @@ export interface ContainerServiceDependencies {
   runtime: ContainerRuntime;
   tenants: TenantService;
   traffic: PendingTraffic;
+  /** Tells every gateway instance to drop its cached route of a changed container. */
+  invalidations: InvalidationBus;
 }
 
 export class ContainerService {
@@ -110,9 +118,10 @@ export class ContainerService {
   private readonly runtime: ContainerRuntime;
   private readonly tenants: TenantService;
   private readonly traffic: PendingTraffic;
+  private readonly invalidations: InvalidationBus;
 
   constructor(
-    { database, outbound, events, runtime, tenants, traffic }: ContainerServiceDependencies,
+    { database, outbound, events, runtime, tenants, traffic, invalidations }: ContainerServiceDependencies,
     private readonly settings: { gatewayBaseDomain: string },
   ) {
     this.database = database;
@@ -121,6 +130,7 @@ export class ContainerService {
     this.runtime = runtime;
     this.tenants = tenants;
     this.traffic = traffic;
+    this.invalidations = invalidations;
   }
 
   private get db() {
@@ -141,6 +151,9 @@ export class ContainerService {
 
   async create(tenantId: string, input: CreateContainerInput): Promise<ContainerDto> {
     parseContainerConfig(input.config);
+    const runtime = input.runtime ?? (input.upstream_url ? 'upstream' : 'builtin');
+    checkRuntime(runtime, input.upstream_url ?? null);
+    const settings = changedSettings(defaultSettings(generateLoaderPath()), input.settings);
     await this.checkUpstream(input.upstream_url);
     const limit = Number((await this.tenants.features(tenantId)).max_containers ?? 0);
     if ((await queries.countLiveContainers(this.db, tenantId)) >= limit) {
@@ -155,6 +168,8 @@ export class ContainerService {
       status: 'provisioning',
       config: input.config.trim(),
       upstreamUrl: input.upstream_url ?? null,
+      runtime,
+      settings,
       defaultHostname: `${id.slice(4)}.${this.settings.gatewayBaseDomain}`,
     });
     await this.events.record(
@@ -209,6 +224,7 @@ export class ContainerService {
         a.statusClass.localeCompare(b.statusClass),
     );
     const total = sumUsage(rows, () => 'all').get('all');
+    const runtimeDays = (await queries.runtimeUsage(this.db, id, from, to)).map(runtimeCountsOf);
     return {
       container_id: id,
       from,
@@ -223,6 +239,7 @@ export class ContainerService {
       by_status_class: Object.fromEntries(
         [...sumUsage(rows, (row) => row.statusClass)].map(([statusClass, sums]) => [statusClass, sums.requests]),
       ),
+      runtime: { totals: sumRuntimeCounts(runtimeDays), days: runtimeDays },
       rows: rows.map((row) => ({
         day: row.day,
         hostname: row.hostname,
@@ -275,15 +292,24 @@ export class ContainerService {
 
   async update(tenantId: string, id: string, input: UpdateContainerInput): Promise<ContainerDto> {
     if (input.config !== undefined) parseContainerConfig(input.config);
+    const current = await this.find(tenantId, id);
+    const upstreamUrl = input.upstream_url === undefined ? current.upstreamUrl : input.upstream_url;
+    checkRuntime(input.runtime ?? (current.runtime as ContainerRuntimeKind), upstreamUrl);
+    const settings =
+      input.settings === undefined ? undefined : changedSettings(settingsFromStored(current.settings), input.settings);
     await this.checkUpstream(input.upstream_url);
     const row = await queries.updateContainer(this.db, tenantId, id, {
       name: input.name?.trim(),
       config: input.config?.trim(),
       upstreamUrl: input.upstream_url === undefined ? undefined : input.upstream_url,
+      runtime: input.runtime,
+      settings,
     });
-    if (row) return toContainerDto(row);
-    const current = await this.find(tenantId, id);
-    throw ContainerErrors.notChangeable(current.status);
+    if (row) {
+      await this.invalidations.publish({ kind: 'container', id });
+      return toContainerDto(row);
+    }
+    throw ContainerErrors.notChangeable((await this.find(tenantId, id)).status);
   }
 
   /** start / stop / restart / delete: an atomic move to the transitional state, then the worker finishes it. */

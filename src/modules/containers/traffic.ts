@@ -1,15 +1,28 @@
 import { setImmediate } from 'node:timers/promises';
 import type { BatchedDelete } from '../../db/batched-delete.js';
 import type { Database } from '../../db/index.js';
-import type { containerRequestLogs, containerUsage } from '../../db/schema.js';
+import type { containerRequestLogs, containerRuntimeUsage, containerUsage } from '../../db/schema.js';
 import * as queries from './queries.js';
+import { parseContainerConfig } from './service.js';
+import { type ContainerRuntimeKind, type ContainerSettingsDto, settingsFromStored } from './settings.js';
 
 /** Rows per insert statement: each blocks a PGlite gateway for ~2–3 ms. */
 const LOG_CHUNK = 250;
 
-export type { GatewayRoute } from './queries.js';
+/** What the gateway knows of the container a hostname reaches. */
+export interface GatewayRoute {
+  containerId: string;
+  status: string;
+  upstreamUrl: string | null;
+  runtime: ContainerRuntimeKind;
+  /** The GTM container id of its config (`GTM-…`); the loader serves gtm.js for it. */
+  gtmContainerId: string | null;
+  settings: ContainerSettingsDto;
+}
 export type UsageCount = typeof containerUsage.$inferInsert;
 export type RequestLogEntry = typeof containerRequestLogs.$inferInsert;
+/** What the built-in runtime did for a container on a UTC day (hits, forwards per vendor, bots, cookies). */
+export type RuntimeUsageCount = typeof containerRuntimeUsage.$inferInsert;
 
 /**
  * What the gateway (the data plane) reads and writes: the route of a hostname, and its metered usage and
@@ -22,8 +35,17 @@ export class ContainerTraffic {
     this.database = database;
   }
 
-  route(hostname: string): Promise<queries.GatewayRoute | null> {
-    return queries.findRouteByHostname(this.database.db, hostname);
+  async route(hostname: string): Promise<GatewayRoute | null> {
+    const row = await queries.findRouteByHostname(this.database.db, hostname);
+    if (!row) return null;
+    return {
+      containerId: row.containerId,
+      status: row.status,
+      upstreamUrl: row.upstreamUrl,
+      runtime: row.runtime === 'upstream' ? 'upstream' : 'builtin',
+      gtmContainerId: gtmIdOf(row.config),
+      settings: settingsFromStored(row.settings),
+    };
   }
 
   /**
@@ -36,6 +58,11 @@ export class ContainerTraffic {
       if (start > 0) await setImmediate();
       await queries.insertRequestLogs(this.database.db, logs.slice(start, start + LOG_CHUNK));
     }
+  }
+
+  /** Adds the built-in runtime's counts, one statement for the batch. */
+  recordRuntime(usage: RuntimeUsageCount[]): Promise<void> {
+    return queries.addRuntimeUsage(this.database.db, usage);
   }
 
   /** Keeps the newest `keep` sampled logs of each of these containers. */
@@ -52,5 +79,13 @@ export class ContainerTraffic {
       requestLogs: await queries.deleteRequestLogsBefore(this.database.db, before, batches),
       usage: await queries.deleteUsageBefore(this.database.db, day, batches),
     };
+  }
+}
+
+function gtmIdOf(config: string): string | null {
+  try {
+    return parseContainerConfig(config);
+  } catch {
+    return null;
   }
 }

@@ -1,8 +1,16 @@
-import { and, count, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, lt, lte, sql } from 'drizzle-orm';
 import { boundedCount } from '../../db/bounded-count.js';
 import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
-import { monitorChecks, monitors, reports, scans, type ReportRow } from '../../db/schema.js';
+import {
+  containerRuntimeUsage,
+  containers,
+  monitorChecks,
+  monitors,
+  reports,
+  scans,
+  type ReportRow,
+} from '../../db/schema.js';
 
 export async function insertReport(db: Db, row: typeof reports.$inferInsert): Promise<ReportRow> {
   const [created] = await db.insert(reports).values(row).returning();
@@ -140,5 +148,31 @@ export async function usageRows(db: Db, tenantId: string, start: Date, end: Date
       )
       .groupBy(sql`1`),
   ]);
-  return { scanDays, checkDays };
+  const firstDay = start.toISOString().slice(0, 10);
+  const endDay = end.toISOString().slice(0, 10);
+  const sum = (column: unknown) => sql<number>`coalesce(sum(${column}), 0)::int`;
+  const runtimeDays = await db
+    .select({
+      day: containerRuntimeUsage.day,
+      tracking_hits: sum(containerRuntimeUsage.hitsReceived),
+      ga4_forwarded: sum(containerRuntimeUsage.ga4Forwarded),
+      meta_forwarded: sum(containerRuntimeUsage.metaForwarded),
+      forwards_failed: sum(containerRuntimeUsage.forwardsFailed),
+      bots_dropped: sum(containerRuntimeUsage.botsDropped),
+      cookies_restored: sum(containerRuntimeUsage.cookiesRestored),
+    })
+    .from(containerRuntimeUsage)
+    .innerJoin(containers, eq(containers.id, containerRuntimeUsage.containerId))
+    .where(
+      and(
+        eq(containers.tenantId, tenantId),
+        gte(containerRuntimeUsage.day, firstDay),
+        // A period ending at midnight leaves that day out; one ending later in the day keeps it.
+        end.toISOString().endsWith('T00:00:00.000Z')
+          ? lt(containerRuntimeUsage.day, endDay)
+          : lte(containerRuntimeUsage.day, endDay),
+      ),
+    )
+    .groupBy(containerRuntimeUsage.day);
+  return { scanDays, checkDays, runtimeDays };
 }

@@ -14,7 +14,7 @@ export const CreateReportBody = Type.Object(
   {
     kind: StringEnum(REPORT_KINDS, {
       description:
-        'uptime: per monitor, checks, uptime and latency percentiles. usage: per UTC day, scans and monitor checks. scans: every scan in the period.',
+        'uptime: per monitor, checks, uptime and latency percentiles. usage: per UTC day, scans, monitor checks and the built-in runtime activity over all containers (tracking hits, events forwarded to GA4 and Meta, failed forwards, bots dropped, cookies restored). scans: every scan in the period.',
     }),
     period_start: Type.String({
       format: 'date-time',

@@ -38,6 +38,16 @@ export function utcDays(start: Date, end: Date): string[] {
   return days;
 }
 
+/** The built-in runtime's columns of a usage report, for a day without activity. */
+const NO_RUNTIME_USAGE = {
+  tracking_hits: 0,
+  ga4_forwarded: 0,
+  meta_forwarded: 0,
+  forwards_failed: 0,
+  bots_dropped: 0,
+  cookies_restored: 0,
+};
+
 export class ReportService {
   private readonly database: Database;
   private readonly webhooks: WebhookService;
@@ -159,14 +169,16 @@ export class ReportService {
       }));
       return { rows, columns: ['scan_id', 'url', 'status', 'language', 'trackers', 'created_at'] };
     }
-    const { scanDays, checkDays } = await queries.usageRows(db, report.tenantId, start, end);
+    const { scanDays, checkDays, runtimeDays } = await queries.usageRows(db, report.tenantId, start, end);
     const scansByDay = new Map(scanDays.map((row) => [row.day, row.n]));
     const checksByDay = new Map(checkDays.map((row) => [row.day, row.n]));
+    const runtimeByDay = new Map(runtimeDays.map(({ day, ...counts }) => [day, counts]));
     const rows = utcDays(start, end).map((day) => ({
       day,
       scans: scansByDay.get(day) ?? 0,
       monitor_checks: checksByDay.get(day) ?? 0,
+      ...(runtimeByDay.get(day) ?? NO_RUNTIME_USAGE),
     }));
-    return { rows, columns: ['day', 'scans', 'monitor_checks'] };
+    return { rows, columns: ['day', 'scans', 'monitor_checks', ...Object.keys(NO_RUNTIME_USAGE)] };
   }
 }

@@ -1,3 +1,4 @@
+import { showSettings } from './container-settings.js';
 import { $, api, bindForm, el, showError } from './ui.js';
 
 // Containers and domains
@@ -20,6 +21,7 @@ async function showUsage(container) {
     },
     options: { responsive: true, maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true } } },
   });
+  await showSettings(container, usage);
 }
 async function containerAction(container, action) {
   if (action === 'delete' && !window.confirm(`Delete the container "${container.name}"?`)) return;

@@ -33,6 +33,19 @@ describe.each(backends)('reports on %s', (backend) => {
     await t.database.db.execute(sql`insert into scans (id, tenant_id, url, language, options, status, result, created_at)
       values ('scn_edge1', ${tenant.tenantId}, 'https://a.example/', 'en', '{"ai_summary":false,"pagespeed":false}', 'completed', '{"trackers":[{},{}]}', '2026-11-01T00:00:00Z'),
              ('scn_edge2', ${tenant.tenantId}, 'https://b.example/', 'de', '{"ai_summary":false,"pagespeed":false}', 'completed', '{"trackers":[]}', '2026-12-01T00:00:00Z')`);
+    const container = await t.inject({
+      method: 'POST',
+      url: '/api/containers/',
+      token: tenant.token,
+      payload: {
+        name: 'Shop',
+        region: 'eu-central',
+        config: Buffer.from('id=GTM-REP1234&env=1&auth=abcdefgh').toString('base64'),
+      },
+    });
+    await t.database.db.execute(sql`insert into container_runtime_usage
+      (container_id, day, hits_received, ga4_forwarded, meta_forwarded, forwards_failed, bots_dropped, cookies_restored)
+      values (${container.json().id}, '2026-12-01', 12, 10, 4, 1, 2, 3), ('ctr_of_someone_else', '2026-12-01', 99, 99, 99, 99, 99, 99)`);
   }, 60_000);
   afterAll(() => t?.close());
 
@@ -123,9 +136,27 @@ describe.each(backends)('reports on %s', (backend) => {
       const usage = (
         await build({ kind: 'usage', period_start: '2026-11-30T00:00:00Z', period_end: '2026-12-01T00:00:00.001Z' })
       ).json();
+      const quiet = {
+        tracking_hits: 0,
+        ga4_forwarded: 0,
+        meta_forwarded: 0,
+        forwards_failed: 0,
+        bots_dropped: 0,
+        cookies_restored: 0,
+      };
       expect(usage.rows).toEqual([
-        { day: '2026-11-30', scans: 0, monitor_checks: 1 },
-        { day: '2026-12-01', scans: 1, monitor_checks: 1 },
+        { day: '2026-11-30', scans: 0, monitor_checks: 1, ...quiet },
+        {
+          day: '2026-12-01',
+          scans: 1,
+          monitor_checks: 1,
+          tracking_hits: 12,
+          ga4_forwarded: 10,
+          meta_forwarded: 4,
+          forwards_failed: 1,
+          bots_dropped: 2,
+          cookies_restored: 3,
+        },
       ]);
       const scans = (await build({ kind: 'scans', ...november })).json();
       expect(scans.rows).toEqual([

@@ -1,0 +1,172 @@
+/**
+ * The built-in runtime's outbox: events waiting to be sent to a vendor (GA4, the Meta Conversions API, …),
+ * bounded in memory, sent a few at a time, retried with exponential backoff and jitter. Hits are answered
+ * before they are forwarded, so nothing here slows a visitor down; a vendor that is slow or down only fills
+ * the queue up to its bound, after which new events are refused (and counted as failed by the caller).
+ */
+
+/** What a sender makes of one attempt. */
+export type SendResult =
+  | { outcome: 'delivered' }
+  /** Worth another attempt (network error, timeout, 429, 5xx); `afterMs` when the vendor said when. */
+  | { outcome: 'retry'; reason: string; afterMs?: number }
+  /** The vendor refused the event itself (4xx): sending it again would fail again. */
+  | { outcome: 'rejected'; reason: string };
+
+/** Sends one event once; `signal` aborts when the attempt times out or the queue stops. */
+export type Sender = (signal: AbortSignal) => Promise<SendResult>;
+
+export interface ForwardJob {
+  /** `ga4`, `meta`, …: for usage and logs. */
+  vendor: string;
+  containerId: string;
+  send: Sender;
+}
+
+/** How a job ended: delivered, or failed for good (rejected, out of attempts, or dropped at shutdown). */
+export interface Settled {
+  job: ForwardJob;
+  delivered: boolean;
+  attempts: number;
+  /** Why it failed; null when delivered. */
+  reason: string | null;
+}
+
+export interface ForwardQueueSettings {
+  /** Jobs held at most: ready, in flight and waiting for a retry together. */
+  maxSize: number;
+  concurrency: number;
+  timeoutMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  /** Called once per job when it is delivered or given up. */
+  onSettled: (settled: Settled) => void;
+  onError: (error: unknown) => void;
+}
+
+const MAX_BACKOFF_MS = 300_000;
+
+interface Entry {
+  job: ForwardJob;
+  attempts: number;
+}
+
+export class ForwardQueue {
+  private ready: Entry[] = [];
+  /** Index of the next ready entry: shifting an array per job would be O(n). */
+  private head = 0;
+  private inFlight = 0;
+  private readonly waiting = new Map<NodeJS.Timeout, Entry>();
+  private readonly controllers = new Set<AbortController>();
+  private stopped = false;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly settings: ForwardQueueSettings) {}
+
+  /** Jobs held: ready, in flight and waiting for a retry. */
+  get size(): number {
+    return this.ready.length - this.head + this.inFlight + this.waiting.size;
+  }
+
+  get accepting(): boolean {
+    return !this.stopped;
+  }
+
+  /** Queues a job; false when the queue is full or stopped (the job is not taken). */
+  enqueue(job: ForwardJob): boolean {
+    if (this.stopped || this.size >= this.settings.maxSize) return false;
+    this.ready.push({ job, attempts: 0 });
+    this.pump();
+    return true;
+  }
+
+  /** Resolves once nothing is ready, in flight or waiting for a retry. */
+  idle(): Promise<void> {
+    if (this.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** Stops taking jobs, aborts the attempts in flight and gives up on the waiting ones. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const controller of this.controllers) controller.abort();
+    for (const [timer, entry] of this.waiting) {
+      clearTimeout(timer);
+      this.settle(entry, false, 'The gateway stopped before the event could be sent again.');
+    }
+    this.waiting.clear();
+    for (const entry of this.ready.slice(this.head))
+      this.settle(entry, false, 'The gateway stopped before the event was sent.');
+    this.ready = [];
+    this.head = 0;
+    while (this.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    this.notifyIdle();
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.settings.concurrency && this.head < this.ready.length) {
+      const entry = this.ready[this.head++];
+      if (this.head > 1024 && this.head * 2 > this.ready.length) {
+        this.ready = this.ready.slice(this.head);
+        this.head = 0;
+      }
+      this.inFlight++;
+      void this.attempt(entry).finally(() => {
+        this.inFlight--;
+        this.pump();
+        this.notifyIdle();
+      });
+    }
+  }
+
+  private async attempt(entry: Entry): Promise<void> {
+    entry.attempts++;
+    const controller = new AbortController();
+    this.controllers.add(controller);
+    const timer = setTimeout(() => controller.abort(), this.settings.timeoutMs);
+    let result: SendResult;
+    try {
+      result = await entry.job.send(controller.signal);
+    } catch (error) {
+      result = {
+        outcome: 'retry',
+        reason: controller.signal.aborted ? 'timed out' : ((error as Error)?.message ?? String(error)),
+      };
+    } finally {
+      clearTimeout(timer);
+      this.controllers.delete(controller);
+    }
+    if (result.outcome === 'delivered') return this.settle(entry, true, null);
+    if (result.outcome === 'rejected') return this.settle(entry, false, result.reason);
+    if (this.stopped || entry.attempts >= this.settings.maxAttempts)
+      return this.settle(entry, false, `${result.reason} (after ${entry.attempts} attempts)`);
+    this.retryLater(entry, result.afterMs);
+  }
+
+  private retryLater(entry: Entry, afterMs: number | undefined): void {
+    const backoff = this.settings.retryBaseMs * 2 ** (entry.attempts - 1) * (0.5 + Math.random());
+    const delay = Math.min(MAX_BACKOFF_MS, Math.max(afterMs ?? 0, backoff));
+    const timer = setTimeout(() => {
+      this.waiting.delete(timer);
+      this.ready.push(entry);
+      this.pump();
+    }, delay);
+    timer.unref();
+    this.waiting.set(timer, entry);
+  }
+
+  private settle(entry: Entry, delivered: boolean, reason: string | null): void {
+    try {
+      this.settings.onSettled({ job: entry.job, delivered, attempts: entry.attempts, reason });
+    } catch (error) {
+      this.settings.onError(error);
+    }
+  }
+
+  private notifyIdle(): void {
+    if (this.size > 0 || this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

@@ -1,0 +1,127 @@
+import { type Dispatcher, request } from 'undici';
+import type { SendResult } from './forward-queue.js';
+import type { RuntimeEvent, Visitor } from './types.js';
+
+/**
+ * GA4's browser collection protocol (`/g/collect?v=2&tid=G-…&cid=…&en=page_view&…`), as gtag.js and GTM send it
+ * to `server_container_url`/`transport_url`. A POST body may batch events, one per line, each line's
+ * parameters overriding the URL's (which carry what the events share: tid, cid, dl, …).
+ */
+
+/** One hit as it will be forwarded: its parameters in order, and the event read from them. */
+export interface Ga4Hit {
+  params: URLSearchParams;
+  event: RuntimeEvent;
+}
+
+/** Body lines kept per request at most (gtag batches a few dozen). */
+const MAX_EVENTS_PER_REQUEST = 50;
+
+/** The hits of one `/g/collect` request; empty when it names no measurement id or event. */
+export function parseCollect(query: string, body: string, now = Date.now()): Ga4Hit[] {
+  const shared = new URLSearchParams(query);
+  const lines = body
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '')
+    .slice(0, MAX_EVENTS_PER_REQUEST);
+  const hits: Ga4Hit[] = [];
+  for (const line of lines.length ? lines : ['']) {
+    const params = new URLSearchParams(shared);
+    for (const [key, value] of new URLSearchParams(line)) params.set(key, value);
+    const event = eventOf(params, now);
+    if (event) hits.push({ params, event });
+  }
+  return hits;
+}
+
+function eventOf(params: URLSearchParams, now: number): RuntimeEvent | null {
+  const name = params.get('en');
+  const measurementId = params.get('tid');
+  if (!name || !measurementId) return null;
+  const eventParams: Record<string, string | number> = {};
+  for (const [key, value] of params) {
+    if (key.startsWith('ep.')) eventParams[key.slice(3)] = value;
+    else if (key.startsWith('epn.')) {
+      const number = Number(value);
+      if (Number.isFinite(number)) eventParams[key.slice(4)] = number;
+    }
+  }
+  const value = Number(eventParams.value);
+  return {
+    name,
+    measurementId,
+    clientId: params.get('cid'),
+    eventId: stringOrNull(eventParams.event_id),
+    time: now,
+    pageUrl: params.get('dl'),
+    referrer: params.get('dr'),
+    pageTitle: params.get('dt'),
+    value: eventParams.value !== undefined && Number.isFinite(value) ? value : null,
+    currency: params.get('cu') ?? stringOrNull(eventParams.currency),
+    params: eventParams,
+    items: itemsOf(params),
+    userData: {},
+  };
+}
+
+function stringOrNull(value: string | number | undefined): string | null {
+  return value === undefined ? null : String(value);
+}
+
+/** `pr1=idSKU1~nmShirt~pr19.99~qt2` → `{id: 'SKU1', nm: 'Shirt', pr: 19.99, qt: 2}`. */
+function itemsOf(params: URLSearchParams): Array<Record<string, string | number>> {
+  const items: Array<Record<string, string | number>> = [];
+  for (let index = 1; index <= 200; index++) {
+    const raw = params.get(`pr${index}`);
+    if (raw === null) break;
+    const item: Record<string, string | number> = {};
+    for (const field of raw.split('~')) {
+      const key = field.slice(0, 2);
+      const value = field.slice(2);
+      item[key] =
+        (key === 'pr' || key === 'qt') && value !== '' && Number.isFinite(Number(value)) ? Number(value) : value;
+    }
+    items.push(item);
+  }
+  return items;
+}
+
+/**
+ * The forwarded hit, as server-side GTM's GA4 tag sends it: the browser's parameters with the client id the
+ * server keeps (FPID) and the visitor's IP in `_uip`; the visitor's user agent as the request's User-Agent.
+ * Google then geolocates and classifies the device from the visitor, not from the gateway.
+ */
+export function forwardedHit(hit: Ga4Hit, visitor: Visitor, clientId: string | null): URLSearchParams {
+  const params = new URLSearchParams(hit.params);
+  if (clientId) params.set('cid', clientId);
+  params.set('_uip', visitor.ip);
+  return params;
+}
+
+/** Sends one hit to GA4's collection endpoint; 2xx delivered, 429/5xx/network errors retried, other 4xx rejected. */
+export async function sendHit(
+  dispatcher: Dispatcher,
+  collectOrigin: string,
+  params: URLSearchParams,
+  userAgent: string,
+  signal: AbortSignal,
+): Promise<SendResult> {
+  const response = await request(`${collectOrigin}/g/collect?${params}`, {
+    method: 'POST',
+    headers: { 'user-agent': userAgent || 'Tagport-Gateway/1.0', 'content-length': '0' },
+    dispatcher,
+    signal,
+  });
+  await response.body.dump();
+  const status = response.statusCode;
+  if (status < 300) return { outcome: 'delivered' };
+  if (status === 429 || status >= 500) {
+    const retryAfter = Number(response.headers['retry-after']);
+    return {
+      outcome: 'retry',
+      reason: `GA4 answered ${status}`,
+      ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { afterMs: retryAfter * 1000 } : {}),
+    };
+  }
+  return { outcome: 'rejected', reason: `GA4 answered ${status}` };
+}

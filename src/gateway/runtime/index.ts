@@ -1,0 +1,259 @@
+import type http from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { ContainerTraffic, GatewayRoute } from '../../modules/containers/traffic.js';
+import { type ForwardJob, ForwardQueue } from './forward-queue.js';
+import { forwardedHit, parseCollect, sendHit } from './ga4.js';
+import { type RuntimeMetric, RuntimeMeter } from './meter.js';
+import { ScriptCache } from './script-cache.js';
+import type { RuntimeEvent, Visitor } from './types.js';
+import { fpidCookie, stableClientId, visitorOf } from './visitor.js';
+
+export interface BuiltinRuntimeSettings {
+  googleTagOrigin: string;
+  ga4CollectOrigin: string;
+  forwardQueueSize: number;
+  forwardConcurrency: number;
+  forwardTimeoutMs: number;
+  forwardMaxAttempts: number;
+  forwardRetryBaseMs: number;
+  onError: (error: unknown) => void;
+}
+
+/** How the runtime answered a request: what the gateway meters and logs. */
+export interface RuntimeAnswer {
+  status: number;
+  requestBytes: number;
+  responseBytes: number;
+}
+
+/** An event collected for a container, offered to every sink (the Meta Conversions API sender, …). */
+export interface CollectedEvent {
+  event: RuntimeEvent;
+  visitor: Visitor;
+  route: GatewayRoute;
+}
+
+/** Turns a collected event into forwards for one vendor; none when the container does not use that vendor. */
+export type EventSink = (collected: CollectedEvent) => ForwardJob[];
+
+const FORWARDED_METRIC: Record<string, RuntimeMetric> = { ga4: 'ga4Forwarded', meta: 'metaForwarded' };
+const MAX_COLLECT_BODY_BYTES = 64 * 1024;
+const DATA_LAYER_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
+
+/**
+ * The built-in container runtime: what a container with `runtime: builtin` does by itself, without a tagging
+ * server. It serves Google's tags from the container's hostname on its custom loader path, collects GA4 hits
+ * (`/g/collect`) and forwards them to Google (and, through sinks, to other vendors) from a bounded queue.
+ */
+export class BuiltinRuntime {
+  private readonly scripts: ScriptCache;
+  private readonly queue: ForwardQueue;
+  private readonly meter = new RuntimeMeter();
+  private readonly sinks: EventSink[] = [];
+
+  constructor(
+    private readonly dependencies: { dispatcher: Dispatcher; traffic: ContainerTraffic },
+    private readonly settings: BuiltinRuntimeSettings,
+  ) {
+    this.scripts = new ScriptCache(dependencies.dispatcher, {
+      origin: settings.googleTagOrigin,
+      timeoutMs: settings.forwardTimeoutMs,
+      defaultTtlMs: 15 * 60_000,
+      maxEntries: 10_000,
+      onError: settings.onError,
+    });
+    this.queue = new ForwardQueue({
+      maxSize: settings.forwardQueueSize,
+      concurrency: settings.forwardConcurrency,
+      timeoutMs: settings.forwardTimeoutMs,
+      maxAttempts: settings.forwardMaxAttempts,
+      retryBaseMs: settings.forwardRetryBaseMs,
+      onError: settings.onError,
+      onSettled: ({ job, delivered }) =>
+        this.meter.count(
+          job.containerId,
+          delivered ? (FORWARDED_METRIC[job.vendor] ?? 'ga4Forwarded') : 'forwardsFailed',
+        ),
+    });
+  }
+
+  /** Ready to serve: forwarding accepts events. */
+  get ready(): boolean {
+    return this.queue.accepting;
+  }
+
+  /** Forwards waiting, in flight or waiting for a retry. */
+  get queued(): number {
+    return this.queue.size;
+  }
+
+  addSink(sink: EventSink): void {
+    this.sinks.push(sink);
+  }
+
+  /** Counts what a power-up did (a bot dropped, a cookie restored) in the container's usage. */
+  count(containerId: string, metric: 'botsDropped' | 'cookiesRestored', amount = 1): void {
+    this.meter.count(containerId, metric, amount);
+  }
+
+  /** Whether the request is for the container's custom loader (served on both runtimes). */
+  servesLoader(route: GatewayRoute, url: string): boolean {
+    const path = `/${route.settings.loader_path}.js`;
+    return url.startsWith(path) && (url.length === path.length || url[path.length] === '?');
+  }
+
+  async handle(req: http.IncomingMessage, res: http.ServerResponse, route: GatewayRoute): Promise<RuntimeAnswer> {
+    const url = req.url ?? '/';
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const query = queryAt === -1 ? '' : url.slice(queryAt + 1);
+    const method = req.method ?? 'GET';
+    if (this.servesLoader(route, url) && (method === 'GET' || method === 'HEAD'))
+      return this.serveLoader(req, res, route, query);
+    if (route.runtime === 'builtin' && path === '/g/collect') {
+      if (method === 'OPTIONS') return answer(res, 204, corsHeaders(req));
+      if (method === 'GET' || method === 'POST') return this.collect(req, res, route, query);
+    }
+    return errorAnswer(res, 404, 'not_found', 'The container serves nothing at this path.');
+  }
+
+  /** Writes the counts so far through the traffic service (the gateway's flush calls it). */
+  async flush(): Promise<void> {
+    const rows = this.meter.take();
+    if (rows.length === 0) return;
+    try {
+      await this.dependencies.traffic.recordRuntime(rows);
+    } catch (error) {
+      this.meter.restore(rows);
+      throw error;
+    }
+  }
+
+  /** Resolves once every queued forward is delivered or given up (tests, benchmarks). */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  async stop(): Promise<void> {
+    await this.queue.stop();
+  }
+
+  /** gtm.js for the container's GTM id, gtag/js for one of its GA4 ids; no other id (no open script proxy). */
+  private async serveLoader(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    route: GatewayRoute,
+    query: string,
+  ): Promise<RuntimeAnswer> {
+    const params = new URLSearchParams(query);
+    const id = params.get('id') ?? '';
+    const script =
+      id && id === route.gtmContainerId
+        ? '/gtm.js'
+        : route.settings.ga4_measurement_ids.includes(id)
+          ? '/gtag/js'
+          : null;
+    if (!script) return errorAnswer(res, 404, 'unknown_tag', 'This container serves no Google tag with this id.');
+    const upstream = new URLSearchParams({ id });
+    const dataLayer = params.get('l');
+    if (dataLayer && DATA_LAYER_NAME.test(dataLayer)) upstream.set('l', dataLayer);
+    let fetched: Awaited<ReturnType<ScriptCache['get']>>;
+    try {
+      fetched = await this.scripts.get(`${script}?${upstream}`);
+    } catch (error) {
+      this.settings.onError(new Error(`The custom loader could not fetch ${script} for ${id}.`, { cause: error }));
+      return errorAnswer(res, 502, 'tag_unavailable', "Google's tag could not be fetched; try again shortly.");
+    }
+    const headers: http.OutgoingHttpHeaders = {
+      'content-type': fetched.contentType,
+      'cache-control': fetched.cacheControl,
+    };
+    if (fetched.etag) headers.etag = fetched.etag;
+    if (fetched.etag && req.headers['if-none-match'] === fetched.etag) return answer(res, 304, headers);
+    headers['content-length'] = fetched.body.length;
+    res.writeHead(fetched.status, headers).end(req.method === 'HEAD' ? undefined : fetched.body);
+    return { status: fetched.status, requestBytes: 0, responseBytes: req.method === 'HEAD' ? 0 : fetched.body.length };
+  }
+
+  /**
+   * `/g/collect`: answered 204 at once; each event for a GA4 id the container owns is forwarded behind, with the
+   * client id kept in the server-set FPID cookie and the visitor's IP and user agent.
+   */
+  private async collect(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    route: GatewayRoute,
+    query: string,
+  ): Promise<RuntimeAnswer> {
+    const body = req.method === 'POST' ? await readBody(req, MAX_COLLECT_BODY_BYTES) : { text: '', bytes: 0 };
+    if (body === null) return errorAnswer(res, 413, 'body_too_large', 'A collection request carries at most 64 KiB.');
+    const visitor = visitorOf(req);
+    const hits = parseCollect(query, body.text).filter((hit) =>
+      route.settings.ga4_measurement_ids.includes(hit.event.measurementId ?? ''),
+    );
+    const clientId = hits.length ? stableClientId(visitor, hits[0].event.clientId) : null;
+    const headers = corsHeaders(req);
+    if (clientId) headers['set-cookie'] = fpidCookie(clientId);
+    const answered = answer(res, 204, headers, body.bytes);
+    if (hits.length) this.meter.count(route.containerId, 'hitsReceived', hits.length);
+    for (const hit of hits) {
+      const params = forwardedHit(hit, visitor, clientId);
+      this.forward({
+        vendor: 'ga4',
+        containerId: route.containerId,
+        send: (signal) =>
+          sendHit(this.dependencies.dispatcher, this.settings.ga4CollectOrigin, params, visitor.userAgent, signal),
+      });
+      const event = { ...hit.event, clientId };
+      for (const sink of this.sinks) for (const job of sink({ event, visitor, route })) this.forward(job);
+    }
+    return answered;
+  }
+
+  private forward(job: ForwardJob): void {
+    if (!this.queue.enqueue(job)) this.meter.count(job.containerId, 'forwardsFailed');
+  }
+}
+
+/** CORS for hits sent with `fetch(…, {credentials: 'include'})` from the shop's pages. */
+function corsHeaders(req: http.IncomingMessage): http.OutgoingHttpHeaders {
+  const origin = req.headers.origin;
+  if (!origin) return {};
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-credentials': 'true',
+    'access-control-allow-methods': 'GET, POST',
+    'access-control-allow-headers': 'content-type',
+    vary: 'origin',
+  };
+}
+
+function answer(
+  res: http.ServerResponse,
+  status: number,
+  headers: http.OutgoingHttpHeaders,
+  requestBytes = 0,
+): RuntimeAnswer {
+  res.writeHead(status, { 'cache-control': 'no-store', ...headers }).end();
+  return { status, requestBytes, responseBytes: 0 };
+}
+
+/** The gateway's error body (`{error: {code, message}}`), as server.ts answers. */
+function errorAnswer(res: http.ServerResponse, status: number, code: string, message: string): RuntimeAnswer {
+  const body = JSON.stringify({ error: { code, message } });
+  const length = Buffer.byteLength(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': length }).end(body);
+  return { status, requestBytes: 0, responseBytes: length };
+}
+
+/** The request body as text, or null when it is larger than `limit` bytes. */
+async function readBody(req: http.IncomingMessage, limit: number): Promise<{ text: string; bytes: number } | null> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of req) {
+    bytes += (chunk as Buffer).length;
+    if (bytes > limit) return null;
+    chunks.push(chunk as Buffer);
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), bytes };
+}

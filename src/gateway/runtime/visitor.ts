@@ -1,0 +1,64 @@
+import { randomInt } from 'node:crypto';
+import type http from 'node:http';
+import type { Visitor } from './types.js';
+
+/** The visitor behind a request: the connecting address (the gateway faces browsers directly), UA and cookies. */
+export function visitorOf(req: http.IncomingMessage): Visitor {
+  const address = req.socket.remoteAddress ?? '';
+  return {
+    ip: address.startsWith('::ffff:') ? address.slice(7) : address,
+    userAgent: String(req.headers['user-agent'] ?? '').slice(0, 1000),
+    cookies: parseCookies(req.headers.cookie),
+    country: null,
+    region: null,
+    bot: false,
+  };
+}
+
+/** `a=1; b=2` → `{a: '1', b: '2'}`; the first of duplicate names wins, as browsers send the most specific first. */
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  if (!header) return cookies;
+  for (const pair of header.split(';')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) continue;
+    const name = pair.slice(0, at).trim();
+    if (name in cookies) continue;
+    let value = pair.slice(at + 1).trim();
+    if (value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    try {
+      cookies[name] = decodeURIComponent(value);
+    } catch {
+      cookies[name] = value;
+    }
+  }
+  return cookies;
+}
+
+export const FPID_COOKIE = 'FPID';
+/** 400 days: the longest lifetime browsers accept for a cookie (RFC 6265bis). */
+const FPID_MAX_AGE_S = 400 * 86_400;
+const CLIENT_ID = /^\d{1,20}\.\d{1,20}$/;
+
+/**
+ * The client id to keep: the one in the server-set FPID cookie when there is one (it survives Safari's 7-day cap
+ * on script-set cookies, which resets `_ga`), else the hit's own (`_ga`'s), else a new one in GA's format.
+ */
+export function stableClientId(visitor: Visitor, hitClientId: string | null): string {
+  const kept = visitor.cookies[FPID_COOKIE];
+  if (kept && CLIENT_ID.test(kept)) return kept;
+  if (hitClientId && CLIENT_ID.test(hitClientId)) return hitClientId;
+  return `${randomInt(1_000_000_000, 2_147_483_647)}.${Math.floor(Date.now() / 1000)}`;
+}
+
+/**
+ * The FPID cookie, host-only: no Domain attribute, so only the container's own hostname (the one the hit came
+ * to) receives it back. That is the narrowest scope that keeps the id: every hit goes to that hostname. A Domain
+ * would send the visitor's id to every server of the site (and on a default hostname, to every container under
+ * the gateway's base domain). Set on a custom domain of the site (`sgtm.shop.example`), it is a same-site,
+ * server-set cookie; on a default hostname it is cross-site to the shop, and browsers do not send SameSite=Lax
+ * cookies on cross-site fetches, so a stable id needs the custom domain.
+ */
+export function fpidCookie(clientId: string): string {
+  return `${FPID_COOKIE}=${clientId}; Max-Age=${FPID_MAX_AGE_S}; Path=/; HttpOnly; Secure; SameSite=Lax`;
+}

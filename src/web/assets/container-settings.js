@@ -1,0 +1,109 @@
+import { $, api, bindForm } from './ui.js';
+
+// A container's built-in runtime: its tracking chart, the snippet to paste and its settings form.
+let runtimeChart = null;
+let current = null;
+
+/** The hostname to put in the snippet: an active custom domain (first-party), else the default hostname. */
+async function snippetHost(container) {
+  const domains = await api('GET', '/api/domains/?page_size=100');
+  const active = domains.results.find((domain) => domain.container_id === container.id && domain.status === 'active');
+  return active ? active.hostname : container.default_hostname;
+}
+
+function snippet(container, host) {
+  const base = `https://${host}`;
+  const loader = `${base}/${container.settings.loader_path}.js`;
+  const ga4 = container.settings.ga4_measurement_ids[0];
+  if (ga4)
+    return `<script async src="${loader}?id=${ga4}"></script>
+<script>
+  window.dataLayer = window.dataLayer || [];
+  function gtag(){dataLayer.push(arguments);}
+  gtag('js', new Date());
+  gtag('config', '${ga4}', { server_container_url: '${base}' });
+</script>`;
+  return `<script>(function(w,d,s,l,i){w[l]=w[l]||[];w[l].push({'gtm.start':new Date().getTime(),event:'gtm.js'});
+var f=d.getElementsByTagName(s)[0],j=d.createElement(s),dl=l!='dataLayer'?'&l='+l:'';j.async=true;
+j.src='${loader}?id='+i+dl;f.parentNode.insertBefore(j,f);})(window,document,'script','dataLayer','${container.gtm_container_id}');</script>`;
+}
+
+function drawRuntimeChart(usage) {
+  const runtime = usage.runtime;
+  $('#runtime-caption').textContent =
+    `${runtime.totals.hits_received} hits received, ${runtime.totals.ga4_forwarded} forwarded to GA4, ` +
+    `${runtime.totals.meta_forwarded} to Meta, ${runtime.totals.forwards_failed} failed, ` +
+    `${runtime.totals.bots_dropped} bots dropped, ${runtime.totals.cookies_restored} cookies restored.`;
+  if (!window.Chart) return;
+  if (runtimeChart) runtimeChart.destroy();
+  const series = (label, key, color) => ({
+    label,
+    data: runtime.days.map((d) => d[key]),
+    backgroundColor: color,
+  });
+  runtimeChart = new window.Chart($('#runtime-chart'), {
+    type: 'bar',
+    data: {
+      labels: runtime.days.map((d) => d.day),
+      datasets: [
+        series('Hits received', 'hits_received', '#0b5cad'),
+        series('GA4 forwarded', 'ga4_forwarded', '#2e7d32'),
+        series('Meta forwarded', 'meta_forwarded', '#6a1b9a'),
+        series('Failed', 'forwards_failed', '#c62828'),
+        series('Bots dropped', 'bots_dropped', '#757575'),
+      ],
+    },
+    options: { responsive: true, maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true } } },
+  });
+}
+
+function fillForm(settings) {
+  const form = $('#settings-form');
+  form.elements.loader_path.value = settings.loader_path;
+  form.elements.ga4_measurement_ids.value = settings.ga4_measurement_ids.join(', ');
+  form.elements.cookie_keeper.checked = settings.cookie_keeper.enabled;
+  form.elements.click_id_restorer.checked = settings.click_id_restorer.enabled;
+  form.elements.geo_headers.checked = settings.geo_headers.enabled;
+  form.elements.bot_detection.value = settings.bot_detection.mode;
+  for (const vendor of ['ga4', 'meta'])
+    for (const field of ['ip', 'user_agent', 'click_ids'])
+      form.elements[`${vendor}.${field}`].value = settings.anonymizer[vendor][field];
+}
+
+function settingsFrom(data) {
+  const vendor = (name) => ({
+    ip: data.get(`${name}.ip`),
+    user_agent: data.get(`${name}.user_agent`),
+    click_ids: data.get(`${name}.click_ids`),
+  });
+  return {
+    loader_path: data.get('loader_path'),
+    ga4_measurement_ids: String(data.get('ga4_measurement_ids') ?? '')
+      .split(/[\s,]+/)
+      .filter(Boolean),
+    cookie_keeper: { enabled: data.get('cookie_keeper') === 'on' },
+    click_id_restorer: { enabled: data.get('click_id_restorer') === 'on' },
+    geo_headers: { enabled: data.get('geo_headers') === 'on' },
+    bot_detection: { mode: data.get('bot_detection') },
+    anonymizer: { ga4: vendor('ga4'), meta: vendor('meta') },
+  };
+}
+
+/** Shows the chosen container's tracking, snippet and settings. */
+export async function showSettings(container, usage) {
+  current = container;
+  $('#container-settings').hidden = false;
+  $('#settings-title').textContent = `Tracking and settings: ${container.name} (runtime ${container.runtime})`;
+  drawRuntimeChart(usage);
+  fillForm(container.settings);
+  $('#settings-snippet').textContent = snippet(container, await snippetHost(container));
+}
+
+if ($('#settings-form')) {
+  bindForm($('#settings-form'), $('#settings-error'), async (data) => {
+    if (!current) return;
+    current = await api('PATCH', `/api/containers/${current.id}/`, { settings: settingsFrom(data) });
+    fillForm(current.settings);
+    $('#settings-snippet').textContent = snippet(current, await snippetHost(current));
+  });
+}

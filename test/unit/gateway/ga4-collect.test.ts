@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { forwardedHit, parseCollect } from '../../../src/gateway/runtime/ga4.js';
+
+describe('parseCollect (GA4 /g/collect)', () => {
+  it('reads a GET hit into a RuntimeEvent', () => {
+    const [hit] = parseCollect(
+      'v=2&tid=G-SHOP1234&cid=1.2&en=purchase&dl=https%3A%2F%2Fshop.test%2F&dt=Shop&dr=https%3A%2F%2Fref.test%2F&cu=EUR&epn.value=42.5&ep.transaction_id=T1&ep.event_id=e-1&pr1=idSKU1~nmShirt~pr19.99~qt2',
+      '',
+      1000,
+    );
+    expect(hit.event).toEqual({
+      name: 'purchase',
+      measurementId: 'G-SHOP1234',
+      clientId: '1.2',
+      eventId: 'e-1',
+      time: 1000,
+      pageUrl: 'https://shop.test/',
+      referrer: 'https://ref.test/',
+      pageTitle: 'Shop',
+      value: 42.5,
+      currency: 'EUR',
+      params: { value: 42.5, transaction_id: 'T1', event_id: 'e-1' },
+      items: [{ id: 'SKU1', nm: 'Shirt', pr: 19.99, qt: 2 }],
+      userData: {},
+    });
+  });
+
+  it('makes one hit per body line, the line over the URL, and skips lines without an event name', () => {
+    const hits = parseCollect(
+      'v=2&tid=G-A1234&cid=1.2&en=ignored',
+      'en=page_view\n\nen=scroll&tid=G-B1234\n_et=5&en=',
+      0,
+    );
+    expect(hits.map((hit) => [hit.event.name, hit.event.measurementId])).toEqual([
+      ['page_view', 'G-A1234'],
+      ['scroll', 'G-B1234'],
+    ]);
+  });
+
+  it('forwards with the kept client id and the visitor IP in _uip', () => {
+    const [hit] = parseCollect('v=2&tid=G-A1234&cid=1.2&en=page_view', '');
+    const params = forwardedHit(
+      hit,
+      { ip: '203.0.113.7', userAgent: 'UA', cookies: {}, country: null, region: null, bot: false },
+      '9.9',
+    );
+    expect(params.toString()).toBe('v=2&tid=G-A1234&cid=9.9&en=page_view&_uip=203.0.113.7');
+  });
+});
