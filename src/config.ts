@@ -1,9 +1,21 @@
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import {
+  bool,
+  ConfigError,
+  type Env,
+  fraction,
+  integer,
+  list,
+  optional,
+  origin,
+  pemFile,
+  trustProxy,
+} from './config/env.js';
 
-/** Typed configuration. The only module that reads process.env. */
+export { ConfigError };
+
+/** Typed configuration. The only module that reads process.env (with the readers in config/env.ts). */
 export interface Config {
   host: string;
   port: number;
@@ -129,39 +141,6 @@ export interface AcmeConfig {
   pollMs: number;
 }
 
-type Env = Record<string, string | undefined>;
-
-export class ConfigError extends Error {}
-
-function integer(env: Env, name: string, fallback: number, min = 0): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min)
-    throw new ConfigError(`${name} must be an integer >= ${min}, got "${raw}"`);
-  return value;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-}
-
-function list(env: Env, name: string): string[] {
-  return (env[name] ?? '')
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean);
-}
-
-function optional(env: Env, name: string): string | null {
-  const raw = env[name]?.trim();
-  return raw ? raw : null;
-}
-
 /** SECRETS_KEY: 32 bytes, as 64 hex digits or base64 (standard or url-safe). */
 function secretsKey(env: Env): Buffer | null {
   const raw = optional(env, 'SECRETS_KEY');
@@ -172,39 +151,6 @@ function secretsKey(env: Env): Buffer | null {
       'SECRETS_KEY must be 32 bytes, written as 64 hex digits or base64 (for example: openssl rand -base64 32)',
     );
   return key;
-}
-
-/** An http(s) origin (scheme, host, port; no path), as given or the default. */
-function origin(env: Env, name: string, fallback: string): string {
-  const raw = optional(env, name) ?? fallback;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be an http(s) origin such as ${fallback}`);
-  }
-  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.pathname.length > 1 || url.search)
-    throw new ConfigError(`${name} must be an http(s) origin such as ${fallback}, without a path`);
-  return url.origin;
-}
-
-function fraction(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!(value > 0 && value < 1)) throw new ConfigError(`${name} must be a number between 0 and 1, got "${raw}"`);
-  return value;
-}
-
-/** A PEM file named by `name`, read once at start; for test CAs (Pebble's directory certificate). */
-function pemFile(env: Env, name: string): string[] {
-  const file = optional(env, name);
-  if (!file) return [];
-  try {
-    return [fs.readFileSync(file, 'utf8')];
-  } catch {
-    throw new ConfigError(`${name}: cannot read the PEM file ${file}`);
-  }
 }
 
 function acmeConfig(env: Env, key: Buffer | null): AcmeConfig | null {
@@ -240,49 +186,6 @@ function metaConfig(env: Env): Config['meta'] {
     timeoutMs: integer(env, 'META_TIMEOUT_MS', 10_000, 100),
     deliveryRetentionDays: integer(env, 'META_DELIVERY_RETENTION_DAYS', 30, 1),
   };
-}
-
-const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-const TRUST_PROXY_CHOICES =
-  'Set TRUST_PROXY to the addresses or CIDR ranges of your proxies, e.g. TRUST_PROXY=127.0.0.1 for a proxy on the same host or TRUST_PROXY=10.0.0.0/8,fd00::/8 ' +
-  '(loopback, linklocal and uniquelocal name the usual private ranges), or leave it unset when clients connect directly.';
-
-function isAddressOrRange(entry: string): boolean {
-  if (PROXY_RANGE_NAMES.has(entry)) return true;
-  const [address, prefix, ...rest] = entry.split('/');
-  const family = net.isIP(address);
-  if (!family || rest.length > 0) return false;
-  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
-}
-
-/**
- * TRUST_PROXY: which peers may set the client address with X-Forwarded-For. Only a list of proxy addresses
- * is accepted: `true` would let every client pick its own address (and escape the per-IP limits), and a hop
- * count cannot tell a proxy from a client that connects directly (Fastify 5 ignores hop counts for that reason).
- */
-function trustProxy(env: Env): Config['trustProxy'] {
-  const raw = env.TRUST_PROXY?.trim() ?? '';
-  if (raw === '' || /^(false|no|off|0)$/i.test(raw)) return false;
-  if (/^(true|yes|on)$/i.test(raw)) {
-    throw new ConfigError(
-      `TRUST_PROXY=${raw} would believe X-Forwarded-For from any client, so anyone could pick their own address and escape the per-IP limits. ${TRUST_PROXY_CHOICES}`,
-    );
-  }
-  if (/^\d+$/.test(raw)) {
-    throw new ConfigError(
-      `TRUST_PROXY=${raw}: a hop count cannot tell a proxy from a client that connects directly and sends its own X-Forwarded-For. ${TRUST_PROXY_CHOICES}`,
-    );
-  }
-  const entries = raw
-    .split(',')
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  const invalid = entries.filter((entry) => !isAddressOrRange(entry));
-  if (invalid.length > 0)
-    throw new ConfigError(
-      `TRUST_PROXY has entries that are not IP addresses or CIDR ranges: ${invalid.join(', ')}. ${TRUST_PROXY_CHOICES}`,
-    );
-  return entries.length > 0 ? entries : false;
 }
 
 function aiConfig(env: Env): Config['ai'] {
