@@ -9,6 +9,7 @@ import type { Database } from './db/index.js';
 import { handleClientError, handleFrameworkError, registerConventions } from './http/conventions.js';
 import { loggableError } from './http/errors.js';
 import { registerRequestGuard } from './http/guard.js';
+import { registerCreatedLocation } from './http/location.js';
 import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { RateLimits } from './http/rate-limit.js';
@@ -23,6 +24,7 @@ import type { Scanner } from './scanner/index.js';
 import { webRoutes } from './web/routes.js';
 import { monitorRoutes } from './modules/monitors/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
+import { webhookDocumentation } from './modules/webhooks/openapi.js';
 import { reportRoutes } from './modules/reports/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
 import { containerRoutes } from './modules/containers/routes.js';
@@ -100,8 +102,9 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
   });
 
   registerRequestGuard(app);
+  registerCreatedLocation(app);
 
-  await registerOpenApi(app);
+  await registerOpenApi(app, webhookDocumentation());
   await app.register(systemRoutes);
   await app.register(authRoutes);
   await app.register(tenantRoutes);

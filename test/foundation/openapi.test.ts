@@ -21,6 +21,14 @@ describe('OpenAPI document and console', () => {
     expect(errors.map((problem) => `${problem.ruleId}: ${problem.message} @ ${problem.location[0]?.pointer}`)).toEqual(
       [],
     );
+    // Every example (the error examples built from the catalogues included) conforms to its schema, and no
+    // description has raw HTML.
+    const warnings = problems.filter((problem) =>
+      ['no-invalid-media-type-examples', 'no-unsafe-markdown', 'no-unused-components'].includes(problem.ruleId),
+    );
+    expect(
+      warnings.map((problem) => `${problem.ruleId}: ${problem.message} @ ${problem.location[0]?.pointer}`),
+    ).toEqual([]);
   });
 
   it('is OpenAPI 3.1 with the bearer scheme and documents every API route with its errors', () => {
@@ -34,7 +42,10 @@ describe('OpenAPI document and console', () => {
       expect.arrayContaining(['page', 'page_size']),
     );
     const createKey = document.paths['/api/api-keys/'].post;
-    expect(createKey.responses['201'].content['application/json'].schema.properties.token).toBeDefined();
+    expect(createKey.responses['201'].content['application/json'].schema.allOf).toEqual([
+      { $ref: '#/components/schemas/CreatedApiKey' },
+    ]);
+    expect(document.components.schemas.CreatedApiKey.properties.token).toBeDefined();
     expect(createKey.requestBody.content['application/json'].schema.additionalProperties).toBe(false);
     expect(createKey.requestBody.content['application/json'].example).toMatchObject({ name: 'CI deploys' });
   });

@@ -10,9 +10,18 @@ import type { OutboundRefusedError } from '../../lib/outbound.js';
 import type { ContainerAction } from './schemas.js';
 
 export const ContainerCodes = {
-  invalidConfig: errorCode(400, 'invalid_config'),
-  upstreamNotAllowed: errorCode(400, 'upstream_not_allowed'),
-  containerDeleted: errorCode(409, 'container_deleted'),
+  invalidConfig: errorCode(400, 'invalid_config', {
+    message: 'config does not decode to id=GTM-…&env=…&auth=….',
+    param: 'config',
+  }),
+  upstreamNotAllowed: errorCode(400, 'upstream_not_allowed', {
+    message: 'upstream_url refused: URLs must not contain credentials.',
+    param: 'upstream_url',
+  }),
+  containerDeleted: errorCode(409, 'container_deleted', {
+    message: 'A deleted container cannot be changed.',
+    details: { status: 'deleted' },
+  }),
 } as const;
 
 export type ContainerErrorCode = CodesOf<typeof ContainerCodes>;

@@ -59,7 +59,7 @@ export const Container = Type.Object(
     created_at: Timestamp('When the container was created.'),
     updated_at: Timestamp('When it last changed.'),
   },
-  { additionalProperties: false, description: 'A hosted server-side tagging container.' },
+  { $id: 'Container', additionalProperties: false, description: 'A hosted server-side tagging container.' },
 );
 
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
@@ -131,6 +131,7 @@ export const Usage = Type.Object(
     ),
   },
   {
+    $id: 'ContainerUsage',
     additionalProperties: false,
     description: 'Requests and body bytes through the gateway, per UTC day, hostname and status class.',
   },
@@ -169,7 +170,7 @@ export const RequestLog = Type.Object(
       description: 'How long the upstream took, from sending the request to the end of its answer (or its failure).',
     }),
   },
-  { additionalProperties: false },
+  { $id: 'RequestLog', additionalProperties: false },
 );
 
 export type ContainerDto = Static<typeof Container>;

@@ -29,6 +29,7 @@ const StatusDocument = Type.Object(
     updated_at: Type.String({ format: 'date-time' }),
   },
   {
+    $id: 'PlatformStatus',
     additionalProperties: false,
     description:
       "Tagport's own state, from its health checks (run every 30 s; an incident opens after two failed checks).",
@@ -45,6 +46,8 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getPlatformStatus',
       summary: 'Platform status',
+      description:
+        "Tagport's own state as JSON: overall and per component, with the open platform incidents and those resolved in the last 30 days (the data of the `/status` page). No credentials needed.",
       tags: ['System'],
       security: [],
       response: { 200: withMeta(StatusDocument), ...errorResponses() },

@@ -45,7 +45,7 @@ export const ScanResponse = Type.Object(
     }),
     ...resultProperties,
   },
-  { additionalProperties: false, description: 'Result of a tracking scan.' },
+  { $id: 'ScanResult', additionalProperties: false, description: 'Result of a tracking scan.' },
 );
 
 export const ScanIdParams = Type.Object({
@@ -69,7 +69,7 @@ export const ScanSummary = Type.Object(
     created_at: Timestamp('When the scan was requested.'),
     completed_at: NullableTimestamp('When the scan ended.'),
   },
-  { additionalProperties: false, description: 'A stored scan, without its full result.' },
+  { $id: 'Scan', additionalProperties: false, description: 'A stored scan, without its full result.' },
 );
 
 export type ScanRequestInput = Static<typeof ScanRequestBody>;

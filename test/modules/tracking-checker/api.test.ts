@@ -198,7 +198,10 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
       });
       expect(body.properties.ai_summary.default).toBe(false);
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
-      expect(operation.responses['200'].content['application/json'].schema.properties.loss_estimate).toBeDefined();
+      expect(operation.responses['200'].content['application/json'].schema.allOf).toEqual([
+        { $ref: '#/components/schemas/ScanResult' },
+      ]);
+      expect(document.components.schemas.ScanResult.properties.loss_estimate).toBeDefined();
     });
   });
 });
