@@ -109,6 +109,12 @@ export async function registerOpenApi(
       title: 'Tagport API console',
       withDefaultFonts: false,
       hideClientButton: false,
+      // A self-hosted API: none of Scalar's hosted-service controls (Ask AI, Generate MCP, the developer
+      // toolbar's Deploy/Share/Configure), and no telemetry, so the console stays offline.
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: 'never',
+      telemetry: false,
     },
   });
 }
