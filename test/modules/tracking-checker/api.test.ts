@@ -176,6 +176,9 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
           expect(response.statusCode, url).toBe(400);
           expect(response.json().error).toMatchObject({ code: 'url_not_allowed', param: 'url' });
           expect(response.headers.ratelimit).toContain('"scan-hourly";r=60;');
+          // One scan-hourly item each, not the consumed one and the given-back one side by side.
+          expect(String(response.headers.ratelimit).match(/"scan-hourly"/g), url).toHaveLength(1);
+          expect(String(response.headers['ratelimit-policy']).match(/"scan-hourly"/g), url).toHaveLength(1);
         }
         expect(
           (await strict.inject({ method: 'GET', url: '/api/v1/tracking-checker/scans/', token: tenant.token })).json()
