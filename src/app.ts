@@ -10,6 +10,7 @@ import { handleClientError, handleFrameworkError, registerConventions } from './
 import { loggableError } from './http/errors.js';
 import { registerRequestGuard } from './http/guard.js';
 import { registerCreatedLocation } from './http/location.js';
+import { type Deprecation, DEPRECATIONS, registerDeprecations } from './http/deprecations.js';
 import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { RateLimits } from './http/rate-limit.js';
@@ -46,12 +47,20 @@ export interface AppDependencies {
   database: Database;
   /** Replaces the scanner built from config (tests: fixture CA and host mapping). */
   scanner?: Scanner;
+  /** The deprecations in force (src/http/deprecations.ts); tests pass their own. */
+  deprecations?: readonly Deprecation[];
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
 }
 
 /** Builds the Fastify app. The caller owns the database; app.close() stops the app's own services. */
-export async function buildApp({ config, database, scanner, logStream }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  database,
+  scanner,
+  logStream,
+  deprecations = DEPRECATIONS,
+}: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     // Fastify's request serializer logs method, url, host and remote address, never headers, so tokens and
     // cookies stay out of the logs without a redaction pass (which cost ~10 µs per request). Errors are logged
@@ -103,8 +112,9 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
 
   registerRequestGuard(app);
   registerCreatedLocation(app);
+  registerDeprecations(app, deprecations);
 
-  await registerOpenApi(app, webhookDocumentation());
+  await registerOpenApi(app, { ...webhookDocumentation(), deprecations });
   await app.register(systemRoutes);
   await app.register(authRoutes);
   await app.register(tenantRoutes);

@@ -47,6 +47,18 @@ export const RESPONSE_HEADERS: Record<string, Json> = {
     description: 'The authentication challenge: send an API key as a bearer token.',
     schema: { type: 'string', examples: ['Bearer realm="tagport"'] },
   },
+  Deprecation: {
+    description: 'The operation is deprecated (RFC 9745): `@<unix seconds>` of the announcement.',
+    schema: { type: 'string', examples: ['@1764000000'] },
+  },
+  Sunset: {
+    description: 'From when the operation may stop working (RFC 8594), as an HTTP date.',
+    schema: { type: 'string', examples: ['Fri, 23 Jan 2027 00:00:00 GMT'] },
+  },
+  Link: {
+    description: 'The changelog entry announcing the deprecation (`rel="deprecation"` and `rel="sunset"`).',
+    schema: { type: 'string' },
+  },
   Location: {
     description: 'URL of the created object.',
     schema: { type: 'string', format: 'uri-reference', examples: ['/api/containers/ctr_01jdv3k2m8q4r7s9t0v1w2x3y4/'] },
@@ -82,7 +94,7 @@ export function completeDocument(document: Json): Json {
   const components = document.components;
   components.schemas = { ...components.schemas, ...errorSchemas() };
   referenceResources(document.paths, components.schemas);
-  components.headers = RESPONSE_HEADERS;
+  components.headers = usedHeaders(document);
   quoteHtmlInDescriptions(document);
   components.parameters = { ...components.parameters, TagportTenant: TENANT_PARAMETER };
   return document;
@@ -98,6 +110,9 @@ function completeOperation(document: Json, path: string, operation: Json): void 
     response.headers = { ...response.headers, ...headersOf(path, Number(status), errorResponse) };
     // location.ts: a 201 on a collection whose objects have a GET
     if (status === '201' && document.paths[`${path}{id}/`]?.get) response.headers.Location = headerRef('Location');
+    // deprecations.ts: every response of a deprecated operation announces it
+    if (operation.deprecated)
+      for (const name of ['Deprecation', 'Sunset', 'Link']) response.headers[name] = headerRef(name);
     if (!errorResponse) continue;
     const codes: string[] = media.schema.properties.error.properties.code.enum ?? [];
     delete media.example;
@@ -225,4 +240,14 @@ function quoteHtmlInDescriptions(node: unknown): void {
         .join('');
     else quoteHtmlInDescriptions(value);
   }
+}
+
+/** The header components some response references (the deprecation headers only while something is deprecated). */
+function usedHeaders(document: Json): Json {
+  const used = new Set<string>();
+  for (const item of Object.values<Json>(document.paths ?? {}))
+    for (const operation of Object.values<Json>(item))
+      for (const response of Object.values<Json>(operation.responses ?? {}))
+        for (const header of Object.values<Json>(response.headers ?? {})) used.add(header.$ref?.split('/').pop());
+  return Object.fromEntries(Object.entries(RESPONSE_HEADERS).filter(([name]) => used.has(name)));
 }

@@ -2,6 +2,7 @@ import fastifySwagger, { type OpenAPIV3_2 } from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { Role } from './context.js';
+import { type Deprecation, documentDeprecations } from './deprecations.js';
 import { completeDocument } from './openapi-document.js';
 import { ruleFor } from './roles.js';
 import { HttpCodes } from './errors.js';
@@ -27,6 +28,7 @@ type OpenApiDocument = OpenAPIV3_2.Document;
 export interface OpenApiExtras {
   webhooks: Record<string, unknown>;
   schemas: Record<string, unknown>;
+  deprecations?: readonly Deprecation[];
 }
 
 /** OpenAPI 3.1 generated from the route schemas, served as JSON and YAML, plus the Scalar console (served locally). */
@@ -89,7 +91,10 @@ export async function registerOpenApi(
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
-    transform: ({ schema, url, route }) => ({ schema: documentErrorCodes(documentRole(schema, route), route), url }),
+    transform: ({ schema, url, route }) => ({
+      schema: documentErrorCodes(documentRole(documentDeprecations(schema, extras.deprecations), route), route),
+      url,
+    }),
     transformObject: (document) =>
       completeDocument((document as { openapiObject: Record<string, unknown> }).openapiObject),
   });
