@@ -1,6 +1,7 @@
 import { and, count, desc, eq, gt, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { scans, tenants, type ScanRow } from '../../db/schema.js';
+import { TrackingCheckerCodes } from './errors.js';
 
 export interface QuotaUsage {
   used: number;
@@ -9,8 +10,11 @@ export interface QuotaUsage {
 
 export const INTERRUPTED = 'interrupted';
 
-/** Every scan of the window counts, except one interrupted by a crash: it did no complete work and gives its slot back. */
-const countsTowardQuota = sql`(${scans.error} ->> 'code') is distinct from ${INTERRUPTED}`;
+/**
+ * Every scan of the window counts, except those that never reached the page: one interrupted by a crash, and
+ * one whose page could not be loaded (422 target_unreachable). They give their slot back.
+ */
+const countsTowardQuota = sql`coalesce(${scans.error} ->> 'code', '') not in (${INTERRUPTED}, ${TrackingCheckerCodes.targetUnreachable.code})`;
 
 /**
  * Reserves a scan slot exactly: the tenant row is locked, the scans of the last hour are counted and the

@@ -174,7 +174,11 @@ export class TrackingCheckerService {
           ? { code: error.code, message: error.message }
           : { code: TrackingCheckerCodes.scanFailed.code, message: 'The scan failed unexpectedly.' };
       await queries.failScan(this.database.db, id, failure);
-      if (error instanceof ScanTargetUnreachableError) throw TrackingCheckerErrors.targetUnreachable(error, id);
+      if (error instanceof ScanTargetUnreachableError) {
+        // The page was never reached: the stored failure leaves the quota (queries.countsTowardQuota).
+        onQuota({ ...quota, remaining: quota.remaining + 1 });
+        throw TrackingCheckerErrors.targetUnreachable(error, id);
+      }
       throw error;
     }
   }
