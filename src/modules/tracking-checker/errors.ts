@@ -26,6 +26,11 @@ export type TrackingCheckerErrorCode = CodesOf<typeof TrackingCheckerCodes>;
 export const TrackingCheckerErrors = {
   notFound: (id: string) => notFound('scan', id),
   invalidUrl: (why: string) => HttpCodes.invalidUrl.error(why, { param: 'url' }),
+  unsupportedLanguage: (tag: string, supported: readonly string[]) =>
+    HttpCodes.invalidParameter.error(
+      `The language '${tag.slice(0, 35)}' is not supported; use one of: ${supported.join(', ')} (a tag like de-DE uses de).`,
+      { param: 'language', details: { location: 'body', allowed_values: supported } },
+    ),
   urlNotAllowed: (refusal: ScanTargetRefusedError) =>
     HttpCodes.urlNotAllowed.error(refusal.message, { param: 'url', details: { reason: refusal.code } }),
   /** 422 for a page that could not be loaded: the message describes the target; what failed on our side is only logged. */

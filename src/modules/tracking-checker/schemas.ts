@@ -24,9 +24,12 @@ export const ScanRequestBody = Type.Object(
       }),
     ),
     language: Type.Optional(
-      StringEnum(LANGUAGES, {
+      Type.String({
         default: 'en',
-        description: `Language of all human-readable text in the result: ${LANGUAGES.join(', ')}.`,
+        maxLength: 35,
+        pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+        description: `Language of all human-readable text in the result, as a BCP 47 tag, case-insensitive. Its primary language is used when supported (\`de-DE\` and \`DE\` → \`de\`): ${LANGUAGES.join(', ')}; the result's \`language\` says which. Another language is refused with 400 \`invalid_parameter\` and \`details.allowed_values\`.`,
+        examples: ['de', 'de-DE'],
       }),
     ),
   },
@@ -43,6 +46,7 @@ export const ScanResponse = Type.Object(
     scan_id: Type.String({
       description: 'Id of the stored scan (`scn_…`); fetch it again with GET /api/v1/tracking-checker/scans/{id}/.',
     }),
+    language: StringEnum(LANGUAGES, { description: 'The language of the result text (from the requested tag).' }),
     ...resultProperties,
   },
   { $id: 'ScanResult', additionalProperties: false, description: 'Result of a tracking scan.' },
