@@ -9,6 +9,8 @@ import type { Database } from './db/index.js';
 import { handleClientError, handleFrameworkError, registerConventions } from './http/conventions.js';
 import { loggableError } from './http/errors.js';
 import { registerRequestGuard } from './http/guard.js';
+import { registerCreatedLocation } from './http/location.js';
+import { type Deprecation, DEPRECATIONS, registerDeprecations } from './http/deprecations.js';
 import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { RateLimits } from './http/rate-limit.js';
@@ -24,6 +26,7 @@ import type { Scanner } from './scanner/index.js';
 import { webRoutes } from './web/routes.js';
 import { monitorRoutes } from './modules/monitors/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
+import { webhookDocumentation } from './modules/webhooks/openapi.js';
 import { reportRoutes } from './modules/reports/routes.js';
 import { overviewRoutes } from './modules/overview/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
@@ -50,12 +53,20 @@ export interface AppDependencies {
   database: Database;
   /** Replaces the scanner built from config (tests: fixture CA and host mapping). */
   scanner?: Scanner;
+  /** The deprecations in force (src/http/deprecations.ts); tests pass their own. */
+  deprecations?: readonly Deprecation[];
   /** Where log lines go instead of stdout (tests read them). */
   logStream?: { write(line: string): void };
 }
 
 /** Builds the Fastify app. The caller owns the database; app.close() stops the app's own services. */
-export async function buildApp({ config, database, scanner, logStream }: AppDependencies): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  database,
+  scanner,
+  logStream,
+  deprecations = DEPRECATIONS,
+}: AppDependencies): Promise<FastifyInstance> {
   const app = Fastify({
     // Fastify's request serializer logs method, url, host and remote address, never headers, so tokens and
     // cookies stay out of the logs without a redaction pass (which cost ~10 µs per request). Errors are logged
@@ -106,8 +117,10 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
   });
 
   registerRequestGuard(app);
+  registerCreatedLocation(app);
+  registerDeprecations(app, deprecations);
 
-  await registerOpenApi(app);
+  await registerOpenApi(app, { ...webhookDocumentation(), deprecations });
   await app.register(systemRoutes);
   await app.register(authRoutes);
   await app.register(securityRoutes);

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { newId } from '../lib/ids.js';
+import { notFoundPage } from '../web/html.js';
 import { registerControlCharacterCheck } from './control-characters.js';
 import { ApiError, type ErrorCodeDefinition, HttpCodes, serviceUnavailable, type ErrorType } from './errors.js';
 
@@ -52,9 +53,14 @@ export function registerConventions(app: FastifyInstance): void {
         HttpCodes.methodNotAllowed.error(`${request.method} is not allowed on ${path}; allowed: ${allow}.`),
       );
     }
+    if (wantsHtml(request, path)) return reply.code(404).type('text/html; charset=utf-8').send(notFoundPage(path));
     return sendError(request, reply, HttpCodes.routeNotFound.error(`No route ${request.method} ${path}.`));
   });
 }
+
+/** A browser asking for a page outside the API gets an HTML 404; the API and every other client get JSON. */
+const wantsHtml = (request: FastifyRequest, path: string) =>
+  request.method === 'GET' && !path.startsWith('/api/') && (request.headers.accept ?? '').includes('text/html');
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
   for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);

@@ -61,27 +61,49 @@ const TYPE_OF_STATUS: Record<ErrorStatus, ErrorType> = {
   503: 'api_error',
 };
 
-/** One code of an error catalogue: its status and type, and the one way to build its error. */
+/** What an error of a code looks like, shown as its example in the OpenAPI document. */
+export interface ErrorExample {
+  message: string;
+  param?: string;
+  details?: Record<string, unknown>;
+}
+
+/** One code of an error catalogue: its status and type, its example, and the one way to build its error. */
 export interface ErrorCodeDefinition<C extends string = string> {
   readonly status: ErrorStatus;
   readonly type: ErrorType;
   readonly code: C;
+  readonly example?: ErrorExample;
   error(message: string, extra?: ApiErrorExtra): ApiError;
 }
 
-/** Declares a code of a catalogue; the type follows from the status unless given. */
+const DEFINITIONS = new Map<string, ErrorCodeDefinition>();
+
+/**
+ * Declares a code of a catalogue, with the example the OpenAPI document shows for it (`type` is the one of
+ * the status unless given, as a string before the example or in place of it).
+ */
 export function errorCode<const C extends string>(
   status: ErrorStatus,
   code: C,
-  type: ErrorType = TYPE_OF_STATUS[status],
+  typeOrExample?: ErrorType | ErrorExample,
+  example?: ErrorExample,
 ): ErrorCodeDefinition<C> {
-  return {
+  const type = typeof typeOrExample === 'string' ? typeOrExample : TYPE_OF_STATUS[status];
+  const definition: ErrorCodeDefinition<C> = {
     status,
     type,
     code,
+    example: typeof typeOrExample === 'object' ? typeOrExample : example,
     error: (message, extra) => new ApiError(status, type, code as ErrorCode, message, extra),
   };
+  DEFINITIONS.set(`${status} ${code}`, definition);
+  return definition;
 }
+
+/** The catalogue entry of a code answered with a status (every catalogue registers its codes as it loads). */
+export const errorDefinition = (status: number, code: string): ErrorCodeDefinition | undefined =>
+  DEFINITIONS.get(`${status} ${code}`);
 
 /** The code strings of a catalogue, as a union type. */
 export type CodesOf<T extends Record<string, ErrorCodeDefinition>> = T[keyof T]['code'];
@@ -103,44 +125,104 @@ export type ErrorCode =
 /** Cross-cutting codes: framework and validation errors, authentication, roles, rate limits, availability. */
 export const HttpCodes = {
   // 400: the request as a whole, before any module sees it
-  invalidParameter: errorCode(400, 'invalid_parameter'),
-  unknownParameter: errorCode(400, 'unknown_parameter'),
-  invalidJson: errorCode(400, 'invalid_json'),
-  emptyBody: errorCode(400, 'empty_body'),
-  invalidContentLength: errorCode(400, 'invalid_content_length'),
-  invalidUrl: errorCode(400, 'invalid_url'),
-  pathParameterTooLong: errorCode(400, 'path_parameter_too_long'),
-  invalidCharacter: errorCode(400, 'invalid_character'),
-  badRequest: errorCode(400, 'bad_request'),
-  malformedRequest: errorCode(400, 'malformed_request'),
-  requestTimeout: errorCode(408, 'request_timeout'),
-  headersTooLarge: errorCode(431, 'headers_too_large'),
-  bodyTooLarge: errorCode(413, 'body_too_large'),
-  unsupportedMediaType: errorCode(415, 'unsupported_media_type'),
-  methodNotAllowed: errorCode(405, 'method_not_allowed'),
-  routeNotFound: errorCode(404, 'route_not_found'),
+  invalidParameter: errorCode(400, 'invalid_parameter', {
+    message: "The query parameter 'page_size' must be <= 100.",
+    param: 'page_size',
+    details: { location: 'querystring' },
+  }),
+  unknownParameter: errorCode(400, 'unknown_parameter', {
+    message: "Unknown field 'colour'.",
+    param: 'colour',
+    details: { location: 'body' },
+  }),
+  invalidJson: errorCode(400, 'invalid_json', { message: 'The request body is not valid JSON.' }),
+  emptyBody: errorCode(400, 'empty_body', {
+    message: 'The request has Content-Type application/json but an empty body.',
+  }),
+  invalidContentLength: errorCode(400, 'invalid_content_length', {
+    message: 'The Content-Length header does not match the body.',
+  }),
+  invalidUrl: errorCode(400, 'invalid_url', { message: 'The request URL is malformed (an invalid percent-encoding).' }),
+  pathParameterTooLong: errorCode(400, 'path_parameter_too_long', {
+    message: 'A path parameter is longer than 200 characters.',
+  }),
+  invalidCharacter: errorCode(400, 'invalid_character', {
+    message: "The field 'name' contains the control character U+0000, which is not allowed.",
+    param: 'name',
+    details: { location: 'body', character: 'U+0000' },
+  }),
+  badRequest: errorCode(400, 'bad_request', {
+    message: 'The request could not be processed; check its method, headers and body.',
+  }),
+  malformedRequest: errorCode(400, 'malformed_request', {
+    message: 'The request is not valid HTTP/1.1 (request line or headers).',
+  }),
+  requestTimeout: errorCode(408, 'request_timeout', { message: 'The request was not received in time.' }),
+  headersTooLarge: errorCode(431, 'headers_too_large', { message: 'The request headers are too large.' }),
+  bodyTooLarge: errorCode(413, 'body_too_large', { message: 'The request body is larger than the limit of 1 MB.' }),
+  unsupportedMediaType: errorCode(415, 'unsupported_media_type', {
+    message: 'Send the request body as application/json.',
+  }),
+  methodNotAllowed: errorCode(405, 'method_not_allowed', {
+    message: 'PUT is not allowed on /api/containers/; allowed: GET, POST.',
+  }),
+  routeNotFound: errorCode(404, 'route_not_found', { message: 'No route GET /api/containerz/.' }),
   // Shared by several modules
-  resourceMissing: errorCode(404, 'resource_missing'),
-  planLimitReached: errorCode(402, 'plan_limit_reached'),
-  periodReversed: errorCode(400, 'period_reversed'),
-  periodTooLong: errorCode(400, 'period_too_long'),
-  httpsRequired: errorCode(400, 'https_required'),
-  urlNotAllowed: errorCode(400, 'url_not_allowed'),
-  invalidTransition: errorCode(409, 'invalid_transition'),
+  resourceMissing: errorCode(404, 'resource_missing', {
+    message: "No container with id 'ctr_01jdv3k2m8q4r7s9t0v1w2x3y4'.",
+    param: 'id',
+  }),
+  planLimitReached: errorCode(402, 'plan_limit_reached', {
+    message: 'Your plan allows 3 containers; delete one or upgrade.',
+    details: { limit: 3 },
+  }),
+  periodReversed: errorCode(400, 'period_reversed', { message: 'from must not be after to.', param: 'from' }),
+  periodTooLong: errorCode(400, 'period_too_long', { message: 'At most 366 days at a time.', param: 'to' }),
+  httpsRequired: errorCode(400, 'https_required', {
+    message: 'upstream_url refused: Only https URLs are allowed.',
+    param: 'upstream_url',
+  }),
+  urlNotAllowed: errorCode(400, 'url_not_allowed', {
+    message: 'Refused 10.0.0.7: private address.',
+    param: 'url',
+    details: { reason: 'private_address' },
+  }),
+  invalidTransition: errorCode(409, 'invalid_transition', {
+    message: 'Cannot stop a container that is stopped; allowed: start, delete.',
+    details: { status: 'stopped', allowed_actions: ['start', 'delete'] },
+  }),
   // 401 and 403: credentials, roles and CSRF
-  missingCredentials: errorCode(401, 'missing_credentials'),
-  invalidAuthorizationHeader: errorCode(401, 'invalid_authorization_header'),
-  invalidApiKey: errorCode(401, 'invalid_api_key'),
-  apiKeyRevoked: errorCode(401, 'api_key_revoked'),
-  apiKeyExpired: errorCode(401, 'api_key_expired'),
-  credentialTenantArchived: errorCode(401, 'tenant_archived'),
-  insufficientRole: errorCode(403, 'insufficient_role'),
-  csrfTokenInvalid: errorCode(403, 'csrf_token_invalid'),
+  missingCredentials: errorCode(401, 'missing_credentials', {
+    message: 'Send an API key in the header "Authorization: Bearer tgp_…".',
+  }),
+  invalidAuthorizationHeader: errorCode(401, 'invalid_authorization_header', {
+    message: 'Use the header "Authorization: Bearer tgp_…".',
+  }),
+  invalidApiKey: errorCode(401, 'invalid_api_key', { message: 'The API key is not valid.' }),
+  apiKeyRevoked: errorCode(401, 'api_key_revoked', { message: 'The API key has been revoked.' }),
+  apiKeyExpired: errorCode(401, 'api_key_expired', { message: 'The API key has expired.' }),
+  credentialTenantArchived: errorCode(401, 'tenant_archived', { message: 'The tenant of this API key is archived.' }),
+  insufficientRole: errorCode(403, 'insufficient_role', {
+    message: 'This operation needs the admin role or higher; this API key has the member role.',
+    details: { required_role: 'admin', role: 'member' },
+  }),
+  csrfTokenInvalid: errorCode(403, 'csrf_token_invalid', {
+    message: 'Missing or invalid CSRF token: send the token from GET /api/auth/session in the X-CSRF-Token header.',
+  }),
   // 429, 500, 503
-  rateLimited: errorCode(429, 'rate_limited'),
-  publicScanLimit: errorCode(429, 'public_scan_limit'),
-  internalError: errorCode(500, 'internal_error'),
-  serviceUnavailable: errorCode(503, 'service_unavailable'),
+  rateLimited: errorCode(429, 'rate_limited', {
+    message: 'Rate limit of 100 requests per minute exceeded; retry in 17 s.',
+    details: { limit: 100, window_seconds: 60, retry_after_seconds: 17 },
+  }),
+  publicScanLimit: errorCode(429, 'public_scan_limit', {
+    message: 'The public checker allows 10 scans per hour per address; retry in 1260 s, or use the API with a key.',
+  }),
+  internalError: errorCode(500, 'internal_error', {
+    message: 'An unexpected error occurred. Quote the request id if you contact us.',
+  }),
+  serviceUnavailable: errorCode(503, 'service_unavailable', {
+    message: 'The service is temporarily unavailable; retry in 5 seconds.',
+  }),
 } as const;
 
 /** 404 for an object that does not exist or belongs to another tenant. */

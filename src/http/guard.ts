@@ -3,7 +3,7 @@ import { authenticate } from './auth.js';
 import type { AuthContext } from './context.js';
 import { registerRolePolicy } from './roles.js';
 
-const UNLIMITED_PATHS = new Set(['/healthz', '/readyz']);
+export const UNLIMITED_PATHS = new Set(['/healthz', '/readyz']);
 
 type Done = (error?: Error) => void;
 

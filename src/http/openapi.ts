@@ -1,25 +1,41 @@
-import fastifySwagger from '@fastify/swagger';
+import fastifySwagger, { type OpenAPIV3_2 } from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
 import type { Role } from './context.js';
+import { type Deprecation, documentDeprecations } from './deprecations.js';
+import { completeDocument } from './openapi-document.js';
 import { ruleFor } from './roles.js';
 import { HttpCodes } from './errors.js';
 import { codesOf, ERROR_DESCRIPTIONS, errorBody, isErrorBody } from './schemas.js';
 
-const DESCRIPTION = `The Tagport API: tenants, API keys and the tracking checker of the server-side tagging platform.
+const DESCRIPTION = `The Tagport API: hosted server-side tagging containers and their custom domains, uptime monitors and incidents, webhooks and events, reports, tenants and API keys, and the tracking checker (page scans for trackers and consent).
 
 **Authentication.** Send \`Authorization: Bearer tgp_…\` with every request. Keys are created in the dashboard's API keys section (or \`POST /api/api-keys/\`) and shown once. Agency and partner keys act on a client tenant with the header \`Tagport-Tenant: ten_…\`.
 
-**Conventions.** JSON in UTF-8, snake_case fields, ISO 8601 UTC times, type-prefixed ids (\`ten_\`, \`key_\`, …). Every body carries \`api_meta.request_id\` (also the \`X-Request-Id\` header). Lists are paginated with \`page\` (from 1) and \`page_size\` (1–100, default 20). Errors have one shape: \`{error: {type, code, message, param?, details?}, api_meta}\`. Paths work with and without the trailing slash.
+**Conventions.** JSON in UTF-8, snake_case fields, ISO 8601 UTC times, type-prefixed ids (\`ten_\`, \`key_\`, …). Every body carries \`api_meta.request_id\` (also the \`X-Request-Id\` header). Lists are paginated with \`page\` (from 1) and \`page_size\` (1–100, default 20). Errors have one shape (\`Error\`): \`{error: {type, code, message, param?, details?}, api_meta}\`; every operation lists the codes of each status, with an example of each. Paths work with and without the trailing slash. A \`201 Created\` carries \`Location\` when the new object can be fetched. Objects may gain new fields: ignore the fields you do not know.
 
 **Roles.** Every operation names the lowest role that may call it (\`x-tagport-minimum-role\`, and a sentence in its description): \`member\` reads everything of the tenant, scans pages, requests reports and handles incidents; \`admin\` also creates, changes and deletes containers, domains, monitors, webhooks, API keys and client tenants; \`owner\` also archives tenants and sets plans and limit overrides. A session acts with the user's role; an API key with its own \`role\` (\`admin\` unless created otherwise; never above its creator's). A lower role gets 403 \`insufficient_role\`, with \`details.required_role\`.
 
 **Rate limits.** 100 requests per minute per token (unauthenticated traffic per IP). Every response has \`RateLimit-Policy\`, \`RateLimit\` (IETF draft) and \`X-RateLimit-Limit/Remaining/Reset\`; over the limit the answer is 429 with \`Retry-After\` in seconds.
 
+**Webhooks.** Subscribe an https endpoint to event types with \`POST /api/webhooks/\`; the \`webhooks\` section describes the body of each event type and how to verify its \`Tagport-Signature\` header.
+
 [Status page](/status) · [Changelog](/changelog)`;
 
+type OpenApiDocument = OpenAPIV3_2.Document;
+
+/** What the modules document besides their routes: the webhooks they send, with their bodies as named schemas. */
+export interface OpenApiExtras {
+  webhooks: Record<string, unknown>;
+  schemas: Record<string, unknown>;
+  deprecations?: readonly Deprecation[];
+}
+
 /** OpenAPI 3.1 generated from the route schemas, served as JSON and YAML, plus the Scalar console (served locally). */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  extras: OpenApiExtras = { webhooks: {}, schemas: {} },
+): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -31,7 +47,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
       servers: [{ url: '/', description: 'This server' }],
       security: [{ bearer: [] }, { session: [] }],
+      // Plain JSON built by the modules (src/modules/webhooks/openapi.ts), checked by the document tests.
+      webhooks: extras.webhooks as OpenApiDocument['webhooks'],
       components: {
+        schemas: extras.schemas as NonNullable<OpenApiDocument['components']>['schemas'],
         securitySchemes: {
           bearer: {
             type: 'http',
@@ -69,7 +88,16 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       ],
     },
     hideUntagged: true,
-    transform: ({ schema, url, route }) => ({ schema: documentErrorCodes(documentRole(schema, route), route), url }),
+    // Schemas with an `$id` (the resources, ApiMeta) become components.schemas under that name.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+    transform: ({ schema, url, route }) => ({
+      schema: documentErrorCodes(documentRole(documentDeprecations(schema, extras.deprecations), route), route),
+      url,
+    }),
+    transformObject: (document) =>
+      completeDocument((document as { openapiObject: Record<string, unknown> }).openapiObject),
   });
 
   app.get('/api/openapi.json', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
@@ -87,6 +115,12 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       title: 'Tagport API console',
       withDefaultFonts: false,
       hideClientButton: false,
+      // A self-hosted API: none of Scalar's hosted-service controls (Ask AI, Generate MCP, the developer
+      // toolbar's Deploy/Share/Configure), and no telemetry, so the console stays offline.
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      showDeveloperTools: 'never',
+      telemetry: false,
     },
   });
 }

@@ -3,6 +3,12 @@ import { COUNT_BOUND } from '../lib/count-bound.js';
 import { type ErrorCodeDefinition, HttpCodes } from './errors.js';
 
 /**
+ * Marks a single-object response (`withMeta`) with the name of the resource it carries, so the OpenAPI document
+ * references that resource's schema instead of repeating it.
+ */
+export const RESOURCE_KEYWORD = 'x-tagport-resource';
+
+/**
  * `enum` and `type: [x, 'null']` instead of anyOf unions: the same JSON Schema meaning, but the response
  * serialiser (fast-json-stringify) has to validate each anyOf branch at run time, which is slow on hot paths.
  */
@@ -25,7 +31,7 @@ export const ApiMeta = Type.Object(
       examples: ['req_01jdv3k2m8q4r7s9t0v1w2x3y4'],
     }),
   },
-  { additionalProperties: false },
+  { $id: 'ApiMeta', additionalProperties: false },
 );
 
 export const ErrorBody = Type.Object(
@@ -58,17 +64,8 @@ export const ErrorBody = Type.Object(
   },
   {
     additionalProperties: false,
-    examples: [
-      {
-        error: {
-          type: 'not_found_error',
-          code: HttpCodes.resourceMissing.code,
-          message: "No tenant with id 'ten_01jdv3k2m8q4r7s9t0v1w2x3y4'.",
-          param: 'id',
-        },
-        api_meta: { request_id: 'req_01jdv3k2m8q4r7s9t0v1w2x3y4' },
-      },
-    ],
+    description:
+      'The body of every error: `error.code` is stable and machine-readable; each operation lists the codes of each status.',
   },
 );
 
@@ -112,10 +109,8 @@ const COMMON_CODES: Partial<Record<number, ErrorCodeDefinition[]>> = {
 export function errorBody(description: string, codes: readonly string[]): TSchema {
   const error = ErrorBody.properties.error;
   const code = [...new Set(codes)].sort();
-  const { examples, ...body } = ErrorBody as typeof ErrorBody & { examples: Array<{ error: { code: string } }> };
   return {
-    ...body,
-    ...(code.includes(examples[0].error.code) ? { examples } : {}),
+    ...ErrorBody,
     description,
     properties: {
       ...ErrorBody.properties,
@@ -213,10 +208,14 @@ function listType<T extends TSchema>(item: T) {
 }
 
 export function withMeta<T extends TSchema>(object: T) {
-  const schema = object as unknown as { properties: Record<string, TSchema>; required?: string[] };
+  const schema = object as unknown as { properties: Record<string, TSchema>; $id?: string; description?: string };
   return Type.Object(
     { ...schema.properties, api_meta: ApiMeta },
-    { additionalProperties: false, description: (object as { description?: string }).description },
+    {
+      additionalProperties: false,
+      description: schema.description,
+      ...(schema.$id ? { [RESOURCE_KEYWORD]: schema.$id } : {}),
+    },
   ) as unknown as T;
 }
 

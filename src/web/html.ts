@@ -57,6 +57,7 @@ export function layout({ title, user, current, body, scripts = [] }: LayoutOptio
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Tagport</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/app.css">
 </head>
 <body>
@@ -69,4 +70,12 @@ ${scripts.map((src) => `<script src="${escapeHtml(src)}"></script>`).join('\n')}
 <script type="module" src="/assets/app.js"></script>
 </body>
 </html>`;
+}
+
+/** The page for a URL that does not exist, for browsers (the API answers JSON). */
+export function notFoundPage(path: string): string {
+  return layout({
+    title: 'Page not found',
+    body: html`<h1>Page not found</h1><p>There is no page at <code>${path}</code>.</p><p><a href="/">Home</a> · <a href="/api/docs/">API documentation</a> · <a href="/status">Status</a></p>`,
+  });
 }

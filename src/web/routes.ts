@@ -52,6 +52,7 @@ const UI_MODULES = [
 /** Static files served from memory: our own assets and the chart library from node_modules (no CDN). */
 const ASSETS: Record<string, { file: string; type: string }> = {
   'app.css': { file: path.join(here, 'assets', 'app.css'), type: 'text/css; charset=utf-8' },
+  'favicon.svg': { file: path.join(here, 'assets', 'favicon.svg'), type: 'image/svg+xml' },
   ...Object.fromEntries(UI_MODULES.map((name) => [name, { file: path.join(here, 'assets', name), type: JAVASCRIPT }])),
   'chart.js': { file: path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), type: JAVASCRIPT },
 };
@@ -77,6 +78,13 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body);
     },
   );
+
+  // Browsers ask for /favicon.ico whatever the page says: both names serve the SVG icon.
+  for (const url of ['/favicon.ico', '/favicon.svg'])
+    app.get(url, { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
+      const icon = assets.get('favicon.svg')!;
+      return reply.type(icon.type).header('cache-control', 'public, max-age=86400').send(icon.body);
+    });
 
   async function sessionUser(request: FastifyRequest) {
     const token = request.cookies[SESSION_COOKIE];

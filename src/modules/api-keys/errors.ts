@@ -1,8 +1,13 @@
 import { type CodesOf, errorCode, notFound } from '../../http/errors.js';
 
 export const ApiKeyCodes = {
-  invalidExpiry: errorCode(400, 'invalid_expiry'),
-  tooManyApiKeys: errorCode(403, 'too_many_api_keys'),
+  invalidExpiry: errorCode(400, 'invalid_expiry', {
+    message: 'expires_at must be a date-time in the future.',
+    param: 'expires_at',
+  }),
+  tooManyApiKeys: errorCode(403, 'too_many_api_keys', {
+    message: 'A tenant can have at most 100 unrevoked API keys; revoke unused ones.',
+  }),
 } as const;
 
 export type ApiKeyErrorCode = CodesOf<typeof ApiKeyCodes>;

@@ -36,6 +36,7 @@ const apiKeyProperties = {
 };
 
 export const ApiKey = Type.Object(apiKeyProperties, {
+  $id: 'ApiKey',
   additionalProperties: false,
   description: 'An API key. The secret token is never returned after creation; only its start and last 4 characters.',
 });
@@ -49,7 +50,11 @@ export const CreatedApiKey = Type.Object(
       examples: ['tgp_1A2b3C4d5E6f7G8h9I0jKlMnOpQrSt0Ab1Cd'],
     }),
   },
-  { additionalProperties: false, description: 'The new API key, with its token shown this one time.' },
+  {
+    $id: 'CreatedApiKey',
+    additionalProperties: false,
+    description: 'The new API key, with its token shown this one time.',
+  },
 );
 
 export const CreateApiKeyBody = Type.Object(

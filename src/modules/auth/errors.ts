@@ -1,16 +1,32 @@
 import { type CodesOf, errorCode, HttpCodes, notFound, unauthenticated } from '../../http/errors.js';
 
 export const AuthCodes = {
-  weakPassword: errorCode(400, 'weak_password'),
-  invalidEmail: errorCode(400, 'invalid_email'),
-  invalidLogin: errorCode(401, 'invalid_login'),
-  noActiveTenant: errorCode(401, 'no_active_tenant'),
-  sessionRequired: errorCode(401, 'session_required'),
-  setupTokenRequired: errorCode(403, 'setup_token_required'),
-  invalidSetupToken: errorCode(403, 'invalid_setup_token'),
-  emailTaken: errorCode(409, 'email_taken'),
-  alreadySetUp: errorCode(409, 'already_set_up'),
-  tooManyLoginAttempts: errorCode(429, 'too_many_login_attempts'),
+  weakPassword: errorCode(400, 'weak_password', {
+    message: 'Passwords need at least 12 characters.',
+    param: 'password',
+  }),
+  invalidEmail: errorCode(400, 'invalid_email', {
+    message: "'ana@' is not a valid email address.",
+    param: 'email',
+  }),
+  invalidLogin: errorCode(401, 'invalid_login', { message: 'Email or password is wrong.' }),
+  noActiveTenant: errorCode(401, 'no_active_tenant', { message: 'This user belongs to no active tenant.' }),
+  sessionRequired: errorCode(401, 'session_required', {
+    message: 'This endpoint needs the web session cookie, not an API key.',
+  }),
+  setupTokenRequired: errorCode(403, 'setup_token_required', {
+    message: 'This database already has tenants, so set-up needs a one-time token: run `tagport setup-token`.',
+  }),
+  invalidSetupToken: errorCode(403, 'invalid_setup_token', {
+    message: 'The set-up token is wrong, expired or already used; create a new one with `tagport setup-token`.',
+  }),
+  emailTaken: errorCode(409, 'email_taken', {
+    message: 'A user with the email ana@example.com already exists; nothing was changed.',
+  }),
+  alreadySetUp: errorCode(409, 'already_set_up', { message: 'Tagport is already set up; sign in instead.' }),
+  tooManyLoginAttempts: errorCode(429, 'too_many_login_attempts', {
+    message: 'Too many failed sign-ins; try again in 240 s.',
+  }),
 } as const;
 
 export type AuthErrorCode = CodesOf<typeof AuthCodes>;

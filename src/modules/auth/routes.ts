@@ -101,6 +101,8 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'logout',
       summary: 'Sign out (web UI)',
+      description:
+        'Ends the web session of the cookie and clears the cookie. Needs the session cookie; an API key gets 401 `session_required`.',
       tags,
       security: [{ session: [] }],
       response: {

@@ -51,7 +51,7 @@ export const Session = Type.Object(
       description: 'Send in the X-CSRF-Token header with every POST, PATCH and DELETE made with the session cookie.',
     }),
   },
-  { additionalProperties: false, description: 'The signed-in web session.' },
+  { $id: 'Session', additionalProperties: false, description: 'The signed-in web session.' },
 );
 
 export const SETUP_TOKEN_PREFIX = 'tgs_';
@@ -79,7 +79,7 @@ export const SetupBody = Type.Object(
 
 export const SetupResult = Type.Object(
   { tenant_id: Type.String(), user_id: Type.String() },
-  { additionalProperties: false },
+  { $id: 'SetupResult', additionalProperties: false },
 );
 
 /** True for the addresses the API accepts in `email` fields. */

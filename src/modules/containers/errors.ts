@@ -10,11 +10,26 @@ import type { OutboundRefusedError } from '../../lib/outbound.js';
 import type { ContainerAction } from './schemas.js';
 
 export const ContainerCodes = {
-  invalidConfig: errorCode(400, 'invalid_config'),
-  upstreamNotAllowed: errorCode(400, 'upstream_not_allowed'),
-  containerDeleted: errorCode(409, 'container_deleted'),
-  upstreamRequired: errorCode(400, 'upstream_required'),
-  invalidLoaderPath: errorCode(400, 'invalid_loader_path'),
+  invalidConfig: errorCode(400, 'invalid_config', {
+    message: 'config does not decode to id=GTM-…&env=…&auth=….',
+    param: 'config',
+  }),
+  upstreamNotAllowed: errorCode(400, 'upstream_not_allowed', {
+    message: 'upstream_url refused: URLs must not contain credentials.',
+    param: 'upstream_url',
+  }),
+  containerDeleted: errorCode(409, 'container_deleted', {
+    message: 'A deleted container cannot be changed.',
+    details: { status: 'deleted' },
+  }),
+  upstreamRequired: errorCode(400, 'upstream_required', {
+    message: 'runtime upstream needs an upstream_url (your tagging server).',
+    param: 'upstream_url',
+  }),
+  invalidLoaderPath: errorCode(400, 'invalid_loader_path', {
+    message: 'loader_path must not contain gtm, gtag, analytics or collect: ad blockers list those.',
+    param: 'settings.loader_path',
+  }),
 } as const;
 
 export type ContainerErrorCode = CodesOf<typeof ContainerCodes>;

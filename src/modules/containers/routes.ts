@@ -76,6 +76,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getContainer',
       summary: 'Get a container',
+      description: 'One container with its state, the actions that state allows and its default hostname.',
       tags,
       params: ContainerIdParams,
       response: { 200: withMeta(Container), ...errorResponses(HttpCodes.resourceMissing) },
@@ -87,6 +88,8 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'updateContainer',
       summary: 'Update a container',
+      description:
+        'Changes the name, config or upstream URL; only the given fields. A deleting or deleted container answers 409 `container_deleted`.',
       tags,
       params: ContainerIdParams,
       body: UpdateContainerBody,

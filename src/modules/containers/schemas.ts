@@ -64,7 +64,7 @@ export const Container = Type.Object(
     created_at: Timestamp('When the container was created.'),
     updated_at: Timestamp('When it last changed.'),
   },
-  { additionalProperties: false, description: 'A hosted server-side tagging container.' },
+  { $id: 'Container', additionalProperties: false, description: 'A hosted server-side tagging container.' },
 );
 
 const Name = Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' });
@@ -190,6 +190,7 @@ export const Usage = Type.Object(
     ),
   },
   {
+    $id: 'ContainerUsage',
     additionalProperties: false,
     description: 'Requests and body bytes through the gateway, per UTC day, hostname and status class.',
   },
@@ -228,7 +229,7 @@ export const RequestLog = Type.Object(
       description: 'How long the upstream took, from sending the request to the end of its answer (or its failure).',
     }),
   },
-  { additionalProperties: false },
+  { $id: 'RequestLog', additionalProperties: false },
 );
 
 export type ContainerDto = Static<typeof Container>;

@@ -1,9 +1,17 @@
 import { type CodesOf, errorCode, notFound } from '../../http/errors.js';
 
 export const DomainCodes = {
-  invalidHostname: errorCode(400, 'invalid_hostname'),
-  reservedHostname: errorCode(400, 'reserved_hostname'),
-  hostnameTaken: errorCode(409, 'hostname_taken'),
+  invalidHostname: errorCode(400, 'invalid_hostname', {
+    message: "'track' is not a valid hostname (e.g. data.shop.example).",
+    param: 'hostname',
+  }),
+  reservedHostname: errorCode(400, 'reserved_hostname', {
+    message: 'Hostnames under the gateway domain are assigned by Tagport.',
+    param: 'hostname',
+  }),
+  hostnameTaken: errorCode(409, 'hostname_taken', {
+    message: 'data.shop.example is already attached to one of your containers.',
+  }),
 } as const;
 
 export type DomainErrorCode = CodesOf<typeof DomainCodes>;

@@ -16,6 +16,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'listDomains',
       summary: 'List custom domains',
+      description: 'Custom domains of the tenant, newest first, with their verification state and DNS records.',
       tags,
       querystring: PaginationQuery,
       response: { 200: listEnvelope(Domain, 'A page of domains.'), ...errorResponses() },
@@ -51,6 +52,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getDomain',
       summary: 'Get a domain',
+      description: 'One custom domain with its verification state, the DNS records to create and its certificate.',
       tags,
       params: DomainIdParams,
       response: { 200: withMeta(Domain), ...errorResponses(HttpCodes.resourceMissing) },

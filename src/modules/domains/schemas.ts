@@ -47,7 +47,7 @@ export const Domain = Type.Object(
     created_at: Timestamp('When the domain was added.'),
     certificate: Certificate,
   },
-  { additionalProperties: false, description: 'A custom hostname served by a container.' },
+  { $id: 'Domain', additionalProperties: false, description: 'A custom hostname served by a container.' },
 );
 
 export const CreateDomainBody = Type.Object(

@@ -13,7 +13,7 @@ const Event = Type.Object(
     data: Type.Record(Type.String(), Type.Unknown()),
     created_at: Timestamp('When it happened.'),
   },
-  { additionalProperties: false },
+  { $id: 'Event', additionalProperties: false },
 );
 
 export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -10,15 +10,40 @@ import {
 import type { OutboundRefusedError } from '../../lib/outbound.js';
 
 export const MonitorCodes = {
-  invalidTarget: errorCode(400, 'invalid_target'),
+  invalidTarget: errorCode(400, 'invalid_target', {
+    message: 'A container target needs target.container_id.',
+    param: 'target.container_id',
+  }),
   /** A 400, not a 404: the missing object is named in the body (target.container_id / target.domain_id). */
-  targetMissing: errorCode(400, 'resource_missing'),
-  intervalTooShort: errorCode(400, 'interval_too_short'),
-  keywordModeRequired: errorCode(400, 'keyword_mode_required'),
-  invalidRegex: errorCode(400, 'invalid_regex'),
-  invalidDegradedAfter: errorCode(400, 'invalid_degraded_after'),
-  alreadyPaused: errorCode(409, 'monitor_already_paused'),
-  notPaused: errorCode(409, 'monitor_not_paused'),
+  targetMissing: errorCode(400, 'resource_missing', {
+    message: "No container 'ctr_01jdv3k2m8q4r7s9t0v1w2x3y4' in this tenant.",
+    param: 'target.container_id',
+  }),
+  intervalTooShort: errorCode(400, 'interval_too_short', {
+    message: 'Your plan checks at most every 60 s; interval_seconds must be at least 60.',
+    param: 'interval_seconds',
+    details: { minimum: 60 },
+  }),
+  keywordModeRequired: errorCode(400, 'keyword_mode_required', {
+    message: 'Set keyword and keyword_mode together (or neither).',
+    param: 'keyword_mode',
+  }),
+  invalidRegex: errorCode(400, 'invalid_regex', {
+    message: 'keyword is not a valid regular expression: Unterminated group',
+    param: 'keyword',
+  }),
+  invalidDegradedAfter: errorCode(400, 'invalid_degraded_after', {
+    message: 'degraded_after_ms must be below timeout_ms.',
+    param: 'degraded_after_ms',
+  }),
+  alreadyPaused: errorCode(409, 'monitor_already_paused', {
+    message: 'The monitor is already paused.',
+    details: { allowed_actions: ['resume'] },
+  }),
+  notPaused: errorCode(409, 'monitor_not_paused', {
+    message: 'The monitor is not paused.',
+    details: { allowed_actions: ['pause'] },
+  }),
 } as const;
 
 export type MonitorErrorCode = CodesOf<typeof MonitorCodes>;

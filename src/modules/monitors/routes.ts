@@ -25,6 +25,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'listMonitors',
       summary: 'List monitors',
+      description: 'Monitors of the tenant, newest first, with their current state.',
       tags,
       querystring: PaginationQuery,
       response: { 200: listEnvelope(Monitor, 'A page of monitors.'), ...errorResponses() },
@@ -54,6 +55,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getMonitor',
       summary: 'Get a monitor',
+      description: 'One monitor with its target, settings and current state.',
       tags,
       params: MonitorIdParams,
       response: { 200: withMeta(Monitor), ...errorResponses(HttpCodes.resourceMissing) },
@@ -65,6 +67,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'updateMonitor',
       summary: 'Update a monitor',
+      description:
+        'Changes the given fields only; they are checked as on create (plan interval, target, keyword). The next check uses the new settings.',
       tags,
       params: MonitorIdParams,
       body: UpdateMonitorBody,
@@ -92,6 +96,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'pauseMonitor',
       summary: 'Pause a monitor',
+      description:
+        'Stops the checks and sets `status` to `paused` until the monitor is resumed. 409 `monitor_already_paused` when it is paused.',
       tags,
       params: MonitorIdParams,
       response: { 200: withMeta(Monitor), ...errorResponses(HttpCodes.resourceMissing, MonitorCodes.alreadyPaused) },
@@ -130,6 +136,8 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getMonitorStats',
       summary: 'Uptime and latency of a monitor',
+      description:
+        'Uptime ratio and latency percentiles over the last 24 hours, 7 days and 30 days, from the stored checks.',
       tags,
       params: MonitorIdParams,
       response: { 200: withMeta(MonitorStats), ...errorResponses(HttpCodes.resourceMissing) },
@@ -141,6 +149,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'listIncidents',
       summary: 'List incidents',
+      description: 'Incidents of the tenant, newest first; filter by `status` or `monitor_id`.',
       tags,
       querystring: ListIncidentsQuery,
       response: { 200: listEnvelope(Incident, 'A page of incidents, newest first.'), ...errorResponses() },

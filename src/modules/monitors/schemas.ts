@@ -116,7 +116,7 @@ export const Monitor = Type.Object(
     created_at: Timestamp('When the monitor was created.'),
     updated_at: Timestamp('When the monitor was last changed.'),
   },
-  { additionalProperties: false, description: 'An uptime monitor.' },
+  { $id: 'Monitor', additionalProperties: false, description: 'An uptime monitor.' },
 );
 
 const optional = <T extends Record<string, import('typebox').TSchema>>(properties: T) =>
@@ -166,7 +166,7 @@ export const Check = Type.Object(
     ),
     error: Nullable(Type.String({ description: 'Why the check failed.' })),
   },
-  { additionalProperties: false },
+  { $id: 'MonitorCheck', additionalProperties: false },
 );
 
 const Window = Type.Object(
@@ -184,7 +184,11 @@ const Window = Type.Object(
 
 export const MonitorStats = Type.Object(
   { monitor_id: Type.String(), last_24h: Window, last_7d: Window, last_30d: Window },
-  { additionalProperties: false, description: 'Uptime and latency percentiles over the stored checks.' },
+  {
+    $id: 'MonitorStats',
+    additionalProperties: false,
+    description: 'Uptime and latency percentiles over the stored checks.',
+  },
 );
 
 export const Incident = Type.Object(
@@ -197,7 +201,7 @@ export const Incident = Type.Object(
     acknowledged_at: NullableTimestamp('When someone acknowledged it.'),
     resolved_at: NullableTimestamp('When it was resolved (by recovery or by hand).'),
   },
-  { additionalProperties: false },
+  { $id: 'Incident', additionalProperties: false },
 );
 
 export const ListIncidentsQuery = Type.Object({

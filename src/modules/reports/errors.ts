@@ -1,8 +1,14 @@
 import { type CodesOf, errorCode, HttpCodes, notFound } from '../../http/errors.js';
 
 export const ReportCodes = {
-  invalidPeriod: errorCode(400, 'invalid_period'),
-  notReady: errorCode(409, 'report_not_ready'),
+  invalidPeriod: errorCode(400, 'invalid_period', {
+    message: 'period_start is not a valid date-time.',
+    param: 'period_start',
+  }),
+  notReady: errorCode(409, 'report_not_ready', {
+    message: 'The report is building; download it once it is ready.',
+    details: { status: 'building' },
+  }),
 } as const;
 
 export type ReportErrorCode = CodesOf<typeof ReportCodes>;

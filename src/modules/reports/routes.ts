@@ -32,6 +32,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'listReports',
       summary: 'List reports',
+      description: 'Reports of the tenant, newest first, with their status.',
       tags,
       querystring: PaginationQuery,
       response: { 200: listEnvelope(Report, 'A page of reports, newest first.'), ...errorResponses() },
@@ -45,6 +46,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getReport',
       summary: 'Get a report',
+      description: 'One report; once `status` is `ready`, `download_url` points at its file.',
       tags,
       params: ReportIdParams,
       response: { 200: withMeta(Report), ...errorResponses(HttpCodes.resourceMissing) },

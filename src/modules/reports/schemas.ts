@@ -49,7 +49,7 @@ export const Report = Type.Object(
     created_at: Timestamp('When the report was requested.'),
     completed_at: NullableTimestamp('When it became ready or failed.'),
   },
-  { additionalProperties: false, description: 'A report built from the stored data.' },
+  { $id: 'Report', additionalProperties: false, description: 'A report built from the stored data.' },
 );
 
 export type CreateReportInput = Static<typeof CreateReportBody>;

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { marked } from 'marked';
 import { Type } from 'typebox';
 import { errorResponses, Nullable, StringEnum, withMeta } from '../../http/schemas.js';
 import { html, Html, layout } from '../../web/html.js';
+import { changelogFeed, renderChangelog } from './changelog.js';
 
 const State = StringEnum(['operational', 'degraded', 'outage'] as const);
 const PlatformIncident = Type.Object(
@@ -29,6 +29,7 @@ const StatusDocument = Type.Object(
     updated_at: Type.String({ format: 'date-time' }),
   },
   {
+    $id: 'PlatformStatus',
     additionalProperties: false,
     description:
       "Tagport's own state, from its health checks (run every 30 s; an incident opens after two failed checks).",
@@ -45,6 +46,8 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getPlatformStatus',
       summary: 'Platform status',
+      description:
+        "Tagport's own state as JSON: overall and per component, with the open platform incidents and those resolved in the last 30 days (the data of the `/status` page). No credentials needed.",
       tags: ['System'],
       security: [],
       response: { 200: withMeta(StatusDocument), ...errorResponses() },
@@ -72,13 +75,18 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
 
   const changelogFile = path.resolve('CHANGELOG.md');
+  const changelog = () =>
+    fs.existsSync(changelogFile) ? fs.readFileSync(changelogFile, 'utf8') : '# Changelog\n\nNo entries yet.';
   app.get('/changelog', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
-    const markdown = fs.existsSync(changelogFile)
-      ? fs.readFileSync(changelogFile, 'utf8')
-      : '# Changelog\n\nNo entries yet.';
-    const rendered = new Html(await marked.parse(markdown, { async: true }));
+    const rendered = new Html(renderChangelog(changelog()));
+    const feed = html`<p class="hint"><a href="/changelog.atom" type="application/atom+xml">Atom feed</a></p>`;
     return reply
       .type('text/html; charset=utf-8')
-      .send(layout({ title: 'Changelog', body: html`<article class="changelog">${rendered}</article>` }));
+      .send(layout({ title: 'Changelog', body: html`${feed}<article class="changelog">${rendered}</article>` }));
+  });
+  app.get('/changelog.atom', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
+    return reply
+      .type('application/atom+xml; charset=utf-8')
+      .send(changelogFeed(changelog(), `${request.protocol}://${request.host}`));
   });
 };

@@ -7,7 +7,7 @@ const Health = Type.Object(
     status: StringEnum(['ok', 'unavailable'] as const),
     checks: Type.Optional(Type.Record(Type.String(), Type.String())),
   },
-  { additionalProperties: false },
+  { $id: 'Health', additionalProperties: false },
 );
 
 export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {

@@ -49,6 +49,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getTenant',
       summary: 'Get a tenant',
+      description: "The caller's own tenant or one of its client tenants, with its plan, features and limits.",
       tags,
       params: TenantIdParams,
       response: { 200: withMeta(Tenant), ...errorResponses(HttpCodes.resourceMissing) },

@@ -56,7 +56,11 @@ export const Tenant = Type.Object(
     updated_at: Timestamp('When the tenant was last changed.'),
     archived_at: NullableTimestamp('When the tenant was archived, or null.'),
   },
-  { additionalProperties: false, description: 'A tenant: a customer account (project) with its plan and limits.' },
+  {
+    $id: 'Tenant',
+    additionalProperties: false,
+    description: 'A tenant: a customer account (project) with its plan and limits.',
+  },
 );
 
 const TenantName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Display name.' });

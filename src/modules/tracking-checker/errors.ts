@@ -3,11 +3,22 @@ import type { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../s
 
 export const TrackingCheckerCodes = {
   /** Same code as the scanner's error: the page could not be loaded. */
-  targetUnreachable: errorCode(422, 'target_unreachable'),
-  scanQuotaExceeded: errorCode(429, 'scan_quota_exceeded', 'quota_error'),
-  scanInProgress: errorCode(409, 'scan_in_progress'),
+  targetUnreachable: errorCode(422, 'target_unreachable', {
+    message: 'shop.example.com did not answer within 15 s.',
+    param: 'url',
+  }),
+  scanQuotaExceeded: errorCode(429, 'scan_quota_exceeded', 'quota_error', {
+    message: 'The hourly scan quota of 60 is used up; a slot frees in 1260 s.',
+    details: { limit: 60, window_seconds: 3600, retry_after_seconds: 1260 },
+  }),
+  scanInProgress: errorCode(409, 'scan_in_progress', {
+    message: 'The scan is still running; its result is returned by the POST that started it.',
+  }),
   /** Also the code stored with a scan that failed for a reason of ours. */
-  scanFailed: errorCode(409, 'scan_failed'),
+  scanFailed: errorCode(409, 'scan_failed', {
+    message: 'The scan failed: the browser could not be started.',
+    details: { error: { message: 'the browser could not be started' } },
+  }),
 } as const;
 
 export type TrackingCheckerErrorCode = CodesOf<typeof TrackingCheckerCodes>;
@@ -15,6 +26,11 @@ export type TrackingCheckerErrorCode = CodesOf<typeof TrackingCheckerCodes>;
 export const TrackingCheckerErrors = {
   notFound: (id: string) => notFound('scan', id),
   invalidUrl: (why: string) => HttpCodes.invalidUrl.error(why, { param: 'url' }),
+  unsupportedLanguage: (tag: string, supported: readonly string[]) =>
+    HttpCodes.invalidParameter.error(
+      `The language '${tag.slice(0, 35)}' is not supported; use one of: ${supported.join(', ')} (a tag like de-DE uses de).`,
+      { param: 'language', details: { location: 'body', allowed_values: supported } },
+    ),
   urlNotAllowed: (refusal: ScanTargetRefusedError) =>
     HttpCodes.urlNotAllowed.error(refusal.message, { param: 'url', details: { reason: refusal.code } }),
   /** 422 for a page that could not be loaded: the message describes the target; what failed on our side is only logged. */

@@ -3,6 +3,7 @@ import { boundedCount } from '../../db/bounded-count.js';
 import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
 import { scans, tenants, type ScanRow } from '../../db/schema.js';
+import { TrackingCheckerCodes } from './errors.js';
 
 export interface QuotaUsage {
   used: number;
@@ -11,8 +12,11 @@ export interface QuotaUsage {
 
 export const INTERRUPTED = 'interrupted';
 
-/** Every scan of the window counts, except one interrupted by a crash: it did no complete work and gives its slot back. */
-const countsTowardQuota = sql`(${scans.error} ->> 'code') is distinct from ${INTERRUPTED}`;
+/**
+ * Every scan of the window counts, except those that never reached the page: one interrupted by a crash, and
+ * one whose page could not be loaded (422 target_unreachable). They give their slot back.
+ */
+const countsTowardQuota = sql`coalesce(${scans.error} ->> 'code', '') not in (${INTERRUPTED}, ${TrackingCheckerCodes.targetUnreachable.code})`;
 
 /** The scans of the last hour that count toward the tenant's quota. */
 export async function quotaUsage(db: Pick<Db, 'select'>, tenantId: string): Promise<QuotaUsage> {

@@ -8,14 +8,18 @@ import { ScanIdParams, ScanRequestBody, ScanResponse, ScanSummary } from './sche
 import { scanQuotaHeaderItems, type ScanQuota } from './service.js';
 import { TrackingCheckerCodes } from './errors.js';
 
-function appendHeaderItem(reply: FastifyReply, name: string, item: string): void {
-  const existing = reply.getHeader(name);
-  reply.header(name, existing ? `${existing}, ${item}` : item);
+/** Sets one item (`"name";…`) of a structured header, replacing an earlier item of the same name. */
+function setHeaderItem(reply: FastifyReply, header: string, item: string): void {
+  const name = item.slice(0, item.indexOf(';'));
+  const others = String(reply.getHeader(header) ?? '')
+    .split(', ')
+    .filter((existing) => existing && !existing.startsWith(`${name};`));
+  reply.header(header, [...others, item].join(', '));
 }
 
 const SCAN_DESCRIPTION = `Loads the page twice: a plain HTTP fetch with static HTML analysis, then headless Chromium that records every request, cookie and tag global without giving consent. Returns the trackers found (with ids and evidence), consent management and Google Consent Mode findings, server-side tagging, a loss estimate with its assumptions and sources, and on request a summary and a Lighthouse performance score.
 
-**Quota:** 60 scans per hour per tenant, or the plan feature \`tracking_checker_api_hourly\` (agency 300, partner 1000). Every scan response carries the \`"scan-hourly"\` items in \`RateLimit-Policy\` and \`RateLimit\`; over the quota the answer is 429 \`scan_quota_exceeded\` with \`Retry-After\` (seconds until a slot frees). A URL refused by the network guard does not use up the quota.
+**Quota:** 60 scans per hour per tenant, or the plan feature \`tracking_checker_api_hourly\` (agency 300, partner 1000). Every scan response carries the \`"scan-hourly"\` items in \`RateLimit-Policy\` and \`RateLimit\`; over the quota the answer is 429 \`scan_quota_exceeded\` with \`Retry-After\` (seconds until a slot frees). A scan that never reached the page gives its slot back: a URL refused by the network guard (400 \`url_not_allowed\`) or a page that could not be loaded (422 \`target_unreachable\`).
 
 A scan takes a few seconds (Lighthouse adds ~7–10 s); it is capped, and returns partial results with \`warnings\` rather than hanging.`;
 
@@ -42,8 +46,9 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     handler: async (request, reply) => {
       const onQuota = (quota: ScanQuota) => {
         const items = scanQuotaHeaderItems(quota);
-        appendHeaderItem(reply, 'ratelimit-policy', items.policy);
-        appendHeaderItem(reply, 'ratelimit', items.state);
+        // Called again when a refused scan gives its slot back: the item is replaced, not repeated.
+        setHeaderItem(reply, 'ratelimit-policy', items.policy);
+        setHeaderItem(reply, 'ratelimit', items.state);
       };
       return checker.scan(requireAuth(request), request.body, onQuota, request.log);
     },

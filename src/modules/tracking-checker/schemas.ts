@@ -24,9 +24,12 @@ export const ScanRequestBody = Type.Object(
       }),
     ),
     language: Type.Optional(
-      StringEnum(LANGUAGES, {
+      Type.String({
         default: 'en',
-        description: `Language of all human-readable text in the result: ${LANGUAGES.join(', ')}.`,
+        maxLength: 35,
+        pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+        description: `Language of all human-readable text in the result, as a BCP 47 tag, case-insensitive. Its primary language is used when supported (\`de-DE\` and \`DE\` → \`de\`): ${LANGUAGES.join(', ')}; the result's \`language\` says which. Another language is refused with 400 \`invalid_parameter\` and \`details.allowed_values\`.`,
+        examples: ['de', 'de-DE'],
       }),
     ),
   },
@@ -43,9 +46,10 @@ export const ScanResponse = Type.Object(
     scan_id: Type.String({
       description: 'Id of the stored scan (`scn_…`); fetch it again with GET /api/v1/tracking-checker/scans/{id}/.',
     }),
+    language: StringEnum(LANGUAGES, { description: 'The language of the result text (from the requested tag).' }),
     ...resultProperties,
   },
-  { additionalProperties: false, description: 'Result of a tracking scan.' },
+  { $id: 'ScanResult', additionalProperties: false, description: 'Result of a tracking scan.' },
 );
 
 export const ScanIdParams = Type.Object({
@@ -69,7 +73,7 @@ export const ScanSummary = Type.Object(
     created_at: Timestamp('When the scan was requested.'),
     completed_at: NullableTimestamp('When the scan ended.'),
   },
-  { additionalProperties: false, description: 'A stored scan, without its full result.' },
+  { $id: 'Scan', additionalProperties: false, description: 'A stored scan, without its full result.' },
 );
 
 export type ScanRequestInput = Static<typeof ScanRequestBody>;

@@ -4,7 +4,7 @@ import type { AuthContext } from '../../http/context.js';
 import { newId } from '../../lib/ids.js';
 import { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
 import type { Scanner } from '../../scanner/index.js';
-import type { Language, ScanResult } from '../../scanner/schema.js';
+import { type Language, LANGUAGES, type ScanResult } from '../../scanner/schema.js';
 import type { TenantService } from '../tenants/service.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { TrackingCheckerCodes, TrackingCheckerErrors } from './errors.js';
@@ -64,6 +64,13 @@ export function scanQuotaHeaderItems(quota: ScanQuota): { policy: string; state:
     policy: `"scan-hourly";q=${quota.limit};w=${SCAN_WINDOW_SECONDS}`,
     state: `"scan-hourly";r=${quota.remaining};t=${quota.resetSeconds}`,
   };
+}
+
+/** The supported language of a BCP 47 tag, case-insensitive: its primary language (`de-DE`, `DE` → `de`). */
+export function resolveLanguage(tag = 'en'): Language {
+  const primary = tag.split('-')[0].toLowerCase();
+  if ((LANGUAGES as readonly string[]).includes(primary)) return primary as Language;
+  throw TrackingCheckerErrors.unsupportedLanguage(tag, LANGUAGES);
 }
 
 export interface TrackingCheckerDependencies {
@@ -132,9 +139,9 @@ export class TrackingCheckerService {
     input: ScanRequestInput,
     onQuota: (quota: ScanQuota) => void,
     log?: ScanLog,
-  ): Promise<ScanResult & { scan_id: string }> {
+  ): Promise<ScanResult & { scan_id: string; language: Language }> {
     const url = parseScanUrl(input.url);
-    const language = (input.language ?? 'en') as Language;
+    const language = resolveLanguage(input.language);
     const options = { ai_summary: input.ai_summary ?? false, pagespeed: input.pagespeed ?? false };
     const limit = await this.hourlyQuota(auth.tenantId);
     const id = newId('scan');
@@ -171,7 +178,7 @@ export class TrackingCheckerService {
         final_url: result.final_url,
         trackers: result.trackers.length,
       });
-      return { scan_id: id, ...result };
+      return { scan_id: id, language, ...result };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) {
         await queries.releaseScan(this.database.db, id);
@@ -183,7 +190,11 @@ export class TrackingCheckerService {
           ? { code: error.code, message: error.message }
           : { code: TrackingCheckerCodes.scanFailed.code, message: 'The scan failed unexpectedly.' };
       await queries.failScan(this.database.db, id, failure);
-      if (error instanceof ScanTargetUnreachableError) throw TrackingCheckerErrors.targetUnreachable(error, id);
+      if (error instanceof ScanTargetUnreachableError) {
+        // The page was never reached: the stored failure leaves the quota (queries.countsTowardQuota).
+        onQuota({ ...quota, remaining: quota.remaining + 1 });
+        throw TrackingCheckerErrors.targetUnreachable(error, id);
+      }
       throw error;
     }
   }
@@ -196,7 +207,7 @@ export class TrackingCheckerService {
         url: url.toString(),
         aiSummary: input.ai_summary ?? false,
         pagespeed: input.pagespeed ?? false,
-        language: (input.language ?? 'en') as Language,
+        language: resolveLanguage(input.language),
         onInternalError: logInternalError(log),
       });
     } catch (error) {
@@ -223,13 +234,13 @@ export class TrackingCheckerService {
     return { results, total };
   }
 
-  async get(auth: AuthContext, id: string): Promise<ScanResult & { scan_id: string }> {
+  async get(auth: AuthContext, id: string): Promise<ScanResult & { scan_id: string; language: Language }> {
     const row: ScanRow | null = await queries.findScan(this.database.db, auth.tenantId, id);
     if (!row) throw TrackingCheckerErrors.notFound(id);
     if (row.status === 'running') throw TrackingCheckerErrors.inProgress();
     if (row.status === 'failed' || !row.result) {
       throw TrackingCheckerErrors.failed(row.error);
     }
-    return { scan_id: row.id, ...(row.result as unknown as ScanResult) };
+    return { scan_id: row.id, language: row.language as Language, ...(row.result as unknown as ScanResult) };
   }
 }

@@ -13,6 +13,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'listWebhooks',
       summary: 'List webhooks',
+      description: 'Webhook endpoints of the tenant, newest first; their secrets are never shown again.',
       tags,
       querystring: PaginationQuery,
       response: { 200: listEnvelope(Webhook, 'A page of webhooks.'), ...errorResponses() },
@@ -43,6 +44,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getWebhook',
       summary: 'Get a webhook',
+      description: 'One webhook endpoint and the event types it receives; its secret is never shown again.',
       tags,
       params: WebhookIdParams,
       response: { 200: withMeta(Webhook), ...errorResponses(HttpCodes.resourceMissing) },
@@ -66,6 +68,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'listWebhookDeliveries',
       summary: 'List deliveries of a webhook',
+      description:
+        'Deliveries to this endpoint, newest first, with their attempts, last status code and the payload sent.',
       tags,
       params: WebhookIdParams,
       querystring: PaginationQuery,

@@ -31,6 +31,7 @@ const webhookProperties = {
 };
 
 export const Webhook = Type.Object(webhookProperties, {
+  $id: 'Webhook',
   additionalProperties: false,
   description: 'A webhook endpoint.',
 });
@@ -43,7 +44,7 @@ export const CreatedWebhook = Type.Object(
         'Signing secret (`whsec_…`), shown only in this response. Each delivery has `Tagport-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" with this secret>`; reject deliveries whose t is more than 5 minutes old.',
     }),
   },
-  { additionalProperties: false },
+  { $id: 'CreatedWebhook', additionalProperties: false },
 );
 
 export const CreateWebhookBody = Type.Object(
@@ -77,7 +78,7 @@ export const Delivery = Type.Object(
       description: 'The JSON body sent: {id, type, created_at, tenant_id, data}.',
     }),
   },
-  { additionalProperties: false },
+  { $id: 'WebhookDelivery', additionalProperties: false },
 );
 
 export type WebhookDto = Static<typeof Webhook>;

@@ -1,3 +1,4 @@
+import { renderChangelog } from '../../../src/modules/status/changelog.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { waitFor } from '../../helpers/processes.js';
@@ -86,11 +87,34 @@ describe('public status page and changelog', () => {
     it('renders CHANGELOG.md at /changelog and links both from the API console description', async () => {
       const page = await t.inject({ method: 'GET', url: '/changelog' });
       expect(page.statusCode).toBe(200);
-      expect(page.body).toContain('<h1>Changelog</h1>');
+      expect(page.body).toContain('<h1 id="changelog"><a class="anchor" href="#changelog">Changelog</a></h1>');
       expect(page.body).toContain('tracking-checker');
       const openapi = (await t.inject({ method: 'GET', url: '/api/openapi.json' })).json();
       expect(openapi.info.description).toContain('(/status)');
       expect(openapi.info.description).toContain('(/changelog)');
+    });
+
+    it('gives every release and section an anchor, and serves the releases as an Atom feed', async () => {
+      const page = await t.inject({ method: 'GET', url: '/changelog' });
+      expect(page.body).toContain('<h2 id="0-2-0">');
+      expect(page.body).toContain('<h3 id="0-2-0-fixed">');
+      expect(page.body).toContain('href="/changelog.atom"');
+      const sample = renderChangelog('## 0.3.0 — 2027-01-10\n\n### Deprecated\n- `GET /api/x/`\n');
+      expect(sample).toContain(
+        '<h3 id="0-3-0-deprecated"><a class="anchor" href="#0-3-0-deprecated">Deprecated</a></h3>',
+      );
+
+      const feed = await t.inject({ method: 'GET', url: '/changelog.atom', headers: { host: 'tagport.test' } });
+      expect(feed.statusCode).toBe(200);
+      expect(feed.headers['content-type']).toContain('application/atom+xml');
+      expect(feed.body).toContain('<feed xmlns="http://www.w3.org/2005/Atom">');
+      const entries = [...feed.body.matchAll(/<entry>[\s\S]*?<\/entry>/g)].map((match) => match[0]);
+      expect(entries.length).toBeGreaterThanOrEqual(2);
+      expect(entries[0]).toContain(
+        '<link rel="alternate" type="text/html" href="http://tagport.test/changelog#0-2-0"/>',
+      );
+      expect(entries[0]).toContain('<updated>2026-11-23T00:00:00Z</updated>');
+      expect(entries[0]).toContain('&lt;h3 id=&quot;0-2-0-security&quot;');
     });
   });
 });

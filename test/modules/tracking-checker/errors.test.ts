@@ -82,6 +82,18 @@ describe('scan failures of our own: plain message to the client, detail in the l
       });
       expect(response.statusCode, response.body).toBe(422);
       const body = response.json();
+      // A page never reached gives its slot back: a second try leaves as many scans as the first.
+      const remaining = (headers: typeof response.headers) =>
+        /"scan-hourly";r=(\d+)/.exec(String(headers.ratelimit))?.[1];
+      const again = await app.inject({
+        method: 'POST',
+        url: SCAN,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { url: target.href },
+      });
+      expect(again.statusCode).toBe(422);
+      expect(remaining(again.headers)).toBeDefined();
+      expect(remaining(again.headers)).toBe(remaining(response.headers));
       expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'target_unreachable', param: 'url' });
       expect(body.error.message).toContain('browser: the browser could not be started');
       expect(response.body).not.toMatch(leaks);

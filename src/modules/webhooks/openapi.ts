@@ -1,0 +1,297 @@
+import { Type, type TSchema } from 'typebox';
+import { Nullable, StringEnum } from '../../http/schemas.js';
+import { ACTIONS, CONTAINER_STATUSES } from '../containers/schemas.js';
+import { FAILURE_REASONS } from '../domains/schemas.js';
+import { REPORT_FORMATS, REPORT_KINDS } from '../reports/schemas.js';
+import { EVENT_TYPES, type EventType } from './schemas.js';
+
+const VERIFY = `**Verifying a delivery.** Every delivery is a \`POST\` with the JSON event as its body and the header \`Tagport-Signature: t=<unix seconds>,v1=<hex>\`, where \`v1\` is the HMAC-SHA256, keyed with the webhook's secret (\`whsec_…\`, shown once when the webhook is created), of \`<t>.<raw body>\`. To verify: compute the HMAC over the raw bytes of the body (before parsing the JSON), compare it with \`v1\` in constant time, and reject deliveries whose \`t\` is more than 5 minutes from your clock. For example, in Node.js:
+
+\`\`\`js
+const [t, v1] = header.split(',').map((part) => part.slice(part.indexOf('=') + 1));
+const expected = crypto.createHmac('sha256', secret).update(\`\${t}.\${rawBody}\`).digest('hex');
+const valid = crypto.timingSafeEqual(Buffer.from(v1, 'hex'), Buffer.from(expected, 'hex'))
+  && Math.abs(Date.now() / 1000 - Number(t)) < 300;
+\`\`\`
+
+Answer with any 2xx within the timeout; any other answer (or none) is retried with exponential backoff. \`id\` is the same for every endpoint and retry of an event: use it to ignore duplicates. Every delivery is listed in \`GET /api/webhooks/{id}/deliveries/\`.`;
+
+const SignatureHeader = {
+  name: 'Tagport-Signature',
+  in: 'header',
+  required: true,
+  description:
+    '`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook secret>`; see the description for how to verify it.',
+  schema: { type: 'string', pattern: '^t=\\d+,v1=[0-9a-f]{64}$' },
+  example: 't=1764000000,v1=5f2b1c0e9a7d3b6e8f4a2c1d0e9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b',
+};
+
+/** The fields every event of a container or domain carries: the object it is about. */
+const objectFields = (type: 'container' | 'domain') => ({
+  object_type: StringEnum([type] as const),
+  object_id: Type.String({ description: `Id of the ${type}.` }),
+});
+
+const monitorFields = {
+  monitor_id: Type.String({ description: 'Id of the monitor (`mon_…`).' }),
+  name: Type.String({ description: 'Name of the monitor.' }),
+  url: Type.String({ description: 'The URL the monitor checks.' }),
+};
+
+interface EventDocumentation {
+  summary: string;
+  data: TSchema;
+  example: Record<string, unknown>;
+}
+
+const closed = (properties: Parameters<typeof Type.Object>[0]) =>
+  Type.Object(properties, { additionalProperties: false });
+
+/** What each event type's `data` holds, as its publisher builds it. */
+const EVENTS: Record<EventType, EventDocumentation> = {
+  'monitor.down': {
+    summary: 'A monitor failed its checks and is down.',
+    data: closed({
+      ...monitorFields,
+      error: Nullable(Type.String(), { description: 'Why the last check failed.' }),
+      status_code: Nullable(Type.Integer(), { description: 'HTTP status of the last check, if it got one.' }),
+    }),
+    example: {
+      monitor_id: 'mon_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      name: 'Shop home',
+      url: 'https://shop.example.com/',
+      error: 'expected status 200, got 503',
+      status_code: 503,
+    },
+  },
+  'monitor.up': {
+    summary: 'A monitor that was down passes its checks again.',
+    data: closed({
+      ...monitorFields,
+      status_code: Nullable(Type.Integer()),
+      latency_ms: Nullable(Type.Number({ description: 'Duration of the passing check.' })),
+    }),
+    example: {
+      monitor_id: 'mon_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      name: 'Shop home',
+      url: 'https://shop.example.com/',
+      status_code: 200,
+      latency_ms: 182,
+    },
+  },
+  'incident.opened': {
+    summary: 'A monitor went down and an incident was opened.',
+    data: closed({
+      ...monitorFields,
+      incident_id: Type.String({ description: 'Id of the incident (`inc_…`).' }),
+      cause: Type.String({ description: 'The failure that opened the incident.' }),
+    }),
+    example: {
+      monitor_id: 'mon_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      name: 'Shop home',
+      url: 'https://shop.example.com/',
+      incident_id: 'inc_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      cause: 'expected status 200, got 503',
+    },
+  },
+  'incident.resolved': {
+    summary: 'An incident was resolved: its monitor recovered, or a user resolved it.',
+    data: closed({
+      incident_id: Type.String(),
+      monitor_id: Type.String(),
+      name: Type.Optional(Type.String({ description: 'Name of the monitor, when it recovered.' })),
+      url: Type.Optional(Type.String({ description: 'The URL the monitor checks, when it recovered.' })),
+      resolved_by: Type.Optional(
+        StringEnum(['user'] as const, { description: 'Present when a user resolved it through the API.' }),
+      ),
+    }),
+    example: {
+      incident_id: 'inc_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      monitor_id: 'mon_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      name: 'Shop home',
+      url: 'https://shop.example.com/',
+    },
+  },
+  'container.status_changed': {
+    summary: 'A container moved to another state.',
+    data: closed({
+      ...objectFields('container'),
+      from: Nullable(StringEnum(CONTAINER_STATUSES), { description: 'The previous state (null when created).' }),
+      to: StringEnum(CONTAINER_STATUSES),
+      action: Type.Optional(StringEnum(ACTIONS, { description: 'The action that started the transition.' })),
+      reason: Type.Optional(Nullable(Type.String(), { description: 'Why, when the worker moved it.' })),
+    }),
+    example: {
+      object_type: 'container',
+      object_id: 'ctr_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      from: 'stopped',
+      to: 'starting',
+      action: 'start',
+    },
+  },
+  'domain.verified': {
+    summary: 'A domain passed DNS verification and is served.',
+    data: closed({ ...objectFields('domain'), hostname: Type.String(), reason: Type.Null() }),
+    example: {
+      object_type: 'domain',
+      object_id: 'dom_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      hostname: 'data.shop.example',
+      reason: null,
+    },
+  },
+  'domain.failed': {
+    summary: 'A domain failed DNS verification.',
+    data: closed({ ...objectFields('domain'), hostname: Type.String(), reason: StringEnum(FAILURE_REASONS) }),
+    example: {
+      object_type: 'domain',
+      object_id: 'dom_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      hostname: 'data.shop.example',
+      reason: 'missing_txt',
+    },
+  },
+  'domain.released': {
+    summary: 'A domain claim was released: never verified in time, or the hostname was proven by another tenant.',
+    data: closed({
+      ...objectFields('domain'),
+      hostname: Type.String(),
+      reason: StringEnum(['expired', 'ownership_proven_elsewhere'] as const),
+    }),
+    example: {
+      object_type: 'domain',
+      object_id: 'dom_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      hostname: 'data.shop.example',
+      reason: 'expired',
+    },
+  },
+  'domain.certificate_issued': {
+    summary: 'A TLS certificate was issued (or renewed) for a domain.',
+    data: closed({
+      ...objectFields('domain'),
+      hostname: Type.String(),
+      issuer: Type.String(),
+      not_after: Type.String({ format: 'date-time', description: 'When the certificate expires.' }),
+    }),
+    example: {
+      object_type: 'domain',
+      object_id: 'dom_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      hostname: 'data.shop.example',
+      issuer: "Let's Encrypt",
+      not_after: '2027-02-21T17:00:00.000Z',
+    },
+  },
+  'domain.certificate_failed': {
+    summary: 'Issuing a TLS certificate for a domain failed (sent on the first failed attempt).',
+    data: closed({
+      ...objectFields('domain'),
+      hostname: Type.String(),
+      error: Type.String(),
+      still_served: Type.Boolean({ description: 'Whether an earlier certificate is still valid and served.' }),
+    }),
+    example: {
+      object_type: 'domain',
+      object_id: 'dom_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      hostname: 'data.shop.example',
+      error: 'the ACME HTTP-01 challenge failed',
+      still_served: false,
+    },
+  },
+  'report.ready': {
+    summary: 'A requested report is built and can be downloaded.',
+    data: closed({ report_id: Type.String(), kind: StringEnum(REPORT_KINDS), format: StringEnum(REPORT_FORMATS) }),
+    example: { report_id: 'rpt_01jdv3k2m8q4r7s9t0v1w2x3y4', kind: 'uptime', format: 'csv' },
+  },
+  'tracking_checker.scan.completed': {
+    summary: 'A tracking-checker scan finished.',
+    data: closed({
+      scan_id: Type.String(),
+      url: Type.String(),
+      final_url: Type.String(),
+      trackers: Type.Integer({ description: 'Number of trackers found.' }),
+    }),
+    example: {
+      scan_id: 'scn_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      url: 'https://shop.example.com/',
+      final_url: 'https://shop.example.com/de/',
+      trackers: 7,
+    },
+  },
+  'tracking_checker.scan.failed': {
+    summary: 'A tracking-checker scan was interrupted (the server stopped) before it finished.',
+    data: closed({
+      scan_id: Type.String(),
+      url: Type.String(),
+      error: closed({ code: Type.String(), message: Type.String() }),
+    }),
+    example: {
+      scan_id: 'scn_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      url: 'https://shop.example.com/',
+      error: { code: 'interrupted', message: 'The scan was interrupted (the server stopped) before it finished.' },
+    },
+  },
+};
+
+const schemaName = (type: EventType) =>
+  `${type
+    .split(/[._]/)
+    .map((word) => word[0].toUpperCase() + word.slice(1))
+    .join('')}Event`;
+
+const json = (schema: unknown) => JSON.parse(JSON.stringify(schema));
+
+/** The event body: the envelope every delivery shares, with the type's `data`. */
+function eventSchema(type: EventType, { summary, data }: EventDocumentation) {
+  return {
+    type: 'object',
+    description: summary,
+    additionalProperties: false,
+    required: ['id', 'type', 'created_at', 'tenant_id', 'data'],
+    properties: {
+      id: { type: 'string', description: 'Event id (`evt_…`): the same for every endpoint and retry.' },
+      type: { type: 'string', enum: [type] },
+      created_at: { type: 'string', format: 'date-time' },
+      tenant_id: { type: 'string', description: 'The tenant the event belongs to (`ten_…`).' },
+      data: json(data),
+    },
+  };
+}
+
+/** OpenAPI 3.1 `webhooks`: one entry per event type, and its body as a named schema. */
+export function webhookDocumentation(): { webhooks: Record<string, unknown>; schemas: Record<string, unknown> } {
+  const webhooks: Record<string, unknown> = {};
+  const schemas: Record<string, unknown> = {};
+  for (const type of EVENT_TYPES) {
+    const event = EVENTS[type];
+    const name = schemaName(type);
+    schemas[name] = eventSchema(type, event);
+    webhooks[type] = {
+      post: {
+        operationId: `${name[0].toLowerCase()}${name.slice(1)}`,
+        summary: `${type}: ${event.summary}`,
+        description: `Sent to the webhooks subscribed to \`${type}\`. ${event.summary}\n\n${VERIFY}`,
+        tags: ['Webhooks'],
+        security: [],
+        parameters: [SignatureHeader],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: { $ref: `#/components/schemas/${name}` },
+              example: {
+                id: 'evt_01jdv3k2m8q4r7s9t0v1w2x3y4',
+                type,
+                created_at: '2026-11-23T17:00:00.000Z',
+                tenant_id: 'ten_01jdv3k2m8q4r7s9t0v1w2x3y4',
+                data: event.example,
+              },
+            },
+          },
+        },
+        responses: {
+          '2XX': { description: 'Received: any 2xx ends the delivery.' },
+          default: { description: 'Anything else (or no answer in time) is retried with exponential backoff.' },
+        },
+      },
+    };
+  }
+  return { webhooks, schemas };
+}
