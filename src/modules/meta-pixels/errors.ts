@@ -1,9 +1,16 @@
 import { type CodesOf, errorCode, notFound } from '../../http/errors.js';
 
 export const MetaPixelCodes = {
-  metaPixelExists: errorCode(409, 'meta_pixel_exists'),
-  tooManyMetaPixels: errorCode(409, 'too_many_meta_pixels'),
-  secretsKeyMissing: errorCode(503, 'secrets_key_missing'),
+  metaPixelExists: errorCode(409, 'meta_pixel_exists', {
+    message: 'The container already forwards to pixel 123456789012345; delete it first to change its access token.',
+    param: 'pixel_id',
+  }),
+  tooManyMetaPixels: errorCode(409, 'too_many_meta_pixels', {
+    message: 'A container can forward to at most 10 Meta pixels; delete one first.',
+  }),
+  secretsKeyMissing: errorCode(503, 'secrets_key_missing', {
+    message: 'This server cannot store Meta access tokens: they are kept encrypted with SECRETS_KEY, which is not set.',
+  }),
 } as const;
 
 export type MetaPixelErrorCode = CodesOf<typeof MetaPixelCodes>;

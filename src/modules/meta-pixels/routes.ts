@@ -63,6 +63,8 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getMetaPixel',
       summary: 'Get a Meta pixel of a container',
+      description:
+        'The pixel the container forwards events to: its id, the last four characters of the access token (the token itself is shown only when created), the test event code and when it was added.',
       tags,
       params: MetaPixelParams,
       response: { 200: withMeta(MetaPixel), ...errorResponses(HttpCodes.resourceMissing) },

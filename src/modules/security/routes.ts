@@ -31,6 +31,8 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'getTwoFactor',
       summary: 'Two-factor sign-in status',
+      description:
+        'Whether the signed-in user signs in with a second factor, since when, how many recovery codes are left, and whether a tenant they belong to requires it.',
       tags,
       security: session,
       response: { 200: withMeta(TwoFactorStatus), ...errorResponses(AuthCodes.sessionRequired) },
