@@ -9,10 +9,11 @@ import type { ContainerTraffic, GatewayRoute, RequestLogEntry } from '../modules
 import type { GatewayFront } from './front.js';
 import { ContainerHealth } from './health.js';
 import {
-  type ExchangeResult,
+  type ExchangeDone,
   forwardedHeaders,
   parseUpstream,
   ProxyExchange,
+  requestHostname,
   type Upstream,
   upstreamPath,
 } from './upstream.js';
@@ -292,7 +293,7 @@ export class Gateway {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
-    const hostname = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+    const hostname = requestHostname(req);
     if (this.front?.answered(req, res, hostname)) return;
     if (req.url === '/healthz' && this.isGatewayHost(hostname)) return this.ok(res);
     const cached = this.routes.get(hostname);
@@ -328,19 +329,27 @@ export class Gateway {
         'The request target must be a path, such as /g/collect?v=2.',
       );
     const requestBytes = { counted: 0 };
-    const relayed = { upstream: upstream.origin, requestBytes: 0 };
-    let result: ExchangeResult;
-    try {
-      result = await this.relay(req, res, upstream, path, hostname, requestBytes);
-    } catch (error) {
-      const status = (error as { status?: number }).status || 502;
-      const upstreamMs = (error as { upstreamMs?: number }).upstreamMs ?? null;
-      const outcome = { ...relayed, status, requestBytes: requestBytes.counted, upstreamMs, responseBytes: 0 };
-      if (res.headersSent) res.destroy();
-      else outcome.responseBytes = this.upstreamFailed(res, route, error);
-      return this.record(req, routed, outcome);
-    }
-    this.record(req, routed, { ...relayed, ...result, requestBytes: requestBytes.counted });
+    this.relay(req, res, upstream, path, hostname, requestBytes, (error, result) => {
+      // Runs inside undici's callbacks: a failure here is ours to report, never undici's to handle.
+      try {
+        const outcome: Outcome = {
+          status: result.status,
+          requestBytes: requestBytes.counted,
+          responseBytes: result.responseBytes,
+          upstream: upstream.origin,
+          upstreamMs: result.upstreamMs,
+        };
+        if (error) {
+          outcome.status = error.status || 502;
+          outcome.responseBytes = 0;
+          if (res.headersSent) res.destroy();
+          else outcome.responseBytes = this.upstreamFailed(res, route, error);
+        }
+        this.record(req, routed, outcome);
+      } catch (failure) {
+        this.onError(failure);
+      }
+    });
   }
 
   /** Sends the request to the upstream and streams its answer to the client, counting the body bytes sent. */
@@ -351,9 +360,11 @@ export class Gateway {
     path: string,
     hostname: string,
     requestBytes: { counted: number },
-  ): Promise<ExchangeResult> {
+    done: ExchangeDone,
+  ): void {
     const method = req.method ?? 'GET';
-    return new Promise((resolve, reject) => {
+    const exchange = new ProxyExchange(res, done);
+    try {
       this.outbound.dispatcher.dispatch(
         {
           origin: upstream.origin,
@@ -367,9 +378,11 @@ export class Gateway {
           headersTimeout: this.settings.upstreamTimeoutMs,
           bodyTimeout: this.settings.upstreamTimeoutMs,
         },
-        new ProxyExchange(res, resolve, reject),
+        exchange,
       );
-    });
+    } catch (error) {
+      exchange.onResponseError(null, error as Error);
+    }
   }
 }
 
