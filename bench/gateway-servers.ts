@@ -131,12 +131,14 @@ export async function startFloor(upstreamBase: string, tls: Certificate) {
 }
 
 /**
- * A database for one gateway: PGlite in a temp directory, or, with BENCH_DATABASE_URL, a fresh database on that
- * PostgreSQL server (needed for GATEWAY_WORKERS > 1), dropped afterwards.
+ * A database for one gateway: PGlite in a temp directory for a single process (as a default install runs), or for
+ * GATEWAY_WORKERS > 1 a fresh database on the PostgreSQL server BENCH_DATABASE_URL names, dropped afterwards.
  */
-async function benchDatabase(): Promise<{ env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
+async function benchDatabase(workers: number): Promise<{ env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
   const serverUrl = process.env.BENCH_DATABASE_URL;
-  if (!serverUrl) {
+  if (workers > 1 && !serverUrl)
+    throw new Error('A gateway with more than one worker needs PostgreSQL: set BENCH_DATABASE_URL (a server URL).');
+  if (workers === 1 || !serverUrl) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-bench-gateway-'));
     return {
       env: { PGLITE_DATA_DIR: dataDir, DATABASE_URL: '' },
@@ -166,10 +168,15 @@ async function benchDatabase(): Promise<{ env: NodeJS.ProcessEnv; drop(): Promis
  */
 export async function startTagportGateway(
   upstreamBase: string,
-  { root = process.cwd(), nodeArgs = [], tls }: { root?: string; nodeArgs?: string[]; tls?: Certificate } = {},
+  {
+    root = process.cwd(),
+    nodeArgs = [],
+    tls,
+    workers = 1,
+  }: { root?: string; nodeArgs?: string[]; tls?: Certificate; workers?: number } = {},
 ) {
   const bin = path.join(root, 'bin/tagport.js');
-  const database = await benchDatabase();
+  const database = await benchDatabase(workers);
   const env: NodeJS.ProcessEnv = {
     ...database.env,
     ALLOW_PRIVATE_NETWORKS: 'true',
@@ -181,7 +188,7 @@ export async function startTagportGateway(
   };
   const cli = async (...args: string[]) =>
     JSON.parse((await run(process.execPath, [bin, ...args], { env: { ...process.env, ...env } })).stdout);
-  if (process.env.BENCH_DATABASE_URL) await cli('migrate');
+  if (database.env.DATABASE_URL) await cli('migrate');
   const gatewayPort = await freePort();
   const tlsPort = tls ? await freePort() : null;
   const tenant = await cli('tenants', 'create', '--name', 'Bench gateway', '--plan', 'business');
@@ -192,6 +199,7 @@ export async function startTagportGateway(
       ...env,
       GATEWAY_PORT: String(gatewayPort),
       ...gatewayOverrides(),
+      GATEWAY_WORKERS: String(workers),
       ...(tls
         ? { GATEWAY_TLS_PORT: String(tlsPort), GATEWAY_TLS_CERT: tls.certFile, GATEWAY_TLS_KEY: tls.keyFile }
         : {}),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { median } from './api.js';
 import {
+  BENCH_BASE_DOMAIN,
   benchCertificate,
   startFloor,
   startNginxProxy,
@@ -119,32 +120,33 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
     const nginx = started(await startNginxProxy(upstream.base, certificate));
     const floor = started(await startFloor(upstream.base, certificate));
     const nodeArgs = (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    // BENCH_GATEWAY_WORKERS=1,2: one gateway per GATEWAY_WORKERS value, measured in the same rounds.
+    const workerCounts = (process.env.BENCH_GATEWAY_WORKERS ?? '1').split(',').map(Number);
     // BENCH_BASELINE_TREE: another checkout (e.g. `git archive` of an older commit) measured in the same rounds.
     const baselineTree = process.env.BENCH_BASELINE_TREE;
     const targets: Target[] = [];
     const gateways: Array<{ containerId: string; api: (method: string, url: string) => Promise<any> }> = [];
     for (const protocol of PROTOCOLS) {
       const tls = protocol === 'https' ? certificate : undefined;
-      const gateway = started(await startTagportGateway(upstream.base, { nodeArgs, tls }));
-      gateways.push(gateway);
       const at = (base: string) => `${base}/g/collect?v=2`;
+      const host = `bench.${BENCH_BASE_DOMAIN}`;
       if (protocol === 'http')
-        targets.push({ name: 'upstream alone', protocol, url: at(upstream.base), host: 'up.bench', pid: upstream.pid });
+        targets.push({ name: 'upstream alone', protocol, url: at(upstream.base), host, pid: upstream.pid });
       targets.push(
-        { name: NGINX, protocol, url: at(tls ? nginx.tlsBase! : nginx.base), host: gateway.host, pid: nginx.pid },
-        {
-          name: 'undici proxy (20 lines)',
-          protocol,
-          url: at(tls ? floor.tlsBase : floor.base),
-          host: gateway.host,
-          pid: floor.pid,
-        },
-        { name: 'tagport gateway', protocol, url: at(gateway.base), host: gateway.host, pid: gateway.pid },
+        { name: NGINX, protocol, url: at(tls ? nginx.tlsBase! : nginx.base), host, pid: nginx.pid },
+        { name: 'undici proxy (20 lines)', protocol, url: at(tls ? floor.tlsBase : floor.base), host, pid: floor.pid },
       );
+      for (const workers of workerCounts) {
+        const gateway = started(await startTagportGateway(upstream.base, { nodeArgs, tls, workers }));
+        gateways.push(gateway);
+        const name = workers === 1 ? 'tagport gateway' : `tagport gateway (${workers} workers)`;
+        targets.push({ name, protocol, url: at(gateway.base), host: gateway.host, pid: gateway.pid });
+      }
       if (baselineTree) {
         const baseline = started(await startTagportGateway(upstream.base, { root: path.resolve(baselineTree), tls }));
         const name = `tagport gateway (${path.basename(baselineTree)})`;
         targets.push({ name, protocol, url: at(baseline.base), host: baseline.host, pid: baseline.pid });
+        gateways.push(baseline);
       }
     }
     for (const target of targets) await load(target, 2); // warm-up (JIT, pools, TLS sessions)
@@ -200,9 +202,8 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
 const ratio = (values: number[]) => Number(median(values).toFixed(2));
 
 export function printGatewayBench({ perRound, results, meteredRequests }: Awaited<ReturnType<typeof runGatewayBench>>) {
-  const workers = process.env.GATEWAY_WORKERS ?? '1';
   console.log(
-    `\nGateway vs nginx (wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_SECONDS}s a round, ${PROTOCOLS.join(' and ')}, GATEWAY_WORKERS=${workers})`,
+    `\nGateway vs nginx (wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_SECONDS}s a round, ${PROTOCOLS.join(' and ')}; one gateway process on PGlite, workers on PostgreSQL)`,
   );
   console.table(perRound);
   console.log('Medians; ratios are the median of round-by-round ratios to nginx (target: rps ≥ 0.6, p99 ≤ 2)');
