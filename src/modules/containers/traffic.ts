@@ -3,7 +3,7 @@ import type { Database } from '../../db/index.js';
 import type { containerRequestLogs, containerUsage } from '../../db/schema.js';
 import * as queries from './queries.js';
 
-/** Rows per insert statement: each blocks a PGlite gateway for ~2–3 ms. */
+/** Rows per insert or delete statement: each blocks a PGlite gateway for ~2–3 ms. */
 const LOG_CHUNK = 250;
 
 export type { GatewayRoute } from './queries.js';
@@ -37,10 +37,14 @@ export class ContainerTraffic {
     }
   }
 
-  /** Keeps the newest `keep` sampled logs of each of these containers. */
+  /**
+   * Keeps the newest `keep` sampled logs of each of these containers, deleting the older ones in chunks with a
+   * yield between them (a flush of 1000 new logs deletes 1000: as one statement, a long stall on PGlite).
+   */
   async trimLogs(containerIds: Iterable<string>, keep: number): Promise<void> {
     for (const containerId of containerIds) {
-      await queries.trimRequestLogs(this.database.db, containerId, keep);
+      while ((await queries.trimRequestLogs(this.database.db, containerId, keep, LOG_CHUNK)) === LOG_CHUNK)
+        await setImmediate();
       await setImmediate();
     }
   }
