@@ -9,6 +9,7 @@ import type { ContainerTraffic, GatewayRoute, RequestLogEntry } from '../modules
 import type { GatewayFront } from './front.js';
 import { ContainerHealth } from './health.js';
 import {
+  countedBody,
   type ExchangeDone,
   forwardedHeaders,
   parseUpstream,
@@ -394,11 +395,3 @@ interface Routed {
 }
 
 const GATEWAY_ANSWER = { requestBytes: 0, upstream: null, upstreamMs: null } as const;
-
-/** The request body as it is read, adding up its length (chunked bodies carry none in advance). */
-async function* countedBody(req: http.IncomingMessage, requestBytes: { counted: number }) {
-  for await (const chunk of req) {
-    requestBytes.counted += (chunk as Buffer).length;
-    yield chunk as Buffer;
-  }
-}

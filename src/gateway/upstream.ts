@@ -132,6 +132,14 @@ export function returnedHeaders(headers: Record<string, string | string[] | unde
   return kept;
 }
 
+/** The request body as it is read, adding up its length (chunked bodies carry none in advance). */
+export async function* countedBody(req: http.IncomingMessage, requestBytes: { counted: number }) {
+  for await (const chunk of req) {
+    requestBytes.counted += (chunk as Buffer).length;
+    yield chunk as Buffer;
+  }
+}
+
 /** How an exchange with the upstream went, for metering and the request log. */
 export interface ExchangeResult {
   status: number;
