@@ -7,7 +7,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort, waitFor } from '../test/helpers/processes.js';
 import { median, startProcess } from './api.js';
-import { load, startNginx, type Target } from './gateway.js';
+import { load, type Target } from './gateway.js';
+import { startNginx } from './gateway-servers.js';
 
 const run = promisify(execFile);
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 6);
@@ -113,8 +114,20 @@ async function throughput(rounds: number) {
   const tagport = await startTagport(vendor.base, vendor.base);
   try {
     const targets: Target[] = [
-      { name: 'upstream proxy', url: `${tagport.base}${HIT}`, host: tagport.upstream.host, pid: tagport.pid },
-      { name: 'builtin GA4 forwarding', url: `${tagport.base}${HIT}`, host: tagport.builtin.host, pid: tagport.pid },
+      {
+        name: 'upstream proxy',
+        protocol: 'http',
+        url: `${tagport.base}${HIT}`,
+        host: tagport.upstream.host,
+        pid: tagport.pid,
+      },
+      {
+        name: 'builtin GA4 forwarding',
+        protocol: 'http',
+        url: `${tagport.base}${HIT}`,
+        host: tagport.builtin.host,
+        pid: tagport.pid,
+      },
     ];
     for (const target of targets) await load(target, 2);
     const perRound: RuntimeRound[] = [];
@@ -179,7 +192,13 @@ async function slowVendorMemory() {
   const vendor = await startVendor();
   const tagport = await startTagport(slow.base, vendor.base);
   try {
-    const target: Target = { name: 'slow', url: `${tagport.base}${HIT}`, host: tagport.builtin.host, pid: tagport.pid };
+    const target: Target = {
+      name: 'slow',
+      protocol: 'http',
+      url: `${tagport.base}${HIT}`,
+      host: tagport.builtin.host,
+      pid: tagport.pid,
+    };
     await load({ ...target, host: tagport.upstream.host }, 2);
     const idle = rssMiB(tagport.pid);
     const sample = await load(target, DURATION_SECONDS);

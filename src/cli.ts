@@ -8,6 +8,7 @@ import { ApiError } from './http/errors.js';
 import { isEmail } from './modules/auth/schemas.js';
 import { assertStrongPassword } from './modules/auth/service.js';
 import type { TenantService } from './modules/tenants/service.js';
+import { GatewayWorkers, isGatewayWorker, serveGatewayWorker } from './gateway-workers.js';
 import { openConfiguredDatabase, startRuntime } from './runtime.js';
 import { createServices, type Services } from './services.js';
 
@@ -154,14 +155,18 @@ function print(value: unknown): void {
 }
 
 async function serve(config: Config) {
+  if (isGatewayWorker()) return serveGatewayWorker(config);
   const runtime = await startRuntime(config);
   const { app } = runtime;
+  const gatewayWorkers =
+    (config.gateway.workers ?? 1) > 1 ? new GatewayWorkers(config.gateway.workers!, app.log) : null;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
     app.log.info({ signal }, 'shutting down');
     const timer = setTimeout(() => process.exit(1), SHUTDOWN_TIMEOUT_MS);
+    await gatewayWorkers?.stop();
     await runtime.close();
     clearTimeout(timer);
     process.exit(0);
@@ -171,19 +176,34 @@ async function serve(config: Config) {
   let address: string;
   try {
     address = await app.listen({ host: config.host, port: config.port });
-    const gatewayUrl = await app.services.gateway.listen(config.gateway.port, config.host);
-    app.log.info({ gateway: gatewayUrl }, 'gateway listening');
-    if (app.services.gatewayTls && config.gateway.tlsPort != null) {
+    if (gatewayWorkers) await listenWithWorkers(app, gatewayWorkers);
+    else {
+      const gatewayUrl = await app.services.gateway.listen(config.gateway.port, config.host);
+      app.log.info({ gateway: gatewayUrl }, 'gateway listening');
+    }
+    if (!gatewayWorkers && app.services.gatewayTls && config.gateway.tlsPort != null) {
       const tlsUrl = await app.services.gatewayTls.listen(config.gateway.tlsPort, config.host);
       app.log.info({ gateway: tlsUrl }, 'gateway TLS listening (HTTP/2 and HTTP/1.1); plain HTTP now redirects to it');
     }
   } catch (error) {
+    await gatewayWorkers?.stop().catch(() => {});
     await runtime.close().catch(() => {});
     throw error;
   }
   await announceSetup(app, config.publicBaseUrl ?? address).catch((error: unknown) =>
     app.log.error({ err: error }, 'could not check whether set-up is needed'),
   );
+}
+
+/** GATEWAY_WORKERS > 1: the gateway's listeners are served by forked processes; the status page counts them. */
+async function listenWithWorkers(app: FastifyInstance, workers: GatewayWorkers) {
+  const gatewayUrl = await workers.start();
+  app.services.status.register('Gateway', async () =>
+    workers.serving > 0
+      ? { status: 'operational', detail: `Accepting container traffic in ${workers.serving} gateway workers.` }
+      : { status: 'outage', detail: 'No gateway worker is serving.' },
+  );
+  app.log.info({ gateway: gatewayUrl, workers: workers.serving }, 'gateway listening in worker processes');
 }
 
 /** Until the first owner exists, the log says how to create it; on a database the CLI provisioned with a one-time URL. */

@@ -93,6 +93,8 @@ export interface Config {
     /** Wildcard certificate and key files (PEM) for `*.<baseDomain>`; null: a self-signed one made at start. */
     tlsCertFile?: string | null;
     tlsKeyFile?: string | null;
+    /** Processes serving the gateway's listeners (node:cluster); above 1 needs PostgreSQL. Default 1: in-process. */
+    workers?: number;
   };
   /** The built-in container runtime (src/gateway/runtime/): where Google's scripts and collection live, forwarding. */
   runtime: {
@@ -293,6 +295,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       tlsPort: optional(env, 'GATEWAY_TLS_PORT') === null ? null : integer(env, 'GATEWAY_TLS_PORT', 0),
       tlsCertFile: optional(env, 'GATEWAY_TLS_CERT'),
       tlsKeyFile: optional(env, 'GATEWAY_TLS_KEY'),
+      workers: integer(env, 'GATEWAY_WORKERS', 1, 1),
     },
     runtime: {
       googleTagOrigin: origin(env, 'GOOGLE_TAG_ORIGIN', 'https://www.googletagmanager.com'),
@@ -317,6 +320,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   };
   if (Boolean(config.gateway.tlsCertFile) !== Boolean(config.gateway.tlsKeyFile))
     throw new ConfigError('Set both GATEWAY_TLS_CERT and GATEWAY_TLS_KEY (PEM files), or neither');
+  if ((config.gateway.workers ?? 1) > 1 && !config.databaseUrl)
+    throw new ConfigError('GATEWAY_WORKERS above 1 needs PostgreSQL (DATABASE_URL): PGlite serves one process only');
   if (config.cookieSecret.length < COOKIE_SECRET_MIN_LENGTH)
     throw new ConfigError(`COOKIE_SECRET must be at least ${COOKIE_SECRET_MIN_LENGTH} characters`);
   return config;

@@ -4,16 +4,19 @@ import { Readable } from 'node:stream';
 import type { InvalidationBus } from '../db/invalidation.js';
 import { newId } from '../lib/ids.js';
 import { startLoop } from '../lib/loop.js';
+import { writeGatewayError } from './answers.js';
 import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute, RequestLogEntry } from '../modules/containers/traffic.js';
 import type { GatewayFront } from './front.js';
 import { ContainerHealth } from './health.js';
 import type { BuiltinRuntime } from './runtime/index.js';
 import {
-  type ExchangeResult,
+  countedBody,
+  type ExchangeDone,
   forwardedHeaders,
   parseUpstream,
   ProxyExchange,
+  requestHostname,
   type Upstream,
   upstreamPath,
 } from './upstream.js';
@@ -117,7 +120,7 @@ export class Gateway {
   readonly requestListener = (req: http.IncomingMessage, res: http.ServerResponse): void =>
     void this.handle(req, res).catch((error) => {
       this.onError(error);
-      if (!res.headersSent) this.json(res, 500, 'gateway_error', 'The gateway failed to handle the request.');
+      if (!res.headersSent) writeGatewayError(res, 500, 'gateway_error', 'The gateway failed to handle the request.');
       else res.destroy();
     });
 
@@ -215,22 +218,7 @@ export class Gateway {
   private async containerHealth(res: http.ServerResponse, route: GatewayRoute) {
     const problem = await this.health.problem(route);
     if (!problem) return this.ok(res);
-    this.json(res, 503, problem.code, problem.message);
-  }
-
-  /** Answers with the gateway's error body; returns its length in bytes. */
-  private json(res: http.ServerResponse, status: number, code: string, message: string, requestId?: string): number {
-    const body = JSON.stringify({
-      error: { code, message },
-      ...(requestId ? { api_meta: { request_id: requestId } } : {}),
-    });
-    const headers: http.OutgoingHttpHeaders = {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(body),
-    };
-    if (requestId) headers['x-request-id'] = requestId;
-    res.writeHead(status, headers).end(body);
-    return headers['content-length'] as number;
+    writeGatewayError(res, 503, problem.code, problem.message);
   }
 
   /** The gateway's own answer to a routed request, metered like any other. */
@@ -242,7 +230,7 @@ export class Gateway {
     code: string,
     message: string,
   ) {
-    const responseBytes = this.json(res, status, code, message);
+    const responseBytes = writeGatewayError(res, status, code, message);
     this.record(req, { route, hostname, started }, { ...GATEWAY_ANSWER, status, responseBytes });
   }
 
@@ -255,7 +243,7 @@ export class Gateway {
         { cause },
       ),
     );
-    return this.json(
+    return writeGatewayError(
       res,
       502,
       'upstream_unreachable',
@@ -298,14 +286,14 @@ export class Gateway {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
-    const hostname = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+    const hostname = requestHostname(req);
     if (this.front?.answered(req, res, hostname)) return;
     if (req.url === '/healthz' && this.isGatewayHost(hostname)) return this.ok(res);
     const cached = this.routes.get(hostname);
     const { route, upstream } =
       cached && started - cached.at < ROUTE_CACHE_MS ? cached : await this.loadRoute(hostname);
     if (!route || route.status === 'deleted')
-      return void this.json(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
+      return void writeGatewayError(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
     if (req.url === '/healthz') return this.containerHealth(res, route);
     const routed = { route, hostname, started };
     if (route.status !== 'running')
@@ -336,19 +324,27 @@ export class Gateway {
         'The request target must be a path, such as /g/collect?v=2.',
       );
     const requestBytes = { counted: 0 };
-    const relayed = { upstream: upstream.origin, requestBytes: 0 };
-    let result: ExchangeResult;
-    try {
-      result = await this.relay(req, res, upstream, path, hostname, requestBytes);
-    } catch (error) {
-      const status = (error as { status?: number }).status || 502;
-      const upstreamMs = (error as { upstreamMs?: number }).upstreamMs ?? null;
-      const outcome = { ...relayed, status, requestBytes: requestBytes.counted, upstreamMs, responseBytes: 0 };
-      if (res.headersSent) res.destroy();
-      else outcome.responseBytes = this.upstreamFailed(res, route, error);
-      return this.record(req, routed, outcome);
-    }
-    this.record(req, routed, { ...relayed, ...result, requestBytes: requestBytes.counted });
+    this.relay(req, res, upstream, path, hostname, requestBytes, (error, result) => {
+      // Runs inside undici's callbacks: a failure here is ours to report, never undici's to handle.
+      try {
+        const outcome: Outcome = {
+          status: result.status,
+          requestBytes: requestBytes.counted,
+          responseBytes: result.responseBytes,
+          upstream: upstream.origin,
+          upstreamMs: result.upstreamMs,
+        };
+        if (error) {
+          outcome.status = error.status || 502;
+          outcome.responseBytes = 0;
+          if (res.headersSent) res.destroy();
+          else outcome.responseBytes = this.upstreamFailed(res, route, error);
+        }
+        this.record(req, routed, outcome);
+      } catch (failure) {
+        this.onError(failure);
+      }
+    });
   }
 
   /** Sends the request to the upstream and streams its answer to the client, counting the body bytes sent. */
@@ -359,9 +355,11 @@ export class Gateway {
     path: string,
     hostname: string,
     requestBytes: { counted: number },
-  ): Promise<ExchangeResult> {
+    done: ExchangeDone,
+  ): void {
     const method = req.method ?? 'GET';
-    return new Promise((resolve, reject) => {
+    const exchange = new ProxyExchange(res, done);
+    try {
       this.outbound.dispatcher.dispatch(
         {
           origin: upstream.origin,
@@ -375,9 +373,11 @@ export class Gateway {
           headersTimeout: this.settings.upstreamTimeoutMs,
           bodyTimeout: this.settings.upstreamTimeoutMs,
         },
-        new ProxyExchange(res, resolve, reject),
+        exchange,
       );
-    });
+    } catch (error) {
+      exchange.onResponseError(null, error as Error);
+    }
   }
 }
 
@@ -389,11 +389,3 @@ interface Routed {
 }
 
 const GATEWAY_ANSWER = { requestBytes: 0, upstream: null, upstreamMs: null } as const;
-
-/** The request body as it is read, adding up its length (chunked bodies carry none in advance). */
-async function* countedBody(req: http.IncomingMessage, requestBytes: { counted: number }) {
-  for await (const chunk of req) {
-    requestBytes.counted += (chunk as Buffer).length;
-    yield chunk as Buffer;
-  }
-}

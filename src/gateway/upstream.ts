@@ -81,6 +81,26 @@ const NOT_FORWARDED_UPSTREAM = new Set([
 ]);
 
 /**
+ * The hostname a request is for: its Host (HTTP/2: `:authority`, which the TLS listener puts in `headers.host`),
+ * lower-cased, without port or trailing dot. HTTP/1 requests are read from `rawHeaders`, so no header object is built.
+ */
+export function requestHostname(req: http.IncomingMessage): string {
+  let host = '';
+  if (req.httpVersionMajor === 2) host = req.headers.host ?? '';
+  else {
+    const raw = req.rawHeaders;
+    for (let i = 0; i < raw.length; i += 2)
+      if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') {
+        host = raw[i + 1];
+        break;
+      }
+  }
+  let hostname = host.toLowerCase();
+  if (hostname.includes(':')) hostname = hostname.replace(/:\d+$/, '');
+  return hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+}
+
+/**
  * The client's headers for the upstream as a flat [name, value, …] list, read from `rawHeaders` (no header
  * object is built), with the forwarding headers appended: the client's address after any X-Forwarded-For.
  */
@@ -112,6 +132,14 @@ export function returnedHeaders(headers: Record<string, string | string[] | unde
   return kept;
 }
 
+/** The request body as it is read, adding up its length (chunked bodies carry none in advance). */
+export async function* countedBody(req: http.IncomingMessage, requestBytes: { counted: number }) {
+  for await (const chunk of req) {
+    requestBytes.counted += (chunk as Buffer).length;
+    yield chunk as Buffer;
+  }
+}
+
 /** How an exchange with the upstream went, for metering and the request log. */
 export interface ExchangeResult {
   status: number;
@@ -120,31 +148,34 @@ export interface ExchangeResult {
   upstreamMs: number;
 }
 
+/** Called once when an exchange ends: with the error (and how far it got) when it failed. */
+export type ExchangeDone = (
+  error: (Error & { status?: number; upstreamMs?: number }) | null,
+  result: ExchangeResult,
+) => void;
+
 /**
  * One request relayed to the upstream through undici's dispatcher API and its answer written to the client
- * as it arrives: no intermediate stream objects or header copies beyond the hop-by-hop filter. Back-pressure
- * from the client pauses the upstream; a client that goes away aborts the upstream request.
+ * as it arrives: no intermediate stream objects, promises or header copies beyond the hop-by-hop filter.
+ * Back-pressure from the client pauses the upstream; a client that goes away aborts the upstream request.
+ * Listeners are methods bound on demand, not per-instance arrow functions (cheaper on the per-request path).
  */
 export class ProxyExchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | null = null;
-  private status = 0;
-  private responseBytes = 0;
+  private readonly result: ExchangeResult = { status: 0, responseBytes: 0, upstreamMs: 0 };
   private readonly started = performance.now();
   private settled = false;
 
   constructor(
     private readonly res: http.ServerResponse,
-    private readonly resolve: (result: ExchangeResult) => void,
-    private readonly reject: (error: Error) => void,
+    private readonly done: ExchangeDone,
   ) {
-    res.once('close', this.onClientClose);
+    res.once('close', this.onClientClose.bind(this));
   }
 
-  private readonly onClientClose = () => {
+  private onClientClose() {
     if (!this.settled) this.controller?.abort(new Error('The client closed the connection.'));
-  };
-
-  private readonly onDrain = () => this.controller?.resume();
+  }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
@@ -156,30 +187,28 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     headers: Record<string, string | string[] | undefined>,
   ): void {
     if (statusCode < 200) return;
-    this.status = statusCode;
+    this.result.status = statusCode;
     this.res.writeHead(statusCode, returnedHeaders(headers));
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.responseBytes += chunk.length;
+    this.result.responseBytes += chunk.length;
     if (!this.res.write(chunk)) {
       controller.pause();
-      this.res.once('drain', this.onDrain);
+      this.res.once('drain', () => controller.resume());
     }
   }
 
   onResponseEnd(): void {
     this.settled = true;
     this.res.end();
-    this.resolve({
-      status: this.status,
-      responseBytes: this.responseBytes,
-      upstreamMs: performance.now() - this.started,
-    });
+    this.result.upstreamMs = performance.now() - this.started;
+    this.done(null, this.result);
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
     this.settled = true;
-    this.reject(Object.assign(error, { status: this.status, upstreamMs: performance.now() - this.started }));
+    this.result.upstreamMs = performance.now() - this.started;
+    this.done(Object.assign(error, { status: this.result.status, upstreamMs: this.result.upstreamMs }), this.result);
   }
 }

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startAppWithGateway } from '../helpers/gateway-app.js';
 import { backends } from '../helpers/database.js';
+import { newId } from '../../src/lib/ids.js';
+import { ContainerTraffic } from '../../src/modules/containers/traffic.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 
@@ -75,6 +77,39 @@ describe.each(backends)('gateway traffic records on %s', (backend) => {
     expect(logs.json().count).toBe(1000);
     expect(logs.json().results.map((log: { path: string }) => log.path)).not.toContain('/first');
   }, 60_000);
+
+  it('trims a backlog longer than one delete statement down to the newest logs', async () => {
+    const container = await runningContainer();
+    const traffic = new ContainerTraffic({ database: t.app.database });
+    const at = Date.now();
+    const logs = Array.from({ length: 620 }, (_, i) => ({
+      id: newId('requestLog'),
+      containerId: container.id,
+      at: new Date(at + i),
+      hostname: container.default_hostname,
+      method: 'GET',
+      path: `/g/collect?n=${i}`,
+      statusCode: 200,
+      durationMs: 1,
+      upstream: null,
+      upstreamMs: null,
+    }));
+    await traffic.record([], logs);
+    await traffic.trimLogs([container.id], 10);
+    const kept = await t.inject({ method: 'GET', url: `/api/containers/${container.id}/logs/?limit=100`, token });
+    expect(kept.json().count).toBe(10);
+    expect(
+      kept
+        .json()
+        .results.map((log: { path: string }) => log.path)
+        .sort(),
+    ).toEqual(
+      logs
+        .slice(-10)
+        .map((log) => log.path)
+        .sort(),
+    );
+  });
 
   const api = (url: string) => t.inject({ method: 'GET', url, token });
 

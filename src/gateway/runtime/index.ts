@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { writeGatewayError } from '../answers.js';
 import type { Dispatcher } from 'undici';
 import type { ContainerTraffic, GatewayRoute } from '../../modules/containers/traffic.js';
 import { type ForwardJob, ForwardQueue } from './forward-queue.js';
@@ -238,12 +239,9 @@ function answer(
   return { status, requestBytes, responseBytes: 0 };
 }
 
-/** The gateway's error body (`{error: {code, message}}`), as server.ts answers. */
+/** The gateway's error body, metered as the runtime's answer. */
 function errorAnswer(res: http.ServerResponse, status: number, code: string, message: string): RuntimeAnswer {
-  const body = JSON.stringify({ error: { code, message } });
-  const length = Buffer.byteLength(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': length }).end(body);
-  return { status, requestBytes: 0, responseBytes: length };
+  return { status, requestBytes: 0, responseBytes: writeGatewayError(res, status, code, message) };
 }
 
 /** The request body as text, or null when it is larger than `limit` bytes. */

@@ -194,11 +194,23 @@ export async function insertRequestLogs(db: Db, rows: Array<typeof containerRequ
       ${column((row) => row.upstream ?? null)}::text[], ${column((row) => row.upstreamMs ?? null)}::int[])`);
 }
 
-/** Keeps the newest `keep` sampled logs of one container (an index range scan, not a pass over the table). */
-export async function trimRequestLogs(db: Db, containerId: string, keep: number): Promise<void> {
-  await db.execute(sql`delete from container_request_logs where container_id = ${containerId} and id in (
-    select id from container_request_logs where container_id = ${containerId}
-    order by at desc, id desc offset ${keep})`);
+/**
+ * Deletes up to `limit` of one container's sampled logs beyond its newest `keep` (an index range scan, not a pass
+ * over the table); returns how many it deleted.
+ */
+export async function trimRequestLogs(db: Db, containerId: string, keep: number, limit: number): Promise<number> {
+  const beyondNewest = db
+    .select({ id: containerRequestLogs.id })
+    .from(containerRequestLogs)
+    .where(eq(containerRequestLogs.containerId, containerId))
+    .orderBy(desc(containerRequestLogs.at), desc(containerRequestLogs.id))
+    .offset(keep)
+    .limit(limit);
+  const deleted = await db
+    .delete(containerRequestLogs)
+    .where(and(eq(containerRequestLogs.containerId, containerId), inArray(containerRequestLogs.id, beyondNewest)))
+    .returning({ id: containerRequestLogs.id });
+  return deleted.length;
 }
 
 export interface RequestLogFilter {

@@ -6,7 +6,7 @@ import * as queries from './queries.js';
 import { parseContainerConfig } from './service.js';
 import { type ContainerRuntimeKind, type ContainerSettingsDto, settingsFromStored } from './settings.js';
 
-/** Rows per insert statement: each blocks a PGlite gateway for ~2–3 ms. */
+/** Rows per insert or delete statement: each blocks a PGlite gateway for ~2–3 ms. */
 const LOG_CHUNK = 250;
 
 /** What the gateway knows of the container a hostname reaches. */
@@ -65,10 +65,14 @@ export class ContainerTraffic {
     return queries.addRuntimeUsage(this.database.db, usage);
   }
 
-  /** Keeps the newest `keep` sampled logs of each of these containers. */
+  /**
+   * Keeps the newest `keep` sampled logs of each of these containers, deleting the older ones in chunks with a
+   * yield between them (a flush of 1000 new logs deletes 1000: as one statement, a long stall on PGlite).
+   */
   async trimLogs(containerIds: Iterable<string>, keep: number): Promise<void> {
     for (const containerId of containerIds) {
-      await queries.trimRequestLogs(this.database.db, containerId, keep);
+      while ((await queries.trimRequestLogs(this.database.db, containerId, keep, LOG_CHUNK)) === LOG_CHUNK)
+        await setImmediate();
       await setImmediate();
     }
   }
