@@ -53,6 +53,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'API keys', description: 'Bearer tokens of a tenant.' },
         { name: 'Web sessions', description: 'Cookie sessions of the web dashboard.' },
         {
+          name: 'Members',
+          description: 'The people of a tenant with their roles, and invitations by email that work once.',
+        },
+        {
           name: 'Tracking checker',
           description: 'Scans of web pages for trackers, consent and server-side tagging (partner endpoint).',
         },
