@@ -20,7 +20,7 @@ export interface MailSettings {
   smtpUrl: string | null;
   from: string;
   /** Told about failed sends, with the SMTP error code and command only (never the URL, its password or the body). */
-  onError?: (error: { message: string; code?: string; command?: string }) => void;
+  onError?: (error: Error) => void;
 }
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -75,7 +75,8 @@ export class Mailer {
       return { sent: true };
     } catch (error) {
       const { code, command } = error as { code?: string; command?: string };
-      this.onError({ message: 'sending an email failed', code, command });
+      const where = [code, command].filter(Boolean).join(', ');
+      this.onError(new Error(`sending an email failed${where ? ` (${where})` : ''}`));
       return { sent: false, reason: 'failed' };
     }
   }
