@@ -96,6 +96,33 @@ describe.each(backends)('invitations on %s', (backend) => {
       await smtp.next();
     });
 
+    it('invites to the client tenant an agency acts for with Tagport-Tenant', async () => {
+      const agency = await t.tenantWithKey('agency');
+      const client = await t.inject({
+        method: 'POST',
+        url: '/api/tenants/',
+        token: agency.token,
+        payload: { name: 'Client Co' },
+      });
+      expect(client.statusCode, client.body).toBe(201);
+      const headers = { 'tagport-tenant': client.json().id };
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/invitations/',
+        token: agency.token,
+        headers,
+        payload: { email: newEmail(), role: 'member' },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      expect((await smtp.next()).subject).toContain('Client Co');
+      const inClient = await t.inject({ method: 'GET', url: '/api/invitations/', token: agency.token, headers });
+      expect(inClient.json().results.map((row: { id: string }) => row.id)).toEqual([created.json().id]);
+      const inAgency = await t.inject({ method: 'GET', url: '/api/invitations/', token: agency.token });
+      expect(inAgency.json().results).toEqual([]);
+      const accepted = await accept({ token: tokenOf(created.json().accept_url), name: 'Cleo', password: PASSWORD });
+      expect(accepted.json().tenant_id).toBe(client.json().id);
+    });
+
     it('replaces an earlier pending invitation to the same address', async () => {
       const owner = await person(t);
       const email = newEmail();
