@@ -34,6 +34,7 @@ import { containerRoutes } from './modules/containers/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { metaPixelRoutes } from './modules/meta-pixels/routes.js';
+import { memberRoutes } from './modules/members/routes.js';
 
 /**
  * Bodies are validated strictly (no type coercion) and report every issue, so a form can mark each wrong field;
@@ -125,6 +126,7 @@ export async function buildApp({
   await app.register(authRoutes);
   await app.register(securityRoutes);
   await app.register(tenantRoutes);
+  await app.register(memberRoutes);
   await app.register(apiKeyRoutes);
   await app.register(trackingCheckerRoutes);
   await app.register(monitorRoutes);

@@ -128,6 +128,8 @@ export interface Config {
   runWorkers: boolean;
   /** OpenAI-compatible chat completions for AI summaries; the built-in writer is used when unset. */
   ai: { baseUrl: string; model: string; apiKey: string } | null;
+  /** Outgoing email (invitations, alerts); with no SMTP_URL nothing is sent and callers are told so. */
+  mail: { smtpUrl: string | null; from: string };
 }
 
 export interface AcmeConfig {
@@ -141,6 +143,22 @@ export interface AcmeConfig {
   retryBaseMs: number;
   retryMaxMs: number;
   pollMs: number;
+}
+
+/** SMTP_URL (`smtp://user:pass@host:587`, or `smtps://` for TLS from the start) and MAIL_FROM. */
+function mailConfig(env: Env): Config['mail'] {
+  const smtpUrl = optional(env, 'SMTP_URL');
+  if (smtpUrl !== null) {
+    let protocol = '';
+    try {
+      protocol = new URL(smtpUrl).protocol;
+    } catch {
+      // reported below, without echoing the URL: it may hold the SMTP password
+    }
+    if (protocol !== 'smtp:' && protocol !== 'smtps:')
+      throw new ConfigError('SMTP_URL must be a URL like smtp://user:password@mail.example.com:587 (or smtps://)');
+  }
+  return { smtpUrl, from: optional(env, 'MAIL_FROM') ?? 'Tagport <no-reply@localhost>' };
 }
 
 /** SECRETS_KEY: 32 bytes, as 64 hex digits or base64 (standard or url-safe). */
@@ -261,6 +279,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       observationCapMs: integer(env, 'SCANNER_OBSERVATION_CAP_MS', 10_000, 1000),
     },
     ai: aiConfig(env),
+    mail: mailConfig(env),
     monitoring: {
       tickMs: integer(env, 'MONITOR_TICK_MS', 1000, 10),
       batchSize: integer(env, 'MONITOR_BATCH_SIZE', 20, 1),

@@ -32,6 +32,9 @@ import { SecretBox, userSecretsBox } from './lib/secrets.js';
 import { SecurityService } from './modules/security/service.js';
 import { MetaPixelService } from './modules/meta-pixels/service.js';
 import { RetentionService } from './modules/retention/service.js';
+import { MemberService } from './modules/members/service.js';
+import { InvitationService } from './modules/members/invitations.js';
+import { Mailer } from './lib/mail.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -59,6 +62,12 @@ export interface Services {
   certificates: CertificateService;
   /** Meta pixels of containers (Conversions API credentials) and the Graph API's answers per event. */
   metaPixels: MetaPixelService;
+  /** The people of a tenant and their roles. */
+  members: MemberService;
+  /** Invitations to a tenant by email. */
+  invitations: InvitationService;
+  /** Outgoing email (SMTP_URL); sends nothing when it is unset. */
+  mailer: Mailer;
   gateway: Gateway;
   /** The gateway's TLS listener when GATEWAY_TLS_PORT is set; it listens once `listen()` is called (the CLI does). */
   gatewayTls: TlsGateway | null;
@@ -107,6 +116,7 @@ export function createServices(
     { chromiumPath: config.scanner.chromiumPath, workersRunning: config.runWorkers, tickMs: config.monitoring.tickMs },
   );
   const events = new EventLog({ database, webhooks });
+  const mailer = new Mailer({ ...config.mail, onError });
   const containerWorker = new ContainerWorker(
     { database, outbound, events, invalidations },
     { delayMs: config.containerTransitionDelayMs, onError },
@@ -211,6 +221,9 @@ export function createServices(
     domains,
     certificates,
     metaPixels,
+    members: new MemberService({ database, auth, events }),
+    invitations: new InvitationService({ database, events, mailer }),
+    mailer,
     gateway,
     gatewayTls,
     runtime,
@@ -254,6 +267,7 @@ export function createServices(
       await auth.stop();
       await scanner.close();
       await outbound.close();
+      mailer.close();
     },
   };
 }

@@ -14,7 +14,7 @@ const DESCRIPTION = `The Tagport API: hosted server-side tagging containers and 
 
 **Conventions.** JSON in UTF-8, snake_case fields, ISO 8601 UTC times, type-prefixed ids (\`ten_\`, \`key_\`, …). Every body carries \`api_meta.request_id\` (also the \`X-Request-Id\` header). Lists are paginated with \`page\` (from 1) and \`page_size\` (1–100, default 20). Errors have one shape (\`Error\`): \`{error: {type, code, message, param?, details?}, api_meta}\`; every operation lists the codes of each status, with an example of each. Paths work with and without the trailing slash. A \`201 Created\` carries \`Location\` when the new object can be fetched. Objects may gain new fields: ignore the fields you do not know.
 
-**Roles.** Every operation names the lowest role that may call it (\`x-tagport-minimum-role\`, and a sentence in its description): \`member\` reads everything of the tenant, scans pages, requests reports and handles incidents; \`admin\` also creates, changes and deletes containers, domains, monitors, webhooks, API keys and client tenants; \`owner\` also archives tenants and sets plans and limit overrides. A session acts with the user's role; an API key with its own \`role\` (\`admin\` unless created otherwise; never above its creator's). A lower role gets 403 \`insufficient_role\`, with \`details.required_role\`.
+**Roles.** Every operation names the lowest role that may call it (\`x-tagport-minimum-role\`, and a sentence in its description): \`member\` reads everything of the tenant, scans pages, requests reports and handles incidents; \`admin\` also creates, changes and deletes containers, domains, monitors, webhooks, API keys and client tenants, invites people and changes or removes members below the owner role; \`owner\` also archives tenants, sets plans and limit overrides, and grants, changes or removes the owner role (a tenant always keeps one owner). A session acts with the user's role; an API key with its own \`role\` (\`admin\` unless created otherwise; never above its creator's). A lower role gets 403 \`insufficient_role\`, with \`details.required_role\`.
 
 **Rate limits.** 100 requests per minute per token (unauthenticated traffic per IP). Every response has \`RateLimit-Policy\`, \`RateLimit\` (IETF draft) and \`X-RateLimit-Limit/Remaining/Reset\`; over the limit the answer is 429 with \`Retry-After\` in seconds.
 
@@ -71,6 +71,10 @@ export async function registerOpenApi(
         { name: 'Tenants', description: 'Customer accounts and, for agencies and partners, their client tenants.' },
         { name: 'API keys', description: 'Bearer tokens of a tenant.' },
         { name: 'Web sessions', description: 'Cookie sessions of the web dashboard.' },
+        {
+          name: 'Members',
+          description: 'The people of a tenant with their roles, and invitations by email that work once.',
+        },
         {
           name: 'Tracking checker',
           description: 'Scans of web pages for trackers, consent and server-side tagging (partner endpoint).',

@@ -44,7 +44,8 @@ export function pageEnvelope<T>(request: FastifyRequest, params: PageParams, cou
   };
 }
 
-function requestOrigin(request: FastifyRequest): string {
+/** The origin the client used, for absolute links when PUBLIC_BASE_URL is unset. */
+export function requestOrigin(request: FastifyRequest): string {
   try {
     return new URL(`${request.protocol}://${request.host}`).origin;
   } catch {

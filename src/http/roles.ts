@@ -10,8 +10,10 @@ import { type ApiError, HttpCodes, unauthenticated } from './errors.js';
  *   exports of data a member can already read), acknowledges and resolves incidents (on-call work, not
  *   configuration), and signs out of their own session.
  * - admin: everything a member can do, plus creating, changing and deleting containers, domains,
- *   monitors, webhooks and API keys, creating client tenants and renaming tenants.
- * - owner: everything; alone may archive a tenant and set plans or limit overrides (billing).
+ *   monitors, webhooks and API keys, creating client tenants and renaming tenants, inviting people
+ *   and changing or removing members below the owner role.
+ * - owner: everything; alone may archive a tenant, set plans or limit overrides (billing), and
+ *   invite, grant, change or remove the owner role.
  *
  * A session acts with the user's role in the tenant; an API key with the role it was created with
  * (`admin` unless the creator chose otherwise). Public routes (sign-in, first-run set-up, the public
@@ -35,6 +37,11 @@ export const ROLE_POLICY: Readonly<Record<string, RoleRule>> = {
   createClientTenant: { minimum: 'admin', ownerOnlyFields: ['plan'] },
   updateTenant: { minimum: 'admin', ownerOnlyFields: ['plan', 'feature_overrides', 'require_two_factor'] },
   archiveTenant: owner,
+  // Members: only owners touch the owner role (checked in MemberService / InvitationService)
+  createInvitation: admin,
+  revokeInvitation: admin,
+  updateMember: admin,
+  removeMember: admin,
   // API keys: never above the caller's own role either (see ApiKeyService)
   createApiKey: admin,
   revokeApiKey: admin,

@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   domain: 'dom',
   requestLog: 'log',
   metaPixel: 'mpx',
+  invitation: 'inv',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

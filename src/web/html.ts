@@ -41,6 +41,7 @@ const DASHBOARD_LINKS: Array<[string, string]> = [
   ['/dashboard/monitors', 'Monitors'],
   ['/dashboard/reports', 'Reports'],
   ['/dashboard/scans', 'Scans'],
+  ['/dashboard/team', 'Team'],
 ];
 
 export function layout({ title, user, current, body, scripts = [] }: LayoutOptions): string {

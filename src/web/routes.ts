@@ -25,6 +25,7 @@ import {
   securityPage,
   setupPage,
 } from './pages.js';
+import { invitePage, teamPage } from './team-pages.js';
 import { TrackingCheckerCodes } from '../modules/tracking-checker/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -47,6 +48,7 @@ const UI_MODULES = [
   'checker.js',
   'overview.js',
   'security.js',
+  'team.js',
 ];
 
 /** Static files served from memory: our own assets and the chart library from node_modules (no CDN). */
@@ -157,6 +159,11 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
   );
   app.get('/dashboard/reports', hidden, dashboard('Reports', '/dashboard/reports', reportsPage));
   app.get('/dashboard/security', hidden, dashboard('Security', '/dashboard/security', securityPage));
+  app.get('/dashboard/team', hidden, dashboard('Team', '/dashboard/team', teamPage));
+  // The address holds the invitation token: logged only at warn and above, so it stays out of the request log.
+  app.get('/invite/:token', { ...hidden, logLevel: 'warn' }, async (request, reply) =>
+    page(reply, 'Join a team', invitePage(), await sessionUser(request)),
+  );
   app.get<{ Params: { id: string } }>(
     '/dashboard/scans/:id',
     hidden,

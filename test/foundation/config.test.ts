@@ -89,3 +89,20 @@ describe('META_GRAPH_ORIGIN, META_GRAPH_VERSION, META_TIMEOUT_MS, META_DELIVERY_
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('SMTP_URL, MAIL_FROM', () => {
+  it('sends nothing by default, from Tagport <no-reply@localhost>', () => {
+    expect(loadConfig({}).mail).toEqual({ smtpUrl: null, from: 'Tagport <no-reply@localhost>' });
+  });
+
+  it('takes an smtp:// or smtps:// URL and a sender', () => {
+    const env = { SMTP_URL: 'smtps://user:pass@mail.example.com:465', MAIL_FROM: 'Ops <ops@example.com>' };
+    expect(loadConfig(env).mail).toEqual({ smtpUrl: env.SMTP_URL, from: 'Ops <ops@example.com>' });
+  });
+
+  it('refuses another scheme without repeating the URL, which may hold a password', () => {
+    const load = () => loadConfig({ SMTP_URL: 'http://user:hunter2-secret@mail.example.com' });
+    expect(load).toThrow(ConfigError);
+    expect(load).not.toThrow(/hunter2/);
+  });
+});

@@ -21,6 +21,8 @@ const objectPaths: Record<string, { create: (fixtures: Fixtures) => Promise<stri
   reports: { create: (f) => f.report(), read: '/api/reports/{id}/' },
   containers: { create: (f) => f.container(), read: '/api/containers/{id}/' },
   domains: { create: (f) => f.domain(), read: '/api/domains/{id}/' },
+  members: { create: (f) => f.member(), read: '/api/members/' },
+  invitations: { create: (f) => f.invitation(), read: '/api/invitations/' },
 };
 
 /** Valid bodies, so the other tenant's call reaches the lookup instead of failing validation. */
@@ -28,6 +30,7 @@ const bodies: Record<string, object> = {
   updateTenant: { name: 'Renamed by another tenant' },
   updateMonitor: { name: 'Renamed by another tenant' },
   updateContainer: { name: 'Renamed by another tenant' },
+  updateMember: { role: 'admin' },
   createMetaPixel: { pixel_id: '1234567890', access_token: 'EAAB-another-tenants-token' },
 };
 
@@ -47,6 +50,8 @@ interface Fixtures {
   report(): Promise<string>;
   container(): Promise<string>;
   domain(): Promise<string>;
+  member(): Promise<string>;
+  invitation(): Promise<string>;
 }
 
 /** The collection segment just before `{id}`: `/api/containers/{id}/stop/` → `containers`. */
@@ -88,6 +93,20 @@ function fixtures(t: TestApp): Fixtures {
           container_id: await self.container(),
         })
       ).id,
+    invitation: async () =>
+      (await api('/api/invitations/', { email: `invitee${++fixtureCount}@access.test`, role: 'member' })).id,
+    member: async () => {
+      const email = `member${++fixtureCount}@access.test`;
+      await t.users.createUser({
+        email,
+        name: 'Member',
+        password: 'a long enough password',
+        tenantId: owner.tenantId,
+        role: 'member',
+      });
+      const listed = await t.inject({ method: 'GET', url: '/api/members/?page_size=100', token: owner.token });
+      return listed.json().results.find((member: { email: string }) => member.email === email).id;
+    },
     report: async () =>
       (
         await api('/api/reports/', {

@@ -72,7 +72,33 @@ export const memberships = pgTable(
   },
   (t) => [
     uniqueIndex('memberships_user_tenant_idx').on(t.userId, t.tenantId),
+    index('memberships_tenant_idx').on(t.tenantId, t.createdAt),
     check('memberships_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
+  ],
+);
+
+/** An invitation to join a tenant with a role; only the token's hash is stored, and it works once. */
+export const invitations = pgTable(
+  'invitations',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id')
+      .notNull()
+      .references(() => tenants.id),
+    email: text('email').notNull(),
+    role: text('role').$type<'owner' | 'admin' | 'member'>().notNull(),
+    tokenHash: text('token_hash').notNull(),
+    invitedBy: text('invited_by').references(() => users.id),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+    acceptedBy: text('accepted_by').references(() => users.id),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('invitations_token_hash_idx').on(t.tokenHash),
+    index('invitations_tenant_idx').on(t.tenantId, t.createdAt),
+    check('invitations_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
   ],
 );
 

@@ -47,6 +47,14 @@ interface EventDocumentation {
 const closed = (properties: Parameters<typeof Type.Object>[0]) =>
   Type.Object(properties, { additionalProperties: false });
 
+const roleField = StringEnum(['owner', 'admin', 'member'] as const);
+/** Who made a membership change: the signed-in user, or the API key. */
+const actorFields = {
+  actor_user_id: Nullable(Type.String()),
+  actor_api_key_id: Nullable(Type.String()),
+};
+const actorExample = { actor_user_id: 'usr_01jdv3k2m8q4r7s9t0v1w2x3y5', actor_api_key_id: null };
+
 /** What each event type's `data` holds, as its publisher builds it. */
 const EVENTS: Record<EventType, EventDocumentation> = {
   'monitor.down': {
@@ -227,6 +235,58 @@ const EVENTS: Record<EventType, EventDocumentation> = {
       url: 'https://shop.example.com/',
       error: { code: 'interrupted', message: 'The scan was interrupted (the server stopped) before it finished.' },
     },
+  },
+  'member.invited': {
+    summary: 'Someone was invited to the tenant with a role.',
+    data: closed({ email: Type.String(), role: roleField, ...actorFields }),
+    example: { email: 'sam@example.com', role: 'admin', ...actorExample },
+  },
+  'member.invitation_revoked': {
+    summary: 'A pending invitation was revoked (or replaced by a new one to the same address).',
+    data: closed({
+      email: Type.String(),
+      role: Type.Optional(roleField),
+      replaced_by: Type.Optional(Type.String({ description: 'The invitation that replaced it.' })),
+      ...actorFields,
+    }),
+    example: { email: 'sam@example.com', role: 'admin', ...actorExample },
+  },
+  'member.joined': {
+    summary: 'An invitation was accepted: the person is now a member.',
+    data: closed({
+      user_id: Type.String(),
+      email: Type.String(),
+      role: roleField,
+      invitation_id: Type.String(),
+    }),
+    example: {
+      user_id: 'usr_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      email: 'sam@example.com',
+      role: 'admin',
+      invitation_id: 'inv_01jdv3k2m8q4r7s9t0v1w2x3y4',
+    },
+  },
+  'member.role_changed': {
+    summary: "A member's role changed; their sessions use the new role at once.",
+    data: closed({
+      user_id: Type.String(),
+      email: Type.String(),
+      role: roleField,
+      previous_role: roleField,
+      ...actorFields,
+    }),
+    example: {
+      user_id: 'usr_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      email: 'sam@example.com',
+      role: 'member',
+      previous_role: 'admin',
+      ...actorExample,
+    },
+  },
+  'member.removed': {
+    summary: 'A member was removed from the tenant; their sessions in it ended.',
+    data: closed({ user_id: Type.String(), email: Type.String(), role: roleField, ...actorFields }),
+    example: { user_id: 'usr_01jdv3k2m8q4r7s9t0v1w2x3y4', email: 'sam@example.com', role: 'member', ...actorExample },
   },
 };
 

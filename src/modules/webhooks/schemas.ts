@@ -16,6 +16,11 @@ export const EVENT_TYPES = [
   'report.ready',
   'tracking_checker.scan.completed',
   'tracking_checker.scan.failed',
+  'member.invited',
+  'member.invitation_revoked',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -4,6 +4,7 @@
 import './auth.js';
 import './overview.js';
 import './security.js';
+import './team.js';
 import './tenants.js';
 import './api-keys.js';
 import './scans.js';

@@ -1,0 +1,196 @@
+// Team: members with their roles, invitations (the link is shown once), and the invitation acceptance page.
+import { $, api, bindForm, date, el, showError } from './ui.js';
+
+const ROLES = ['member', 'admin', 'owner'];
+
+function roleSelect(member) {
+  return el(
+    'select',
+    {
+      'aria-label': `Role of ${member.name}`,
+      onchange: async (event) => {
+        showError($('#members-error'), null);
+        try {
+          await api('PATCH', `/api/members/${member.id}/`, { role: event.target.value });
+        } catch (error) {
+          showError($('#members-error'), error);
+        }
+        await loadMembers();
+      },
+    },
+    ROLES.map((role) => el('option', { value: role, selected: role === member.role }, role)),
+  );
+}
+
+async function removeMember(member) {
+  if (!window.confirm(`Remove ${member.name} (${member.email}) from this tenant? Their sessions end at once.`)) return;
+  showError($('#members-error'), null);
+  try {
+    await api('DELETE', `/api/members/${member.id}/`);
+  } catch (error) {
+    showError($('#members-error'), error);
+  }
+  await loadMembers();
+}
+
+async function loadMembers() {
+  const { results } = await api('GET', '/api/members/?page_size=100');
+  $('#members-table tbody').replaceChildren(
+    ...results.map((member) =>
+      el(
+        'tr',
+        { 'data-member-id': member.id },
+        el('td', {}, member.name),
+        el('td', {}, member.email),
+        el('td', {}, roleSelect(member)),
+        el('td', {}, member.two_factor ? 'on' : 'off'),
+        el('td', {}, date(member.created_at)),
+        el(
+          'td',
+          {},
+          el(
+            'button',
+            {
+              type: 'button',
+              class: 'danger',
+              'aria-label': `Remove ${member.name}`,
+              onclick: () => removeMember(member),
+            },
+            'Remove',
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+async function revokeInvitation(invitation) {
+  if (!window.confirm(`Revoke the invitation to ${invitation.email}? Its link stops working at once.`)) return;
+  showError($('#invitations-error'), null);
+  try {
+    await api('DELETE', `/api/invitations/${invitation.id}/`);
+  } catch (error) {
+    showError($('#invitations-error'), error);
+  }
+  await loadInvitations();
+}
+
+async function loadInvitations() {
+  const { results } = await api('GET', '/api/invitations/?page_size=100');
+  const pending = results.filter((invitation) => invitation.status === 'pending');
+  const body = $('#invitations-table tbody');
+  if (pending.length === 0)
+    return body.replaceChildren(el('tr', {}, el('td', { colspan: 5 }, 'No pending invitations.')));
+  body.replaceChildren(
+    ...pending.map((invitation) =>
+      el(
+        'tr',
+        { 'data-invitation-id': invitation.id },
+        el('td', {}, invitation.email),
+        el('td', {}, invitation.role),
+        el('td', {}, invitation.invited_by ?? '—'),
+        el('td', {}, date(invitation.expires_at)),
+        el(
+          'td',
+          {},
+          el(
+            'button',
+            {
+              type: 'button',
+              class: 'danger',
+              'aria-label': `Revoke the invitation to ${invitation.email}`,
+              onclick: () => revokeInvitation(invitation),
+            },
+            'Revoke',
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function showInvitationLink(created) {
+  $('#invite-link-status').textContent = created.email_sent
+    ? `We emailed ${created.email} a link to join as ${created.role}. You can also share it yourself; it is shown only now and works once, for 7 days.`
+    : `No email was sent (email is not configured). Share this link with ${created.email} yourself; it is shown only now and works once, for 7 days.`;
+  $('#invite-link-url').textContent = created.accept_url;
+  $('#copy-invite-status').textContent = '';
+  $('#invite-link').hidden = false;
+  $('#copy-invite').focus();
+}
+
+if ($('#members-table')) {
+  loadMembers().catch((error) => showError($('#members-error'), error));
+  loadInvitations().catch((error) => showError($('#invitations-error'), error));
+  bindForm($('#invite-form'), $('#invite-error'), async (data) => {
+    const created = await api('POST', '/api/invitations/', { email: data.get('email').trim(), role: data.get('role') });
+    $('#invite-form').reset();
+    showInvitationLink(created);
+    await loadInvitations();
+  });
+  $('#copy-invite').addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText($('#invite-link-url').textContent);
+      $('#copy-invite-status').textContent = 'Copied.';
+    } catch {
+      const range = document.createRange();
+      range.selectNodeContents($('#invite-link-url'));
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      $('#copy-invite-status').textContent = 'Selected: press Ctrl+C to copy.';
+    }
+  });
+  $('#dismiss-invite').addEventListener('click', () => {
+    $('#invite-link-url').textContent = '';
+    $('#invite-link').hidden = true;
+  });
+}
+
+// The acceptance page: /invite/<token>
+async function openInvitation(token) {
+  const state = $('#invite-state');
+  let invitation;
+  try {
+    invitation = await api('POST', '/api/public/invitations/lookup/', { token });
+  } catch (error) {
+    state.replaceChildren(
+      el('p', { class: 'error' }, error.message),
+      el('p', {}, el('a', { href: '/login' }, 'Sign in')),
+    );
+    return;
+  }
+  const role = invitation.role === 'admin' ? 'an admin' : `a ${invitation.role}`;
+  state.replaceChildren(
+    el('p', {}, 'You are invited to join ', el('strong', {}, invitation.tenant_name), ` as ${role}.`),
+    el(
+      'p',
+      { class: 'hint' },
+      invitation.account_exists
+        ? 'You already have a Tagport account: confirm with its password.'
+        : 'Create your account: choose your name and a password.',
+    ),
+  );
+  $('#accept-email').value = invitation.email;
+  $('#new-account-fields').hidden = invitation.account_exists;
+  $('#accept-name').required = !invitation.account_exists;
+  if (invitation.account_exists) {
+    $('#accept-password-label').textContent = 'Your Tagport password';
+    $('#accept-password').setAttribute('autocomplete', 'current-password');
+  }
+  $('#accept-form').hidden = false;
+  (invitation.account_exists ? $('#accept-password') : $('#accept-name')).focus();
+  bindForm($('#accept-form'), $('#accept-error'), async (data) => {
+    const password = data.get('password');
+    const body = { token, password };
+    if (!invitation.account_exists) body.name = data.get('name').trim();
+    const joined = await api('POST', '/api/public/invitations/accept/', body);
+    try {
+      await api('POST', '/api/auth/login', { email: joined.email, password, tenant_id: joined.tenant_id });
+      location.href = '/dashboard';
+    } catch {
+      location.href = '/login?next=/dashboard'; // e.g. the account signs in with a second factor
+    }
+  });
+}
+
+if ($('#accept-form')) openInvitation(decodeURIComponent(location.pathname.split('/').at(-1) ?? ''));
