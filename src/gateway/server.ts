@@ -10,6 +10,7 @@ import type { GatewayFront } from './front.js';
 import { ContainerHealth } from './health.js';
 import type { BuiltinRuntime } from './runtime/index.js';
 import {
+  countedBody,
   type ExchangeResult,
   forwardedHeaders,
   parseUpstream,
@@ -336,10 +337,11 @@ export class Gateway {
         'The request target must be a path, such as /g/collect?v=2.',
       );
     const requestBytes = { counted: 0 };
+    const powerups = (await this.runtime?.upstreamHeaders(req, route)) ?? [];
     const relayed = { upstream: upstream.origin, requestBytes: 0 };
     let result: ExchangeResult;
     try {
-      result = await this.relay(req, res, upstream, path, hostname, requestBytes);
+      result = await this.relay(req, res, upstream, path, hostname, requestBytes, powerups);
     } catch (error) {
       const status = (error as { status?: number }).status || 502;
       const upstreamMs = (error as { upstreamMs?: number }).upstreamMs ?? null;
@@ -359,6 +361,8 @@ export class Gateway {
     path: string,
     hostname: string,
     requestBytes: { counted: number },
+    /** Power-up headers for the tagging server (X-Tagport-Bot, X-Geo-Country). */
+    powerups: string[],
   ): Promise<ExchangeResult> {
     const method = req.method ?? 'GET';
     return new Promise((resolve, reject) => {
@@ -367,7 +371,7 @@ export class Gateway {
           origin: upstream.origin,
           path,
           method: method as 'GET',
-          headers: forwardedHeaders(req, hostname),
+          headers: [...forwardedHeaders(req, hostname), ...powerups],
           body:
             method === 'GET' || method === 'HEAD'
               ? null
@@ -389,11 +393,3 @@ interface Routed {
 }
 
 const GATEWAY_ANSWER = { requestBytes: 0, upstream: null, upstreamMs: null } as const;
-
-/** The request body as it is read, adding up its length (chunked bodies carry none in advance). */
-async function* countedBody(req: http.IncomingMessage, requestBytes: { counted: number }) {
-  for await (const chunk of req) {
-    requestBytes.counted += (chunk as Buffer).length;
-    yield chunk as Buffer;
-  }
-}

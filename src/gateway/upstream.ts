@@ -78,6 +78,9 @@ const NOT_FORWARDED_UPSTREAM = new Set([
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
+  // Set by the gateway's power-ups (bot detection, geo headers); a client's own would be believed upstream.
+  'x-tagport-bot',
+  'x-geo-country',
 ]);
 
 /**
@@ -181,5 +184,13 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.settled = true;
     this.reject(Object.assign(error, { status: this.status, upstreamMs: performance.now() - this.started }));
+  }
+}
+
+/** The request body as it is read, adding up its length (chunked bodies carry none in advance). */
+export async function* countedBody(req: http.IncomingMessage, requestBytes: { counted: number }) {
+  for await (const chunk of req) {
+    requestBytes.counted += (chunk as Buffer).length;
+    yield chunk as Buffer;
   }
 }
