@@ -274,6 +274,20 @@ describe('the built-in runtime with power-ups and the Meta Conversions API', () 
       expect(await runtimeUsage(id)).toMatchObject({ cookies_restored: 1 });
     });
 
+    it('restores a lost cookie on the custom loader request, before the site scripts run', async () => {
+      const { default_hostname: host, id } = await container({
+        loader_path: 'keeper1',
+        cookie_keeper: { enabled: true, cookies: ['_ga'] },
+      });
+      const loader = await through(host, '/keeper1.js?id=G-SHOP1234', {
+        headers: { cookie: '_tp_keep__ga=GA1.1.333.444', referer: 'https://www.shop.example/' },
+      });
+      expect(loader.status).toBe(200);
+      expect([loader.headers['set-cookie']].flat()).toEqual([expect.stringMatching(/^_ga=GA1\.1\.333\.444; /)]);
+      expect(loader.headers['cache-control']).toMatch(/^private/);
+      expect(await runtimeUsage(id)).toMatchObject({ cookies_restored: 1 });
+    });
+
     it('keeps click ids of the landing page in first-party cookies', async () => {
       const { default_hostname: host } = await container({ click_id_restorer: { enabled: true } });
       const page = encodeURIComponent('https://shop.example.com/?gclid=Cj0abc&fbclid=IwAR123');

@@ -9,7 +9,7 @@ import { anonymize } from './powerups/index.js';
 import { ScriptCache } from './script-cache.js';
 import type { RuntimeEvent, Visitor } from './types.js';
 import { Powerups } from './visit.js';
-import { fpidCookie, stableClientId, trustedProxies } from './visitor.js';
+import { fpidCookie, parseCookies, stableClientId, trustedProxies } from './visitor.js';
 
 export interface BuiltinRuntimeSettings {
   googleTagOrigin: string;
@@ -191,6 +191,14 @@ export class BuiltinRuntime {
       'content-type': fetched.contentType,
       'cache-control': fetched.cacheControl,
     };
+    const page = typeof req.headers.referer === 'string' ? req.headers.referer : null;
+    const kept = this.powerups.keep(req, route.settings, parseCookies(req.headers.cookie), page);
+    if (kept.restored) this.meter.count(route.containerId, 'cookiesRestored', kept.restored);
+    if (kept.setCookies.length) {
+      headers['set-cookie'] = kept.setCookies;
+      // A response setting cookies must not be kept by a shared cache.
+      headers['cache-control'] = privateCacheControl(fetched.cacheControl);
+    }
     if (fetched.etag) headers.etag = fetched.etag;
     if (fetched.etag && req.headers['if-none-match'] === fetched.etag) return answer(res, 304, headers);
     headers['content-length'] = fetched.body.length;
@@ -286,6 +294,13 @@ export class BuiltinRuntime {
   private forward(job: ForwardJob): void {
     if (!this.queue.enqueue(job)) this.meter.count(job.containerId, 'forwardsFailed');
   }
+}
+
+/** `public, max-age=900` → `private, max-age=900`: for a browser's cache only. */
+function privateCacheControl(cacheControl: string): string {
+  if (/\bprivate\b|\bno-store\b/.test(cacheControl)) return cacheControl;
+  const rest = cacheControl.replace(/\bpublic\b,?\s*/, '').trim();
+  return rest ? `private, ${rest}` : 'private';
 }
 
 /** CORS for hits sent with `fetch(…, {credentials: 'include'})` from the shop's pages. */

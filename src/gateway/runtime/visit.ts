@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import net from 'node:net';
 import type { ContainerSettingsDto } from '../../modules/containers/settings.js';
 import { detectBot, GeoLookup, keepCookies, restoreClickIds } from './powerups/index.js';
 import type { Visitor } from './types.js';
@@ -44,21 +45,30 @@ export class Powerups {
       if (visitor.bot && settings.bot_detection.mode === 'drop')
         return { visitor, dropped: true, setCookies: [], restored: 0 };
     }
-    const setCookies: string[] = [];
-    let restored = 0;
-    if (settings.cookie_keeper.enabled) {
-      const kept = keepCookies(visitor.cookies, settings.cookie_keeper.cookies);
-      setCookies.push(...kept.setCookies);
-      restored = kept.restored.length;
-      visitor.cookies = kept.cookies;
-    }
+    const { setCookies, restored, cookies } = this.keep(req, settings, visitor.cookies, pageUrl);
+    visitor.cookies = cookies;
     if (settings.click_id_restorer.enabled) {
-      const clicks = restoreClickIds(pageUrl, visitor.cookies, now);
+      const clicks = restoreClickIds(pageUrl, visitor.cookies, now, { domain: cookieDomain(req, pageUrl) });
       setCookies.push(...clicks.setCookies);
       visitor.cookies = clicks.cookies;
     }
     if (settings.geo_headers.enabled) visitor.country = await this.country(visitor.ip);
     return { visitor, dropped: false, setCookies, restored };
+  }
+
+  /**
+   * The cookie keeper alone, as the custom loader applies it: the loader is fetched before the site's scripts run,
+   * so a lost `_ga` comes back before gtag would make a new one. `pageUrl` is the page (the Referer for the loader).
+   */
+  keep(
+    req: http.IncomingMessage,
+    settings: ContainerSettingsDto,
+    cookies: Record<string, string>,
+    pageUrl: string | null,
+  ): { setCookies: string[]; restored: number; cookies: Record<string, string> } {
+    if (!settings.cookie_keeper.enabled) return { setCookies: [], restored: 0, cookies };
+    const kept = keepCookies(cookies, settings.cookie_keeper.cookies, { domain: cookieDomain(req, pageUrl) });
+    return { setCookies: kept.setCookies, restored: kept.restored.length, cookies: kept.cookies };
   }
 
   /**
@@ -84,4 +94,31 @@ export class Powerups {
       return null;
     }
   }
+}
+
+/**
+ * The Domain for the cookies the power-ups set: the parent the container's hostname shares with the page's
+ * (`sgtm.shop.example` serving `www.shop.example` → `shop.example`), so the site's own scripts see a restored `_ga`
+ * or `_fbc`. Undefined (host-only) when they share no parent of two labels or more, as a container on a default
+ * hostname and a shop on its own domain do, or when either is an IP address.
+ */
+export function cookieDomain(req: http.IncomingMessage, pageUrl: string | null): string | undefined {
+  const host = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+  let page: string;
+  try {
+    page = new URL(pageUrl ?? '').hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  if (!host || net.isIP(host) || net.isIP(page) || host === page) return undefined;
+  const hostLabels = host.split('.');
+  const pageLabels = page.split('.');
+  let shared = 0;
+  while (
+    shared < Math.min(hostLabels.length, pageLabels.length) &&
+    hostLabels[hostLabels.length - 1 - shared] === pageLabels[pageLabels.length - 1 - shared]
+  )
+    shared++;
+  if (shared < 2 || shared === hostLabels.length) return undefined;
+  return hostLabels.slice(-shared).join('.');
 }
