@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
@@ -205,6 +205,19 @@ describe('the built-in runtime with power-ups and the Meta Conversions API', () 
       expect(sent.params.data).toEqual([
         expect.objectContaining({ event_name: 'AddToCart', user_data: { client_ip_address: '8.8.8.0' } }),
       ]);
+    });
+    it("adds the visitor's country from the geo power-up to the Meta event, hashed as Meta requires", async () => {
+      const { default_hostname: host } = await withPixel({ geo_headers: { enabled: true } });
+      await through(host, '/events', {
+        method: 'POST',
+        headers: { 'x-forwarded-for': US_VISITOR },
+        body: JSON.stringify({ event_name: 'generate_lead', event_id: 'lead-geo' }),
+      });
+      await t.app.services.runtime.idle();
+      const [sent] = sentTo('lead-geo');
+      expect((sent.params.data as Array<{ user_data: object }>)[0].user_data).toMatchObject({
+        country: [createHash('sha256').update('us').digest('hex')],
+      });
     });
   });
 
