@@ -27,6 +27,8 @@ import { Gateway } from './gateway/server.js';
 import { GatewayFront } from './gateway/front.js';
 import { TlsGateway } from './gateway/tls.js';
 import { BuiltinRuntime } from './gateway/runtime/index.js';
+import { MetaConversionsSender } from './gateway/runtime/meta/sender.js';
+import { MetaSink } from './gateway/runtime/meta/sink.js';
 import { CertificateService } from './modules/certificates/service.js';
 import { SecretBox, userSecretsBox } from './lib/secrets.js';
 import { SecurityService } from './modules/security/service.js';
@@ -125,7 +127,10 @@ export function createServices(
   const secrets = config.secretsKey ? new SecretBox(config.secretsKey) : null;
   const certificates = new CertificateService({ database, events, invalidations }, { acme: config.acme, secrets });
   const traffic = new ContainerTraffic({ database });
-  const runtime = new BuiltinRuntime({ dispatcher: outbound.dispatcher, traffic }, { ...config.runtime, onError });
+  const runtime = new BuiltinRuntime(
+    { dispatcher: outbound.dispatcher, traffic },
+    { ...config.runtime, trustProxy: config.trustProxy, onError },
+  );
   const gateway = new Gateway(
     {
       traffic,
@@ -174,6 +179,11 @@ export function createServices(
     },
   );
   const metaPixels = new MetaPixelService({ database, containers, invalidations }, { secrets });
+  const metaSink = new MetaSink(
+    { pixels: metaPixels, sender: new MetaConversionsSender({ http: outbound }, config.meta), invalidations },
+    { maxAttempts: config.runtime.forwardMaxAttempts, onError },
+  );
+  runtime.addSink(metaSink.sink);
   const trackingChecker = new TrackingCheckerService(
     { database, scanner, webhooks, tenants },
     { scanTimeoutMs: config.scanner.scanTimeoutMs },

@@ -1,25 +1,35 @@
 import type http from 'node:http';
 
+export interface GatewayErrorExtras {
+  /** An id the client can quote: sent as `api_meta.request_id` and `X-Request-Id`. */
+  requestId?: string;
+  /** Machine-readable detail, e.g. each problem of a refused event body. */
+  details?: unknown;
+  headers?: http.OutgoingHttpHeaders;
+}
+
 /**
- * The gateway's own error body, `{error: {code, message}}` (+ `api_meta.request_id` and `X-Request-Id` when the
- * answer has an id to quote), for everything the gateway answers itself. Returns the body's length in bytes.
+ * The gateway's own error body, `{error: {code, message, details?}, api_meta?}`, for everything the gateway answers
+ * itself. Returns the body's length in bytes (metering counts it).
  */
 export function writeGatewayError(
   res: http.ServerResponse,
   status: number,
   code: string,
   message: string,
-  requestId?: string,
+  { requestId, details, headers = {} }: GatewayErrorExtras = {},
 ): number {
   const body = JSON.stringify({
-    error: { code, message },
+    error: { code, message, ...(details === undefined ? {} : { details }) },
     ...(requestId ? { api_meta: { request_id: requestId } } : {}),
   });
-  const headers: http.OutgoingHttpHeaders = {
+  const length = Buffer.byteLength(body);
+  const answer: http.OutgoingHttpHeaders = {
+    ...headers,
     'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
+    'content-length': length,
   };
-  if (requestId) headers['x-request-id'] = requestId;
-  res.writeHead(status, headers).end(body);
-  return headers['content-length'] as number;
+  if (requestId) answer['x-request-id'] = requestId;
+  res.writeHead(status, answer).end(body);
+  return length;
 }

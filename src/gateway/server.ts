@@ -248,7 +248,7 @@ export class Gateway {
       502,
       'upstream_unreachable',
       "The container's tagging server could not be reached. Quote the request id if you contact us.",
-      requestId,
+      { requestId },
     );
   }
 
@@ -324,7 +324,8 @@ export class Gateway {
         'The request target must be a path, such as /g/collect?v=2.',
       );
     const requestBytes = { counted: 0 };
-    this.relay(req, res, upstream, path, hostname, requestBytes, (error, result) => {
+    const powerups = (await this.runtime?.upstreamHeaders(req, route)) ?? [];
+    this.relay(req, res, upstream, path, hostname, requestBytes, powerups, (error, result) => {
       // Runs inside undici's callbacks: a failure here is ours to report, never undici's to handle.
       try {
         const outcome: Outcome = {
@@ -355,6 +356,8 @@ export class Gateway {
     path: string,
     hostname: string,
     requestBytes: { counted: number },
+    /** Power-up headers for the tagging server (X-Tagport-Bot, X-Geo-Country). */
+    powerups: string[],
     done: ExchangeDone,
   ): void {
     const method = req.method ?? 'GET';
@@ -365,7 +368,7 @@ export class Gateway {
           origin: upstream.origin,
           path,
           method: method as 'GET',
-          headers: forwardedHeaders(req, hostname),
+          headers: [...forwardedHeaders(req, hostname), ...powerups],
           body:
             method === 'GET' || method === 'HEAD'
               ? null

@@ -78,6 +78,9 @@ const NOT_FORWARDED_UPSTREAM = new Set([
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
+  // Set by the gateway's power-ups (bot detection, geo headers); a client's own would be believed upstream.
+  'x-tagport-bot',
+  'x-geo-country',
 ]);
 
 /**

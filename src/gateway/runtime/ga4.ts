@@ -91,11 +91,30 @@ function itemsOf(params: URLSearchParams): Array<Record<string, string | number>
  * server keeps (FPID) and the visitor's IP in `_uip`; the visitor's user agent as the request's User-Agent.
  * Google then geolocates and classifies the device from the visitor, not from the gateway.
  */
-export function forwardedHit(hit: Ga4Hit, visitor: Visitor, clientId: string | null): URLSearchParams {
+export function forwardedHit(
+  hit: Ga4Hit,
+  visitor: Visitor,
+  clientId: string | null,
+  event: RuntimeEvent = hit.event,
+): URLSearchParams {
   const params = new URLSearchParams(hit.params);
   if (clientId) params.set('cid', clientId);
-  params.set('_uip', visitor.ip);
+  if (visitor.ip) params.set('_uip', visitor.ip);
+  else params.delete('_uip');
+  // What the anonymizer took out of the event (click ids in the page URL, referrer and parameters) goes here too.
+  if (event.pageUrl !== hit.event.pageUrl) setOrDelete(params, 'dl', event.pageUrl);
+  if (event.referrer !== hit.event.referrer) setOrDelete(params, 'dr', event.referrer);
+  for (const name of Object.keys(hit.event.params)) {
+    if (name in event.params) continue;
+    params.delete(`ep.${name}`);
+    params.delete(`epn.${name}`);
+  }
   return params;
+}
+
+function setOrDelete(params: URLSearchParams, name: string, value: string | null): void {
+  if (value === null) params.delete(name);
+  else params.set(name, value);
 }
 
 /** Sends one hit to GA4's collection endpoint; 2xx delivered, 429/5xx/network errors retried, other 4xx rejected. */

@@ -4,10 +4,13 @@ import type { Dispatcher } from 'undici';
 import type { ContainerTraffic, GatewayRoute } from '../../modules/containers/traffic.js';
 import { type ForwardJob, ForwardQueue } from './forward-queue.js';
 import { forwardedHit, parseCollect, sendHit } from './ga4.js';
+import { parseDirectEvent } from './meta/direct-event.js';
 import { type RuntimeMetric, RuntimeMeter } from './meter.js';
+import { anonymize } from './powerups/index.js';
 import { ScriptCache } from './script-cache.js';
 import type { RuntimeEvent, Visitor } from './types.js';
-import { fpidCookie, stableClientId, visitorOf } from './visitor.js';
+import { Powerups } from './visit.js';
+import { fpidCookie, parseCookies, stableClientId, trustedProxies } from './visitor.js';
 
 export interface BuiltinRuntimeSettings {
   googleTagOrigin: string;
@@ -17,6 +20,10 @@ export interface BuiltinRuntimeSettings {
   forwardTimeoutMs: number;
   forwardMaxAttempts: number;
   forwardRetryBaseMs: number;
+  /** TRUST_PROXY: peers whose X-Forwarded-For names the visitor; unset or false trusts none. */
+  trustProxy?: false | string[];
+  /** The mmdb country database of the geo power-up; DB-IP Lite (shipped in an npm package) by default. */
+  geoFile?: string;
   onError: (error: unknown) => void;
 }
 
@@ -35,10 +42,12 @@ export interface CollectedEvent {
 }
 
 /** Turns a collected event into forwards for one vendor; none when the container does not use that vendor. */
-export type EventSink = (collected: CollectedEvent) => ForwardJob[];
+export type EventSink = (collected: CollectedEvent) => ForwardJob[] | Promise<ForwardJob[]>;
 
 const FORWARDED_METRIC: Record<string, RuntimeMetric> = { ga4: 'ga4Forwarded', meta: 'metaForwarded' };
 const MAX_COLLECT_BODY_BYTES = 64 * 1024;
+/** The direct JSON event endpoint on a builtin container's hostnames. */
+export const DIRECT_EVENTS_PATH = '/events';
 const DATA_LAYER_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
 
 /**
@@ -51,11 +60,15 @@ export class BuiltinRuntime {
   private readonly queue: ForwardQueue;
   private readonly meter = new RuntimeMeter();
   private readonly sinks: EventSink[] = [];
+  /** Sinks still working out their forwards (an async lookup of the container's pixels, say). */
+  private readonly offering = new Set<Promise<void>>();
+  readonly powerups: Powerups;
 
   constructor(
     private readonly dependencies: { dispatcher: Dispatcher; traffic: ContainerTraffic },
     private readonly settings: BuiltinRuntimeSettings,
   ) {
+    this.powerups = new Powerups(trustedProxies(settings.trustProxy ?? false), settings.onError, settings.geoFile);
     this.scripts = new ScriptCache(dependencies.dispatcher, {
       origin: settings.googleTagOrigin,
       timeoutMs: settings.forwardTimeoutMs,
@@ -115,6 +128,10 @@ export class BuiltinRuntime {
       if (method === 'OPTIONS') return answer(res, 204, corsHeaders(req));
       if (method === 'GET' || method === 'POST') return this.collect(req, res, route, query);
     }
+    if (route.runtime === 'builtin' && path === DIRECT_EVENTS_PATH) {
+      if (method === 'OPTIONS') return answer(res, 204, corsHeaders(req));
+      if (method === 'POST') return this.direct(req, res, route);
+    }
     return errorAnswer(res, 404, 'not_found', 'The container serves nothing at this path.');
   }
 
@@ -131,8 +148,14 @@ export class BuiltinRuntime {
   }
 
   /** Resolves once every queued forward is delivered or given up (tests, benchmarks). */
-  idle(): Promise<void> {
+  async idle(): Promise<void> {
+    while (this.offering.size > 0) await Promise.all(this.offering);
     return this.queue.idle();
+  }
+
+  /** On the `upstream` runtime: the power-ups as request headers for the owner's tagging server. */
+  upstreamHeaders(req: http.IncomingMessage, route: GatewayRoute): Promise<string[]> {
+    return this.powerups.upstreamHeaders(req, route.settings);
   }
 
   async stop(): Promise<void> {
@@ -169,6 +192,14 @@ export class BuiltinRuntime {
       'content-type': fetched.contentType,
       'cache-control': fetched.cacheControl,
     };
+    const page = typeof req.headers.referer === 'string' ? req.headers.referer : null;
+    const kept = this.powerups.keep(req, route.settings, parseCookies(req.headers.cookie), page);
+    if (kept.restored) this.meter.count(route.containerId, 'cookiesRestored', kept.restored);
+    if (kept.setCookies.length) {
+      headers['set-cookie'] = kept.setCookies;
+      // A response setting cookies must not be kept by a shared cache.
+      headers['cache-control'] = privateCacheControl(fetched.cacheControl);
+    }
     if (fetched.etag) headers.etag = fetched.etag;
     if (fetched.etag && req.headers['if-none-match'] === fetched.etag) return answer(res, 304, headers);
     headers['content-length'] = fetched.body.length;
@@ -188,32 +219,89 @@ export class BuiltinRuntime {
   ): Promise<RuntimeAnswer> {
     const body = req.method === 'POST' ? await readBody(req, MAX_COLLECT_BODY_BYTES) : { text: '', bytes: 0 };
     if (body === null) return errorAnswer(res, 413, 'body_too_large', 'A collection request carries at most 64 KiB.');
-    const visitor = visitorOf(req);
     const hits = parseCollect(query, body.text).filter((hit) =>
       route.settings.ga4_measurement_ids.includes(hit.event.measurementId ?? ''),
     );
-    const clientId = hits.length ? stableClientId(visitor, hits[0].event.clientId) : null;
     const headers = corsHeaders(req);
-    if (clientId) headers['set-cookie'] = fpidCookie(clientId);
+    if (hits.length === 0) return answer(res, 204, headers, body.bytes);
+    this.meter.count(route.containerId, 'hitsReceived', hits.length);
+    const visit = await this.powerups.visit(req, route.settings, hits[0].event.pageUrl);
+    if (visit.dropped) {
+      this.meter.count(route.containerId, 'botsDropped', hits.length);
+      return answer(res, 204, headers, body.bytes);
+    }
+    if (visit.restored) this.meter.count(route.containerId, 'cookiesRestored', visit.restored);
+    const visitor = visit.visitor;
+    const clientId = stableClientId(visitor, hits[0].event.clientId);
+    headers['set-cookie'] = [fpidCookie(clientId), ...visit.setCookies];
     const answered = answer(res, 204, headers, body.bytes);
-    if (hits.length) this.meter.count(route.containerId, 'hitsReceived', hits.length);
     for (const hit of hits) {
-      const params = forwardedHit(hit, visitor, clientId);
+      const event = { ...hit.event, clientId };
+      const ga4 = anonymize(event, visitor, route.settings.anonymizer.ga4);
+      const params = forwardedHit(hit, ga4.visitor, clientId, ga4.event);
+      const userAgent = ga4.visitor.userAgent;
       this.forward({
         vendor: 'ga4',
         containerId: route.containerId,
         send: (signal) =>
-          sendHit(this.dependencies.dispatcher, this.settings.ga4CollectOrigin, params, visitor.userAgent, signal),
+          sendHit(this.dependencies.dispatcher, this.settings.ga4CollectOrigin, params, userAgent, signal),
       });
-      const event = { ...hit.event, clientId };
-      for (const sink of this.sinks) for (const job of sink({ event, visitor, route })) this.forward(job);
+      this.offer({ event, visitor, route });
     }
     return answered;
+  }
+
+  /**
+   * `POST /events`: one event in JSON (DirectEventBody), for the vendors' sinks (the Meta Conversions API). Answered
+   * 202 once valid, before it is forwarded; 400 with the problems otherwise.
+   */
+  private async direct(req: http.IncomingMessage, res: http.ServerResponse, route: GatewayRoute) {
+    const body = await readBody(req, MAX_COLLECT_BODY_BYTES);
+    if (body === null) return errorAnswer(res, 413, 'body_too_large', 'An event carries at most 64 KiB.');
+    let json: unknown;
+    try {
+      json = JSON.parse(body.text);
+    } catch {
+      return errorAnswer(res, 400, 'invalid_json', 'The body must be a JSON object.', undefined, corsHeaders(req));
+    }
+    const parsed = parseDirectEvent(json, Date.now());
+    if (!parsed.ok)
+      return errorAnswer(res, 400, 'invalid_event', 'The event is not valid.', parsed.errors, corsHeaders(req));
+    this.meter.count(route.containerId, 'hitsReceived');
+    const visit = await this.powerups.visit(req, route.settings, parsed.event.pageUrl);
+    const headers = corsHeaders(req);
+    if (visit.dropped) {
+      this.meter.count(route.containerId, 'botsDropped');
+      return answer(res, 202, headers, body.bytes);
+    }
+    if (visit.restored) this.meter.count(route.containerId, 'cookiesRestored', visit.restored);
+    if (visit.setCookies.length) headers['set-cookie'] = visit.setCookies;
+    const answered = answer(res, 202, headers, body.bytes);
+    this.offer({ event: parsed.event, visitor: visit.visitor, route });
+    return answered;
+  }
+
+  /** Gives a collected event to every sink and queues the forwards they make of it. */
+  private offer(collected: CollectedEvent): void {
+    for (const sink of this.sinks) {
+      const offered = (async () => {
+        for (const job of await sink(collected)) this.forward(job);
+      })().catch(this.settings.onError);
+      this.offering.add(offered);
+      void offered.finally(() => this.offering.delete(offered));
+    }
   }
 
   private forward(job: ForwardJob): void {
     if (!this.queue.enqueue(job)) this.meter.count(job.containerId, 'forwardsFailed');
   }
+}
+
+/** `public, max-age=900` → `private, max-age=900`: for a browser's cache only. */
+function privateCacheControl(cacheControl: string): string {
+  if (/\bprivate\b|\bno-store\b/.test(cacheControl)) return cacheControl;
+  const rest = cacheControl.replace(/\bpublic\b,?\s*/, '').trim();
+  return rest ? `private, ${rest}` : 'private';
 }
 
 /** CORS for hits sent with `fetch(…, {credentials: 'include'})` from the shop's pages. */
@@ -240,8 +328,19 @@ function answer(
 }
 
 /** The gateway's error body, metered as the runtime's answer. */
-function errorAnswer(res: http.ServerResponse, status: number, code: string, message: string): RuntimeAnswer {
-  return { status, requestBytes: 0, responseBytes: writeGatewayError(res, status, code, message) };
+function errorAnswer(
+  res: http.ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  details?: string[],
+  headers: http.OutgoingHttpHeaders = {},
+): RuntimeAnswer {
+  return {
+    status,
+    requestBytes: 0,
+    responseBytes: writeGatewayError(res, status, code, message, { details, headers }),
+  };
 }
 
 /** The request body as text, or null when it is larger than `limit` bytes. */

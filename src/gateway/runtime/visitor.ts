@@ -1,12 +1,27 @@
 import { randomInt } from 'node:crypto';
 import type http from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
 import type { Visitor } from './types.js';
 
-/** The visitor behind a request: the connecting address (the gateway faces browsers directly), UA and cookies. */
-export function visitorOf(req: http.IncomingMessage): Visitor {
-  const address = req.socket.remoteAddress ?? '';
+/** Which peers may name the client with X-Forwarded-For (TRUST_PROXY, compiled as Fastify does); none when null. */
+export type TrustedProxies = ((address: string, hop: number) => boolean) | null;
+
+/** TRUST_PROXY's list compiled with the same library the API's Fastify uses for it. */
+export function trustedProxies(trustProxy: false | string[]): TrustedProxies {
+  return trustProxy ? proxyAddr.compile(trustProxy) : null;
+}
+
+/** The client's address: the connecting peer, or the address X-Forwarded-For names when the peer is a trusted proxy. */
+export function clientAddress(req: http.IncomingMessage, trust: TrustedProxies): string {
+  const address = trust ? proxyAddr(req, trust) : (req.socket.remoteAddress ?? '');
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/** The visitor behind a request: its address (see clientAddress), user agent and cookies. */
+export function visitorOf(req: http.IncomingMessage, trust: TrustedProxies = null): Visitor {
+  const address = clientAddress(req, trust);
   return {
-    ip: address.startsWith('::ffff:') ? address.slice(7) : address,
+    ip: address,
     userAgent: String(req.headers['user-agent'] ?? '').slice(0, 1000),
     cookies: parseCookies(req.headers.cookie),
     country: null,

@@ -89,6 +89,7 @@ describe('Meta Conversions API sender against a fixture Graph API', () => {
       fbc: `fb.1.${CLICKED_AT + 1500}.IwAR0abc_DEF-123`,
       em: [sha256('jane.doe@example.com')],
       ph: [sha256('491512345678')],
+      country: [sha256('de')],
     });
     expect(sent.custom_data).toEqual({
       value: 49.9,

@@ -37,6 +37,8 @@ export interface MetaUserData {
   fbc?: string;
   em?: string[];
   ph?: string[];
+  /** SHA-256 of the lower-case ISO 3166-1 alpha-2 country (the geo power-up's). */
+  country?: string[];
 }
 
 export interface MetaContent {
@@ -90,6 +92,7 @@ function userDataOf(event: RuntimeEvent, visitor: Visitor): MetaUserData {
   const fbc = visitor.cookies._fbc || (fbclid ? fbcFromFbclid(fbclid, event.time) : undefined);
   const em = event.userData.email ? hashForMeta(event.userData.email, normaliseEmail) : null;
   const ph = event.userData.phone ? hashForMeta(event.userData.phone, normalisePhone) : null;
+  const country = visitor.country ? hashForMeta(visitor.country, (code) => code.toLowerCase()) : null;
   return {
     ...(visitor.ip ? { client_ip_address: visitor.ip } : {}),
     ...(visitor.userAgent ? { client_user_agent: visitor.userAgent } : {}),
@@ -97,6 +100,7 @@ function userDataOf(event: RuntimeEvent, visitor: Visitor): MetaUserData {
     ...(fbc ? { fbc } : {}),
     ...(em ? { em: [em] } : {}),
     ...(ph ? { ph: [ph] } : {}),
+    ...(country ? { country: [country] } : {}),
   };
 }
 

@@ -1,0 +1,124 @@
+import type http from 'node:http';
+import net from 'node:net';
+import type { ContainerSettingsDto } from '../../modules/containers/settings.js';
+import { detectBot, GeoLookup, keepCookies, restoreClickIds } from './powerups/index.js';
+import type { Visitor } from './types.js';
+import { clientAddress, type TrustedProxies, visitorOf } from './visitor.js';
+
+/** A request seen through the container's power-ups. */
+export interface Visit {
+  visitor: Visitor;
+  /** Bot detection in `drop` mode flagged it: nothing is forwarded. */
+  dropped: boolean;
+  /** Set-Cookie values of the cookie keeper and the click id restorer. */
+  setCookies: string[];
+  /** Cookies the keeper brought back from their backups. */
+  restored: number;
+}
+
+/**
+ * Applies a container's power-ups to a request, in the order they depend on each other: bot detection (drop or
+ * mark) → cookie keeper → click id restorer → geo. The anonymizer applies later, per vendor, on what is sent.
+ */
+export class Powerups {
+  /** One geo database per process, opened on first use. */
+  private readonly geo: GeoLookup;
+
+  constructor(
+    private readonly trust: TrustedProxies,
+    private readonly onError: (error: unknown) => void,
+    geoFile?: string,
+  ) {
+    this.geo = new GeoLookup(geoFile);
+  }
+
+  /** The visitor of a hit on the built-in runtime; `pageUrl` is the page the hit came from (for click ids). */
+  async visit(
+    req: http.IncomingMessage,
+    settings: ContainerSettingsDto,
+    pageUrl: string | null,
+    now = Date.now(),
+  ): Promise<Visit> {
+    const visitor = visitorOf(req, this.trust);
+    if (settings.bot_detection.mode !== 'off') {
+      visitor.bot = detectBot(req.headers).bot;
+      if (visitor.bot && settings.bot_detection.mode === 'drop')
+        return { visitor, dropped: true, setCookies: [], restored: 0 };
+    }
+    const { setCookies, restored, cookies } = this.keep(req, settings, visitor.cookies, pageUrl);
+    visitor.cookies = cookies;
+    if (settings.click_id_restorer.enabled) {
+      const clicks = restoreClickIds(pageUrl, visitor.cookies, now, { domain: cookieDomain(req, pageUrl) });
+      setCookies.push(...clicks.setCookies);
+      visitor.cookies = clicks.cookies;
+    }
+    if (settings.geo_headers.enabled) visitor.country = await this.country(visitor.ip);
+    return { visitor, dropped: false, setCookies, restored };
+  }
+
+  /**
+   * The cookie keeper alone, as the custom loader applies it: the loader is fetched before the site's scripts run,
+   * so a lost `_ga` comes back before gtag would make a new one. `pageUrl` is the page (the Referer for the loader).
+   */
+  keep(
+    req: http.IncomingMessage,
+    settings: ContainerSettingsDto,
+    cookies: Record<string, string>,
+    pageUrl: string | null,
+  ): { setCookies: string[]; restored: number; cookies: Record<string, string> } {
+    if (!settings.cookie_keeper.enabled) return { setCookies: [], restored: 0, cookies };
+    const kept = keepCookies(cookies, settings.cookie_keeper.cookies, { domain: cookieDomain(req, pageUrl) });
+    return { setCookies: kept.setCookies, restored: kept.restored.length, cookies: kept.cookies };
+  }
+
+  /**
+   * On the `upstream` runtime, the power-ups that make sense as request headers to the owner's tagging server:
+   * `X-Tagport-Bot: 1` (bot detection on, in either mode) and `X-Geo-Country` (geo headers on, country known).
+   * As a flat list of names and values, like forwardedHeaders.
+   */
+  async upstreamHeaders(req: http.IncomingMessage, settings: ContainerSettingsDto): Promise<string[]> {
+    const headers: string[] = [];
+    if (settings.bot_detection.mode !== 'off' && detectBot(req.headers).bot) headers.push('x-tagport-bot', '1');
+    if (settings.geo_headers.enabled) {
+      const country = await this.country(clientAddress(req, this.trust));
+      if (country) headers.push('x-geo-country', country);
+    }
+    return headers;
+  }
+
+  private async country(ip: string): Promise<string | null> {
+    try {
+      return await this.geo.country(ip);
+    } catch (error) {
+      this.onError(new Error('The geo database could not be read.', { cause: error }));
+      return null;
+    }
+  }
+}
+
+/**
+ * The Domain for the cookies the power-ups set: the parent the container's hostname shares with the page's
+ * (`sgtm.shop.example` serving `www.shop.example` → `shop.example`), so the site's own scripts see a restored `_ga`
+ * or `_fbc`. Undefined (host-only) when they share no parent of two labels or more, as a container on a default
+ * hostname and a shop on its own domain do, or when either is an IP address.
+ */
+export function cookieDomain(req: http.IncomingMessage, pageUrl: string | null): string | undefined {
+  const host = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
+  let page: string;
+  try {
+    page = new URL(pageUrl ?? '').hostname.toLowerCase();
+  } catch {
+    return undefined;
+  }
+  if (!host || net.isIP(host) || net.isIP(page) || host === page) return undefined;
+  const hostLabels = host.split('.');
+  const pageLabels = page.split('.');
+  let shared = 0;
+  while (
+    shared < Math.min(hostLabels.length, pageLabels.length) &&
+    hostLabels[hostLabels.length - 1 - shared] === pageLabels[pageLabels.length - 1 - shared]
+  )
+    shared++;
+  if (shared < 2 || shared === hostLabels.length) return undefined;
+  return hostLabels.slice(-shared).join('.');
+}
