@@ -101,8 +101,11 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
 
   registerRequestGuard(app);
 
-  await registerOpenApi(app);
+  // Without the api role the listener only answers the probes (/healthz, /readyz).
+  const servesApi = config.roles.includes('api');
+  if (servesApi) await registerOpenApi(app);
   await app.register(systemRoutes);
+  if (!servesApi) return app;
   await app.register(authRoutes);
   await app.register(tenantRoutes);
   await app.register(apiKeyRoutes);

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { monitorChecks, monitors, reports, scans, type ReportRow } from '../../db/schema.js';
 
@@ -44,6 +44,16 @@ export async function claimQueuedReport(db: Db): Promise<ReportRow | null> {
     .update(reports)
     .set({ status: 'running' })
     .where(eq(reports.id, sql`(${next})`))
+    .returning();
+  return rows[0] ?? null;
+}
+
+/** Marks one report running, from queued or from running (a build its worker did not finish). */
+export async function claimReport(db: Db, id: string): Promise<ReportRow | null> {
+  const rows = await db
+    .update(reports)
+    .set({ status: 'running' })
+    .where(and(eq(reports.id, id), inArray(reports.status, ['queued', 'running'])))
     .returning();
   return rows[0] ?? null;
 }

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gt, lt, min, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { scans, tenants, type ScanRow } from '../../db/schema.js';
 
@@ -8,9 +8,16 @@ export interface QuotaUsage {
 }
 
 export const INTERRUPTED = 'interrupted';
+/** Stored with a scan whose target the network guard refused (an asynchronous one: a synchronous one is deleted). */
+export const REFUSED = 'url_not_allowed';
 
-/** Every scan of the window counts, except one interrupted by a crash: it did no complete work and gives its slot back. */
-const countsTowardQuota = sql`(${scans.error} ->> 'code') is distinct from ${INTERRUPTED}`;
+/**
+ * Every scan of the window counts, except one interrupted by a crash or refused by the network guard: it did no
+ * complete work and gives its slot back.
+ */
+const countsTowardQuota = sql`coalesce(${scans.error} ->> 'code', '') not in (${INTERRUPTED}, ${REFUSED})`;
+
+export type ScanFailure = { code: string; message: string; reason?: string };
 
 /**
  * Reserves a scan slot exactly: the tenant row is locked, the scans of the last hour are counted and the
@@ -37,11 +44,36 @@ export async function reserveScan(
 }
 
 export async function completeScan(db: Db, id: string, result: Record<string, unknown>): Promise<void> {
-  await db.update(scans).set({ status: 'completed', result, completedAt: sql`now()` }).where(eq(scans.id, id));
+  await db
+    .update(scans)
+    .set({ status: 'completed', stage: null, result, completedAt: sql`now()` })
+    .where(eq(scans.id, id));
 }
 
-export async function failScan(db: Db, id: string, error: { code: string; message: string }): Promise<void> {
-  await db.update(scans).set({ status: 'failed', error, completedAt: sql`now()` }).where(eq(scans.id, id));
+export async function failScan(db: Db, id: string, error: ScanFailure): Promise<void> {
+  await db.update(scans).set({ status: 'failed', stage: null, error, completedAt: sql`now()` }).where(eq(scans.id, id));
+}
+
+/** Takes a queued scan to running; also a running one whose worker died (its job is retried). Null: already ended. */
+export async function startScan(db: Db, id: string): Promise<ScanRow | null> {
+  const rows = await db
+    .update(scans)
+    .set({ status: 'running', stage: 'scanning', startedAt: sql`now()` })
+    .where(and(eq(scans.id, id), inArray(scans.status, ['queued', 'running'])))
+    .returning();
+  return rows[0] ?? null;
+}
+
+export async function setScanStage(db: Db, id: string, stage: string): Promise<void> {
+  await db
+    .update(scans)
+    .set({ stage })
+    .where(and(eq(scans.id, id), eq(scans.status, 'running')));
+}
+
+export async function findScanById(db: Db, id: string): Promise<ScanRow | null> {
+  const rows = await db.select().from(scans).where(eq(scans.id, id)).limit(1);
+  return rows[0] ?? null;
 }
 
 /**
@@ -53,7 +85,13 @@ export async function failStaleScans(db: Db, olderThanMs: number, error: { code:
     .update(scans)
     .set({ status: 'failed', error, completedAt: sql`now()` })
     .where(
-      and(eq(scans.status, 'running'), lt(scans.createdAt, sql`now() - ${`${olderThanMs} milliseconds`}::interval`)),
+      and(
+        eq(scans.status, 'running'),
+        lt(
+          sql`coalesce(${scans.startedAt}, ${scans.createdAt})`,
+          sql`now() - ${`${olderThanMs} milliseconds`}::interval`,
+        ),
+      ),
     )
     .returning({ id: scans.id, tenantId: scans.tenantId, url: scans.url });
 }
@@ -73,6 +111,7 @@ export async function listScans(db: Db, tenantId: string, limit: number, offset:
         language: scans.language,
         options: scans.options,
         status: scans.status,
+        stage: scans.stage,
         error: scans.error,
         createdAt: scans.createdAt,
         completedAt: scans.completedAt,

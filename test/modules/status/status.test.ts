@@ -7,7 +7,13 @@ describe('public status page and changelog', () => {
   beforeAll(async () => {
     t = await startTestApp('pglite', {
       statusCheckMs: 50,
-      scanner: { chromiumPath: '/nonexistent/chromium', hostResolverRules: null, concurrency: 1, scanTimeoutMs: 5000 },
+      scanner: {
+        chromiumPath: '/nonexistent/chromium',
+        hostResolverRules: null,
+        concurrency: 1,
+        scanTimeoutMs: 5000,
+        syncWaitMs: 10_000,
+      },
     });
   });
   afterAll(() => t?.close());
