@@ -66,6 +66,27 @@ export interface Services {
   stop(options?: { graceful?: boolean }): Promise<void>;
 }
 
+/** What the status page shows of the job queues, by what they do. */
+const SHOWN_QUEUES: Record<string, string[]> = {
+  scans: [SCANS, ANONYMOUS_SCANS],
+  'webhook deliveries': [WEBHOOK_DELIVERIES],
+  'container transitions': [CONTAINER_TRANSITIONS],
+  'report builds': [REPORT_BUILDS],
+};
+
+async function queueFigures(jobs: JobEngine) {
+  const backlog = await jobs.backlog(Object.values(SHOWN_QUEUES).flat());
+  return Object.entries(SHOWN_QUEUES).map(([name, queues]) => {
+    const parts = backlog.filter((queue) => queues.includes(queue.name));
+    return {
+      name,
+      waiting: parts.reduce((sum, part) => sum + part.waiting, 0),
+      running: parts.reduce((sum, part) => sum + part.running, 0),
+      oldest_wait_seconds: Math.max(0, ...parts.map((part) => part.oldestWaitSeconds)),
+    };
+  });
+}
+
 /** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
 export function scannerFromConfig(config: Config): Scanner {
   return new Scanner({
@@ -112,7 +133,7 @@ export function createServices(
   const scheduler = new MonitorScheduler({ database, outbound, webhooks }, { ...config.monitoring, onError });
   const reports = new ReportService({ database, webhooks, jobs });
   const status = new StatusService(
-    { database, scheduler },
+    { database, scheduler, queues: () => queueFigures(jobs) },
     {
       chromiumPath: config.scanner.chromiumPath,
       workersRunning: runsJobs,

@@ -25,6 +25,16 @@ const CHECK_FAILED = 'The health check failed.';
 
 type IncidentRow = typeof platformIncidents.$inferSelect;
 
+export interface QueueFigure {
+  name: string;
+  waiting: number;
+  running: number;
+  oldest_wait_seconds: number;
+}
+
+/** The job queues' depth and wait, as the status page shows them (from the job engine). */
+export type QueueFigures = () => Promise<QueueFigure[]>;
+
 /**
  * Tagport's own health: component checks (API, database, scanner, monitoring worker, and any component
  * registered later, such as the gateway) run on a schedule; a component failing twice in a row opens a
@@ -43,8 +53,10 @@ export class StatusService {
 
   private readonly database: Database;
 
+  private readonly queues: QueueFigures;
+
   constructor(
-    { database, scheduler }: { database: Database; scheduler: MonitorScheduler },
+    { database, scheduler, queues }: { database: Database; scheduler: MonitorScheduler; queues: QueueFigures },
     options: {
       chromiumPath: string;
       workersRunning: boolean;
@@ -54,6 +66,7 @@ export class StatusService {
     },
   ) {
     this.database = database;
+    this.queues = queues;
     this.onError = options.onError;
     this.freshForMs = options.checkIntervalMs * 2;
     const startedAt = new Date();
@@ -155,8 +168,10 @@ export class StatusService {
   async snapshot() {
     let components = Date.now() - this.latestAt <= this.freshForMs ? this.latest : await this.evaluate();
     let incidents: IncidentRow[];
+    let queues: QueueFigure[] = [];
     try {
       incidents = await this.readIncidents();
+      queues = await this.queues().catch(() => []);
       this.knownIncidents = incidents;
     } catch (error) {
       incidents = this.knownIncidents;
@@ -186,6 +201,7 @@ export class StatusService {
       components,
       open_incidents: incidents.filter((row) => !row.resolvedAt).map(toDto),
       recent_incidents: incidents.filter((row) => row.resolvedAt).map(toDto),
+      queues,
       updated_at: new Date().toISOString(),
     };
   }

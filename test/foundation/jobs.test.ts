@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobEngine } from '../../src/jobs/engine.js';
+import type { Database } from '../../src/db/index.js';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { waitFor } from '../helpers/processes.js';
+
+const tsx = path.resolve('node_modules/.bin/tsx');
+const hangingWorker = path.resolve('test/fixtures/jobs/hanging-worker.ts');
+
+const settings = {
+  pollingIntervalSeconds: 0.5,
+  superviseIntervalSeconds: 1,
+  instanceName: 'test',
+  onError: () => {},
+};
+
+/** A queue whose handler records which engine ran which job, and can be told to hang (a worker that dies). */
+function engineOn(database: Database, name: string, runs: string[], hang = false) {
+  const engine = new JobEngine({ store: database.jobs }, { ...settings, instanceName: name });
+  engine.define('probe', { retryLimit: 3 }, async (data: { n: number }) => {
+    runs.push(`${name}:${data.n}`);
+    if (hang) await new Promise(() => {});
+  });
+  return engine;
+}
+
+describe.each(backends)('the job engine on %s', (backend) => {
+  let testDatabase: TestDatabase;
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(backend);
+  }, 120_000);
+  afterAll(() => testDatabase?.drop());
+
+  it('keeps jobs across a restart: a job sent while no worker runs is done by the next one', async () => {
+    const runs: string[] = [];
+    const sender = engineOn(testDatabase.database, 'sender', runs);
+    await sender.start({ work: 'none' });
+    await sender.send('probe', { n: 1 });
+    await sender.stop();
+    const worker = engineOn(testDatabase.database, 'worker', runs);
+    await worker.start({ work: 'all' });
+    try {
+      await worker.idle(['probe']);
+      expect(runs).toEqual(['worker:1']);
+    } finally {
+      await worker.stop();
+    }
+  }, 60_000);
+
+  it.runIf(backend === 'postgres')(
+    'retries on another process a job held by a process killed with SIGKILL',
+    async () => {
+      const child = spawn(tsx, [hangingWorker, testDatabase.url!], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const runs: string[] = [];
+      try {
+        await waitFor(async () => output.includes('ready'), 60_000, `the worker process (${output})`);
+        const sender = engineOn(testDatabase.database, 'sender', runs);
+        await sender.start({ work: 'none' });
+        await sender.send('probe', { n: 2 });
+        await sender.stop();
+        await waitFor(async () => output.includes('took 2'), 20_000, 'the worker process to take the job');
+      } finally {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      // It died holding the job: no completion, no failure; once its heartbeat lapses the job is retried here.
+      const survivor = engineOn(testDatabase.database, 'survivor', runs);
+      await survivor.start({ work: 'all' });
+      try {
+        await waitFor(async () => runs.includes('survivor:2'), 60_000, 'the other worker to retry the job');
+        await survivor.idle(['probe']);
+        expect(runs).toEqual(['survivor:2']);
+      } finally {
+        await survivor.stop();
+      }
+    },
+    180_000,
+  );
+});
