@@ -6,7 +6,6 @@ import type { Database } from '../../src/db/index.js';
 import { backends, createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { waitFor } from '../helpers/processes.js';
 
-const tsx = path.resolve('node_modules/.bin/tsx');
 const hangingWorker = path.resolve('test/fixtures/jobs/hanging-worker.ts');
 
 const settings = {
@@ -52,7 +51,10 @@ describe.each(backends)('the job engine on %s', (backend) => {
   it.runIf(backend === 'postgres')(
     'retries on another process a job held by a process killed with SIGKILL',
     async () => {
-      const child = spawn(tsx, [hangingWorker, testDatabase.url!], { stdio: ['ignore', 'pipe', 'pipe'] });
+      // Node itself with tsx's loader, so that SIGKILL reaches the process holding the job (no wrapper in between).
+      const child = spawn(process.execPath, ['--import', 'tsx', hangingWorker, testDatabase.url!], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
       child.stderr.on('data', (chunk) => (output += chunk));
