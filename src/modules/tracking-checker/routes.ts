@@ -5,9 +5,21 @@ import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { Type } from 'typebox';
-import { ScanIdParams, ScanRequestBody, ScanResponse, ScanState, ScanSummary } from './schemas.js';
+import {
+  SCAN_STATE_DESCRIPTION,
+  ScanIdParams,
+  ScanRequestBody,
+  ScanResponse,
+  ScanStates,
+  ScanSummary,
+} from './schemas.js';
 import { scanQuotaHeaderItems, type ScanQuota } from './service.js';
 import { TrackingCheckerCodes } from './errors.js';
+
+const ScanStateResponse = Type.Union(
+  ScanStates.map((state) => withMeta(state)),
+  { description: SCAN_STATE_DESCRIPTION },
+);
 
 function appendHeaderItem(reply: FastifyReply, name: string, item: string): void {
   const existing = reply.getHeader(name);
@@ -50,7 +62,7 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }),
       response: {
         200: withMeta(ScanResponse),
-        202: withMeta(ScanState),
+        202: ScanStateResponse,
         ...errorResponses(
           HttpCodes.urlNotAllowed,
           TrackingCheckerCodes.targetUnreachable,
@@ -97,7 +109,7 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'The scan and its state: `queued` (waiting for a worker), `running` (with its `stage`), `completed` (with the result, in the same shape as the synchronous scan answer) or `failed` (with the error). Poll it after a `Prefer: respond-async` request, or subscribe to the `tracking_checker.scan.completed` and `.failed` webhooks.',
       tags,
       params: ScanIdParams,
-      response: { 200: withMeta(ScanState), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: ScanStateResponse, ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => checker.state(requireAuth(request), request.params.id),
   });

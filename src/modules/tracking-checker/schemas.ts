@@ -95,10 +95,11 @@ const ScanFailed = Type.Object(
   { additionalProperties: false, description: 'A scan that ended without a result.' },
 );
 
-export const ScanState = Type.Union([ScanCompleted, ScanPending, ScanFailed], {
-  description:
-    'A scan and its state: `queued`, `running` (with its `stage`), `completed` (with the result) or `failed`.',
-});
+/** The states of the scan resource, one schema each (a response wraps each in its envelope). */
+export const ScanStates = [ScanCompleted, ScanPending, ScanFailed] as const;
+export const SCAN_STATE_DESCRIPTION =
+  'A scan and its state: `queued`, `running` (with its `stage`), `completed` (with the result) or `failed`.';
+export const ScanState = Type.Union([...ScanStates], { description: SCAN_STATE_DESCRIPTION });
 
 export const ScanIdParams = Type.Object({
   id: Type.String({ pattern: idPattern('scan'), description: 'Scan id (`scn_…`).' }),
