@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobEngine } from '../../src/jobs/engine.js';
 import type { Database } from '../../src/db/index.js';
@@ -47,6 +48,40 @@ describe.each(backends)('the job engine on %s', (backend) => {
       await worker.stop();
     }
   }, 60_000);
+
+  it('stops gracefully: a job in hand finishes within the grace, one that outlasts it goes back to the queue', async () => {
+    const engine = new JobEngine({ store: testDatabase.database.jobs }, settings);
+    const started: number[] = [];
+    engine.define('slow', { retryLimit: 3 }, async (data: { n: number }) => {
+      started.push(data.n);
+      await new Promise((resolve) => setTimeout(resolve, data.n === 1 ? 300 : 60_000));
+    });
+    await engine.start({ work: 'all' });
+    await engine.send('slow', { n: 1 });
+    await waitFor(async () => started.includes(1), 20_000, 'the first job to start');
+    await engine.stop({ graceful: true, timeoutMs: 5_000 });
+    expect(await states('slow')).toEqual(['completed']);
+
+    const again = new JobEngine({ store: testDatabase.database.jobs }, settings);
+    again.define('slow', { retryLimit: 3 }, async (data: { n: number }) => {
+      started.push(data.n);
+      await new Promise((resolve) => setTimeout(resolve, 60_000));
+    });
+    await again.start({ work: 'all' });
+    await again.send('slow', { n: 2 });
+    await waitFor(async () => started.includes(2), 20_000, 'the second job to start');
+    const stopping = Date.now();
+    await again.stop({ graceful: true, timeoutMs: 1_000 });
+    expect(Date.now() - stopping).toBeLessThan(10_000);
+    expect((await states('slow')).sort()).toEqual(['completed', 'retry']);
+  }, 60_000);
+
+  async function states(queue: string): Promise<string[]> {
+    const result = await testDatabase.database.db.execute(
+      sql`select state::text as state from pgboss.job where name = ${queue} order by created_on`,
+    );
+    return (result as unknown as { rows: { state: string }[] }).rows.map((row) => row.state);
+  }
 
   it.runIf(backend === 'postgres')(
     'retries on another process a job held by a process killed with SIGKILL',
