@@ -1,8 +1,9 @@
 import { runApiBench } from './api.js';
+import { runJobsBench } from './jobs.js';
 import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 
-/** `npm run bench [api|scanner|gateway]`: all benchmarks, or one. */
+/** `npm run bench [api|scanner|gateway|jobs]`: all benchmarks, or one. */
 const only = process.argv[2];
 
 if (!only || only === 'api') {
@@ -18,4 +19,11 @@ if (!only || only === 'scanner') {
 
 if (!only || only === 'gateway') {
   printGatewayBench(await runGatewayBench());
+}
+
+if (only === 'jobs' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
+  const results = await runJobsBench();
+  console.log('\nJob engine (pg-boss on PostgreSQL, one worker with 20 handlers)');
+  console.table([results]);
+  console.log(JSON.stringify({ jobs: results }));
 }

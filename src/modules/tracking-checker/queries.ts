@@ -1,5 +1,6 @@
 import { and, count, desc, eq, gt, inArray, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
+import { HttpCodes } from '../../http/errors.js';
 import { scans, tenants, type ScanRow } from '../../db/schema.js';
 
 export interface QuotaUsage {
@@ -8,8 +9,11 @@ export interface QuotaUsage {
 }
 
 export const INTERRUPTED = 'interrupted';
-/** Stored with a scan whose target the network guard refused (an asynchronous one: a synchronous one is deleted). */
-export const REFUSED = 'url_not_allowed';
+/**
+ * Stored with a scan whose target the network guard refused (an asynchronous one: a synchronous one is deleted):
+ * the same code as the API's error, `HttpCodes.urlNotAllowed`.
+ */
+export const REFUSED = HttpCodes.urlNotAllowed.code;
 
 /**
  * Every scan of the window counts, except one interrupted by a crash or refused by the network guard: it did no

@@ -168,7 +168,7 @@ export class TrackingCheckerService {
         new ScanTargetRefusedError((failure.reason ?? 'private_address') as ScanTargetRefusedCode, failure.message),
       );
     }
-    if (failure?.code === 'target_unreachable')
+    if (failure?.code === TrackingCheckerCodes.targetUnreachable.code)
       throw TrackingCheckerErrors.targetUnreachable(new ScanTargetUnreachableError(failure.message), id);
     throw new Error(`scan ${id} failed: ${failure?.message ?? 'unknown error'}`);
   }
