@@ -7,7 +7,7 @@ const JOBS = 5_000;
 
 /**
  * Jobs per second through pg-boss on PostgreSQL (BENCH_DATABASE_URL or TEST_DATABASE_URL, a throw-away database is
- * created on it): jobs sent in batches, one worker process-worth of handlers (concurrency 20) doing nothing.
+ * created on it): jobs sent in batches, one worker process with the webhook deliveries' settings (4 handler slots fetching batches of 10), handlers doing nothing.
  */
 export async function runJobsBench() {
   const server = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
@@ -26,7 +26,7 @@ export async function runJobsBench() {
       { store: database.jobs },
       { pollingIntervalSeconds: 0.5, superviseIntervalSeconds: 10, instanceName: 'bench', onError: () => {} },
     );
-    engine.define('bench', {}, async () => void done++, { concurrency: 20 });
+    engine.define('bench', {}, async () => void done++, { concurrency: 4, batchSize: 10 });
     await engine.start({ work: 'none' });
     const sendStarted = performance.now();
     for (let sent = 0; sent < JOBS; sent += 500)
@@ -40,7 +40,7 @@ export async function runJobsBench() {
       { store: database.jobs },
       { pollingIntervalSeconds: 0.5, superviseIntervalSeconds: 10, instanceName: 'bench', onError: () => {} },
     );
-    worker.define('bench', {}, async () => void done++, { concurrency: 20 });
+    worker.define('bench', {}, async () => void done++, { concurrency: 4, batchSize: 10 });
     const workStarted = performance.now();
     await worker.start({ work: 'all' });
     await worker.idle(['bench'], 600_000);

@@ -23,7 +23,7 @@ if (!only || only === 'gateway') {
 
 if (only === 'jobs' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
   const results = await runJobsBench();
-  console.log('\nJob engine (pg-boss on PostgreSQL, one worker with 20 handlers)');
+  console.log('\nJob engine (pg-boss on PostgreSQL, one worker: 4 slots, batches of 10)');
   console.table([results]);
   console.log(JSON.stringify({ jobs: results }));
 }

@@ -209,7 +209,8 @@ export function createServices(
   );
   jobs.define(WEBHOOK_DEAD_LETTERS, { retentionSeconds: 30 * 86_400 });
   jobs.define(WEBHOOK_DELIVERIES, deliveryQueueOptions(config.webhooks), webhooks.deliver.bind(webhooks), {
-    concurrency: 20,
+    concurrency: 4,
+    batchSize: 10,
   });
   jobs.define(
     CONTAINER_TRANSITIONS,
@@ -218,10 +219,11 @@ export function createServices(
   );
   jobs.define(REPORT_BUILDS, { retryLimit: 2, expireInSeconds: 600 }, reports.buildReport.bind(reports), {
     concurrency: 2,
+    batchSize: 1,
   });
   // Scans hold Chromium: a worker takes as many as its browser pool runs; a scan whose worker died runs again.
   const scanJobs = { retryLimit: 1, expireInSeconds: Math.ceil(config.scanner.scanTimeoutMs / 1000) + 120 };
-  const scanWork = { concurrency: config.scanner.concurrency, onDemand: true };
+  const scanWork = { concurrency: config.scanner.concurrency, batchSize: 1, onDemand: true };
   jobs.define(SCANS, scanJobs, scanWorker.run.bind(scanWorker), scanWork);
   jobs.define(ANONYMOUS_SCANS, scanJobs, scanWorker.runAnonymous.bind(scanWorker), scanWork);
   jobs.every('status-check', config.statusCheckMs, () => status.evaluate());

@@ -1,4 +1,4 @@
-import { PgBoss, type Job, type Queue, type SendOptions } from 'pg-boss';
+import { PgBoss, type Job, type JobResult, type Queue, type SendOptions } from 'pg-boss';
 import { JOB_SCHEMA, type JobStore } from '../db/job-store.js';
 
 export type JobHandler<T> = (data: T, job: Job<T>) => Promise<unknown>;
@@ -8,6 +8,8 @@ interface QueueSpec {
   options: QueueOptions;
   handler: JobHandler<never> | null;
   concurrency: number;
+  /** Jobs one handler slot fetches at once (run side by side); 1 for jobs that hold a scarce resource (Chromium). */
+  batchSize: number;
   /** Work a request waits for (scans): run whenever the process works jobs, also when background work is off. */
   onDemand: boolean;
 }
@@ -65,12 +67,17 @@ export class JobEngine {
     name: string,
     options: QueueOptions,
     handler: JobHandler<T> | null = null,
-    { concurrency = 4, onDemand = false }: { concurrency?: number; onDemand?: boolean } = {},
+    {
+      concurrency = 4,
+      batchSize = 5,
+      onDemand = false,
+    }: { concurrency?: number; batchSize?: number; onDemand?: boolean } = {},
   ): void {
     this.queues.set(name, {
       options: { heartbeatSeconds: HEARTBEAT_SECONDS, ...options },
       handler: handler as JobHandler<never> | null,
       concurrency,
+      batchSize,
       onDemand,
     });
   }
@@ -94,7 +101,7 @@ export class JobEngine {
           await this.send(name, {}, { startAfter: new Date(Date.now() + intervalMs) }).catch(this.settings.onError);
         }
       },
-      { concurrency: 1 },
+      { concurrency: 1, batchSize: 1 },
     );
   }
 
@@ -121,7 +128,10 @@ export class JobEngine {
     await boss.start();
     this.boss = boss;
     if (background && this.periodic.size)
-      this.define(WATCHDOG, { policy: 'stately', retryLimit: 0 }, () => this.watchdog(), { concurrency: 1 });
+      this.define(WATCHDOG, { policy: 'stately', retryLimit: 0 }, () => this.watchdog(), {
+        concurrency: 1,
+        batchSize: 1,
+      });
     for (const [name, spec] of this.queues) {
       await boss.createQueue(name, { ...spec.options, notify: true });
       const { policy: _policy, partition: _partition, ...changeable } = spec.options;
@@ -135,13 +145,16 @@ export class JobEngine {
       await boss.work<object>(
         name,
         {
-          batchSize: 1,
+          batchSize: spec.batchSize,
+          // A full batch means more is waiting: fetch again at once instead of after the polling interval.
+          burstWhenBatchFull: spec.batchSize > 1,
           localConcurrency: spec.concurrency,
           pollingIntervalSeconds: this.settings.pollingIntervalSeconds,
           // NOTIFY wakes workers for new jobs only; deferred and retried ones come due without one.
           notifyPollingIntervalSeconds: this.settings.pollingIntervalSeconds,
+          perJobResults: true,
         },
-        async ([job]) => handler(job.data as never, job as never),
+        (batch) => Promise.all(batch.map((job) => this.settle(handler, job))),
       );
     }
     if (!background) return;
@@ -267,6 +280,19 @@ export class JobEngine {
 
   get isWorking(): boolean {
     return this.working;
+  }
+
+  /** Runs one job of a batch: its own outcome, so one failure does not fail (and retry) the others. */
+  private async settle(handler: JobHandler<never>, job: Job<object>): Promise<JobResult> {
+    try {
+      return { id: job.id, status: 'completed', output: await handler(job.data as never, job as never) };
+    } catch (error) {
+      return {
+        id: job.id,
+        status: 'failed',
+        output: { message: error instanceof Error ? error.message : String(error) },
+      };
+    }
   }
 
   private async watchdog(): Promise<void> {
