@@ -80,6 +80,7 @@ export async function buildApp({ config, database, scanner, logStream }: AppDepe
       scanner,
       (error) => app.log.error({ err: error }, 'background work failed'),
       app.rateLimits.createLimiter,
+      app.log,
     ),
   );
   app.decorateRequest('authContext', null);

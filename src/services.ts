@@ -8,7 +8,7 @@ import { AuthService } from './modules/auth/credentials.js';
 import { UserService } from './modules/auth/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { TrackingCheckerService } from './modules/tracking-checker/service.js';
-import { ANONYMOUS_SCANS, SCANS, ScanWorker } from './modules/tracking-checker/worker.js';
+import { ANONYMOUS_SCANS, SCANS, ScanWorker, type ScanLog } from './modules/tracking-checker/worker.js';
 import { Scanner } from './scanner/index.js';
 import { OutboundClient } from './lib/outbound.js';
 import { JobEngine } from './jobs/engine.js';
@@ -106,6 +106,8 @@ export function createServices(
   onError: (error: unknown) => void = () => {},
   /** The app passes its rate limits' factory, so the login throttle is shared through Redis too. */
   createLimiter: LimiterFactory = limiterFactory(null),
+  /** Where workers log what a request's scan ran into (the app's logger). */
+  log: ScanLog = { warn: () => {} },
 ): Services {
   const invalidations = new InvalidationBus(database);
   const auth = new AuthService(
@@ -201,7 +203,7 @@ export function createServices(
     { database, webhooks, tenants, jobs },
     { scanTimeoutMs: config.scanner.scanTimeoutMs, syncWaitMs: config.scanner.syncWaitMs },
   );
-  const scanWorker = new ScanWorker({ database, scanner, webhooks }, { onInternalError: onError });
+  const scanWorker = new ScanWorker({ database, scanner, webhooks }, { log });
   status.register('Gateway', async () =>
     gateway.listening
       ? { status: 'operational', detail: 'Accepting container traffic.' }

@@ -169,7 +169,7 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       await app.rateLimits.consumePublicScan(request, reply);
-      return app.services.trackingChecker.scanAnonymously(request.body);
+      return app.services.trackingChecker.scanAnonymously(request.body, request.id);
     },
   });
 };

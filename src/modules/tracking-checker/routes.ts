@@ -77,7 +77,10 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         appendHeaderItem(reply, 'ratelimit-policy', items.policy);
         appendHeaderItem(reply, 'ratelimit', items.state);
       };
-      const outcome = await checker.scan(requireAuth(request), request.body, onQuota, prefersAsync(request.headers));
+      const outcome = await checker.scan(requireAuth(request), request.body, onQuota, {
+        respondAsync: prefersAsync(request.headers),
+        requestId: request.id,
+      });
       if ('completed' in outcome) return outcome.completed;
       return reply
         .code(202)

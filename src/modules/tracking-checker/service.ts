@@ -130,7 +130,7 @@ export class TrackingCheckerService {
     auth: AuthContext,
     input: ScanRequestInput,
     onQuota: (quota: ScanQuota) => void,
-    respondAsync = false,
+    { respondAsync = false, requestId }: { respondAsync?: boolean; requestId?: string } = {},
   ): Promise<{ accepted: ScanStateDto } | { completed: ScanResult & { scan_id: string } }> {
     const url = parseScanUrl(input.url);
     const language = (input.language ?? 'en') as Language;
@@ -155,7 +155,7 @@ export class TrackingCheckerService {
     if (!reserved) {
       throw TrackingCheckerErrors.quotaExceeded(limit, SCAN_WINDOW_SECONDS, quota.resetSeconds);
     }
-    const job: ScanJob = { scanId: id, waited: !respondAsync };
+    const job: ScanJob = { scanId: id, waited: !respondAsync, requestId };
     await this.jobs.send(SCANS, job);
     if (respondAsync) return { accepted: await this.state(auth, id) };
     const row = await this.waitForEnd(id);
@@ -185,9 +185,10 @@ export class TrackingCheckerService {
   }
 
   /** The public checker: same scanner (on a worker), no tenant, nothing stored (the caller limits it per IP). */
-  async scanAnonymously(input: ScanRequestInput): Promise<ScanResult> {
+  async scanAnonymously(input: ScanRequestInput, requestId?: string): Promise<ScanResult> {
     const url = parseScanUrl(input.url);
     const job: AnonymousScanJob = {
+      requestId,
       url: url.toString(),
       aiSummary: input.ai_summary ?? false,
       pagespeed: input.pagespeed ?? false,

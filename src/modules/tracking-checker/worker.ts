@@ -12,7 +12,14 @@ export const SCANS = 'tracking-scan';
 /** The public checker's scans: nothing stored, the result travels back as the job's output. */
 export const ANONYMOUS_SCANS = 'anonymous-scan';
 
+/** Where failures of ours during a scan are logged, with the id of the request that asked for it. */
+export interface ScanLog {
+  warn(object: object, message: string): void;
+}
+
 export interface AnonymousScanJob {
+  /** The request waiting for the scan, so that the worker's log lines can be found from it. */
+  requestId?: string;
   url: string;
   aiSummary: boolean;
   pagespeed: boolean;
@@ -28,6 +35,7 @@ export interface ScanJob {
   scanId: string;
   /** The caller waits for the answer (synchronous POST): a refused target is then deleted, not announced. */
   waited: boolean;
+  requestId?: string;
 }
 
 /**
@@ -41,7 +49,7 @@ export class ScanWorker {
 
   constructor(
     { database, scanner, webhooks }: { database: Database; scanner: Scanner; webhooks: WebhookService },
-    private readonly settings: { onInternalError: (error: unknown) => void },
+    private readonly settings: { log: ScanLog },
   ) {
     this.database = database;
     this.scanner = scanner;
@@ -49,9 +57,9 @@ export class ScanWorker {
   }
 
   /** A public checker scan (the job handler): its outcome is the job's output, read by the waiting API process. */
-  async runAnonymous(job: AnonymousScanJob): Promise<AnonymousScanOutcome> {
+  async runAnonymous({ requestId, ...job }: AnonymousScanJob): Promise<AnonymousScanOutcome> {
     try {
-      return { result: await this.scanner.scan({ ...job, onInternalError: this.settings.onInternalError }) };
+      return { result: await this.scanner.scan({ ...job, onInternalError: this.logFor(requestId) }) };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) return { refused: { reason: error.code, message: error.message } };
       if (error instanceof ScanTargetUnreachableError) return { unreachable: { message: error.message } };
@@ -59,7 +67,13 @@ export class ScanWorker {
     }
   }
 
-  async run({ scanId, waited }: ScanJob): Promise<void> {
+  /** Failures of ours (a browser that cannot start) are logged with the request id; the client gets plain words. */
+  private logFor(requestId: string | undefined) {
+    return (error: unknown) => this.settings.log.warn({ err: error, request_id: requestId }, 'scan stage failed');
+  }
+
+  async run({ scanId, waited, requestId }: ScanJob): Promise<void> {
+    const logInternalError = this.logFor(requestId);
     const scan = await queries.startScan(this.database.db, scanId);
     if (!scan) return;
     try {
@@ -68,7 +82,7 @@ export class ScanWorker {
         aiSummary: scan.options.ai_summary,
         pagespeed: scan.options.pagespeed,
         language: scan.language as Language,
-        onInternalError: this.settings.onInternalError,
+        onInternalError: logInternalError,
       });
       await queries.setScanStage(this.database.db, scanId, 'storing');
       await queries.completeScan(this.database.db, scanId, result as unknown as Record<string, unknown>);
@@ -80,8 +94,10 @@ export class ScanWorker {
       });
     } catch (error) {
       const failure = failureOf(error);
-      if (!(error instanceof ScanTargetRefusedError || error instanceof ScanTargetUnreachableError))
-        this.settings.onInternalError(error);
+      // An unreachable page is the target's fault; what failed on our side on the way (its cause) is logged.
+      if (error instanceof ScanTargetUnreachableError) {
+        if (error.cause) logInternalError(error.cause);
+      } else if (!(error instanceof ScanTargetRefusedError)) logInternalError(error);
       await queries.failScan(this.database.db, scanId, failure);
       if (waited && failure.code === queries.REFUSED) return;
       await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.failed', {
