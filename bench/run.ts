@@ -1,9 +1,10 @@
 import { runApiBench } from './api.js';
+import { runJobsBench } from './jobs.js';
 import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 
-/** `npm run bench [api|scanner|gateway|runtime]`: all benchmarks, or one. */
+/** `npm run bench [api|scanner|gateway|runtime|jobs]`: all benchmarks, or one. */
 const only = process.argv[2];
 
 if (!only || only === 'api') {
@@ -23,4 +24,11 @@ if (!only || only === 'gateway') {
 
 if (!only || only === 'runtime') {
   printRuntimeBench(await runRuntimeBench());
+}
+
+if (only === 'jobs' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
+  const results = await runJobsBench();
+  console.log('\nJob engine (pg-boss on PostgreSQL, one worker: 4 slots, batches of 10)');
+  console.table([results]);
+  console.log(JSON.stringify({ jobs: results }));
 }

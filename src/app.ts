@@ -98,6 +98,7 @@ export async function buildApp({
       scanner,
       (error) => app.log.error({ err: error }, 'background work failed'),
       app.rateLimits.createLimiter,
+      app.log,
     ),
   );
   app.decorateRequest('authContext', null);
@@ -121,8 +122,11 @@ export async function buildApp({
   registerCreatedLocation(app);
   registerDeprecations(app, deprecations);
 
-  await registerOpenApi(app, { ...webhookDocumentation(), deprecations });
+  // Without the api role the listener only answers the probes (/healthz, /readyz).
+  const servesApi = config.roles.includes('api');
+  if (servesApi) await registerOpenApi(app, { ...webhookDocumentation(), deprecations });
   await app.register(systemRoutes);
+  if (!servesApi) return app;
   await app.register(authRoutes);
   await app.register(securityRoutes);
   await app.register(tenantRoutes);

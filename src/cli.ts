@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import { DrizzleQueryError } from 'drizzle-orm/errors';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, parseRoles, type Config, type ProcessRole } from './config.js';
 import { DataDirectoryInUseError } from './db/data-directory-lock.js';
 import type { Role } from './http/context.js';
 import { ApiError } from './http/errors.js';
@@ -15,7 +15,8 @@ import { createServices, type Services } from './services.js';
 /** sysexits(3) codes: bad arguments, bad configuration. Every other failure exits 1. */
 const EXIT_USAGE = 64;
 const EXIT_CONFIG = 78;
-const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Past the configured grace for requests and jobs: closing the database and Chromium. */
+const SHUTDOWN_MARGIN_MS = 5_000;
 const ROLES: readonly Role[] = ['owner', 'admin', 'member'];
 
 type Values = Record<string, string | undefined>;
@@ -33,6 +34,14 @@ interface CommandSpec {
 
 class UsageError extends Error {}
 
+function rolesOf(value: string): ProcessRole[] {
+  try {
+    return parseRoles(value);
+  } catch (error) {
+    throw error instanceof ConfigError ? new UsageError(`--role: ${error.message}`) : error;
+  }
+}
+
 function checkRole(values: Values): void {
   if (values.role && !ROLES.includes(values.role as Role))
     throw new UsageError('--role must be owner, admin or member');
@@ -42,8 +51,13 @@ class CommandError extends Error {}
 
 const COMMANDS: Record<string, CommandSpec> = {
   serve: {
-    summary: 'Start the API and the tagging gateway (what `npm start` runs).',
-    run: (_values, _argument, config) => serve(config),
+    summary:
+      'Start the API, the tagging gateway and the job worker (what `npm start` runs); --role runs only some of them.',
+    options: { role: { placeholder: 'api,gateway,worker' } },
+    check: (values) => {
+      if (values.role) rolesOf(values.role);
+    },
+    run: (values, _argument, config) => serve(values.role ? { ...config, roles: rolesOf(values.role) } : config),
   },
   migrate: {
     summary: 'Run the database migrations.',
@@ -164,8 +178,8 @@ async function serve(config: Config) {
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => process.exit(1), SHUTDOWN_TIMEOUT_MS);
+    app.log.info({ signal, roles: config.roles }, 'shutting down');
+    const timer = setTimeout(() => process.exit(1), config.shutdownTimeoutMs + SHUTDOWN_MARGIN_MS);
     await gatewayWorkers?.stop();
     await runtime.close();
     clearTimeout(timer);
@@ -176,20 +190,17 @@ async function serve(config: Config) {
   let address: string;
   try {
     address = await app.listen({ host: config.host, port: config.port });
-    if (gatewayWorkers) await listenWithWorkers(app, gatewayWorkers);
-    else {
-      const gatewayUrl = await app.services.gateway.listen(config.gateway.port, config.host);
-      app.log.info({ gateway: gatewayUrl }, 'gateway listening');
-    }
-    if (!gatewayWorkers && app.services.gatewayTls && config.gateway.tlsPort != null) {
-      const tlsUrl = await app.services.gatewayTls.listen(config.gateway.tlsPort, config.host);
-      app.log.info({ gateway: tlsUrl }, 'gateway TLS listening (HTTP/2 and HTTP/1.1); plain HTTP now redirects to it');
+    app.log.info({ roles: config.roles }, 'roles');
+    if (config.roles.includes('gateway')) {
+      if (gatewayWorkers) await listenWithWorkers(app, gatewayWorkers);
+      else await listenGateway(app, config);
     }
   } catch (error) {
     await gatewayWorkers?.stop().catch(() => {});
     await runtime.close().catch(() => {});
     throw error;
   }
+  if (!config.roles.includes('api')) return;
   await announceSetup(app, config.publicBaseUrl ?? address).catch((error: unknown) =>
     app.log.error({ err: error }, 'could not check whether set-up is needed'),
   );
@@ -204,6 +215,15 @@ async function listenWithWorkers(app: FastifyInstance, workers: GatewayWorkers) 
       : { status: 'outage', detail: 'No gateway worker is serving.' },
   );
   app.log.info({ gateway: gatewayUrl, workers: workers.serving }, 'gateway listening in worker processes');
+}
+
+async function listenGateway(app: FastifyInstance, config: Config) {
+  const gatewayUrl = await app.services.gateway.listen(config.gateway.port, config.host);
+  app.log.info({ gateway: gatewayUrl }, 'gateway listening');
+  if (app.services.gatewayTls && config.gateway.tlsPort != null) {
+    const tlsUrl = await app.services.gatewayTls.listen(config.gateway.tlsPort, config.host);
+    app.log.info({ gateway: tlsUrl }, 'gateway TLS listening (HTTP/2 and HTTP/1.1); plain HTTP now redirects to it');
+  }
 }
 
 /** Until the first owner exists, the log says how to create it; on a database the CLI provisioned with a one-time URL. */

@@ -65,6 +65,8 @@ export interface Config {
     scanTimeoutMs: number;
     /** The longest the browser stage keeps watching a page after load (network quiet and due timers end it sooner). */
     observationCapMs: number;
+    /** How long a synchronous scan request waits for a worker beyond the scan cap (the queue wait), then 503. */
+    syncWaitMs: number;
   };
   monitoring: { tickMs: number; batchSize: number; maxInFlight: number; retentionDays: number };
   /** How long rows that grow with traffic are kept (monitor checks: `monitoring.retentionDays`), and how they go. */
@@ -76,7 +78,18 @@ export interface Config {
     maxBatches: number;
     intervalMs: number;
   };
-  webhooks: { pollMs: number; retryBaseMs: number; maxAttempts: number; timeoutMs: number };
+  webhooks: { retryBaseMs: number; maxAttempts: number; timeoutMs: number };
+  /** The job engine (pg-boss on the same database). */
+  jobs: {
+    /** How often idle workers poll for deferred and retried jobs; new jobs wake them at once (LISTEN/NOTIFY). */
+    pollMs: number;
+    /** How often workers retry jobs whose worker died (missed heartbeats) and expire stuck ones. */
+    superviseSeconds: number;
+  };
+  /** What this process does: `api` (HTTP API and web), `gateway` (container traffic), `worker` (jobs and scans). */
+  roles: ProcessRole[];
+  /** How long a stopping process waits for requests and jobs in flight before handing them back. */
+  shutdownTimeoutMs: number;
   /** Extra CA certificates trusted by outbound monitor and webhook requests (tests' throw-away CA). */
   outboundCaCertificates: string[];
   gateway: {
@@ -124,7 +137,7 @@ export interface Config {
   domainPendingTtlHours: number;
   /** How often Tagport checks its own components for the status page. */
   statusCheckMs: number;
-  /** Run the monitor scheduler and webhook worker in this process. */
+  /** Run jobs (monitor checks, webhooks, scans, …) in this process when it has the worker role. */
   runWorkers: boolean;
   /** OpenAI-compatible chat completions for AI summaries; the built-in writer is used when unset. */
   ai: { baseUrl: string; model: string; apiKey: string } | null;
@@ -143,6 +156,21 @@ export interface AcmeConfig {
   retryBaseMs: number;
   retryMaxMs: number;
   pollMs: number;
+}
+
+export const PROCESS_ROLES = ['api', 'gateway', 'worker'] as const;
+export type ProcessRole = (typeof PROCESS_ROLES)[number];
+
+/** `api,gateway,worker` → the roles, in their canonical order; throws ConfigError on an unknown or empty list. */
+export function parseRoles(value: string): ProcessRole[] {
+  const given = value
+    .split(',')
+    .map((role) => role.trim())
+    .filter(Boolean);
+  const unknown = given.filter((role) => !PROCESS_ROLES.includes(role as ProcessRole));
+  if (unknown.length || given.length === 0)
+    throw new ConfigError(`roles must be a comma-separated list of ${PROCESS_ROLES.join(', ')}`);
+  return PROCESS_ROLES.filter((role) => given.includes(role));
 }
 
 /** SMTP_URL (`smtp://user:pass@host:587`, or `smtps://` for TLS from the start) and MAIL_FROM. */
@@ -277,6 +305,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       concurrency: integer(env, 'SCANNER_CONCURRENCY', 2, 1),
       scanTimeoutMs: integer(env, 'SCAN_TIMEOUT_MS', 45_000, 1000),
       observationCapMs: integer(env, 'SCANNER_OBSERVATION_CAP_MS', 10_000, 1000),
+      syncWaitMs: integer(env, 'SCAN_SYNC_WAIT_MS', 60_000, 0),
     },
     ai: aiConfig(env),
     mail: mailConfig(env),
@@ -296,11 +325,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       intervalMs: integer(env, 'RETENTION_INTERVAL_MS', 600_000, 1000),
     },
     webhooks: {
-      pollMs: integer(env, 'WEBHOOK_POLL_MS', 1000, 10),
       retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 30_000, 1),
       maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1),
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
     },
+    jobs: {
+      pollMs: integer(env, 'JOB_POLL_MS', 2000, 500),
+      superviseSeconds: integer(env, 'JOB_SUPERVISE_SECONDS', 10, 1),
+    },
+    roles: parseRoles(env.TAGPORT_ROLES || PROCESS_ROLES.join(',')),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
     outboundCaCertificates: [],
     runWorkers: bool(env, 'RUN_WORKERS', true),
     statusCheckMs: integer(env, 'STATUS_CHECK_MS', 30_000, 100),

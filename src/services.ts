@@ -1,4 +1,4 @@
-import type { Config } from './config.js';
+import type { Config, ProcessRole } from './config.js';
 import type { Database } from './db/index.js';
 import { InvalidationBus } from './db/invalidation.js';
 import { limiterFactory, type LimiterFactory } from './http/rate-limit.js';
@@ -8,19 +8,25 @@ import { AuthService } from './modules/auth/credentials.js';
 import { UserService } from './modules/auth/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { TrackingCheckerService } from './modules/tracking-checker/service.js';
+import { ANONYMOUS_SCANS, SCANS, ScanWorker, type ScanLog } from './modules/tracking-checker/worker.js';
 import { Scanner } from './scanner/index.js';
 import { OutboundClient } from './lib/outbound.js';
-import { startLoop } from './lib/loop.js';
+import { JobEngine } from './jobs/engine.js';
 import { MonitorScheduler } from './modules/monitors/scheduler.js';
 import { MonitorService } from './modules/monitors/service.js';
-import { WebhookService } from './modules/webhooks/service.js';
-import { ReportService } from './modules/reports/service.js';
+import {
+  deliveryQueueOptions,
+  WEBHOOK_DEAD_LETTERS,
+  WEBHOOK_DELIVERIES,
+  WebhookService,
+} from './modules/webhooks/service.js';
+import { REPORT_BUILDS, ReportService } from './modules/reports/service.js';
 import { OverviewService } from './modules/overview/service.js';
 import { StatusService } from './modules/status/service.js';
 import { EventLog } from './modules/events/service.js';
 import { ContainerService } from './modules/containers/service.js';
 import { ContainerTraffic } from './modules/containers/traffic.js';
-import { ContainerWorker } from './modules/containers/worker.js';
+import { CONTAINER_TRANSITIONS, ContainerWorker } from './modules/containers/worker.js';
 import { DomainVerifier } from './modules/domains/dns.js';
 import { DomainService } from './modules/domains/service.js';
 import { Gateway } from './gateway/server.js';
@@ -41,6 +47,8 @@ import { Mailer } from './lib/mail.js';
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
   invalidations: InvalidationBus;
+  /** The job engine: every process sends jobs, processes with the worker role run them. */
+  jobs: JobEngine;
   auth: AuthService;
   tenants: TenantService;
   apiKeys: ApiKeyService;
@@ -76,7 +84,31 @@ export interface Services {
   /** What containers with `runtime: builtin` run on: the custom loader and event forwarding. */
   runtime: BuiltinRuntime;
   start(): Promise<void>;
-  stop(): Promise<void>;
+  /** Per role of this process: `ok`, or why it cannot take work (`/readyz`). */
+  readiness(): Record<string, string>;
+  /** Stops background work; `graceful` lets jobs in hand finish (up to the shutdown timeout) or hands them back. */
+  stop(options?: { graceful?: boolean }): Promise<void>;
+}
+
+/** What the status page shows of the job queues, by what they do. */
+const SHOWN_QUEUES: Record<string, string[]> = {
+  scans: [SCANS, ANONYMOUS_SCANS],
+  'webhook deliveries': [WEBHOOK_DELIVERIES],
+  'container transitions': [CONTAINER_TRANSITIONS],
+  'report builds': [REPORT_BUILDS],
+};
+
+async function queueFigures(jobs: JobEngine) {
+  const backlog = await jobs.backlog(Object.values(SHOWN_QUEUES).flat());
+  return Object.entries(SHOWN_QUEUES).map(([name, queues]) => {
+    const parts = backlog.filter((queue) => queues.includes(queue.name));
+    return {
+      name,
+      waiting: parts.reduce((sum, part) => sum + part.waiting, 0),
+      running: parts.reduce((sum, part) => sum + part.running, 0),
+      oldest_wait_seconds: Math.max(0, ...parts.map((part) => part.oldestWaitSeconds)),
+    };
+  });
 }
 
 /** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
@@ -99,6 +131,8 @@ export function createServices(
   onError: (error: unknown) => void = () => {},
   /** The app passes its rate limits' factory, so the login throttle is shared through Redis too. */
   createLimiter: LimiterFactory = limiterFactory(null),
+  /** Where workers log what a request's scan ran into (the app's logger). */
+  log: ScanLog = { warn: () => {} },
 ): Services {
   const invalidations = new InvalidationBus(database);
   const auth = new AuthService(
@@ -110,18 +144,36 @@ export function createServices(
     allowPrivateNetworks: config.allowPrivateNetworks,
     ca: config.outboundCaCertificates,
   });
-  const webhooks = new WebhookService({ database, outbound }, config.webhooks);
+  const isWorker = config.roles.includes('worker');
+  /** RUN_WORKERS=false keeps background jobs off; a worker still runs the scans requests wait for. */
+  const runsJobs = config.runWorkers && isWorker;
+  const jobs = new JobEngine(
+    { store: database.jobs },
+    {
+      pollingIntervalSeconds: config.jobs.pollMs / 1000,
+      superviseIntervalSeconds: config.jobs.superviseSeconds,
+      instanceName: `tagport ${config.roles.join(',')}`,
+      onError,
+    },
+  );
+  const webhooks = new WebhookService({ database, outbound, jobs }, config.webhooks);
   const scheduler = new MonitorScheduler({ database, outbound, webhooks }, { ...config.monitoring, onError });
-  const reports = new ReportService({ database, webhooks });
+  const reports = new ReportService({ database, webhooks, jobs });
   const status = new StatusService(
-    { database, scheduler },
-    { chromiumPath: config.scanner.chromiumPath, workersRunning: config.runWorkers, tickMs: config.monitoring.tickMs },
+    { database, scheduler, queues: () => queueFigures(jobs) },
+    {
+      chromiumPath: config.scanner.chromiumPath,
+      workersRunning: runsJobs,
+      tickMs: config.monitoring.tickMs,
+      checkIntervalMs: config.statusCheckMs,
+      onError,
+    },
   );
   const events = new EventLog({ database, webhooks });
   const mailer = new Mailer({ ...config.mail, onError });
   const containerWorker = new ContainerWorker(
-    { database, outbound, events, invalidations },
-    { delayMs: config.containerTransitionDelayMs, onError },
+    { database, outbound, events, invalidations, jobs },
+    { delayMs: config.containerTransitionDelayMs },
   );
   const security = new SecurityService({ database, auth, box: userSecretsBox(config) });
   const secrets = config.secretsKey ? new SecretBox(config.secretsKey) : null;
@@ -185,20 +237,15 @@ export function createServices(
   );
   runtime.addSink(metaSink.sink);
   const trackingChecker = new TrackingCheckerService(
-    { database, scanner, webhooks, tenants },
-    { scanTimeoutMs: config.scanner.scanTimeoutMs },
+    { database, webhooks, tenants, jobs },
+    { scanTimeoutMs: config.scanner.scanTimeoutMs, syncWaitMs: config.scanner.syncWaitMs },
   );
+  const scanWorker = new ScanWorker({ database, scanner, webhooks }, { log });
   status.register('Gateway', async () =>
     gateway.listening
       ? { status: 'operational', detail: 'Accepting container traffic.' }
       : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
   );
-  let recheckLoop: { stop(): Promise<void> } | null = null;
-  let certificateLoop: { stop(): Promise<void> } | null = null;
-  let deliveryLoop: { stop(): Promise<void> } | null = null;
-  let reportLoop: { stop(): Promise<void> } | null = null;
-  let interruptedScanLoop: { stop(): Promise<void> } | null = null;
-  let retentionLoop: { stop(): Promise<void> } | null = null;
   const monitors = new MonitorService({ database, outbound, webhooks, tenants, containers, domains });
   const retention = new RetentionService(
     { monitors, events, traffic, metaPixels },
@@ -208,8 +255,33 @@ export function createServices(
       metaDeliveryDays: config.meta.deliveryRetentionDays,
     },
   );
+  jobs.define(WEBHOOK_DEAD_LETTERS, { retentionSeconds: 30 * 86_400 });
+  jobs.define(WEBHOOK_DELIVERIES, deliveryQueueOptions(config.webhooks), webhooks.deliver.bind(webhooks), {
+    concurrency: 4,
+    batchSize: 10,
+  });
+  jobs.define(
+    CONTAINER_TRANSITIONS,
+    { policy: 'stately', retryLimit: 5, retryBackoff: true },
+    containerWorker.step.bind(containerWorker),
+  );
+  jobs.define(REPORT_BUILDS, { retryLimit: 2, expireInSeconds: 600 }, reports.buildReport.bind(reports), {
+    concurrency: 2,
+    batchSize: 1,
+  });
+  // Scans hold Chromium: a worker takes as many as its browser pool runs; a scan whose worker died runs again.
+  const scanJobs = { retryLimit: 1, expireInSeconds: Math.ceil(config.scanner.scanTimeoutMs / 1000) + 120 };
+  const scanWork = { concurrency: config.scanner.concurrency, batchSize: 1, onDemand: true };
+  jobs.define(SCANS, scanJobs, scanWorker.run.bind(scanWorker), scanWork);
+  jobs.define(ANONYMOUS_SCANS, scanJobs, scanWorker.runAnonymous.bind(scanWorker), scanWork);
+  jobs.every('status-check', config.statusCheckMs, () => status.evaluate());
+  jobs.every('domain-recheck', Math.min(config.dns.recheckIntervalMs, 60_000), () => domains.recheckDue());
+  if (config.acme) jobs.every('certificate-issue', config.acme.pollMs, () => certificates.issueDue());
+  jobs.every('interrupted-scans', 60_000, () => trackingChecker.failInterruptedScans());
+  jobs.every('retention', config.retention.intervalMs, () => retention.pruneOnce());
   return {
     invalidations,
+    jobs,
     auth,
     tenants,
     apiKeys: new ApiKeyService({ database, auth }),
@@ -237,38 +309,27 @@ export function createServices(
     gateway,
     gatewayTls,
     runtime,
+    readiness() {
+      const states: Record<ProcessRole, () => string> = {
+        api: () => 'ok',
+        gateway: () => (gateway.listening ? 'ok' : 'not_listening'),
+        worker: () => (jobs.isWorking ? 'ok' : 'not_working'),
+      };
+      return Object.fromEntries(config.roles.map((role) => [role, states[role]()]));
+    },
     async start() {
       await invalidations.start();
       auth.start();
-      if (config.runWorkers) {
-        scheduler.start();
-        deliveryLoop = startLoop(() => webhooks.deliverDue(), config.webhooks.pollMs, onError);
-        status.start(config.statusCheckMs, onError);
-        await containerWorker.start();
-        recheckLoop = startLoop(() => domains.recheckDue(), Math.min(config.dns.recheckIntervalMs, 60_000), onError);
-        if (config.acme) certificateLoop = startLoop(() => certificates.issueDue(), config.acme.pollMs, onError);
-        reportLoop = startLoop(
-          async () => {
-            while (await reports.runNext());
-          },
-          config.webhooks.pollMs,
-          onError,
-        );
+      await jobs.start({ work: runsJobs ? 'all' : isWorker ? 'on-demand' : 'none' });
+      if (runsJobs) {
         await trackingChecker.failInterruptedScans().catch(onError);
-        interruptedScanLoop = startLoop(() => trackingChecker.failInterruptedScans(), 60_000, onError);
-        retentionLoop = startLoop(() => retention.pruneOnce(), config.retention.intervalMs, onError);
+        scheduler.start();
+        await containerWorker.resumeUnfinished();
       }
     },
-    async stop() {
+    async stop({ graceful = true } = {}) {
       await scheduler.stop();
-      await deliveryLoop?.stop();
-      await reportLoop?.stop();
-      await interruptedScanLoop?.stop();
-      await retentionLoop?.stop();
-      await status.stop();
-      await recheckLoop?.stop();
-      await certificateLoop?.stop();
-      await containerWorker.stop();
+      await jobs.stop({ graceful, timeoutMs: config.shutdownTimeoutMs });
       await gatewayTls?.close();
       await gateway.close();
       await runtime.stop();

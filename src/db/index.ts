@@ -9,6 +9,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
+import { installJobSchema, jobStoreOf, type JobStore } from './job-store.js';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -26,6 +27,8 @@ export interface Database {
    */
   listen(channel: string, onMessage: (payload: string) => void, onReconnect?: () => void): Promise<Unlisten>;
   notify(channel: string, payload: string): Promise<void>;
+  /** Where the job engine (pg-boss) keeps its queues: the same database, through its own connections. */
+  jobs: JobStore;
   close(): Promise<void>;
 }
 
@@ -52,10 +55,15 @@ export async function createPglite(dataDir: string): Promise<PGlite> {
 
 function openPglite(client: PGlite): Database {
   const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const jobs = jobStoreOf({ pglite: client });
   return {
     kind: 'pglite',
     db,
-    migrate: () => migratePglite(db as never, { migrationsFolder }),
+    jobs,
+    migrate: async () => {
+      await migratePglite(db as never, { migrationsFolder });
+      await installJobSchema(jobs);
+    },
     ping: async () => {
       await client.query('select 1');
     },
@@ -74,9 +82,11 @@ function openPostgres(connectionString: string, poolSize: number): Database {
   });
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const listeners: ReconnectingListener[] = [];
+  const jobs = jobStoreOf({ connectionString, poolSize });
   return {
     kind: 'postgres',
     db,
+    jobs,
     migrate: async () => {
       const lockClient = await pool.connect();
       try {
@@ -86,6 +96,7 @@ function openPostgres(connectionString: string, poolSize: number): Database {
         await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
         lockClient.release();
       }
+      await installJobSchema(jobs);
     },
     ping: async () => {
       await pool.query('select 1');

@@ -189,7 +189,7 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request, reply) => {
       await app.rateLimits.consumePublicScan(request, reply);
-      return app.services.trackingChecker.scanAnonymously(request.body, request.log);
+      return app.services.trackingChecker.scanAnonymously(request.body, request.id);
     },
   });
 };

@@ -43,9 +43,9 @@ afterAll(() => {
   for (const child of servers) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-async function serve(logLevel = 'warn', overrides: Record<string, string> = {}) {
+async function serve(logLevel = 'warn', overrides: Record<string, string> = {}, args: string[] = []) {
   const port = await freePort();
-  const child = spawn(process.execPath, [bin, 'serve'], {
+  const child = spawn(process.execPath, [bin, 'serve', ...args], {
     env: { ...env, ...overrides, PORT: String(port), LOG_LEVEL: logLevel },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -110,6 +110,25 @@ describe('tagport CLI on the embedded database', () => {
     expect((await again.stop()).code).toBe(0);
   }, 180_000);
 
+  it('runs only the roles given: a worker answers its probes per role, serves no API and opens no gateway port', async () => {
+    const gatewayPort = await freePort();
+    const server = await serve('warn', { GATEWAY_PORT: String(gatewayPort) }, ['--role', 'worker']);
+    try {
+      const ready = await request(`${server.base}/readyz`);
+      expect(await ready.body.json()).toMatchObject({ status: 'ok', checks: { database: 'ok', worker: 'ok' } });
+      const health = await request(`${server.base}/healthz`);
+      expect(health.statusCode).toBe(200);
+      await health.body.dump();
+      const api = await request(`${server.base}/api/status.json`);
+      expect(api.statusCode).toBe(404);
+      await api.body.dump();
+      await expect(request(`http://127.0.0.1:${gatewayPort}/`)).rejects.toThrow();
+    } finally {
+      const { code } = await server.stop();
+      expect(code).toBe(0);
+    }
+  });
+
   it('explains usage errors with exit code 64', async () => {
     const failure = await run(process.execPath, [bin, 'keys', 'create'], { env }).catch((error) => error);
     expect(failure.code).toBe(64);
@@ -171,6 +190,11 @@ describe('tagport CLI on the embedded database', () => {
       says: 'at least 12 characters',
     },
     { case: 'an unknown command', args: ['tenants', 'frobnicate'], says: 'unknown command: tenants frobnicate' },
+    {
+      case: 'an unknown process role',
+      args: ['serve', '--role', 'api,scheduler'],
+      says: '--role: roles must be a comma-separated list of api, gateway, worker',
+    },
   ])('answers $case with the usage and exit 64, before opening or creating the database', async ({ args, says }) => {
     const untouched = path.join(
       os.tmpdir(),

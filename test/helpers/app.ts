@@ -10,7 +10,11 @@ import { recordOperationHits } from './operation-hits.js';
 import { createTestDatabase, type Backend, type TestDatabase } from './database.js';
 
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return loadConfig({ LOG_LEVEL: 'silent' }, { runMigrations: false, ...overrides });
+  // The gateway role is left out: tests listen with the gateway themselves when they need it.
+  return loadConfig(
+    { LOG_LEVEL: 'silent', JOB_POLL_MS: '500', TAGPORT_ROLES: 'api,worker' },
+    { runMigrations: false, ...overrides },
+  );
 }
 
 export interface TestApp {

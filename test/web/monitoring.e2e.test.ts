@@ -23,7 +23,7 @@ describe('monitors and reports pages in a real browser', () => {
       allowPrivateNetworks: true,
       outboundCaCertificates: [target.ca],
       monitoring: { tickMs: 50, batchSize: 20, maxInFlight: 50, retentionDays: 30 },
-      webhooks: { pollMs: 50, retryBaseMs: 10, maxAttempts: 3, timeoutMs: 2000 },
+      webhooks: { retryBaseMs: 10, maxAttempts: 3, timeoutMs: 2000 },
     });
     const tenant = await t.tenants.create({ name: 'Ops Co', plan: 'business' });
     await t.users.createUser({

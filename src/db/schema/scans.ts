@@ -15,16 +15,19 @@ export const scans = pgTable(
     language: text('language').notNull(),
     options: jsonb('options').$type<{ ai_summary: boolean; pagespeed: boolean }>().notNull(),
     status: text('status').notNull(),
+    /** While running: what the worker is doing (`scanning`, `storing`). */
+    stage: text('stage'),
     result: jsonb('result').$type<Record<string, unknown>>(),
     error: jsonb('error').$type<{ code: string; message: string }>(),
     createdAt: createdAt(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
   (t) => [
     index('scans_tenant_created_idx').on(t.tenantId, t.createdAt),
     // The list (newest first) and the report (oldest first) in their exact order, ties broken by id.
     index('scans_tenant_created_id_idx').on(t.tenantId, t.createdAt, t.id),
-    check('scans_status_check', sql`${t.status} in ('running', 'completed', 'failed')`),
+    check('scans_status_check', sql`${t.status} in ('queued', 'running', 'completed', 'failed')`),
   ],
 );
 

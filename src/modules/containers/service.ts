@@ -91,8 +91,8 @@ function checkRuntime(runtime: ContainerRuntimeKind, upstreamUrl: string | null)
 }
 
 export interface ContainerRuntime {
-  /** Asks the worker to carry the container's transitional state forward. */
-  enqueue(containerId: string): void;
+  /** Asks a worker to carry the container's transitional state forward (a job: it survives restarts). */
+  enqueue(containerId: string): Promise<void>;
 }
 
 /** Traffic the gateway has counted but not written yet; flushed before usage and logs are read. */
@@ -178,7 +178,7 @@ export class ContainerService {
       { type: 'container', id },
       { from: null, to: 'provisioning' },
     );
-    this.runtime.enqueue(id);
+    await this.runtime.enqueue(id);
     return toContainerDto(row);
   }
 
@@ -332,7 +332,7 @@ export class ContainerService {
       { type: 'container', id },
       { from: current.status, to, action },
     );
-    this.runtime.enqueue(id);
+    await this.runtime.enqueue(id);
     return toContainerDto(row);
   }
 }

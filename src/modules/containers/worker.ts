@@ -1,73 +1,68 @@
 import type { Database } from '../../db/index.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
+import type { JobEngine } from '../../jobs/engine.js';
 import type { OutboundClient } from '../../lib/outbound.js';
 import type { EventLog } from '../events/service.js';
 import * as queries from './queries.js';
 import type { ContainerRuntime } from './service.js';
+
+/** The queue of container transitions (one job per step; `stately` with the container as key: no double step). */
+export const CONTAINER_TRANSITIONS = 'container-transition';
 
 export interface ContainerWorkerDependencies {
   database: Database;
   outbound: OutboundClient;
   events: EventLog;
   invalidations: InvalidationBus;
+  jobs: Pick<JobEngine, 'send' | 'idle'>;
 }
 
 /**
- * Carries containers through their transitional states (provisioning, starting, stopping, deleting). In
- * process by default: `enqueue` schedules the next step after `delayMs`; each step is a conditional UPDATE
- * from the state it read, so two instances (or a resumed job) can never apply a step twice. The queue
- * interface is all the API uses, ready for a distributed queue.
+ * Carries containers through their transitional states (provisioning, starting, stopping, deleting) as jobs of the
+ * job engine: `enqueue` sends the next step to run after `delayMs`, and a worker runs `advance`. Each step is a
+ * conditional UPDATE from the state it read, so a step retried after a worker died is never applied twice.
  */
 export class ContainerWorker implements ContainerRuntime {
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private readonly running = new Set<Promise<void>>();
-  private stopped = false;
-
   private readonly database: Database;
   private readonly outbound: OutboundClient;
   private readonly events: EventLog;
   private readonly invalidations: InvalidationBus;
+  private readonly jobs: Pick<JobEngine, 'send' | 'idle'>;
   private readonly delayMs: number;
-  private readonly onError: (error: unknown) => void;
 
   constructor(
-    { database, outbound, events, invalidations }: ContainerWorkerDependencies,
-    { delayMs, onError }: { delayMs: number; onError: (error: unknown) => void },
+    { database, outbound, events, invalidations, jobs }: ContainerWorkerDependencies,
+    { delayMs }: { delayMs: number },
   ) {
     this.database = database;
     this.outbound = outbound;
     this.events = events;
     this.invalidations = invalidations;
+    this.jobs = jobs;
     this.delayMs = delayMs;
-    this.onError = onError;
   }
 
-  /** Resumes transitions left unfinished by a previous process. */
-  async start(): Promise<void> {
-    for (const id of await queries.transitionalContainers(this.database.db)) this.enqueue(id);
+  /** Queues the transitions a crash left without a job (their job is deduplicated when it still exists). */
+  async resumeUnfinished(): Promise<void> {
+    for (const id of await queries.transitionalContainers(this.database.db)) await this.enqueue(id);
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    for (const timer of this.timers) clearTimeout(timer);
-    await Promise.allSettled([...this.running]);
+  async enqueue(containerId: string): Promise<void> {
+    await this.jobs.send(
+      CONTAINER_TRANSITIONS,
+      { containerId },
+      { singletonKey: containerId, startAfter: new Date(Date.now() + this.delayMs) },
+    );
   }
 
-  enqueue(containerId: string): void {
-    if (this.stopped) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      const step: Promise<void> = this.advance(containerId)
-        .catch(this.onError)
-        .finally(() => this.running.delete(step));
-      this.running.add(step);
-    }, this.delayMs);
-    this.timers.add(timer);
-  }
-
-  /** Waits for the queued steps (tests). */
+  /** Waits until no transition is waiting or running (tests). */
   async idle(): Promise<void> {
-    while (this.timers.size || this.running.size) await new Promise((resolve) => setTimeout(resolve, 5));
+    await this.jobs.idle([CONTAINER_TRANSITIONS]);
+  }
+
+  /** One step of the container's transition: the job handler. */
+  async step({ containerId }: { containerId: string }): Promise<void> {
+    await this.advance(containerId);
   }
 
   private async advance(id: string): Promise<void> {
@@ -105,7 +100,7 @@ export class ContainerWorker implements ContainerRuntime {
       { from: container.status, to: moved.status, reason: moved.statusReason },
     );
     if (['starting', 'stopping', 'provisioning', 'deleting'].includes(moved.status) || moved.pendingAction)
-      this.enqueue(id);
+      await this.enqueue(id);
   }
 
   private async upstreamProblem(url: string | null): Promise<string | null> {

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, lt, lte, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, lt, lte, sql } from 'drizzle-orm';
 import { boundedCount } from '../../db/bounded-count.js';
 import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
@@ -54,6 +54,16 @@ export async function claimQueuedReport(db: Db): Promise<ReportRow | null> {
     .update(reports)
     .set({ status: 'running' })
     .where(eq(reports.id, sql`(${next})`))
+    .returning();
+  return rows[0] ?? null;
+}
+
+/** Marks one report running, from queued or from running (a build its worker did not finish). */
+export async function claimReport(db: Db, id: string): Promise<ReportRow | null> {
+  const rows = await db
+    .update(reports)
+    .set({ status: 'running' })
+    .where(and(eq(reports.id, id), inArray(reports.status, ['queued', 'running'])))
     .returning();
   return rows[0] ?? null;
 }

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/index.js';
 import type { ReportRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
+import type { JobEngine } from '../../jobs/engine.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { ReportErrors } from './errors.js';
 import * as queries from './queries.js';
@@ -48,13 +49,22 @@ const NO_RUNTIME_USAGE = {
   cookies_restored: 0,
 };
 
+/** The queue of report builds, one job per report. */
+export const REPORT_BUILDS = 'report-build';
+
 export class ReportService {
   private readonly database: Database;
   private readonly webhooks: WebhookService;
+  private readonly jobs: Pick<JobEngine, 'send'>;
 
-  constructor({ database, webhooks }: { database: Database; webhooks: WebhookService }) {
+  constructor({
+    database,
+    webhooks,
+    jobs,
+  }: { database: Database; webhooks: WebhookService; jobs: Pick<JobEngine, 'send'> }) {
     this.database = database;
     this.webhooks = webhooks;
+    this.jobs = jobs;
   }
 
   toDto(row: ReportRow): ReportDto {
@@ -90,6 +100,7 @@ export class ReportService {
       periodEnd: end,
       status: 'queued',
     });
+    await this.jobs.send(REPORT_BUILDS, { reportId: row.id });
     return this.toDto(row);
   }
 
@@ -120,6 +131,17 @@ export class ReportService {
   async runNext(): Promise<boolean> {
     const report = await queries.claimQueuedReport(this.database.db);
     if (!report) return false;
+    await this.complete(report);
+    return true;
+  }
+
+  /** Builds one report (the job handler); a job retried after its worker died builds the report it left running. */
+  async buildReport({ reportId }: { reportId: string }): Promise<void> {
+    const report = await queries.claimReport(this.database.db, reportId);
+    if (report) await this.complete(report);
+  }
+
+  private async complete(report: ReportRow): Promise<void> {
     try {
       const content = await this.build(report);
       await queries.finishReport(this.database.db, report.id, { status: 'ready', content });
@@ -134,7 +156,6 @@ export class ReportService {
         error: error instanceof Error ? error.message : String(error),
       });
     }
-    return true;
   }
 
   private async build(report: ReportRow): Promise<string> {

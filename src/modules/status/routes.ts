@@ -26,6 +26,20 @@ const StatusDocument = Type.Object(
     ),
     open_incidents: Type.Array(PlatformIncident),
     recent_incidents: Type.Array(PlatformIncident, { description: 'Resolved incidents of the last 30 days.' }),
+    queues: Type.Array(
+      Type.Object(
+        {
+          name: Type.String({
+            description: '`scans`, `webhook deliveries`, `container transitions`, `report builds`.',
+          }),
+          waiting: Type.Integer({ description: 'Jobs due and waiting for a worker.' }),
+          running: Type.Integer({ description: 'Jobs a worker is running.' }),
+          oldest_wait_seconds: Type.Number({ description: 'How long the oldest waiting job has waited.' }),
+        },
+        { additionalProperties: false },
+      ),
+      { description: 'The job queues workers take work from; empty while the database cannot be read.' },
+    ),
     updated_at: Type.String({ format: 'date-time' }),
   },
   {
@@ -66,6 +80,9 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
 <p class="hint">Updated ${snapshot.updated_at}. Machine-readable: <a href="/api/status.json">/api/status.json</a> · <a href="/changelog">Changelog</a></p>
 <div class="table-wrap"><table><caption class="sr-only">Components</caption><thead><tr><th scope="col">Component</th><th scope="col">State</th><th scope="col">Detail</th></tr></thead>
 <tbody>${snapshot.components.map((component) => html`<tr><td>${component.name}</td><td class="status-${component.status === 'operational' ? 'active' : 'failed'}">${LABELS[component.status]}</td><td>${component.detail}</td></tr>`)}</tbody></table></div>
+<h2>Queues</h2>
+<div class="table-wrap"><table><caption class="sr-only">Queues</caption><thead><tr><th scope="col">Queue</th><th scope="col">Waiting</th><th scope="col">Running</th><th scope="col">Oldest wait</th></tr></thead>
+<tbody>${snapshot.queues.map((queue) => html`<tr><td>${queue.name}</td><td>${String(queue.waiting)}</td><td>${String(queue.running)}</td><td>${String(queue.oldest_wait_seconds)} s</td></tr>`)}</tbody></table></div>
 <h2>Open incidents</h2>${incidentList(snapshot.open_incidents)}
 <h2>Past 30 days</h2>${incidentList(snapshot.recent_incidents)}`;
     return reply

@@ -4,7 +4,6 @@ import { isDatabaseUnavailable } from '../../db/errors.js';
 import type { Database } from '../../db/index.js';
 import { platformIncidents } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
-import { startLoop } from '../../lib/loop.js';
 import type { MonitorScheduler } from '../monitors/scheduler.js';
 
 export type ComponentState = 'operational' | 'degraded' | 'outage';
@@ -26,6 +25,16 @@ const CHECK_FAILED = 'The health check failed.';
 
 type IncidentRow = typeof platformIncidents.$inferSelect;
 
+export interface QueueFigure {
+  name: string;
+  waiting: number;
+  running: number;
+  oldest_wait_seconds: number;
+}
+
+/** The job queues' depth and wait, as the status page shows them (from the job engine). */
+export type QueueFigures = () => Promise<QueueFigure[]>;
+
 /**
  * Tagport's own health: component checks (API, database, scanner, monitoring worker, and any component
  * registered later, such as the gateway) run on a schedule; a component failing twice in a row opens a
@@ -35,18 +44,31 @@ export class StatusService {
   private readonly checks = new Map<string, Check>();
   private readonly failures = new Map<string, number>();
   private latest: ComponentStatus[] = [];
+  private latestAt = 0;
   /** The incidents last read, shown while the database cannot be read. */
   private knownIncidents: IncidentRow[] = [];
-  private loop: { stop(): Promise<void> } | null = null;
-  private onError: (error: unknown) => void = () => {};
+  private readonly onError: (error: unknown) => void;
+  /** How old the last self-check may be before the status page runs one itself (a process that runs no jobs). */
+  private readonly freshForMs: number;
 
   private readonly database: Database;
 
+  private readonly queues: QueueFigures;
+
   constructor(
-    { database, scheduler }: { database: Database; scheduler: MonitorScheduler },
-    options: { chromiumPath: string; workersRunning: boolean; tickMs: number },
+    { database, scheduler, queues }: { database: Database; scheduler: MonitorScheduler; queues: QueueFigures },
+    options: {
+      chromiumPath: string;
+      workersRunning: boolean;
+      tickMs: number;
+      checkIntervalMs: number;
+      onError: (error: unknown) => void;
+    },
   ) {
     this.database = database;
+    this.queues = queues;
+    this.onError = options.onError;
+    this.freshForMs = options.checkIntervalMs * 2;
     const startedAt = new Date();
     this.register('API', async () => ({ status: 'operational', detail: 'Serving requests.' }));
     this.register('Database', async () => {
@@ -82,16 +104,7 @@ export class StatusService {
     this.checks.set(name, check);
   }
 
-  start(intervalMs: number, onError: (error: unknown) => void): void {
-    this.onError = onError;
-    this.loop = startLoop(() => this.evaluate(), intervalMs, onError);
-  }
-
-  async stop(): Promise<void> {
-    await this.loop?.stop();
-  }
-
-  /** Runs every component check and opens or resolves platform incidents. */
+  /** Runs every component check and opens or resolves platform incidents (a periodic job of the workers). */
   async evaluate(): Promise<ComponentStatus[]> {
     const results: ComponentStatus[] = [];
     const errors = new Map<string, unknown>();
@@ -105,6 +118,7 @@ export class StatusService {
       results.push({ name, ...outcome });
     }
     this.latest = results;
+    this.latestAt = Date.now();
     for (const component of results) {
       const failed = component.status === 'outage';
       const count = failed ? (this.failures.get(component.name) ?? 0) + 1 : 0;
@@ -152,10 +166,12 @@ export class StatusService {
    * the incidents from the last successful read, and a database that cannot be read is shown as down.
    */
   async snapshot() {
-    let components = this.latest.length ? this.latest : await this.evaluate();
+    let components = Date.now() - this.latestAt <= this.freshForMs ? this.latest : await this.evaluate();
     let incidents: IncidentRow[];
+    let queues: QueueFigure[] = [];
     try {
       incidents = await this.readIncidents();
+      queues = await this.queues().catch(() => []);
       this.knownIncidents = incidents;
     } catch (error) {
       incidents = this.knownIncidents;
@@ -185,6 +201,7 @@ export class StatusService {
       components,
       open_incidents: incidents.filter((row) => !row.resolvedAt).map(toDto),
       recent_incidents: incidents.filter((row) => row.resolvedAt).map(toDto),
+      queues,
       updated_at: new Date().toISOString(),
     };
   }

@@ -30,18 +30,20 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
     schema: {
       operationId: 'readiness',
       summary: 'Readiness',
-      description: 'The database answers; 503 otherwise.',
+      description:
+        'The database answers and every role of this process can take work (`api`; `gateway`: listening; `worker`: running jobs); 503 otherwise, also while the process shuts down. `checks` has one entry per role.',
       tags,
       security: [],
       response: { 200: withMeta(Health), ...errorResponses(), 503: withMeta(Health) },
     },
     handler: async (_request, reply) => {
-      try {
-        await app.database.ping();
-        return { status: 'ok' as const, checks: { database: 'ok' } };
-      } catch {
-        return reply.code(503).send({ status: 'unavailable' as const, checks: { database: 'unreachable' } });
-      }
+      const database = await app.database.ping().then(
+        () => 'ok',
+        () => 'unreachable',
+      );
+      const checks = { database, ...app.services.readiness() };
+      if (Object.values(checks).every((state) => state === 'ok')) return { status: 'ok' as const, checks };
+      return reply.code(503).send({ status: 'unavailable' as const, checks });
     },
   });
 };

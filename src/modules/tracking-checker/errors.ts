@@ -52,6 +52,11 @@ export const TrackingCheckerErrors = {
     TrackingCheckerCodes.scanInProgress.error(
       'The scan is still running; its result is returned by the POST that started it.',
     ),
+  stillQueued: (id: string) =>
+    HttpCodes.serviceUnavailable.error(
+      `No worker finished the scan in time; it goes on: fetch it with GET /api/v1/tracking-checker/scans/${id}/.`,
+      { headers: { 'retry-after': '30' }, details: { scan_id: id } },
+    ),
   failed: (error: { message?: string } | null) =>
     TrackingCheckerCodes.scanFailed.error(`The scan failed: ${error?.message ?? 'unknown error'}.`, {
       details: { error },

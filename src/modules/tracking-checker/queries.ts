@@ -1,7 +1,8 @@
-import { and, count, desc, eq, gt, lt, min, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gt, inArray, lt, min, sql } from 'drizzle-orm';
 import { boundedCount } from '../../db/bounded-count.js';
 import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
+import { HttpCodes } from '../../http/errors.js';
 import { scans, tenants, type ScanRow } from '../../db/schema.js';
 import { TrackingCheckerCodes } from './errors.js';
 
@@ -11,12 +12,19 @@ export interface QuotaUsage {
 }
 
 export const INTERRUPTED = 'interrupted';
+/**
+ * Stored with a scan whose target the network guard refused (an asynchronous one: a synchronous one is deleted):
+ * the same code as the API's error, `HttpCodes.urlNotAllowed`.
+ */
+export const REFUSED = HttpCodes.urlNotAllowed.code;
 
 /**
- * Every scan of the window counts, except those that never reached the page: one interrupted by a crash, and
- * one whose page could not be loaded (422 target_unreachable). They give their slot back.
+ * Every scan of the window counts, except those that did no complete work: one interrupted by a crash, one refused
+ * by the network guard, and one whose page could not be loaded (422 target_unreachable). They give their slot back.
  */
-const countsTowardQuota = sql`coalesce(${scans.error} ->> 'code', '') not in (${INTERRUPTED}, ${TrackingCheckerCodes.targetUnreachable.code})`;
+const countsTowardQuota = sql`coalesce(${scans.error} ->> 'code', '') not in (${INTERRUPTED}, ${REFUSED}, ${TrackingCheckerCodes.targetUnreachable.code})`;
+
+export type ScanFailure = { code: string; message: string; reason?: string };
 
 /** The scans of the last hour that count toward the tenant's quota. */
 export async function quotaUsage(db: Pick<Db, 'select'>, tenantId: string): Promise<QuotaUsage> {
@@ -46,11 +54,36 @@ export async function reserveScan(
 }
 
 export async function completeScan(db: Db, id: string, result: Record<string, unknown>): Promise<void> {
-  await db.update(scans).set({ status: 'completed', result, completedAt: sql`now()` }).where(eq(scans.id, id));
+  await db
+    .update(scans)
+    .set({ status: 'completed', stage: null, result, completedAt: sql`now()` })
+    .where(eq(scans.id, id));
 }
 
-export async function failScan(db: Db, id: string, error: { code: string; message: string }): Promise<void> {
-  await db.update(scans).set({ status: 'failed', error, completedAt: sql`now()` }).where(eq(scans.id, id));
+export async function failScan(db: Db, id: string, error: ScanFailure): Promise<void> {
+  await db.update(scans).set({ status: 'failed', stage: null, error, completedAt: sql`now()` }).where(eq(scans.id, id));
+}
+
+/** Takes a queued scan to running; also a running one whose worker died (its job is retried). Null: already ended. */
+export async function startScan(db: Db, id: string): Promise<ScanRow | null> {
+  const rows = await db
+    .update(scans)
+    .set({ status: 'running', stage: 'scanning', startedAt: sql`now()` })
+    .where(and(eq(scans.id, id), inArray(scans.status, ['queued', 'running'])))
+    .returning();
+  return rows[0] ?? null;
+}
+
+export async function setScanStage(db: Db, id: string, stage: string): Promise<void> {
+  await db
+    .update(scans)
+    .set({ stage })
+    .where(and(eq(scans.id, id), eq(scans.status, 'running')));
+}
+
+export async function findScanById(db: Db, id: string): Promise<ScanRow | null> {
+  const rows = await db.select().from(scans).where(eq(scans.id, id)).limit(1);
+  return rows[0] ?? null;
 }
 
 /**
@@ -62,7 +95,13 @@ export async function failStaleScans(db: Db, olderThanMs: number, error: { code:
     .update(scans)
     .set({ status: 'failed', error, completedAt: sql`now()` })
     .where(
-      and(eq(scans.status, 'running'), lt(scans.createdAt, sql`now() - ${`${olderThanMs} milliseconds`}::interval`)),
+      and(
+        eq(scans.status, 'running'),
+        lt(
+          sql`coalesce(${scans.startedAt}, ${scans.createdAt})`,
+          sql`now() - ${`${olderThanMs} milliseconds`}::interval`,
+        ),
+      ),
     )
     .returning({ id: scans.id, tenantId: scans.tenantId, url: scans.url });
 }
@@ -82,6 +121,7 @@ export async function listScans(db: Db, tenantId: string, limit: number, offset:
         language: scans.language,
         options: scans.options,
         status: scans.status,
+        stage: scans.stage,
         error: scans.error,
         createdAt: scans.createdAt,
         completedAt: scans.completedAt,

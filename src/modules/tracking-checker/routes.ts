@@ -4,9 +4,22 @@ import { requireAuth } from '../../http/context.js';
 import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { ScanIdParams, ScanRequestBody, ScanResponse, ScanSummary } from './schemas.js';
+import { Type } from 'typebox';
+import {
+  SCAN_STATE_DESCRIPTION,
+  ScanIdParams,
+  ScanRequestBody,
+  ScanResponse,
+  ScanStates,
+  ScanSummary,
+} from './schemas.js';
 import { scanQuotaHeaderItems, type ScanQuota } from './service.js';
 import { TrackingCheckerCodes } from './errors.js';
+
+const [ScanCompleted, ScanPending, ScanFailed] = ScanStates;
+const ScanStateResponse = Type.Union([withMeta(ScanCompleted), withMeta(ScanPending), withMeta(ScanFailed)], {
+  description: SCAN_STATE_DESCRIPTION,
+});
 
 /** Sets one item (`"name";…`) of a structured header, replacing an earlier item of the same name. */
 function setHeaderItem(reply: FastifyReply, header: string, item: string): void {
@@ -17,11 +30,20 @@ function setHeaderItem(reply: FastifyReply, header: string, item: string): void 
   reply.header(header, [...others, item].join(', '));
 }
 
+/** RFC 7240: `Prefer: respond-async` (among other preferences, any case). */
+function prefersAsync(headers: { prefer?: string }): boolean {
+  return (headers.prefer ?? '')
+    .split(',')
+    .some((preference) => preference.split(';')[0].trim().toLowerCase() === 'respond-async');
+}
+
 const SCAN_DESCRIPTION = `Loads the page twice: a plain HTTP fetch with static HTML analysis, then headless Chromium that records every request, cookie and tag global without giving consent. Returns the trackers found (with ids and evidence), consent management and Google Consent Mode findings, server-side tagging, a loss estimate with its assumptions and sources, and on request a summary and a Lighthouse performance score.
 
 **Quota:** 60 scans per hour per tenant, or the plan feature \`tracking_checker_api_hourly\` (agency 300, partner 1000). Every scan response carries the \`"scan-hourly"\` items in \`RateLimit-Policy\` and \`RateLimit\`; over the quota the answer is 429 \`scan_quota_exceeded\` with \`Retry-After\` (seconds until a slot frees). A scan that never reached the page gives its slot back: a URL refused by the network guard (400 \`url_not_allowed\`) or a page that could not be loaded (422 \`target_unreachable\`).
 
-A scan takes a few seconds (Lighthouse adds ~7–10 s); it is capped, and returns partial results with \`warnings\` rather than hanging.`;
+A scan takes a few seconds (Lighthouse adds ~7–10 s); it is capped, and returns partial results with \`warnings\` rather than hanging.
+
+**Asynchronous:** scans run on worker processes. Without a preference the request waits for the result (503 \`service_unavailable\` if no worker finished it in time; the scan goes on). With \`Prefer: respond-async\` the answer is 202 at once, with \`Location: /api/v1/tracking-checker/scans/{id}/\` and the queued scan; the quota is reserved at that moment, and \`tracking_checker.scan.completed\` or \`tracking_checker.scan.failed\` webhooks announce the end.`;
 
 export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const checker = app.services.trackingChecker;
@@ -34,12 +56,22 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: SCAN_DESCRIPTION,
       tags,
       body: ScanRequestBody,
+      headers: Type.Object({
+        prefer: Type.Optional(
+          Type.String({
+            description:
+              '`respond-async` (RFC 7240): answer 202 at once with the queued scan and its `Location`; without it the request waits for the result.',
+          }),
+        ),
+      }),
       response: {
         200: withMeta(ScanResponse),
+        202: ScanStateResponse,
         ...errorResponses(
           HttpCodes.urlNotAllowed,
           TrackingCheckerCodes.targetUnreachable,
           TrackingCheckerCodes.scanQuotaExceeded,
+          HttpCodes.serviceUnavailable,
         ),
       },
     },
@@ -50,7 +82,16 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         setHeaderItem(reply, 'ratelimit-policy', items.policy);
         setHeaderItem(reply, 'ratelimit', items.state);
       };
-      return checker.scan(requireAuth(request), request.body, onQuota, request.log);
+      const outcome = await checker.scan(requireAuth(request), request.body, onQuota, {
+        respondAsync: prefersAsync(request.headers),
+        requestId: request.id,
+      });
+      if ('completed' in outcome) return outcome.completed;
+      return reply
+        .code(202)
+        .header('location', `/api/v1/tracking-checker/scans/${outcome.accepted.scan_id}/`)
+        .header('preference-applied', 'respond-async')
+        .send(outcome.accepted);
     },
   });
 
@@ -73,18 +114,11 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'getScan',
       summary: 'Get a scan result',
       description:
-        'The stored result of a completed scan, in the same shape as the scan response. 409 while it runs or when it failed.',
+        'The scan and its state: `queued` (waiting for a worker), `running` (with its `stage`), `completed` (with the result, in the same shape as the synchronous scan answer) or `failed` (with the error). Poll it after a `Prefer: respond-async` request, or subscribe to the `tracking_checker.scan.completed` and `.failed` webhooks.',
       tags,
       params: ScanIdParams,
-      response: {
-        200: withMeta(ScanResponse),
-        ...errorResponses(
-          HttpCodes.resourceMissing,
-          TrackingCheckerCodes.scanInProgress,
-          TrackingCheckerCodes.scanFailed,
-        ),
-      },
+      response: { 200: ScanStateResponse, ...errorResponses(HttpCodes.resourceMissing) },
     },
-    handler: async (request) => checker.get(requireAuth(request), request.params.id),
+    handler: async (request) => checker.state(requireAuth(request), request.params.id),
   });
 };

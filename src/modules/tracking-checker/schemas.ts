@@ -52,6 +52,59 @@ export const ScanResponse = Type.Object(
   { $id: 'ScanResult', additionalProperties: false, description: 'Result of a tracking scan.' },
 );
 
+const StateTimes = {
+  created_at: Timestamp('When the scan was requested (and its quota slot reserved).'),
+  started_at: NullableTimestamp('When a worker started it.'),
+  completed_at: NullableTimestamp('When it ended.'),
+};
+
+const ScanCompleted = Type.Object(
+  {
+    ...ScanResponse.properties,
+    status: Type.Literal('completed'),
+    ...StateTimes,
+  },
+  { additionalProperties: false, description: 'A completed scan: its result, as the synchronous scan answers it.' },
+);
+
+const ScanPending = Type.Object(
+  {
+    scan_id: Type.String(),
+    status: StringEnum(['queued', 'running'] as const, {
+      description: '`queued`: waiting for a worker; `running`: a worker is scanning.',
+    }),
+    stage: Nullable(StringEnum(['scanning', 'storing'] as const), {
+      description: 'What the worker is doing while running.',
+    }),
+    url: Type.String(),
+    ...StateTimes,
+  },
+  { additionalProperties: false, description: 'A scan waiting for or in the hands of a worker.' },
+);
+
+const ScanFailed = Type.Object(
+  {
+    scan_id: Type.String(),
+    status: Type.Literal('failed'),
+    url: Type.String(),
+    error: Type.Object(
+      {
+        code: Type.String({ description: '`target_unreachable`, `url_not_allowed`, `interrupted` or `scan_failed`.' }),
+        message: Type.String(),
+      },
+      { additionalProperties: false },
+    ),
+    ...StateTimes,
+  },
+  { additionalProperties: false, description: 'A scan that ended without a result.' },
+);
+
+/** The states of the scan resource, one schema each (a response wraps each in its envelope). */
+export const ScanStates = [ScanCompleted, ScanPending, ScanFailed] as const;
+export const SCAN_STATE_DESCRIPTION =
+  'A scan and its state: `queued`, `running` (with its `stage`), `completed` (with the result) or `failed`.';
+export const ScanState = Type.Union([...ScanStates], { description: SCAN_STATE_DESCRIPTION });
+
 export const ScanIdParams = Type.Object({
   id: Type.String({ pattern: idPattern('scan'), description: 'Scan id (`scn_…`).' }),
 });
@@ -63,9 +116,10 @@ export const ScanSummary = Type.Object(
     language: StringEnum(LANGUAGES),
     ai_summary: Type.Boolean(),
     pagespeed: Type.Boolean(),
-    status: StringEnum(['running', 'completed', 'failed'] as const, {
-      description: 'running while the scan is in progress.',
+    status: StringEnum(['queued', 'running', 'completed', 'failed'] as const, {
+      description: '`queued` until a worker takes it, `running` while it scans.',
     }),
+    stage: Nullable(StringEnum(['scanning', 'storing'] as const), { description: 'What a running scan is doing.' }),
     tracker_count: Nullable(Type.Integer(), { description: 'Number of trackers found; null until completed.' }),
     error: Nullable(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false }), {
       description: 'Why the scan failed.',
@@ -78,3 +132,4 @@ export const ScanSummary = Type.Object(
 
 export type ScanRequestInput = Static<typeof ScanRequestBody>;
 export type ScanSummaryDto = Static<typeof ScanSummary>;
+export type ScanStateDto = Static<typeof ScanState>;

@@ -2,19 +2,20 @@ import type { Database } from '../../db/index.js';
 import type { ScanRow } from '../../db/schema.js';
 import type { AuthContext } from '../../http/context.js';
 import { newId } from '../../lib/ids.js';
-import { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
-import type { Scanner } from '../../scanner/index.js';
+import { JobTimeoutError, type JobEngine } from '../../jobs/engine.js';
+import { serviceUnavailable } from '../../http/errors.js';
+import {
+  ScanTargetRefusedError,
+  ScanTargetUnreachableError,
+  type ScanTargetRefusedCode,
+} from '../../scanner/errors.js';
 import { type Language, LANGUAGES, type ScanResult } from '../../scanner/schema.js';
 import type { TenantService } from '../tenants/service.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { TrackingCheckerCodes, TrackingCheckerErrors } from './errors.js';
 import * as queries from './queries.js';
-import type { ScanRequestInput, ScanSummaryDto } from './schemas.js';
-
-/** The request's logger: failures of ours during a scan are logged with the request id, never sent. */
-export interface ScanLog {
-  warn(object: object, message: string): void;
-}
+import type { ScanRequestInput, ScanStateDto, ScanSummaryDto } from './schemas.js';
+import { ANONYMOUS_SCANS, SCANS, type AnonymousScanJob, type AnonymousScanOutcome, type ScanJob } from './worker.js';
 
 export const SCAN_WINDOW_SECONDS = 3600;
 export const DEFAULT_HOURLY_SCANS = 60;
@@ -48,9 +49,6 @@ export function parseScanUrl(raw: string): URL {
   return url;
 }
 
-const logInternalError = (log: ScanLog | undefined) => (error: unknown) =>
-  log?.warn({ err: error }, 'scan stage failed');
-
 function quotaOf(limit: number, usage: queries.QuotaUsage): ScanQuota {
   const resetMs = usage.oldest
     ? usage.oldest.getTime() + SCAN_WINDOW_SECONDS * 1000 - Date.now()
@@ -75,25 +73,34 @@ export function resolveLanguage(tag = 'en'): Language {
 
 export interface TrackingCheckerDependencies {
   database: Database;
-  scanner: Scanner;
   webhooks: WebhookService;
   tenants: TenantService;
+  jobs: Pick<JobEngine, 'send' | 'call'>;
 }
+
+type ScanStage = 'scanning' | 'storing';
+
+/** How often a synchronous scan request looks whether its worker has finished. */
+const SYNC_POLL_MS = 100;
 
 export class TrackingCheckerService {
   private readonly database: Database;
-  private readonly scanner: Scanner;
   private readonly webhooks: WebhookService;
   private readonly tenants: TenantService;
+  private readonly jobs: Pick<JobEngine, 'send' | 'call'>;
 
   constructor(
-    { database, scanner, webhooks, tenants }: TrackingCheckerDependencies,
-    private readonly settings: { scanTimeoutMs: number },
+    { database, webhooks, tenants, jobs }: TrackingCheckerDependencies,
+    private readonly settings: {
+      scanTimeoutMs: number;
+      /** How long a synchronous request waits for a worker beyond the scan cap (queue wait). */
+      syncWaitMs: number;
+    },
   ) {
     this.database = database;
-    this.scanner = scanner;
     this.webhooks = webhooks;
     this.tenants = tenants;
+    this.jobs = jobs;
   }
 
   /**
@@ -131,15 +138,16 @@ export class TrackingCheckerService {
   }
 
   /**
-   * Runs a scan for the tenant: reserves a slot of the hourly quota (exactly, under concurrency), scans,
-   * stores the result. `onQuota` receives the quota state for the response headers, also when refused.
+   * Starts a scan for the tenant: reserves a slot of the hourly quota (exactly, under concurrency) and queues the scan
+   * for a worker. `respondAsync`: answers at once with the queued scan; otherwise waits for the worker's result, as
+   * the synchronous API always did. `onQuota` receives the quota state for the response headers, also when refused.
    */
   async scan(
     auth: AuthContext,
     input: ScanRequestInput,
     onQuota: (quota: ScanQuota) => void,
-    log?: ScanLog,
-  ): Promise<ScanResult & { scan_id: string; language: Language }> {
+    { respondAsync = false, requestId }: { respondAsync?: boolean; requestId?: string } = {},
+  ): Promise<{ accepted: ScanStateDto } | { completed: ScanResult & { scan_id: string; language: Language } }> {
     const url = parseScanUrl(input.url);
     const language = resolveLanguage(input.language);
     const options = { ai_summary: input.ai_summary ?? false, pagespeed: input.pagespeed ?? false };
@@ -154,7 +162,7 @@ export class TrackingCheckerService {
         url: url.toString(),
         language,
         options,
-        status: 'running',
+        status: 'queued',
       },
       limit,
     );
@@ -163,58 +171,63 @@ export class TrackingCheckerService {
     if (!reserved) {
       throw TrackingCheckerErrors.quotaExceeded(limit, SCAN_WINDOW_SECONDS, quota.resetSeconds);
     }
-    try {
-      const result = await this.scanner.scan({
-        url: url.toString(),
-        aiSummary: options.ai_summary,
-        pagespeed: options.pagespeed,
-        language,
-        onInternalError: logInternalError(log),
-      });
-      await queries.completeScan(this.database.db, id, result as unknown as Record<string, unknown>);
-      await this.webhooks.publish(auth.tenantId, 'tracking_checker.scan.completed', {
-        scan_id: id,
-        url: result.url,
-        final_url: result.final_url,
-        trackers: result.trackers.length,
-      });
-      return { scan_id: id, language, ...result };
-    } catch (error) {
-      if (error instanceof ScanTargetRefusedError) {
-        await queries.releaseScan(this.database.db, id);
-        onQuota({ ...quota, remaining: quota.remaining + 1 });
-        throw TrackingCheckerErrors.urlNotAllowed(error);
-      }
-      const failure =
-        error instanceof ScanTargetUnreachableError
-          ? { code: error.code, message: error.message }
-          : { code: TrackingCheckerCodes.scanFailed.code, message: 'The scan failed unexpectedly.' };
-      await queries.failScan(this.database.db, id, failure);
-      if (error instanceof ScanTargetUnreachableError) {
-        // The page was never reached: the stored failure leaves the quota (queries.countsTowardQuota).
-        onQuota({ ...quota, remaining: quota.remaining + 1 });
-        throw TrackingCheckerErrors.targetUnreachable(error, id);
-      }
-      throw error;
+    const job: ScanJob = { scanId: id, waited: !respondAsync, requestId };
+    await this.jobs.send(SCANS, job);
+    if (respondAsync) return { accepted: await this.state(auth, id) };
+    const row = await this.waitForEnd(id);
+    if (row.status === 'completed')
+      return { completed: { scan_id: id, language, ...(row.result as unknown as ScanResult) } };
+    const failure = row.error as queries.ScanFailure | null;
+    if (failure?.code === queries.REFUSED) {
+      await queries.releaseScan(this.database.db, id);
+      onQuota({ ...quota, remaining: quota.remaining + 1 });
+      throw TrackingCheckerErrors.urlNotAllowed(
+        new ScanTargetRefusedError((failure.reason ?? 'private_address') as ScanTargetRefusedCode, failure.message),
+      );
+    }
+    if (failure?.code === TrackingCheckerCodes.targetUnreachable.code) {
+      // The page was never reached: the stored failure leaves the quota (queries.countsTowardQuota).
+      onQuota({ ...quota, remaining: quota.remaining + 1 });
+      throw TrackingCheckerErrors.targetUnreachable(new ScanTargetUnreachableError(failure.message), id);
+    }
+    throw new Error(`scan ${id} failed: ${failure?.message ?? 'unknown error'}`);
+  }
+
+  /** Waits for a worker to end the scan (a queue wait plus the scan cap, then 503: the scan goes on). */
+  private async waitForEnd(id: string): Promise<ScanRow> {
+    const deadline = Date.now() + this.settings.scanTimeoutMs + this.settings.syncWaitMs;
+    for (;;) {
+      const row = await queries.findScanById(this.database.db, id);
+      if (row && (row.status === 'completed' || row.status === 'failed')) return row;
+      if (Date.now() > deadline) throw TrackingCheckerErrors.stillQueued(id);
+      await new Promise((resolve) => setTimeout(resolve, SYNC_POLL_MS));
     }
   }
 
-  /** The public checker: same scanner, no tenant, nothing stored (the caller limits it per IP). */
-  async scanAnonymously(input: ScanRequestInput, log?: ScanLog): Promise<ScanResult> {
+  /** The public checker: same scanner (on a worker), no tenant, nothing stored (the caller limits it per IP). */
+  async scanAnonymously(input: ScanRequestInput, requestId?: string): Promise<ScanResult> {
     const url = parseScanUrl(input.url);
+    const job: AnonymousScanJob = {
+      requestId,
+      url: url.toString(),
+      aiSummary: input.ai_summary ?? false,
+      pagespeed: input.pagespeed ?? false,
+      language: resolveLanguage(input.language),
+    };
+    let outcome: AnonymousScanOutcome;
     try {
-      return await this.scanner.scan({
-        url: url.toString(),
-        aiSummary: input.ai_summary ?? false,
-        pagespeed: input.pagespeed ?? false,
-        language: resolveLanguage(input.language),
-        onInternalError: logInternalError(log),
-      });
+      outcome = await this.jobs.call(ANONYMOUS_SCANS, job, this.settings.scanTimeoutMs + this.settings.syncWaitMs);
     } catch (error) {
-      if (error instanceof ScanTargetRefusedError) throw TrackingCheckerErrors.urlNotAllowed(error);
-      if (error instanceof ScanTargetUnreachableError) throw TrackingCheckerErrors.targetUnreachable(error);
+      if (error instanceof JobTimeoutError) throw serviceUnavailable(error);
       throw error;
     }
+    if ('refused' in outcome)
+      throw TrackingCheckerErrors.urlNotAllowed(
+        new ScanTargetRefusedError(outcome.refused.reason as ScanTargetRefusedCode, outcome.refused.message),
+      );
+    if ('unreachable' in outcome)
+      throw TrackingCheckerErrors.targetUnreachable(new ScanTargetUnreachableError(outcome.unreachable.message));
+    return outcome.result;
   }
 
   async list(auth: AuthContext, limit: number, offset: number) {
@@ -226,6 +239,7 @@ export class TrackingCheckerService {
       ai_summary: row.options.ai_summary,
       pagespeed: row.options.pagespeed,
       status: row.status as ScanSummaryDto['status'],
+      stage: row.status === 'running' ? ((row.stage ?? 'scanning') as ScanStage) : null,
       tracker_count: row.trackerCount === null ? null : Number(row.trackerCount),
       error: row.error ?? null,
       created_at: row.createdAt.toISOString(),
@@ -234,13 +248,32 @@ export class TrackingCheckerService {
     return { results, total };
   }
 
-  async get(auth: AuthContext, id: string): Promise<ScanResult & { scan_id: string; language: Language }> {
+  /** The scan resource: its state, and once completed its result (the same shape as the synchronous answer). */
+  async state(auth: AuthContext, id: string): Promise<ScanStateDto> {
     const row: ScanRow | null = await queries.findScan(this.database.db, auth.tenantId, id);
     if (!row) throw TrackingCheckerErrors.notFound(id);
-    if (row.status === 'running') throw TrackingCheckerErrors.inProgress();
-    if (row.status === 'failed' || !row.result) {
-      throw TrackingCheckerErrors.failed(row.error);
+    const base = {
+      scan_id: row.id,
+      created_at: row.createdAt.toISOString(),
+      started_at: row.startedAt?.toISOString() ?? null,
+      completed_at: row.completedAt?.toISOString() ?? null,
+    };
+    if (row.status === 'completed' && row.result)
+      return {
+        ...(row.result as unknown as ScanResult),
+        language: row.language as Language,
+        ...base,
+        status: 'completed',
+      };
+    if (row.status === 'failed') {
+      const { code, message } = row.error ?? { code: TrackingCheckerCodes.scanFailed.code, message: 'unknown error' };
+      return { ...base, status: 'failed', url: row.url, error: { code, message } };
     }
-    return { scan_id: row.id, language: row.language as Language, ...(row.result as unknown as ScanResult) };
+    return {
+      ...base,
+      status: row.status as 'queued' | 'running',
+      stage: row.status === 'running' ? ((row.stage ?? 'scanning') as ScanStage) : null,
+      url: row.url,
+    };
   }
 }

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { boundedCount } from '../../db/bounded-count.js';
 import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
@@ -61,26 +61,9 @@ export async function listDeliveries(db: Db, webhookId: string, limit: number, o
   return { rows, total };
 }
 
-/** Claims due deliveries with a lease; SKIP LOCKED lets several instances share the work without doubles. */
-export async function claimDueDeliveries(db: Db, limit: number, leaseSeconds: number) {
-  const due = db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.status, 'pending'),
-        lte(webhookDeliveries.nextAttemptAt, sql`now()`),
-        sql`(${webhookDeliveries.leaseUntil} is null or ${webhookDeliveries.leaseUntil} < now())`,
-      ),
-    )
-    .orderBy(webhookDeliveries.nextAttemptAt)
-    .limit(limit)
-    .for('update', { skipLocked: true });
-  return db
-    .update(webhookDeliveries)
-    .set({ leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })
-    .where(inArray(webhookDeliveries.id, due))
-    .returning();
+export async function findDelivery(db: Db, id: string) {
+  const [row] = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+  return row ?? null;
 }
 
 export async function webhookSecrets(db: Db, ids: string[]) {
@@ -111,7 +94,6 @@ export async function recordAttempt(
       lastError: outcome.error,
       nextAttemptAt: outcome.nextAttemptAt ?? sql`now()`,
       deliveredAt: outcome.status === 'succeeded' ? sql`now()` : null,
-      leaseUntil: null,
     })
     .where(eq(webhookDeliveries.id, id));
 }

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import type { Database } from '../../db/index.js';
 import type { webhookDeliveries, WebhookRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
+import type { JobEngine } from '../../jobs/engine.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
 import { WebhookErrors } from './errors.js';
 import * as queries from './queries.js';
@@ -22,6 +23,26 @@ export interface WebhookSettings {
   timeoutMs: number;
 }
 
+/** One job per delivery; pg-boss retries it with exponential backoff, then moves it to the dead letter queue. */
+export const WEBHOOK_DELIVERIES = 'webhook-delivery';
+export const WEBHOOK_DEAD_LETTERS = 'webhook-delivery-dead';
+
+/** The queue settings the delivery job runs with, from the webhook settings. */
+export function deliveryQueueOptions(settings: WebhookSettings) {
+  const retryDelay = Math.round(settings.retryBaseMs / 1000);
+  return {
+    retryLimit: Math.max(0, settings.maxAttempts - 1),
+    retryDelay,
+    // pg-boss backs off from at least 1 s; a delay under a second means "retry at once".
+    retryBackoff: retryDelay > 0,
+    expireInSeconds: Math.ceil(settings.timeoutMs / 1000) + 30,
+    deadLetter: WEBHOOK_DEAD_LETTERS,
+  };
+}
+
+/** A failed attempt that will be tried again: the job fails so that pg-boss schedules the retry. */
+export class DeliveryAttemptFailed extends Error {}
+
 function toDto(row: WebhookRow): WebhookDto {
   return {
     id: row.id,
@@ -35,13 +56,15 @@ function toDto(row: WebhookRow): WebhookDto {
 export class WebhookService {
   private readonly database: Database;
   private readonly outbound: OutboundClient;
+  private readonly jobs: Pick<JobEngine, 'sendMany'>;
 
   constructor(
-    { database, outbound }: { database: Database; outbound: OutboundClient },
+    { database, outbound, jobs }: { database: Database; outbound: OutboundClient; jobs: Pick<JobEngine, 'sendMany'> },
     readonly settings: WebhookSettings,
   ) {
     this.database = database;
     this.outbound = outbound;
+    this.jobs = jobs;
   }
 
   async create(
@@ -101,7 +124,7 @@ export class WebhookService {
     return { results, total };
   }
 
-  /** Queues one delivery per subscribed endpoint of the tenant; the worker sends them. */
+  /** Records one delivery per subscribed endpoint of the tenant and queues a job for each; a worker sends them. */
   async publish(tenantId: string, type: EventType, data: Record<string, unknown>): Promise<string> {
     const eventId = newId('event');
     const payload = { id: eventId, type, created_at: new Date().toISOString(), tenant_id: tenantId, data };
@@ -115,62 +138,60 @@ export class WebhookService {
       payload,
       status: 'pending',
     }));
+    if (rows.length === 0) return eventId;
     await queries.insertDeliveries(this.database.db, rows);
+    await this.jobs.sendMany(
+      WEBHOOK_DELIVERIES,
+      rows.map((row) => ({ deliveryId: row.id! })),
+    );
     return eventId;
   }
 
-  /** Sends the due deliveries once; failures are retried with exponential backoff until maxAttempts. */
-  async deliverDue(limit = 20): Promise<number> {
-    const due = await queries.claimDueDeliveries(
-      this.database.db,
-      limit,
-      Math.ceil(this.settings.timeoutMs / 1000) + 30,
-    );
-    if (due.length === 0) return 0;
-    const endpoints = await queries.webhookSecrets(this.database.db, [
-      ...new Set(due.map((delivery) => delivery.webhookId)),
-    ]);
-    await Promise.all(
-      due.map(async (delivery) => {
-        const endpoint = endpoints.get(delivery.webhookId);
-        if (!endpoint) return;
-        const body = JSON.stringify(delivery.payload);
-        let statusCode: number | null = null;
-        let error: string | null = null;
-        try {
-          const url = await this.outbound.checkUrl(endpoint.url);
-          const response = await this.outbound.send(url, {
-            method: 'POST',
-            timeoutMs: this.settings.timeoutMs,
-            headers: {
-              'content-type': 'application/json',
-              [SIGNATURE_HEADER]: signPayload(endpoint.secret, body),
-              'tagport-event-id': delivery.eventId,
-              'tagport-event-type': delivery.eventType,
-              'tagport-delivery-id': delivery.id,
-            },
-            body,
-          });
-          statusCode = response.statusCode;
-          if (statusCode < 200 || statusCode >= 300) error = `endpoint answered ${statusCode}`;
-        } catch (caught) {
-          error =
-            caught instanceof Error
-              ? `${(caught as { code?: string }).code ?? 'error'}: ${caught.message}`
-              : String(caught);
-        }
-        const attempts = delivery.attempts + 1;
-        const succeeded = error === null;
-        const exhausted = !succeeded && attempts >= this.settings.maxAttempts;
-        await queries.recordAttempt(this.database.db, delivery.id, {
-          status: succeeded ? 'succeeded' : exhausted ? 'failed' : 'pending',
-          statusCode,
-          error,
-          nextAttemptAt:
-            succeeded || exhausted ? null : new Date(Date.now() + this.settings.retryBaseMs * 2 ** (attempts - 1)),
-        });
-      }),
-    );
-    return due.length;
+  /**
+   * One attempt of a delivery (the job handler). A failure that has attempts left throws, and pg-boss retries the
+   * job after its backoff; the last failure marks the delivery failed (listed as such by the API) and throws, so the
+   * job lands in the dead letter queue. A delivery already settled is not sent again.
+   */
+  async deliver({ deliveryId }: { deliveryId: string }): Promise<void> {
+    const delivery = await queries.findDelivery(this.database.db, deliveryId);
+    if (delivery?.status !== 'pending') return;
+    const endpoint = (await queries.webhookSecrets(this.database.db, [delivery.webhookId])).get(delivery.webhookId);
+    if (!endpoint) return;
+    const body = JSON.stringify(delivery.payload);
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const url = await this.outbound.checkUrl(endpoint.url);
+      const response = await this.outbound.send(url, {
+        method: 'POST',
+        timeoutMs: this.settings.timeoutMs,
+        headers: {
+          'content-type': 'application/json',
+          [SIGNATURE_HEADER]: signPayload(endpoint.secret, body),
+          'tagport-event-id': delivery.eventId,
+          'tagport-event-type': delivery.eventType,
+          'tagport-delivery-id': delivery.id,
+        },
+        body,
+      });
+      statusCode = response.statusCode;
+      if (statusCode < 200 || statusCode >= 300) error = `endpoint answered ${statusCode}`;
+    } catch (caught) {
+      error =
+        caught instanceof Error
+          ? `${(caught as { code?: string }).code ?? 'error'}: ${caught.message}`
+          : String(caught);
+    }
+    const attempts = delivery.attempts + 1;
+    const succeeded = error === null;
+    const exhausted = !succeeded && attempts >= this.settings.maxAttempts;
+    await queries.recordAttempt(this.database.db, delivery.id, {
+      status: succeeded ? 'succeeded' : exhausted ? 'failed' : 'pending',
+      statusCode,
+      error,
+      nextAttemptAt:
+        succeeded || exhausted ? null : new Date(Date.now() + this.settings.retryBaseMs * 2 ** (attempts - 1)),
+    });
+    if (!succeeded) throw new DeliveryAttemptFailed(`delivery ${delivery.id} attempt ${attempts}: ${error}`);
   }
 }

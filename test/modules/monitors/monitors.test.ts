@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { WEBHOOK_DELIVERIES } from '../../../src/modules/webhooks/service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { startHttpsTarget } from '../../helpers/https-target.js';
@@ -25,7 +26,7 @@ describe('monitors, incidents and webhooks over real HTTPS', () => {
       allowPrivateNetworks: true,
       outboundCaCertificates: [target.ca, receiver.ca],
       runWorkers: false,
-      webhooks: { pollMs: 1000, retryBaseMs: 1, maxAttempts: 3, timeoutMs: 2000 },
+      webhooks: { retryBaseMs: 1, maxAttempts: 3, timeoutMs: 2000 },
     });
     tenant = await t.tenantWithKey('business');
   }, 60_000);
@@ -101,7 +102,7 @@ describe('monitors, incidents and webhooks over real HTTPS', () => {
       expect(stats.last_24h).toMatchObject({ checks: 4, uptime_pct: 50 });
       expect(stats.last_24h.p50_ms).not.toBeNull();
 
-      while ((await t.app.services.webhooks.deliverDue()) > 0);
+      await t.app.services.jobs.runQueued(WEBHOOK_DELIVERIES);
       // Webhooks carry no ordering guarantee (deliveries run in parallel); created_at orders the events.
       const events = Object.fromEntries(
         receiver.received.map((request) => JSON.parse(request.body)).map((event) => [event.type, event]),

@@ -14,6 +14,7 @@ describe('public status page and changelog', () => {
         concurrency: 1,
         scanTimeoutMs: 5000,
         observationCapMs: 10_000,
+        syncWaitMs: 10_000,
       },
     });
   });

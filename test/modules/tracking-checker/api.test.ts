@@ -67,7 +67,14 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
       expect(stored.statusCode).toBe(200);
       const { api_meta: _a, ...storedBody } = stored.json();
       const { api_meta: _b, ...scanBody } = result;
-      expect(storedBody).toEqual(scanBody);
+      // The scan resource: the same result, with its state and times.
+      expect(storedBody).toEqual({
+        ...scanBody,
+        status: 'completed',
+        created_at: expect.any(String),
+        started_at: expect.any(String),
+        completed_at: expect.any(String),
+      });
 
       const other = await t.tenantWithKey('pro');
       expect(
@@ -164,7 +171,8 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
 
     it('refuses a URL that resolves to a private address when private networks are not allowed, without using the quota', async () => {
       const guarded = new Scanner({ ...fixture.scannerOptions(), allowPrivateNetworks: false });
-      const strict = await startTestApp('pglite', {}, t.testDatabase, { scanner: guarded });
+      // A database of its own: a worker on a shared one (this file's app, private networks allowed) could take its scans.
+      const strict = await startTestApp('pglite', {}, undefined, { scanner: guarded });
       try {
         const tenant = await strict.tenantWithKey('pro');
         for (const url of [
@@ -187,7 +195,7 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
             .count,
         ).toBe(0);
       } finally {
-        await strict.app.close();
+        await strict.close();
         await guarded.close();
       }
     });

@@ -48,18 +48,19 @@ describe.each(backends)('stored scans on %s', (backend) => {
   });
 
   describe('getScan · GET /api/v1/tracking-checker/scans/:id/', () => {
-    it('answers 409 scan_in_progress while the scan runs', async () => {
-      const response = await get(`/api/v1/tracking-checker/scans/${await storedScan('running')}/`);
-      expect(response.statusCode).toBe(409);
-      expect(response.json().error.code).toBe('scan_in_progress');
+    it('shows a running scan with its stage', async () => {
+      const id = await storedScan('running');
+      const response = await get(`/api/v1/tracking-checker/scans/${id}/`);
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({ scan_id: id, status: 'running', stage: 'scanning', completed_at: null });
     });
 
-    it('answers 409 scan_failed with the error once the scan failed', async () => {
+    it('shows a failed scan with its error', async () => {
       const response = await get(`/api/v1/tracking-checker/scans/${await storedScan('failed')}/`);
-      expect(response.statusCode).toBe(409);
-      expect(response.json().error).toMatchObject({
-        code: 'scan_failed',
-        details: { error: { code: 'target_unreachable' } },
+      expect(response.statusCode, response.body).toBe(200);
+      expect(response.json()).toMatchObject({
+        status: 'failed',
+        error: { code: 'target_unreachable', message: 'The page could not be reached' },
       });
     });
   });

@@ -1,3 +1,4 @@
+import { WEBHOOK_DEAD_LETTERS, WEBHOOK_DELIVERIES } from '../../../src/modules/webhooks/service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { startHttpsTarget } from '../../helpers/https-target.js';
@@ -16,7 +17,7 @@ describe('webhook deliveries over real HTTPS', () => {
       allowPrivateNetworks: true,
       outboundCaCertificates: [receiver.ca],
       runWorkers: false,
-      webhooks: { pollMs: 1000, retryBaseMs: 1, maxAttempts: 3, timeoutMs: 2000 },
+      webhooks: { retryBaseMs: 1, maxAttempts: 3, timeoutMs: 2000 },
     });
     tenant = await t.tenantWithKey('business');
   }, 60_000);
@@ -37,7 +38,7 @@ describe('webhook deliveries over real HTTPS', () => {
       const eventId = await t.app.services.webhooks.publish(tenant.tenantId, 'report.ready', { report_id: 'rpt_test' });
       await waitFor(
         async () => {
-          await t.app.services.webhooks.deliverDue();
+          await t.app.services.jobs.runQueued(WEBHOOK_DELIVERIES);
           const [delivery] = (await get(`/api/webhooks/${hook.id}/deliveries/`)).json().results;
           return delivery.status !== 'pending';
         },
@@ -51,7 +52,7 @@ describe('webhook deliveries over real HTTPS', () => {
       await t.app.services.webhooks.publish(tenant.tenantId, 'report.ready', { report_id: 'rpt_failing' });
       await waitFor(
         async () => {
-          await t.app.services.webhooks.deliverDue();
+          await t.app.services.jobs.runQueued(WEBHOOK_DELIVERIES);
           const [latest] = (await get(`/api/webhooks/${hook.id}/deliveries/`)).json().results;
           return latest.status !== 'pending';
         },
@@ -60,6 +61,8 @@ describe('webhook deliveries over real HTTPS', () => {
       );
       const [failed] = (await get(`/api/webhooks/${hook.id}/deliveries/`)).json().results;
       expect(failed).toMatchObject({ status: 'failed', attempts: 3, last_status_code: 500, next_attempt_at: null });
+      // The job engine kept the exhausted delivery as a dead letter (the API lists it as failed).
+      expect(await t.app.services.jobs.unfinished([WEBHOOK_DEAD_LETTERS])).toBe(1);
       state.receiverFailures = 0;
     });
   });

@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JobEngine } from '../../src/jobs/engine.js';
+import type { Database } from '../../src/db/index.js';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { waitFor } from '../helpers/processes.js';
+
+const hangingWorker = path.resolve('test/fixtures/jobs/hanging-worker.ts');
+
+const settings = {
+  pollingIntervalSeconds: 0.5,
+  superviseIntervalSeconds: 1,
+  instanceName: 'test',
+  onError: () => {},
+};
+
+/** A queue whose handler records which engine ran which job, and can be told to hang (a worker that dies). */
+function engineOn(database: Database, name: string, runs: string[], hang = false) {
+  const engine = new JobEngine({ store: database.jobs }, { ...settings, instanceName: name });
+  engine.define('probe', { retryLimit: 3 }, async (data: { n: number }) => {
+    runs.push(`${name}:${data.n}`);
+    if (hang) await new Promise(() => {});
+  });
+  return engine;
+}
+
+describe.each(backends)('the job engine on %s', (backend) => {
+  let testDatabase: TestDatabase;
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(backend);
+  }, 120_000);
+  afterAll(() => testDatabase?.drop());
+
+  it('keeps jobs across a restart: a job sent while no worker runs is done by the next one', async () => {
+    const runs: string[] = [];
+    const sender = engineOn(testDatabase.database, 'sender', runs);
+    await sender.start({ work: 'none' });
+    await sender.send('probe', { n: 1 });
+    await sender.stop();
+    const worker = engineOn(testDatabase.database, 'worker', runs);
+    await worker.start({ work: 'all' });
+    try {
+      await worker.idle(['probe']);
+      expect(runs).toEqual(['worker:1']);
+    } finally {
+      await worker.stop();
+    }
+  }, 60_000);
+
+  it('stops gracefully: a job in hand finishes within the grace, one that outlasts it goes back to the queue', async () => {
+    const engine = new JobEngine({ store: testDatabase.database.jobs }, settings);
+    const started: number[] = [];
+    engine.define('slow', { retryLimit: 3 }, async (data: { n: number }) => {
+      started.push(data.n);
+      await new Promise((resolve) => setTimeout(resolve, data.n === 1 ? 300 : 60_000));
+    });
+    await engine.start({ work: 'all' });
+    await engine.send('slow', { n: 1 });
+    await waitFor(async () => started.includes(1), 20_000, 'the first job to start');
+    await engine.stop({ graceful: true, timeoutMs: 5_000 });
+    expect(await states('slow')).toEqual(['completed']);
+
+    const again = new JobEngine({ store: testDatabase.database.jobs }, settings);
+    again.define('slow', { retryLimit: 3 }, async (data: { n: number }) => {
+      started.push(data.n);
+      await new Promise((resolve) => setTimeout(resolve, 60_000));
+    });
+    await again.start({ work: 'all' });
+    await again.send('slow', { n: 2 });
+    await waitFor(async () => started.includes(2), 20_000, 'the second job to start');
+    const stopping = Date.now();
+    await again.stop({ graceful: true, timeoutMs: 1_000 });
+    expect(Date.now() - stopping).toBeLessThan(10_000);
+    expect((await states('slow')).sort()).toEqual(['completed', 'retry']);
+  }, 60_000);
+
+  async function states(queue: string): Promise<string[]> {
+    const result = await testDatabase.database.db.execute(
+      sql`select state::text as state from pgboss.job where name = ${queue} order by created_on`,
+    );
+    return (result as unknown as { rows: { state: string }[] }).rows.map((row) => row.state);
+  }
+
+  it.runIf(backend === 'postgres')(
+    'retries on another process a job held by a process killed with SIGKILL',
+    async () => {
+      // Node itself with tsx's loader, so that SIGKILL reaches the process holding the job (no wrapper in between).
+      const child = spawn(process.execPath, ['--import', 'tsx', hangingWorker, testDatabase.url!], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const runs: string[] = [];
+      try {
+        await waitFor(async () => output.includes('ready'), 60_000, `the worker process (${output})`);
+        const sender = engineOn(testDatabase.database, 'sender', runs);
+        await sender.start({ work: 'none' });
+        await sender.send('probe', { n: 2 });
+        await sender.stop();
+        await waitFor(async () => output.includes('took 2'), 20_000, 'the worker process to take the job');
+      } finally {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      // It died holding the job: no completion, no failure; once its heartbeat lapses the job is retried here.
+      const survivor = engineOn(testDatabase.database, 'survivor', runs);
+      await survivor.start({ work: 'all' });
+      try {
+        await waitFor(async () => runs.includes('survivor:2'), 60_000, 'the other worker to retry the job');
+        await survivor.idle(['probe']);
+        expect(runs).toEqual(['survivor:2']);
+      } finally {
+        await survivor.stop();
+      }
+    },
+    180_000,
+  );
+});
