@@ -63,14 +63,19 @@ const configVariables = new Set(
   [...configSource.matchAll(/env\.([A-Z][A-Z0-9_]+)|['"]([A-Z][A-Z0-9_]{2,})['"]/g)].map((m) => m[1] ?? m[2]),
 );
 
-/** The longest time `tagport serve` takes to exit after SIGTERM (SHUTDOWN_TIMEOUT_MS in the CLI). */
+/**
+ * The longest time `tagport serve` takes to exit after SIGTERM: SHUTDOWN_TIMEOUT_MS (the grace for requests and jobs,
+ * as the ConfigMap sets it or its default) plus the CLI's margin before the hard exit.
+ */
 function shutdownBoundSeconds(): number {
-  const files = fs.readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' });
-  for (const file of files.filter((name) => name.endsWith('.ts'))) {
-    const match = /SHUTDOWN_TIMEOUT_MS\s*=\s*([\d_]+)/.exec(fs.readFileSync(path.join(ROOT, 'src', file), 'utf8'));
-    if (match) return Number(match[1].replaceAll('_', '')) / 1000;
-  }
-  throw new Error('SHUTDOWN_TIMEOUT_MS not found under src/');
+  const margin = /SHUTDOWN_MARGIN_MS\s*=\s*([\d_]+)/.exec(fs.readFileSync(path.join(ROOT, 'src/cli.ts'), 'utf8'));
+  if (!margin) throw new Error('SHUTDOWN_MARGIN_MS not found in src/cli.ts');
+  const timeoutMs = loadConfig({
+    ...configMap.data,
+    DATABASE_URL: 'postgres://db/tagport',
+    COOKIE_SECRET: 'x'.repeat(48),
+  }).shutdownTimeoutMs;
+  return (timeoutMs + Number(margin[1].replaceAll('_', ''))) / 1000;
 }
 
 /** The Compose schema still names its parts with draft-04 `id`, which Ajv 8 refuses; they are only labels there. */
