@@ -3,8 +3,8 @@ import type { FastifyReply } from 'fastify';
 import { requireAuth } from '../../http/context.js';
 import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
-import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { Type } from 'typebox';
+import { ApiMeta, errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import { type TObject, Type } from 'typebox';
 import {
   SCAN_STATE_DESCRIPTION,
   ScanIdParams,
@@ -17,9 +17,16 @@ import { scanQuotaHeaderItems, type ScanQuota } from './service.js';
 import { TrackingCheckerCodes } from './errors.js';
 
 const [ScanCompleted, ScanPending, ScanFailed] = ScanStates;
-const ScanStateResponse = Type.Union([withMeta(ScanCompleted), withMeta(ScanPending), withMeta(ScanFailed)], {
-  description: SCAN_STATE_DESCRIPTION,
-});
+/** A state in its envelope with an unnamed copy of ApiMeta: one response may name a schema id only once. */
+const withUnnamedMeta = <T extends TObject>(state: T) =>
+  Type.Object(
+    { ...state.properties, api_meta: Type.Object(ApiMeta.properties, { additionalProperties: false }) },
+    { additionalProperties: false, description: (state as { description?: string }).description },
+  ) as unknown as T;
+const ScanStateResponse = Type.Union(
+  [withMeta(ScanCompleted), withUnnamedMeta(ScanPending), withUnnamedMeta(ScanFailed)],
+  { description: SCAN_STATE_DESCRIPTION },
+);
 
 /** Sets one item (`"name";…`) of a structured header, replacing an earlier item of the same name. */
 function setHeaderItem(reply: FastifyReply, header: string, item: string): void {
