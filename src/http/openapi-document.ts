@@ -193,8 +193,7 @@ function errorSchemas(): Json {
  * `api_meta` next to its fields, so its schema cannot forbid other properties.
  */
 function referenceResources(node: unknown, schemas: Json): void {
-  if (Array.isArray(node)) for (const child of node) referenceResources(child, schemas);
-  else if (node && typeof node === 'object') {
+  if (node && typeof node === 'object') {
     const object = node as Json;
     for (const [key, child] of Object.entries(object)) {
       const name = child && typeof child === 'object' ? (child as Json)[RESOURCE_KEYWORD] : undefined;

@@ -3,7 +3,14 @@ import type { FastifyReply } from 'fastify';
 import { requireAuth } from '../../http/context.js';
 import { HttpCodes } from '../../http/errors.js';
 import { listPage } from '../../http/pagination.js';
-import { ApiMeta, errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
+import {
+  ApiMeta,
+  errorResponses,
+  listEnvelope,
+  PaginationQuery,
+  RESOURCE_KEYWORD,
+  withMeta,
+} from '../../http/schemas.js';
 import { type TObject, Type } from 'typebox';
 import {
   SCAN_STATE_DESCRIPTION,
@@ -17,12 +24,17 @@ import { scanQuotaHeaderItems, type ScanQuota } from './service.js';
 import { TrackingCheckerCodes } from './errors.js';
 
 const [ScanCompleted, ScanPending, ScanFailed] = ScanStates;
-/** A state in its envelope with an unnamed copy of ApiMeta: one response may name a schema id only once. */
-const withUnnamedMeta = <T extends TObject>(state: T) =>
-  Type.Object(
+/**
+ * A state in its envelope with an unnamed copy of ApiMeta, since one response may hold a schema id only once;
+ * the OpenAPI document still shows it as the named state plus the named ApiMeta.
+ */
+const withUnnamedMeta = <T extends TObject>(state: T) => {
+  const { description, $id } = state as { description?: string; $id?: string };
+  return Type.Object(
     { ...state.properties, api_meta: Type.Object(ApiMeta.properties, { additionalProperties: false }) },
-    { additionalProperties: false, description: (state as { description?: string }).description },
+    { additionalProperties: false, description, [RESOURCE_KEYWORD]: $id },
   ) as unknown as T;
+};
 const ScanStateResponse = Type.Union(
   [withMeta(ScanCompleted), withUnnamedMeta(ScanPending), withUnnamedMeta(ScanFailed)],
   { description: SCAN_STATE_DESCRIPTION },

@@ -64,7 +64,11 @@ const ScanCompleted = Type.Object(
     status: Type.Literal('completed'),
     ...StateTimes,
   },
-  { additionalProperties: false, description: 'A completed scan: its result, as the synchronous scan answers it.' },
+  {
+    $id: 'ScanCompleted',
+    additionalProperties: false,
+    description: 'A completed scan: its result, as the synchronous scan answers it.',
+  },
 );
 
 const ScanPending = Type.Object(
@@ -79,7 +83,11 @@ const ScanPending = Type.Object(
     url: Type.String(),
     ...StateTimes,
   },
-  { additionalProperties: false, description: 'A scan waiting for or in the hands of a worker.' },
+  {
+    $id: 'ScanInProgress',
+    additionalProperties: false,
+    description: 'A scan waiting for or in the hands of a worker.',
+  },
 );
 
 const ScanFailed = Type.Object(
@@ -96,7 +104,7 @@ const ScanFailed = Type.Object(
     ),
     ...StateTimes,
   },
-  { additionalProperties: false, description: 'A scan that ended without a result.' },
+  { $id: 'ScanFailed', additionalProperties: false, description: 'A scan that ended without a result.' },
 );
 
 /** The states of the scan resource, one schema each (a response wraps each in its envelope). */
