@@ -55,8 +55,10 @@ const deploymentOf = (role: string) => ofKind('Deployment').find((d) => d.metada
 const configMap = ofKind('ConfigMap')[0];
 const secretExample = ofKind('Secret')[0];
 
-const configSource = fs.readFileSync(path.join(ROOT, 'src/config.ts'), 'utf8');
-/** Every variable src/config.ts reads: `env.NAME` and the names passed to its readers (`integer(env, 'NAME', …)`). */
+const configSource = ['src/config.ts', 'src/config/env.ts']
+  .map((file) => fs.readFileSync(path.join(ROOT, file), 'utf8'))
+  .join('\n');
+/** Every variable src/config.ts (and its readers in src/config/) reads: `env.NAME` and the names passed to its readers (`integer(env, 'NAME', …)`). */
 const configVariables = new Set(
   [...configSource.matchAll(/env\.([A-Z][A-Z0-9_]+)|['"]([A-Z][A-Z0-9_]{2,})['"]/g)].map((m) => m[1] ?? m[2]),
 );

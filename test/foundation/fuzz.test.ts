@@ -462,7 +462,7 @@ describe.each(backends)('fuzz of every documented operation on %s', (backend) =>
     if (process.env.FUZZ_STATS) console.log([...stats].map(([key, count]) => `${key}: ${count}`).join('\n'));
     if (knownSeen.size) console.warn(`Known defects seen (see KNOWN_DEFECTS):\n${[...knownSeen].join('\n')}`);
     expect(failures, failures.join('\n\n')).toEqual([]);
-  }, 240_000);
+  }, 600_000);
 
   it('opened no connection beyond this machine', () => {
     if (process.env.FUZZ_STATS) console.log('connections to', [...destinations]);

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { renderChangelog } from '../../../src/modules/status/changelog.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -110,11 +111,16 @@ describe('public status page and changelog', () => {
       expect(feed.body).toContain('<feed xmlns="http://www.w3.org/2005/Atom">');
       const entries = [...feed.body.matchAll(/<entry>[\s\S]*?<\/entry>/g)].map((match) => match[0]);
       expect(entries.length).toBeGreaterThanOrEqual(2);
+      // The newest release of CHANGELOG.md comes first, linked to its anchor and dated by its heading.
+      const [, version, date] = /^## (\d+\.\d+\.\d+) — (\d{4}-\d{2}-\d{2})$/m.exec(
+        fs.readFileSync('CHANGELOG.md', 'utf8'),
+      )!;
+      const anchor = version.replaceAll('.', '-');
       expect(entries[0]).toContain(
-        '<link rel="alternate" type="text/html" href="http://tagport.test/changelog#0-2-0"/>',
+        `<link rel="alternate" type="text/html" href="http://tagport.test/changelog#${anchor}"/>`,
       );
-      expect(entries[0]).toContain('<updated>2026-11-23T00:00:00Z</updated>');
-      expect(entries[0]).toContain('&lt;h3 id=&quot;0-2-0-security&quot;');
+      expect(entries[0]).toContain(`<updated>${date}T00:00:00Z</updated>`);
+      expect(entries[0]).toContain(`&lt;h3 id=&quot;${anchor}-added&quot;`);
     });
   });
 });
