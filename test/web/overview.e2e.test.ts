@@ -1,32 +1,15 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { seriousViolations } from '../helpers/axe.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
 import { CONFIG } from '../helpers/gateway-app.js';
 
 const SCREENSHOTS = path.resolve('.tmp/screenshots');
-const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 const PASSWORD = 'a very long password';
-
-/** Serious and critical accessibility violations axe-core finds on the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
-    const result = await (
-      window as unknown as {
-        axe: { run(): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }> };
-      }
-    ).axe.run();
-    return result.violations.map((violation) => ({ id: violation.id, impact: violation.impact }));
-  });
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map((violation) => violation.id);
-}
 
 describe('overview page in a real browser', () => {
   let t: TestApp;
