@@ -1,32 +1,28 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scanner } from '../../src/scanner/index.js';
 import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
-
-const SCREENSHOTS = path.resolve('.tmp/screenshots');
+import { type DashboardInBrowser, openDashboard, SCREENSHOTS, signIn } from '../helpers/browser.js';
 
 describe('public tracking checker page in a real browser', () => {
   let fixture: FixtureServer;
   let scanner: Scanner;
   let t: TestApp;
+  let dashboard: DashboardInBrowser;
   let base: string;
   let browser: Browser;
 
   beforeAll(async () => {
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
     fixture = await startFixtureServer();
     scanner = new Scanner(fixture.scannerOptions());
     t = await startTestApp('pglite', { publicScansPerHour: 2 }, undefined, { scanner });
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+    dashboard = await openDashboard(t);
+    ({ base, browser } = dashboard);
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
+    await dashboard?.close();
     await scanner?.close();
     await fixture?.close();
   });

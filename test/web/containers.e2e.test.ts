@@ -1,28 +1,26 @@
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
+import { type DashboardInBrowser, openDashboard, SCREENSHOTS, signIn, tenantOwner } from '../helpers/browser.js';
 import { testGateway } from '../helpers/gateway-app.js';
 
-const SCREENSHOTS = path.resolve('.tmp/screenshots');
 const CONFIG = Buffer.from('id=GTM-WEB1234&env=1&auth=AbCdEf123456').toString('base64');
 
 describe('containers and domains page in a real browser', () => {
   let upstream: http.Server;
   let upstreamUrl: string;
   let t: TestApp;
+  let dashboard: DashboardInBrowser;
   let base: string;
   let gatewayUrl: string;
   let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
     upstream = http.createServer((_req, res) => res.writeHead(204).end());
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
@@ -33,22 +31,14 @@ describe('containers and domains page in a real browser', () => {
       dns: { resolvers: ['127.0.0.1:9'], timeoutMs: 300, recheckIntervalMs: 600_000 },
     });
     gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
-    const tenant = await t.tenants.create({ name: 'Host Co', plan: 'business' });
-    await t.users.createUser({
-      email: 'host@example.com',
-      name: 'Hana Host',
-      password: 'a very long password',
-      tenantId: tenant.id,
-      role: 'owner',
-    });
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+    await tenantOwner(t, 'Host Co', 'host@example.com', 'Hana Host');
+    dashboard = await openDashboard(t);
+    ({ base, browser } = dashboard);
     page = await browser.newPage({ viewport: { width: 1200, height: 1000 } });
-    await signIn(page, base, 'host@example.com', 'a very long password');
-  }, 60_000);
+    await signIn(page, base, 'host@example.com');
+  }, 120_000);
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
+    await dashboard?.close();
     await new Promise((resolve) => upstream?.close(resolve));
   });
 

@@ -1,29 +1,25 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
-
-const SCREENSHOTS = path.resolve('.tmp/screenshots');
+import { type DashboardInBrowser, openDashboard, SCREENSHOTS } from '../helpers/browser.js';
 
 describe('web dashboard in a real browser', () => {
   let t: TestApp;
+  let dashboard: DashboardInBrowser;
   let base: string;
   let browser: Browser;
   let page: Page;
 
   beforeAll(async () => {
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
     t = await startTestApp('pglite');
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+    dashboard = await openDashboard(t);
+    ({ base, browser } = dashboard);
     page = await browser.newPage({ viewport: { width: 390, height: 844 } });
   });
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
+    await dashboard?.close();
   });
 
   async function apiStatus(token: string): Promise<number> {

@@ -1,40 +1,28 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { generate } from 'otplib';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
+import { type DashboardInBrowser, openDashboard, SCREENSHOTS, signIn, tenantOwner } from '../helpers/browser.js';
+import { PASSWORD } from '../helpers/people.js';
 
-const SCREENSHOTS = path.resolve('.tmp/screenshots');
-const PASSWORD = 'a very long password';
 const nextCode = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 });
 
 describe('two-factor sign-in and sessions in a real browser', () => {
   let t: TestApp;
+  let dashboard: DashboardInBrowser;
   let base: string;
   let browser: Browser;
 
   beforeAll(async () => {
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
     t = await startTestApp('pglite', { runWorkers: false });
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+    dashboard = await openDashboard(t);
+    ({ base, browser } = dashboard);
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => dashboard?.close());
 
   it('enrols with the QR page, signs in with a code, and signs another browser out', async () => {
-    const tenant = await t.tenants.create({ name: 'Secure Co', plan: 'business' });
-    await t.users.createUser({
-      email: 'sam@example.com',
-      name: 'Sam',
-      password: PASSWORD,
-      tenantId: tenant.id,
-      role: 'owner',
-    });
+    await tenantOwner(t, 'Secure Co', 'sam@example.com', 'Sam');
     const laptop = await browser.newContext({ viewport: { width: 1200, height: 900 }, userAgent: 'Laptop browser' });
     const page = await laptop.newPage();
     await signIn(page, base, 'sam@example.com', PASSWORD);

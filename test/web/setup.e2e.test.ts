@@ -1,22 +1,22 @@
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
+import { type DashboardInBrowser, openDashboard } from '../helpers/browser.js';
 
 describe('set-up page of a database the CLI provisioned, in a real browser', () => {
   let t: TestApp;
+  let dashboard: DashboardInBrowser;
   let base: string;
   let browser: Browser;
 
   beforeAll(async () => {
     t = await startTestApp('pglite');
     await t.tenantWithKey('agency');
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+    dashboard = await openDashboard(t);
+    ({ base, browser } = dashboard);
   });
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
+    await dashboard?.close();
   });
 
   it('refuses without the token and sets up the owner from the one-time URL', async () => {

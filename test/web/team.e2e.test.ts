@@ -1,39 +1,26 @@
-import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
-
-const SCREENSHOTS = path.resolve('.tmp/screenshots');
-const PASSWORD = 'a very long password';
+import { type DashboardInBrowser, openDashboard, SCREENSHOTS, signIn, tenantOwner } from '../helpers/browser.js';
+import { PASSWORD } from '../helpers/people.js';
 
 describe('team page in a real browser', () => {
   let t: TestApp;
+  let dashboard: DashboardInBrowser;
   let base: string;
   let browser: Browser;
 
   beforeAll(async () => {
-    fs.mkdirSync(SCREENSHOTS, { recursive: true });
     t = await startTestApp('pglite', { runWorkers: false });
-    base = await t.app.listen({ host: '127.0.0.1', port: 0 });
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+    dashboard = await openDashboard(t);
+    ({ base, browser } = dashboard);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => dashboard?.close());
 
   it('an owner invites, the invitation is accepted in a second browser, the new member is listed; axe finds nothing serious', async () => {
-    const tenant = await t.tenants.create({ name: 'Acme Shop', plan: 'business' });
-    await t.users.createUser({
-      email: 'owner@acme.test',
-      name: 'Olivia Owner',
-      password: PASSWORD,
-      tenantId: tenant.id,
-      role: 'owner',
-    });
+    await tenantOwner(t, 'Acme Shop', 'owner@acme.test', 'Olivia Owner');
 
     // bypassCSP lets the test inject axe-core; the page's own CSP is tested in test/web/assets.test.ts.
     const ownerContext = await browser.newContext({ viewport: { width: 1200, height: 900 }, bypassCSP: true });
