@@ -9,7 +9,7 @@ import { selfSignedWildcard } from '../../src/gateway/tls.js';
 import { MINI_FBQ, MINI_GTAG, shopPageWithPixel, startShop } from '../fixtures/runtime/shop.js';
 import type { TestApp } from '../helpers/app.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
-import { CONFIG, startAppWithGateway } from '../helpers/gateway-app.js';
+import { createBuiltinContainer, startAppWithGateway, testRuntime } from '../helpers/gateway-app.js';
 import { type GoogleFixture, startGoogleFixture, until } from '../helpers/google-fixture.js';
 import { type GraphApiFixture, startGraphApi } from '../helpers/graph-api.js';
 
@@ -55,38 +55,20 @@ describe('a shop with the Meta pixel, tracked through the built-in runtime over 
       secretsKey: randomBytes(32),
       meta: { graphOrigin: graph.origin, graphVersion: 'v26.0', timeoutMs: 2000, deliveryRetentionDays: 30 },
       gateway: { tlsPort: 0, tlsCertFile: certFile, tlsKeyFile: keyFile },
-      runtime: {
-        googleTagOrigin: google.origin,
-        ga4CollectOrigin: google.origin,
-        forwardQueueSize: 100,
-        forwardConcurrency: 4,
-        forwardTimeoutMs: 2000,
-        forwardMaxAttempts: 3,
-        forwardRetryBaseMs: 10,
-      },
+      runtime: testRuntime(google.origin),
     }));
     tlsPort = Number(new URL(await t.app.services.gatewayTls!.listen(0, '127.0.0.1')).port);
     const tenant = await t.tenantWithKey('business');
     token = tenant.token;
-    const created = await t.inject({
-      method: 'POST',
-      url: '/api/containers/',
-      token,
-      payload: {
-        name: 'Shop',
-        region: 'eu-central',
-        config: CONFIG,
-        settings: {
-          ga4_measurement_ids: [MEASUREMENT_ID],
-          cookie_keeper: { enabled: true, cookies: ['_ga', '_fbp', '_fbc', 'FPID'] },
-          click_id_restorer: { enabled: true },
-          bot_detection: { mode: 'drop' },
-        },
+    const created = await createBuiltinContainer(t, token, {
+      settings: {
+        ga4_measurement_ids: [MEASUREMENT_ID],
+        cookie_keeper: { enabled: true, cookies: ['_ga', '_fbp', '_fbc', 'FPID'] },
+        click_id_restorer: { enabled: true },
+        bot_detection: { mode: 'drop' },
       },
     });
-    expect(created.statusCode, created.body).toBe(201);
-    await t.app.services.containerWorker.idle();
-    containerId = created.json().id;
+    containerId = created.id;
     const pixel = await t.inject({
       method: 'POST',
       url: `/api/containers/${containerId}/meta-pixels/`,
@@ -103,7 +85,7 @@ describe('a shop with the Meta pixel, tracked through the built-in runtime over 
       status: 'active',
       verificationToken: 'e2e',
     });
-    const loaderPath = created.json().settings.loader_path;
+    const loaderPath = created.settings.loader_path;
     shop = await startShop(
       () => shopPageWithPixel(`https://sgtm.${SITE}:${tlsPort}`, loaderPath, MEASUREMENT_ID, SITE),
       { tls: { cert: pair.certificatePem, key: pair.privateKeyPem }, scripts: { '/fbevents.js': MINI_FBQ } },

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
-import { CONFIG, startAppWithGateway } from '../helpers/gateway-app.js';
+import { createBuiltinContainer, startAppWithGateway, testRuntime } from '../helpers/gateway-app.js';
 import { type GoogleFixture, startGoogleFixture, until } from '../helpers/google-fixture.js';
 import { type GraphApiFixture, graphErrors, startGraphApi } from '../helpers/graph-api.js';
 
@@ -49,15 +49,7 @@ describe('the built-in runtime with power-ups and the Meta Conversions API', () 
       trustProxy: ['127.0.0.1'],
       secretsKey: randomBytes(32),
       meta: { graphOrigin: graph.origin, graphVersion: 'v26.0', timeoutMs: 2000, deliveryRetentionDays: 30 },
-      runtime: {
-        googleTagOrigin: google.origin,
-        ga4CollectOrigin: google.origin,
-        forwardQueueSize: 100,
-        forwardConcurrency: 4,
-        forwardTimeoutMs: 2000,
-        forwardMaxAttempts: 3,
-        forwardRetryBaseMs: 10,
-      },
+      runtime: testRuntime(google.origin),
     }));
     token = (await t.tenantWithKey('business')).token;
   }, 60_000);
@@ -68,23 +60,8 @@ describe('the built-in runtime with power-ups and the Meta Conversions API', () 
     await tagging?.close();
   });
 
-  async function container(settings: object = {}, extra: object = {}) {
-    const created = await t.inject({
-      method: 'POST',
-      url: '/api/containers/',
-      token,
-      payload: {
-        name: 'Shop',
-        region: 'eu-central',
-        config: CONFIG,
-        settings: { ga4_measurement_ids: ['G-SHOP1234'], ...settings },
-        ...extra,
-      },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    await t.app.services.containerWorker.idle();
-    return created.json() as { id: string; default_hostname: string };
-  }
+  const container = (settings: object = {}, extra: object = {}) =>
+    createBuiltinContainer(t, token, { settings: { ga4_measurement_ids: ['G-SHOP1234'], ...settings }, ...extra });
 
   async function withPixel(settings: object = {}) {
     const created = await container(settings);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINI_GTAG, shopPage, startShop } from '../fixtures/runtime/shop.js';
 import type { TestApp } from '../helpers/app.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
-import { CONFIG, startAppWithGateway } from '../helpers/gateway-app.js';
+import { createBuiltinContainer, startAppWithGateway, testRuntime } from '../helpers/gateway-app.js';
 import { type GoogleFixture, startGoogleFixture, until } from '../helpers/google-fixture.js';
 
 const MEASUREMENT_ID = 'G-SHOP1234';
@@ -24,35 +24,14 @@ describe('a shop tracked through the built-in runtime, in headless Chromium', ()
   beforeAll(async () => {
     google = await startGoogleFixture({ script: (kind) => (kind === 'gtag' ? MINI_GTAG : '/* gtm */') });
     const started = await startAppWithGateway('pglite', {
-      runtime: {
-        googleTagOrigin: google.origin,
-        ga4CollectOrigin: google.origin,
-        forwardQueueSize: 100,
-        forwardConcurrency: 4,
-        forwardTimeoutMs: 2000,
-        forwardMaxAttempts: 3,
-        forwardRetryBaseMs: 10,
-      },
+      runtime: testRuntime(google.origin),
     });
     t = started.t;
     gatewayPort = Number(new URL(started.gatewayUrl).port);
     const tenant = await t.tenantWithKey('business');
     const token = tenant.token;
     tenantId = tenant.tenantId;
-    const created = await t.inject({
-      method: 'POST',
-      url: '/api/containers/',
-      token,
-      payload: {
-        name: 'Shop',
-        region: 'eu-central',
-        config: CONFIG,
-        settings: { ga4_measurement_ids: [MEASUREMENT_ID] },
-      },
-    });
-    expect(created.statusCode, created.body).toBe(201);
-    await t.app.services.containerWorker.idle();
-    const container = created.json();
+    const container = await createBuiltinContainer(t, token, { settings: { ga4_measurement_ids: [MEASUREMENT_ID] } });
     containerHost = container.default_hostname;
     containerId = container.id;
     loaderPath = container.settings.loader_path;

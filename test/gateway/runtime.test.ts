@@ -1,7 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
-import { CONFIG, startAppWithGateway } from '../helpers/gateway-app.js';
+import { createBuiltinContainer, startAppWithGateway, testRuntime } from '../helpers/gateway-app.js';
 import { type GoogleFixture, startGoogleFixture, until } from '../helpers/google-fixture.js';
 
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) TagportTest/1.0';
@@ -16,15 +16,7 @@ describe('the built-in runtime (custom loader, GA4 collection)', () => {
   beforeAll(async () => {
     google = await startGoogleFixture({ cacheControl: 'private, max-age=0' });
     ({ t, gatewayUrl } = await startAppWithGateway('pglite', {
-      runtime: {
-        googleTagOrigin: google.origin,
-        ga4CollectOrigin: google.origin,
-        forwardQueueSize: 100,
-        forwardConcurrency: 4,
-        forwardTimeoutMs: 2000,
-        forwardMaxAttempts: 3,
-        forwardRetryBaseMs: 10,
-      },
+      runtime: testRuntime(google.origin),
     }));
     token = (await t.tenantWithKey('business')).token;
   }, 60_000);
@@ -34,23 +26,11 @@ describe('the built-in runtime (custom loader, GA4 collection)', () => {
     await slowGoogle?.close();
   });
 
-  async function container(extra: object = {}) {
-    const created = await t.inject({
-      method: 'POST',
-      url: '/api/containers/',
-      token,
-      payload: {
-        name: 'Shop',
-        region: 'eu-central',
-        config: CONFIG,
-        settings: { loader_path: 'shopjs1', ga4_measurement_ids: ['G-SHOP1234'] },
-        ...extra,
-      },
+  const container = (extra: object = {}) =>
+    createBuiltinContainer(t, token, {
+      settings: { loader_path: 'shopjs1', ga4_measurement_ids: ['G-SHOP1234'] },
+      ...extra,
     });
-    expect(created.statusCode, created.body).toBe(201);
-    await t.app.services.containerWorker.idle();
-    return created.json() as { id: string; default_hostname: string; settings: { loader_path: string } };
-  }
 
   async function through(
     host: string,

@@ -56,6 +56,32 @@ export async function startAppWithGateway(
   return { t, gatewayUrl: await t.app.services.gateway.listen(0, '127.0.0.1') };
 }
 
+/** Built-in runtime settings that load Google's tags from, and forward hits to, a local stand-in at `origin`. */
+export function testRuntime(origin: string): Config['runtime'] {
+  return {
+    googleTagOrigin: origin,
+    ga4CollectOrigin: origin,
+    forwardQueueSize: 100,
+    forwardConcurrency: 4,
+    forwardTimeoutMs: 2000,
+    forwardMaxAttempts: 3,
+    forwardRetryBaseMs: 10,
+  };
+}
+
+/** Creates a built-in container through the API (GTM config `CONFIG`) and waits until it runs. */
+export async function createBuiltinContainer(t: TestApp, token: string, payload: Record<string, unknown> = {}) {
+  const created = await t.inject({
+    method: 'POST',
+    url: '/api/containers/',
+    token,
+    payload: { name: 'Shop', region: 'eu-central', config: CONFIG, ...payload },
+  });
+  if (created.statusCode !== 201) throw new Error(`container not created: ${created.body}`);
+  await t.app.services.containerWorker.idle();
+  return created.json() as { id: string; default_hostname: string; settings: { loader_path: string } };
+}
+
 /** The app with its gateway listening on loopback, a tagging server upstream and a DNS server for custom domains. */
 export async function startGatewayApp(backend: Backend) {
   const upstream = await startUpstream();
