@@ -3,8 +3,12 @@ import { runJobsBench } from './jobs.js';
 import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
+import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
 
-/** `npm run bench [api|scanner|gateway|runtime|jobs]`: all benchmarks, or one. */
+/**
+ * `npm run bench [api|scanner|gateway|runtime|jobs]`: all benchmarks, or one. The scanner benchmark has two parts,
+ * speed and accuracy; BENCH_SCANNER=speed or BENCH_SCANNER=accuracy runs only one of them.
+ */
 const only = process.argv[2];
 
 if (!only || only === 'api') {
@@ -15,7 +19,9 @@ if (!only || only === 'api') {
 }
 
 if (!only || only === 'scanner') {
-  printScannerBench(await runScannerBench());
+  const part = process.env.BENCH_SCANNER;
+  if (part !== 'accuracy') printScannerBench(await runScannerBench());
+  if (part !== 'speed') printScannerAccuracy(await runScannerAccuracy());
 }
 
 if (!only || only === 'gateway') {
