@@ -23,6 +23,8 @@ export interface SummaryFacts {
     mode: string | null;
     analytics: string | null;
     ads: string | null;
+    /** Consent Mode v2 keys no default or update sets. */
+    missingV2Keys: string[];
   };
   /** null when firing could not be observed (no browser stage). */
   beforeConsent: { names: string[]; cookielessNames: string[] } | null;
@@ -71,6 +73,11 @@ export function lossExplanation(
       itpRecovery: pct(A.itp_server_side_recovery),
     },
   });
+}
+
+/** What the Consent Mode mode found means, in the scan's language. */
+export function modeExplanation(language: Language, mode: 'advanced' | 'basic'): string {
+  return TEXTS[language].modeExplanation[mode];
 }
 
 /** The builtin summary: one paragraph from the findings, and recommendations that follow from them. */
@@ -125,7 +132,8 @@ export function composeSummary(language: Language, facts: SummaryFacts): { text:
     facts.beforeConsent?.names.filter((name) => !facts.beforeConsent!.cookielessNames.includes(name)) ?? [];
   if (blocking.length) recommendations.push(t.rec.blockBeforeConsent(blocking));
   if (facts.googleTags && !facts.consentMode.detected) recommendations.push(t.rec.addConsentMode);
-  if (facts.consentMode.detected && facts.consentMode.version === 'v1') recommendations.push(t.rec.upgradeConsentMode);
+  if (facts.consentMode.detected && facts.consentMode.version === 'v1')
+    recommendations.push(t.rec.upgradeConsentMode(facts.consentMode.missingV2Keys));
   if (facts.universalAnalytics) recommendations.push(t.rec.removeUa);
   const recoverable = Math.max(analytics?.recoverable_pct ?? 0, ads?.recoverable_pct ?? 0);
   if (!facts.serverSide.detected && recoverable > 0)

@@ -58,6 +58,7 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
       mode: findings.consent.consent_mode.mode,
       analytics: findings.consent.consent_mode.defaults.analytics_storage,
       ads: findings.consent.consent_mode.defaults.ad_storage,
+      missingV2Keys: findings.consent.consent_mode.missing_v2_keys ?? ['ad_user_data', 'ad_personalization'],
     },
     beforeConsent: beforeConsentKnown
       ? {

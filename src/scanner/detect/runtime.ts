@@ -126,8 +126,7 @@ function collectRequests(
           origin,
         );
       }
-      const loader =
-        match.role === 'loader' ? /\/(gtm\.js|gtag\/js)$/.exec(new URL(request.url).pathname)?.[1] : undefined;
+      const loader = match.role === 'loader' ? googleLoaderOf(request.url, match.key) : undefined;
       if (loader && host && !isGoogleHost(host)) {
         account.serverSide = true;
         book.addServer(
@@ -154,6 +153,14 @@ function collectRequests(
       }
     }
   }
+}
+
+/** gtm.js or gtag/js, or a GTM container's custom loader path: the Google loaders a tagging server can serve. */
+function googleLoaderOf(url: string, key: string): string | undefined {
+  const path = new URL(url).pathname;
+  const known = /\/(gtm\.js|gtag\/js)$/.exec(path)?.[1];
+  if (known) return known;
+  return key === 'google_tag_manager' && !/\/ns\.html$/.test(path) ? `GTM custom loader ${path}` : undefined;
 }
 
 /** Ids in window.google_tag_manager; a GTM container running without a gtm.js request was loaded some other way. */
@@ -194,7 +201,7 @@ function collectGlobals(book: Book, globals: string[]): void {
 
 function collectCookies(book: Book, cookies: RuntimeCookie[]): void {
   for (const cookie of cookies) {
-    const key = trackerForCookie(cookie.name);
+    const key = trackerForCookie(cookie.name, (known) => book.has(known));
     if (key) {
       const setBy =
         cookie.setBy === 'http'

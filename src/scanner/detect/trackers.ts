@@ -27,6 +27,7 @@ export function listTrackers(book: Book, runtime: RuntimeFindings | null): Track
       first_party: account.firstParty,
       server_side: account.serverSide,
       fires_before_consent: runtime ? account.info.category !== 'tag_manager' && account.requests.length > 0 : null,
+      ...(account.info.discontinuedSince ? { discontinued_since: account.info.discontinuedSince } : {}),
       ...activationOf(account),
       ...(account.blocked.length ? { blocked: account.blocked } : {}),
       ...(account.endpoints.size ? { endpoints: [...account.endpoints].sort() } : {}),

@@ -39,14 +39,20 @@ export const summary: SummaryTexts = {
     `Mobile Performance-Bewertung: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'erteilt' : value === 'denied' ? 'abgelehnt' : 'nicht gesetzt'),
   mode: (mode) => (mode === 'advanced' ? 'erweiterten' : 'einfachen'),
+  modeExplanation: {
+    advanced:
+      'Erweiterter Modus: Google-Tags laden vor der Einwilligung und senden, solange die Speicherung abgelehnt ist, cookielose Pings (ohne Cookies zu lesen oder zu schreiben; Google modelliert damit Conversions). Diese Pings sind Anfragen vor der Einwilligung, die sendenden Tags gelten daher als vor der Einwilligung ausgelöst.',
+    basic:
+      'Einfacher Modus: Google-Tags werden bis zur Einwilligung zurückgehalten, vor der Einwilligung wird nichts an Google gesendet; Google modelliert Conversions ohne Daten der ablehnenden Besucher.',
+  },
   rec: {
     addCmp: 'Führen Sie eine Consent-Management-Plattform ein und laden Sie Tracking-Tags erst nach der Einwilligung.',
     blockBeforeConsent: (names) =>
       `Halten Sie ${summary.list(names)} bis zur Einwilligung zurück (Skript-Blockierung der CMP oder Consent-Trigger im Tag Manager).`,
     addConsentMode:
       'Implementieren Sie Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) über Ihre CMP.',
-    upgradeConsentMode:
-      'Stellen Sie auf Consent Mode v2 um und setzen Sie zusätzlich ad_user_data und ad_personalization, die seit März 2024 im EWR für personalisierte Werbung nötig sind.',
+    upgradeConsentMode: (keys) =>
+      `Stellen Sie auf Consent Mode v2 um und setzen Sie zusätzlich ${summary.list(keys)}, die seit März 2024 im EWR für personalisierte Werbung nötig sind.`,
     serverSide: (domain, points) =>
       `Verlagern Sie Ihre Tags auf serverseitiges Tagging unter einer eigenen Subdomain (z. B. data.${domain}), um etwa ${points} Prozentpunkte verlorener Daten zurückzugewinnen.`,
     removeUa: 'Entfernen Sie Universal Analytics: Es verarbeitet seit Juli 2023 keine Daten mehr.',

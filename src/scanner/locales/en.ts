@@ -36,14 +36,20 @@ export const summary: SummaryTexts = {
     `Mobile performance score: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'granted' : value === 'denied' ? 'denied' : 'not set'),
   mode: (mode) => (mode === 'advanced' ? 'advanced' : 'basic'),
+  modeExplanation: {
+    advanced:
+      'Advanced mode: Google tags load before consent and, while storage is denied, send cookieless pings (no cookies read or written; Google uses them to model conversions). These pings are requests made before consent, so the tags sending them count as firing before consent.',
+    basic:
+      'Basic mode: Google tags are held back until the visitor consents, so nothing is sent to Google before consent; Google models conversions without any data from visitors who refuse.',
+  },
   rec: {
     addCmp: 'Add a consent management platform and load tracking tags only after visitors consent.',
     blockBeforeConsent: (names) =>
       `Hold back ${summary.list(names)} until the visitor consents (CMP script blocking or consent triggers in your tag manager).`,
     addConsentMode:
       'Implement Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) through your CMP.',
-    upgradeConsentMode:
-      'Upgrade to Consent Mode v2 by also setting ad_user_data and ad_personalization, required for ad personalisation in the EEA since March 2024.',
+    upgradeConsentMode: (keys) =>
+      `Upgrade to Consent Mode v2 by also setting ${summary.list(keys)}, required for ad personalisation in the EEA since March 2024.`,
     serverSide: (domain, points) =>
       `Move your tags to server-side tagging on a first-party subdomain (e.g. data.${domain}) to recover about ${points} percentage points of lost data.`,
     removeUa: 'Remove Universal Analytics: it stopped processing data in July 2023.',

@@ -40,6 +40,12 @@ export const summary: SummaryTexts = {
     `Puntuación de rendimiento móvil: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'concedido' : value === 'denied' ? 'denegado' : 'sin definir'),
   mode: (mode) => (mode === 'advanced' ? 'avanzado' : 'básico'),
+  modeExplanation: {
+    advanced:
+      'Modo avanzado: las etiquetas de Google se cargan antes del consentimiento y, mientras el almacenamiento está denegado, envían pings sin cookies (sin leer ni escribir cookies; Google los usa para modelar conversiones). Estos pings son solicitudes anteriores al consentimiento, por lo que las etiquetas que los envían cuentan como activadas antes del consentimiento.',
+    basic:
+      'Modo básico: las etiquetas de Google se retienen hasta que el visitante da su consentimiento, así que no se envía nada a Google antes; Google modela las conversiones sin datos de quienes lo rechazan.',
+  },
   rec: {
     addCmp:
       'Añada una plataforma de gestión del consentimiento y cargue las etiquetas de seguimiento solo tras el consentimiento.',
@@ -47,8 +53,8 @@ export const summary: SummaryTexts = {
       `Retenga ${summary.list(names)} hasta que el visitante dé su consentimiento (bloqueo de scripts de la CMP o activadores de consentimiento en su gestor de etiquetas).`,
     addConsentMode:
       'Implemente Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) a través de su CMP.',
-    upgradeConsentMode:
-      'Actualice a Consent Mode v2 definiendo también ad_user_data y ad_personalization, obligatorios para publicidad personalizada en el EEE desde marzo de 2024.',
+    upgradeConsentMode: (keys) =>
+      `Actualice a Consent Mode v2 definiendo también ${summary.list(keys)}, obligatorios para publicidad personalizada en el EEE desde marzo de 2024.`,
     serverSide: (domain, points) =>
       `Traslade sus etiquetas a etiquetado del lado del servidor en un subdominio propio (p. ej. data.${domain}) para recuperar unos ${points} puntos porcentuales de datos perdidos.`,
     removeUa: 'Elimine Universal Analytics: dejó de procesar datos en julio de 2023.',

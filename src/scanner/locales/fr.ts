@@ -40,6 +40,12 @@ export const summary: SummaryTexts = {
     `Score de performance mobile : ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'accordé' : value === 'denied' ? 'refusé' : 'non défini'),
   mode: (mode) => (mode === 'advanced' ? 'avancé' : 'de base'),
+  modeExplanation: {
+    advanced:
+      'Mode avancé : les balises Google se chargent avant le consentement et, tant que le stockage est refusé, envoient des pings sans cookies (aucun cookie lu ni écrit ; Google s’en sert pour modéliser les conversions). Ces pings sont des requêtes antérieures au consentement : les balises qui les envoient comptent comme déclenchées avant le consentement.',
+    basic:
+      'Mode de base : les balises Google sont retenues jusqu’au consentement du visiteur, rien n’est envoyé à Google avant ; Google modélise les conversions sans aucune donnée des visiteurs qui refusent.',
+  },
   rec: {
     addCmp:
       'Mettez en place une plateforme de gestion du consentement et ne chargez les balises de suivi qu’après le consentement des visiteurs.',
@@ -47,8 +53,8 @@ export const summary: SummaryTexts = {
       `Bloquez ${summary.list(names)} jusqu’au consentement du visiteur (blocage de scripts par la CMP ou déclencheurs de consentement dans votre gestionnaire de balises).`,
     addConsentMode:
       'Mettez en œuvre le mode de consentement Google v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) via votre CMP.',
-    upgradeConsentMode:
-      'Passez au mode de consentement v2 en définissant aussi ad_user_data et ad_personalization, requis pour la publicité personnalisée dans l’EEE depuis mars 2024.',
+    upgradeConsentMode: (keys) =>
+      `Passez au mode de consentement v2 en définissant aussi ${summary.list(keys)}, requis pour la publicité personnalisée dans l’EEE depuis mars 2024.`,
     serverSide: (domain, points) =>
       `Passez au marquage côté serveur sur un sous-domaine propre (par ex. data.${domain}) pour récupérer environ ${points} points de pourcentage de données perdues.`,
     removeUa: 'Supprimez Universal Analytics : il ne traite plus de données depuis juillet 2023.',

@@ -39,6 +39,12 @@ export const summary: SummaryTexts = {
     `Punteggio di prestazioni mobile: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'concesso' : value === 'denied' ? 'negato' : 'non impostato'),
   mode: (mode) => (mode === 'advanced' ? 'avanzata' : 'base'),
+  modeExplanation: {
+    advanced:
+      'Modalità avanzata: i tag Google si caricano prima del consenso e, finché l’archiviazione è negata, inviano ping senza cookie (nessun cookie letto o scritto; Google li usa per modellare le conversioni). Questi ping sono richieste precedenti al consenso, quindi i tag che li inviano contano come attivati prima del consenso.',
+    basic:
+      'Modalità base: i tag Google restano bloccati finché il visitatore non acconsente, quindi prima del consenso non viene inviato nulla a Google; Google modella le conversioni senza dati dei visitatori che rifiutano.',
+  },
   rec: {
     addCmp:
       'Adottate una piattaforma di gestione del consenso e caricate i tag di tracciamento solo dopo il consenso dei visitatori.',
@@ -46,8 +52,8 @@ export const summary: SummaryTexts = {
       `Bloccate ${summary.list(names)} fino al consenso del visitatore (blocco degli script della CMP o trigger di consenso nel tag manager).`,
     addConsentMode:
       'Implementate Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) tramite la vostra CMP.',
-    upgradeConsentMode:
-      'Passate a Consent Mode v2 impostando anche ad_user_data e ad_personalization, necessari per la pubblicità personalizzata nel SEE da marzo 2024.',
+    upgradeConsentMode: (keys) =>
+      `Passate a Consent Mode v2 impostando anche ${summary.list(keys)}, necessari per la pubblicità personalizzata nel SEE da marzo 2024.`,
     serverSide: (domain, points) =>
       `Spostate i tag sul tagging lato server in un sottodominio proprio (ad es. data.${domain}) per recuperare circa ${points} punti percentuali di dati persi.`,
     removeUa: 'Rimuovete Universal Analytics: non elabora più dati da luglio 2023.',

@@ -38,14 +38,20 @@ export const summary: SummaryTexts = {
     `Mobiele prestatiescore: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'verleend' : value === 'denied' ? 'geweigerd' : 'niet ingesteld'),
   mode: (mode) => (mode === 'advanced' ? 'geavanceerde' : 'basis'),
+  modeExplanation: {
+    advanced:
+      'Geavanceerde modus: Google-tags laden vóór toestemming en sturen, zolang opslag geweigerd is, cookieloze pings (er worden geen cookies gelezen of geschreven; Google modelleert er conversies mee). Deze pings zijn verzoeken vóór toestemming, dus de tags die ze sturen tellen als afgevuurd vóór toestemming.',
+    basic:
+      'Basismodus: Google-tags worden tegengehouden tot de bezoeker toestemming geeft, dus vóór toestemming gaat er niets naar Google; Google modelleert conversies zonder gegevens van bezoekers die weigeren.',
+  },
   rec: {
     addCmp: 'Voeg een consentmanagementplatform toe en laad trackingtags pas na toestemming van de bezoeker.',
     blockBeforeConsent: (names) =>
       `Houd ${summary.list(names)} tegen tot de bezoeker toestemming geeft (scriptblokkering van het CMP of consent-triggers in uw tagmanager).`,
     addConsentMode:
       'Implementeer Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) via uw CMP.',
-    upgradeConsentMode:
-      'Stap over op Consent Mode v2 door ook ad_user_data en ad_personalization in te stellen, sinds maart 2024 vereist voor gepersonaliseerde advertenties in de EER.',
+    upgradeConsentMode: (keys) =>
+      `Stap over op Consent Mode v2 door ook ${summary.list(keys)} in te stellen, sinds maart 2024 vereist voor gepersonaliseerde advertenties in de EER.`,
     serverSide: (domain, points) =>
       `Verplaats uw tags naar server-side tagging op een eigen subdomein (bijv. data.${domain}) om ongeveer ${points} procentpunt aan verloren gegevens terug te winnen.`,
     removeUa: 'Verwijder Universal Analytics: het verwerkt sinds juli 2023 geen gegevens meer.',

@@ -47,6 +47,12 @@ export const summary: SummaryTexts = {
     `Wynik wydajności mobilnej: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'udzielona' : value === 'denied' ? 'odmówiona' : 'nieustawiona'),
   mode: (mode) => (mode === 'advanced' ? 'zaawansowanym' : 'podstawowym'),
+  modeExplanation: {
+    advanced:
+      'Tryb zaawansowany: tagi Google ładują się przed zgodą i, dopóki przechowywanie jest odrzucone, wysyłają pingi bez plików cookie (bez odczytu i zapisu cookies; Google modeluje na ich podstawie konwersje). Te pingi to żądania wysłane przed zgodą, więc tagi, które je wysyłają, liczą się jako uruchomione przed zgodą.',
+    basic:
+      'Tryb podstawowy: tagi Google są wstrzymane do momentu wyrażenia zgody, więc przed zgodą nic nie trafia do Google; Google modeluje konwersje bez danych od odwiedzających, którzy odmówili.',
+  },
   rec: {
     addCmp:
       'Wdróż platformę do zarządzania zgodami i ładuj tagi śledzące dopiero po wyrażeniu zgody przez odwiedzających.',
@@ -54,8 +60,8 @@ export const summary: SummaryTexts = {
       `Wstrzymaj ${summary.list(names)} do czasu wyrażenia zgody (blokowanie skryptów przez CMP lub reguły zgody w menedżerze tagów).`,
     addConsentMode:
       'Wdróż Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) za pomocą swojej platformy CMP.',
-    upgradeConsentMode:
-      'Przejdź na Consent Mode v2, ustawiając także ad_user_data i ad_personalization, wymagane od marca 2024 r. dla reklam spersonalizowanych w EOG.',
+    upgradeConsentMode: (keys) =>
+      `Przejdź na Consent Mode v2, ustawiając także ${summary.list(keys)}, wymagane od marca 2024 r. dla reklam spersonalizowanych w EOG.`,
     serverSide: (domain, points) =>
       `Przenieś tagi na tagowanie po stronie serwera we własnej subdomenie (np. data.${domain}), aby odzyskać około ${points} punktów procentowych utraconych danych.`,
     removeUa: 'Usuń Universal Analytics: od lipca 2023 r. nie przetwarza już danych.',

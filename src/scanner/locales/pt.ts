@@ -39,6 +39,12 @@ export const summary: SummaryTexts = {
     `Pontuação de desempenho móvel: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'concedido' : value === 'denied' ? 'negado' : 'não definido'),
   mode: (mode) => (mode === 'advanced' ? 'avançado' : 'básico'),
+  modeExplanation: {
+    advanced:
+      'Modo avançado: as tags do Google carregam antes do consentimento e, enquanto o armazenamento está negado, enviam pings sem cookies (nenhum cookie lido ou gravado; o Google usa-os para modelar conversões). Estes pings são pedidos anteriores ao consentimento, por isso as tags que os enviam contam como disparadas antes do consentimento.',
+    basic:
+      'Modo básico: as tags do Google ficam retidas até o visitante consentir, por isso nada é enviado ao Google antes do consentimento; o Google modela as conversões sem dados dos visitantes que recusam.',
+  },
   rec: {
     addCmp:
       'Adicione uma plataforma de gestão de consentimento e carregue as tags de rastreio apenas após o consentimento dos visitantes.',
@@ -46,8 +52,8 @@ export const summary: SummaryTexts = {
       `Retenha ${summary.list(names)} até o visitante dar consentimento (bloqueio de scripts da CMP ou acionadores de consentimento no gestor de tags).`,
     addConsentMode:
       'Implemente o Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) através da sua CMP.',
-    upgradeConsentMode:
-      'Atualize para o Consent Mode v2 definindo também ad_user_data e ad_personalization, obrigatórios para publicidade personalizada no EEE desde março de 2024.',
+    upgradeConsentMode: (keys) =>
+      `Atualize para o Consent Mode v2 definindo também ${summary.list(keys)}, obrigatórios para publicidade personalizada no EEE desde março de 2024.`,
     serverSide: (domain, points) =>
       `Passe as suas tags para tagging do lado do servidor num subdomínio próprio (p. ex. data.${domain}) para recuperar cerca de ${points} pontos percentuais de dados perdidos.`,
     removeUa: 'Remova o Universal Analytics: deixou de processar dados em julho de 2023.',

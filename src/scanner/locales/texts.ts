@@ -29,11 +29,14 @@ export interface SummaryTexts {
   pagespeed: (score: number, lcp: string, tbt: number, cls: string) => string;
   state: (value: string | null) => string;
   mode: (mode: string) => string;
+  /** What Consent Mode's advanced and basic modes mean for what the scan saw (`consent.consent_mode.mode_explanation`). */
+  modeExplanation: { advanced: string; basic: string };
   rec: {
     addCmp: string;
     blockBeforeConsent: (names: string[]) => string;
     addConsentMode: string;
-    upgradeConsentMode: string;
+    /** The Consent Mode v2 keys the page does not set. */
+    upgradeConsentMode: (keys: string[]) => string;
     serverSide: (domain: string, points: string) => string;
     removeUa: string;
     metaCapi: string;

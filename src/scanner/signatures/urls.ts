@@ -63,6 +63,22 @@ export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
       `gtm.js loaded${id ? ` for ${id}` : ''}`,
     );
   }
+  // A custom loader path (a server-side container's, e.g. data.shop.test/abcd.js?id=GTM-…): a GTM container id in
+  // `id` on any other path of a non-Google host.
+  const customId = param(url, 'id');
+  if (
+    !/\/gtm\.js/.test(path) &&
+    !/\/(ns\.html|gtag\/js)$/.test(path) &&
+    !isGoogleHost(host) &&
+    customId &&
+    trackerForGoogleId(customId) === 'google_tag_manager'
+  )
+    add(
+      'google_tag_manager',
+      'loader',
+      [customId],
+      `GTM container ${customId} loaded through the custom loader ${path}`,
+    );
   if (/\/ns\.html$/.test(path) && param(url, 'id')?.startsWith('GTM-')) {
     add('google_tag_manager', 'loader', [param(url, 'id')], `GTM noscript iframe for ${param(url, 'id')}`);
   }
@@ -107,13 +123,24 @@ export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
       `Google Ads conversion/remarketing hit for AW-${conversion[1]}${gcs ? ` with gcs=${gcs}` : ''}`,
       { gcs, gcd },
     );
+  // Cookieless pings of Google Ads in Consent Mode (advanced): remarketing list and conversion pings on google.com.
+  const firstPartyPing = /\/pagead\/1p-(user-list|conversion)\/(\d{6,12})/.exec(path);
+  if (firstPartyPing && isGoogleHost(host))
+    add(
+      'google_ads',
+      'hit',
+      [`AW-${firstPartyPing[2]}`],
+      `Google Ads ${firstPartyPing[1] === 'user-list' ? 'remarketing' : 'conversion'} ping (1p-${firstPartyPing[1]}) for AW-${firstPartyPing[2]}${gcs ? ` with gcs=${gcs}` : ''}`,
+      { gcs, gcd },
+    );
+  // Conversion measurement pings: Google Ads' unless the tag id is a GA4 one.
   if (hostIs(host, 'google.com') && /^\/ccm\/collect/.test(path)) {
     const tid = param(url, 'tid');
     add(
-      tid?.startsWith('AW-') ? 'google_ads' : 'google_analytics_4',
+      tid && trackerForGoogleId(tid) === 'google_analytics_4' ? 'google_analytics_4' : 'google_ads',
       'hit',
-      [tid],
-      `Google conversion measurement hit${tid ? ` for ${tid}` : ''}`,
+      [tid && trackerForGoogleId(tid) ? tid : null],
+      `Google conversion measurement ping (ccm/collect)${tid ? ` for ${tid}` : ''}${gcs ? ` with gcs=${gcs}` : ''}`,
       { gcs, gcd },
     );
   }
