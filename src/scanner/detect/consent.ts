@@ -121,7 +121,7 @@ const V2_KEYS = ['ad_user_data', 'ad_personalization'] as const;
  * only when no command could be read does the state `gcd` encodes stand in for them: its letters for ad_user_data and
  * ad_personalization (positions 6 and 8) are `l` when the key was never set.
  */
-function missingV2Keys(commands: ConsentCommand[], gcd: string | undefined): Array<(typeof V2_KEYS)[number]> {
+export function missingV2Keys(commands: ConsentCommand[], gcd: string | undefined): Array<(typeof V2_KEYS)[number]> {
   if (commands.length) return V2_KEYS.filter((key) => !commands.some((command) => key in command.values));
   if (gcd && /^\d\d[a-z]\d[a-z]\d[a-z]\d[a-z]/.test(gcd))
     return V2_KEYS.filter((_, index) => gcd[6 + 2 * index] === 'l');
