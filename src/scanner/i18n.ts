@@ -32,6 +32,8 @@ export interface SummaryFacts {
   loss: { analytics: LossFigure | null; ads: LossFigure | null };
   pagespeed: { score: number; lcpMs: number; tbtMs: number; cls: number } | null;
   universalAnalytics: boolean;
+  /** Trackers present only inside <noscript> (never run for visitors with JavaScript). */
+  noscriptOnly: string[];
   metaPixelClientOnly: boolean;
   siteDomain: string;
 }
@@ -84,9 +86,16 @@ export function modeExplanation(language: Language, mode: 'advanced' | 'basic'):
 export function composeSummary(language: Language, facts: SummaryFacts): { text: string; recommendations: string[] } {
   const t = TEXTS[language];
   const n = (value: number) => formatNumber(language, value);
-  const sentences: string[] = [t.trackers(facts.host, facts.trackers)];
-  if (facts.tagManagers.length) sentences.push(t.tagManagers(facts.tagManagers));
-  sentences.push(facts.cmp ? t.cmp(facts.cmp) : t.noCmp(facts.bannerDetected));
+  const sentences: string[] = [];
+  if (!facts.trackers.length && facts.tagManagers.length)
+    sentences.push(t.onlyTagManagers(facts.host, facts.tagManagers));
+  else {
+    sentences.push(t.trackers(facts.host, facts.trackers));
+    if (facts.tagManagers.length) sentences.push(t.tagManagers(facts.tagManagers));
+  }
+  if (facts.noscriptOnly.length) sentences.push(t.noscriptOnly(facts.noscriptOnly));
+  if (facts.cmp) sentences.push(t.cmp(facts.cmp));
+  else sentences.push(facts.bannerDetected === null ? t.noCmpUnchecked : t.noCmp(facts.bannerDetected));
   if (facts.consentMode.detected && facts.consentMode.version) {
     sentences.push(
       t.consentMode(
@@ -135,6 +144,7 @@ export function composeSummary(language: Language, facts: SummaryFacts): { text:
   if (facts.consentMode.detected && facts.consentMode.version === 'v1')
     recommendations.push(t.rec.upgradeConsentMode(facts.consentMode.missingV2Keys));
   if (facts.universalAnalytics) recommendations.push(t.rec.removeUa);
+  if (facts.noscriptOnly.length) recommendations.push(t.rec.fixNoscriptOnly(facts.noscriptOnly));
   const recoverable = Math.max(analytics?.recoverable_pct ?? 0, ads?.recoverable_pct ?? 0);
   if (!facts.serverSide.detected && recoverable > 0)
     recommendations.push(t.rec.serverSide(facts.siteDomain, n(recoverable)));

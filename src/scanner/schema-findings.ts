@@ -60,6 +60,12 @@ export const TrackerSchema = Type.Object(
       description:
         'True when the tracker sent at least one network request (loader script or data hit; it got a response, or was still open when observation ended) while the scanner had not given consent; requests that were refused (Content-Security-Policy, network errors, aborted) are listed under `blocked` and never count. The scanner never clicks a consent banner, so every request it observes happens before consent, whether a CMP is present or no consent mechanism exists at all. Tag managers are reported false here: they are judged by the tags they fire. null when the browser stage did not run, so firing could not be observed.',
     }),
+    conversions_api: Type.Optional(
+      Type.Boolean({
+        description:
+          "Present (true) for the Meta Pixel when its events carry an `eventID` (fbq's fourth argument, `eid` on hits): the key that deduplicates them with the same events sent by the Conversions API, which is therefore in use.",
+      }),
+    ),
     discontinued_since: Type.Optional(
       Type.String({
         format: 'date',
@@ -72,7 +78,7 @@ export const TrackerSchema = Type.Object(
         {
           state: literals(['held_for_consent', 'delayed', 'noscript_only'] as const, {
             description:
-              'held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside <noscript>, which never runs for visitors with JavaScript.',
+              'held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside <noscript>, which never runs for visitors with JavaScript: the install is broken (left out of `loss_estimate`, named in the summary).',
           }),
           mechanism: Type.Union([Type.String(), Type.Null()], {
             description:

@@ -79,7 +79,10 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
         }
       : null,
     universalAnalytics: findings.trackers.some((tracker) => tracker.key === 'universal_analytics'),
-    metaPixelClientOnly: !!meta && !meta.server_side,
+    noscriptOnly: findings.trackers
+      .filter((tracker) => tracker.activation?.state === 'noscript_only')
+      .map((tracker) => tracker.name),
+    metaPixelClientOnly: !!meta && !meta.server_side && !meta.conversions_api,
     siteDomain,
   };
 }

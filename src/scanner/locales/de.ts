@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `Auf ${host} wurden keine Tracker gefunden.`
       : `${names.length} Tracker auf ${host} gefunden: ${summary.list(names)}.`,
   tagManagers: (names) => `Tag-Management: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Auf ${host} wurden keine messenden Tracker gefunden, nur Tag-Management: ${summary.list(names)}.`,
   cmp: (name) => `Consent-Management-Plattform: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'Keine bekannte Consent-Management-Plattform erkannt, aber ein Cookie-Hinweis ist sichtbar.'
       : 'Weder eine Consent-Management-Plattform noch ein Cookie-Banner wurde erkannt.',
+  noCmpUnchecked:
+    'Im Seitencode wurde keine Consent-Management-Plattform gefunden; ob ein Cookie-Banner erscheint, konnte nicht geprüft werden, weil die Browser-Phase nicht abgeschlossen wurde.',
+  noscriptOnly: (names) =>
+    `Nur in <noscript> eingebunden, das bei Besuchern mit JavaScript nie ausgeführt wird (die Einbindung ist defekt und misst nichts): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} ist aktiv${mode ? ` im ${summary.mode(mode)} Modus` : ''} (Standard: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode wurde nicht erkannt, obwohl Google-Tags vorhanden sind.',
@@ -56,6 +62,8 @@ export const summary: SummaryTexts = {
     serverSide: (domain, points) =>
       `Verlagern Sie Ihre Tags auf serverseitiges Tagging unter einer eigenen Subdomain (z. B. data.${domain}), um etwa ${points} Prozentpunkte verlorener Daten zurückzugewinnen.`,
     removeUa: 'Entfernen Sie Universal Analytics: Es verarbeitet seit Juli 2023 keine Daten mehr.',
+    fixNoscriptOnly: (names) =>
+      `Binden Sie ${summary.list(names)} mit dem JavaScript-Snippet des Anbieters ein: Ein <noscript>-Fallback allein läuft in Browsern mit JavaScript nie.`,
     metaCapi: 'Senden Sie Meta-Ereignisse zusätzlich zum Browser-Pixel über die Conversions API.',
     pagespeed: (score) =>
       `Verbessern Sie die Ladegeschwindigkeit (Bewertung ${score}/100): Tags asynchron laden und nicht sofort benötigte verzögern.`,

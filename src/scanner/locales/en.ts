@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `No trackers were found on ${host}.`
       : `${names.length} tracker${names.length === 1 ? '' : 's'} found on ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Tag management: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `No measuring trackers were found on ${host}, only tag management: ${summary.list(names)}.`,
   cmp: (name) => `Consent management platform: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'No known consent management platform was detected, but a cookie notice is visible.'
       : 'No consent management platform or cookie banner was detected.',
+  noCmpUnchecked:
+    'No consent management platform was found in the page code; whether a cookie banner is shown could not be checked because the browser stage did not complete.',
+  noscriptOnly: (names) =>
+    `Installed only inside <noscript>, which never runs for visitors with JavaScript, so the install is broken and measures nothing: ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} is in use${mode ? ` in ${summary.mode(mode)} mode` : ''} (default: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode was not detected although Google tags are present.',
@@ -53,6 +59,8 @@ export const summary: SummaryTexts = {
     serverSide: (domain, points) =>
       `Move your tags to server-side tagging on a first-party subdomain (e.g. data.${domain}) to recover about ${points} percentage points of lost data.`,
     removeUa: 'Remove Universal Analytics: it stopped processing data in July 2023.',
+    fixNoscriptOnly: (names) =>
+      `Install ${summary.list(names)} with the vendor's JavaScript snippet: a <noscript> fallback alone never runs in browsers with JavaScript.`,
     metaCapi: 'Send Meta events through the Conversions API in addition to the browser pixel.',
     pagespeed: (score) =>
       `Improve page speed (score ${score}/100): load tags asynchronously and defer the ones not needed for the first view.`,

@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `No se encontraron rastreadores en ${host}.`
       : `Se encontr${names.length === 1 ? 'ó' : 'aron'} ${names.length} rastreador${names.length === 1 ? '' : 'es'} en ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Gestión de etiquetas: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `No se encontraron rastreadores de medición en ${host}, solo gestión de etiquetas: ${summary.list(names)}.`,
   cmp: (name) => `Plataforma de gestión del consentimiento: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'No se detectó ninguna plataforma de gestión del consentimiento conocida, pero hay un aviso de cookies visible.'
       : 'No se detectó ninguna plataforma de gestión del consentimiento ni banner de cookies.',
+  noCmpUnchecked:
+    'No se encontró ninguna plataforma de gestión del consentimiento en el código de la página; no se pudo comprobar si se muestra un banner de cookies porque la fase del navegador no terminó.',
+  noscriptOnly: (names) =>
+    `Instalado solo dentro de <noscript>, que nunca se ejecuta para visitantes con JavaScript (la instalación está rota y no mide nada): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} está activo${mode ? ` en modo ${summary.mode(mode)}` : ''} (por defecto: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'No se detectó Google Consent Mode aunque hay etiquetas de Google.',
@@ -58,6 +64,8 @@ export const summary: SummaryTexts = {
     serverSide: (domain, points) =>
       `Traslade sus etiquetas a etiquetado del lado del servidor en un subdominio propio (p. ej. data.${domain}) para recuperar unos ${points} puntos porcentuales de datos perdidos.`,
     removeUa: 'Elimine Universal Analytics: dejó de procesar datos en julio de 2023.',
+    fixNoscriptOnly: (names) =>
+      `Instale ${summary.list(names)} con el fragmento JavaScript del proveedor: un respaldo <noscript> por sí solo nunca se ejecuta en navegadores con JavaScript.`,
     metaCapi: 'Envíe los eventos de Meta también mediante la API de Conversiones, además del píxel del navegador.',
     pagespeed: (score) =>
       `Mejore la velocidad de la página (puntuación ${score}/100): cargue las etiquetas de forma asíncrona y aplace las que no se necesitan en la primera vista.`,

@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `Aucun traceur n'a été trouvé sur ${host}.`
       : `${names.length} traceur${names.length === 1 ? '' : 's'} trouvé${names.length === 1 ? '' : 's'} sur ${host} : ${summary.list(names)}.`,
   tagManagers: (names) => `Gestion des balises : ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Aucun traceur de mesure n'a été trouvé sur ${host}, seulement de la gestion des balises : ${summary.list(names)}.`,
   cmp: (name) => `Plateforme de gestion du consentement : ${name}.`,
   noCmp: (banner) =>
     banner
       ? "Aucune plateforme de gestion du consentement connue n'a été détectée, mais un bandeau cookies est visible."
       : "Aucune plateforme de gestion du consentement ni bandeau cookies n'a été détecté.",
+  noCmpUnchecked:
+    "Aucune plateforme de gestion du consentement n'a été trouvée dans le code de la page ; la présence d'un bandeau cookies n'a pas pu être vérifiée car l'étape navigateur n'a pas abouti.",
+  noscriptOnly: (names) =>
+    `Installé uniquement dans <noscript>, jamais exécuté pour les visiteurs avec JavaScript (installation défaillante, aucune mesure) : ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Le mode de consentement Google ${version} est actif${mode ? ` en mode ${summary.mode(mode)}` : ''} (par défaut : analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: "Le mode de consentement Google n'a pas été détecté alors que des balises Google sont présentes.",
@@ -58,6 +64,8 @@ export const summary: SummaryTexts = {
     serverSide: (domain, points) =>
       `Passez au marquage côté serveur sur un sous-domaine propre (par ex. data.${domain}) pour récupérer environ ${points} points de pourcentage de données perdues.`,
     removeUa: 'Supprimez Universal Analytics : il ne traite plus de données depuis juillet 2023.',
+    fixNoscriptOnly: (names) =>
+      `Installez ${summary.list(names)} avec l'extrait JavaScript du fournisseur : une solution de repli <noscript> seule ne s'exécute jamais dans un navigateur avec JavaScript.`,
     metaCapi: 'Envoyez les événements Meta via l’API Conversions en plus du pixel navigateur.',
     pagespeed: (score) =>
       `Améliorez la vitesse de la page (score ${score}/100) : chargez les balises de manière asynchrone et différez celles qui ne sont pas nécessaires à l’affichage initial.`,

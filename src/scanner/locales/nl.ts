@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `Er zijn geen trackers gevonden op ${host}.`
       : `${names.length} tracker${names.length === 1 ? '' : 's'} gevonden op ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Tagbeheer: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Er zijn geen meetende trackers gevonden op ${host}, alleen tagbeheer: ${summary.list(names)}.`,
   cmp: (name) => `Consentmanagementplatform: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'Er is geen bekend consentmanagementplatform gevonden, maar er is een cookiemelding zichtbaar.'
       : 'Er is geen consentmanagementplatform of cookiebanner gevonden.',
+  noCmpUnchecked:
+    'In de paginacode is geen consentmanagementplatform gevonden; of er een cookiebanner verschijnt, kon niet worden gecontroleerd omdat de browserfase niet is voltooid.',
+  noscriptOnly: (names) =>
+    `Alleen binnen <noscript> geïnstalleerd, dat nooit draait voor bezoekers met JavaScript (installatie defect, er wordt niets gemeten): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} is actief${mode ? ` in de ${summary.mode(mode)} modus` : ''} (standaard: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode is niet gevonden, hoewel er Google-tags aanwezig zijn.',
@@ -55,6 +61,8 @@ export const summary: SummaryTexts = {
     serverSide: (domain, points) =>
       `Verplaats uw tags naar server-side tagging op een eigen subdomein (bijv. data.${domain}) om ongeveer ${points} procentpunt aan verloren gegevens terug te winnen.`,
     removeUa: 'Verwijder Universal Analytics: het verwerkt sinds juli 2023 geen gegevens meer.',
+    fixNoscriptOnly: (names) =>
+      `Installeer ${summary.list(names)} met het JavaScript-fragment van de leverancier: een <noscript>-fallback alleen draait nooit in browsers met JavaScript.`,
     metaCapi: 'Stuur Meta-events naast de browserpixel ook via de Conversions API.',
     pagespeed: (score) =>
       `Verbeter de paginasnelheid (score ${score}/100): laad tags asynchroon en stel tags uit die niet nodig zijn voor de eerste weergave.`,

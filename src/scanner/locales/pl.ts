@@ -16,11 +16,17 @@ export const summary: SummaryTexts = {
       ? `Na ${host} nie znaleziono żadnych trackerów.`
       : `Na ${host} ${plPlural(names.length, 'znaleziono 1 tracker', `znaleziono ${names.length} trackery`, `znaleziono ${names.length} trackerów`)}: ${summary.list(names)}.`,
   tagManagers: (names) => `Zarządzanie tagami: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Na ${host} nie znaleziono trackerów pomiarowych, tylko zarządzanie tagami: ${summary.list(names)}.`,
   cmp: (name) => `Platforma do zarządzania zgodami: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'Nie wykryto znanej platformy do zarządzania zgodami, ale widoczny jest komunikat o plikach cookie.'
       : 'Nie wykryto platformy do zarządzania zgodami ani banera cookie.',
+  noCmpUnchecked:
+    'W kodzie strony nie znaleziono platformy do zarządzania zgodami; nie można było sprawdzić, czy wyświetla się baner cookie, ponieważ etap przeglądarki nie został ukończony.',
+  noscriptOnly: (names) =>
+    `Zainstalowane tylko wewnątrz <noscript>, który nigdy nie działa u odwiedzających z JavaScriptem (instalacja jest wadliwa i nic nie mierzy): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} jest aktywny${mode ? ` w trybie ${summary.mode(mode)}` : ''} (domyślnie: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Nie wykryto Google Consent Mode, choć na stronie są tagi Google.',
@@ -65,6 +71,8 @@ export const summary: SummaryTexts = {
     serverSide: (domain, points) =>
       `Przenieś tagi na tagowanie po stronie serwera we własnej subdomenie (np. data.${domain}), aby odzyskać około ${points} punktów procentowych utraconych danych.`,
     removeUa: 'Usuń Universal Analytics: od lipca 2023 r. nie przetwarza już danych.',
+    fixNoscriptOnly: (names) =>
+      `Zainstaluj ${summary.list(names)} za pomocą fragmentu JavaScript dostawcy: sam zapasowy <noscript> nigdy nie działa w przeglądarkach z JavaScriptem.`,
     metaCapi: 'Wysyłaj zdarzenia Meta również przez Conversions API, oprócz piksela w przeglądarce.',
     pagespeed: (score) =>
       `Popraw szybkość strony (wynik ${score}/100): ładuj tagi asynchronicznie i opóźniaj te, które nie są potrzebne przy pierwszym wyświetleniu.`,

@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `Não foram encontrados rastreadores em ${host}.`
       : `${names.length === 1 ? 'Foi encontrado 1 rastreador' : `Foram encontrados ${names.length} rastreadores`} em ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Gestão de tags: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Não foram encontrados rastreadores de medição em ${host}, apenas gestão de tags: ${summary.list(names)}.`,
   cmp: (name) => `Plataforma de gestão de consentimento: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'Não foi detetada nenhuma plataforma de gestão de consentimento conhecida, mas há um aviso de cookies visível.'
       : 'Não foi detetada nenhuma plataforma de gestão de consentimento nem banner de cookies.',
+  noCmpUnchecked:
+    'Não foi encontrada nenhuma plataforma de gestão de consentimento no código da página; não foi possível verificar se é mostrado um banner de cookies porque a fase do navegador não terminou.',
+  noscriptOnly: (names) =>
+    `Instalado apenas dentro de <noscript>, que nunca é executado para visitantes com JavaScript (instalação avariada, não mede nada): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `O Google Consent Mode ${version} está ativo${mode ? ` no modo ${summary.mode(mode)}` : ''} (predefinição: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'O Google Consent Mode não foi detetado, embora existam tags da Google.',
@@ -57,6 +63,8 @@ export const summary: SummaryTexts = {
     serverSide: (domain, points) =>
       `Passe as suas tags para tagging do lado do servidor num subdomínio próprio (p. ex. data.${domain}) para recuperar cerca de ${points} pontos percentuais de dados perdidos.`,
     removeUa: 'Remova o Universal Analytics: deixou de processar dados em julho de 2023.',
+    fixNoscriptOnly: (names) =>
+      `Instale ${summary.list(names)} com o snippet JavaScript do fornecedor: um fallback <noscript> sozinho nunca é executado em navegadores com JavaScript.`,
     metaCapi: 'Envie os eventos da Meta também através da API de Conversões, além do pixel do navegador.',
     pagespeed: (score) =>
       `Melhore a velocidade da página (pontuação ${score}/100): carregue as tags de forma assíncrona e adie as que não são necessárias na primeira visualização.`,

@@ -14,8 +14,14 @@ export interface SummaryTexts {
   list: (items: string[]) => string;
   trackers: (host: string, names: string[]) => string;
   tagManagers: (names: string[]) => string;
+  /** No measuring tracker, only tag managers: never "no trackers" next to a tag manager. */
+  onlyTagManagers: (host: string, names: string[]) => string;
   cmp: (name: string) => string;
   noCmp: (banner: boolean | null) => string;
+  /** No CMP in the HTML and no browser stage: whether a banner shows is unknown. */
+  noCmpUnchecked: string;
+  /** Trackers present only inside <noscript>: a broken install. */
+  noscriptOnly: (names: string[]) => string;
   consentMode: (version: string, mode: string | null, analytics: string | null, ads: string | null) => string;
   noConsentMode: string;
   beforeConsent: (names: string[]) => string;
@@ -39,6 +45,7 @@ export interface SummaryTexts {
     upgradeConsentMode: (keys: string[]) => string;
     serverSide: (domain: string, points: string) => string;
     removeUa: string;
+    fixNoscriptOnly: (names: string[]) => string;
     metaCapi: string;
     pagespeed: (score: number) => string;
     noTracking: string;

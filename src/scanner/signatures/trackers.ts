@@ -103,6 +103,9 @@ export const TRACKERS = {
 
 export type TrackerKey = keyof typeof TRACKERS;
 
+/** Evidence text of a Meta event sent with an eventID: the key that deduplicates it with Conversions API events. */
+export const META_EVENT_ID_NOTE = 'eventID set (deduplication with the Conversions API)';
+
 /** Google ids by prefix. */
 export function trackerForGoogleId(id: string): TrackerKey | null {
   if (/^GTM-[A-Z0-9]{4,10}$/.test(id)) return 'google_tag_manager';

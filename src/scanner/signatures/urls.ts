@@ -1,5 +1,5 @@
 import { matchProtocols } from './protocols.js';
-import { trackerForGoogleId, type TrackerKey } from './trackers.js';
+import { META_EVENT_ID_NOTE, trackerForGoogleId, type TrackerKey } from './trackers.js';
 
 export type HitRole = 'loader' | 'hit';
 
@@ -155,7 +155,12 @@ export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
   if (hostIs(host, 'facebook.net') && /\/signals\/config\/(\d+)/.test(path))
     add('meta_pixel', 'loader', [/\/signals\/config\/(\d+)/.exec(path)![1]], 'Meta Pixel configuration loaded');
   if (/^\/tr\/?$/.test(path) && param(url, 'id') && (hostIs(host, 'facebook.com') || param(url, 'ev'))) {
-    add('meta_pixel', 'hit', [param(url, 'id')], `Meta Pixel hit${param(url, 'ev') ? ` (${param(url, 'ev')})` : ''}`);
+    add(
+      'meta_pixel',
+      'hit',
+      [param(url, 'id')],
+      `Meta Pixel hit${param(url, 'ev') ? ` (${param(url, 'ev')})` : ''}${param(url, 'eid') ? ` with an ${META_EVENT_ID_NOTE}` : ''}`,
+    );
   }
   // TikTok.
   if (hostIs(host, 'tiktok.com') && /\/pixel\/events\.js$/.test(path))
