@@ -104,18 +104,20 @@ function collectRequests(
     const suffix = reason ? ` — blocked, no response: ${reason}` : '';
     const matches = matchUrl(request.url, request.postData);
     for (const match of matches) {
+      const key =
+        match.untagged && !book.has('google_ads') && book.has('google_analytics_4') ? 'google_analytics_4' : match.key;
       const account = book.add(
-        TRACKERS[match.key],
+        TRACKERS[key],
         { kind, detail: `${match.detail}${suffix}`, url: shorten(request.url) },
         match.ids,
       );
       record(account);
       if (match.byHost && host) account.namedByHost ??= host;
       if (!reason && match.role === 'hit' && firstParty) noteFirstPartyHit(book, account, request.url, match.detail);
-      if (!reason && match.role === 'hit' && GOOGLE_KEYS.includes(match.key)) account.hitsGcs.push(match.gcs ?? null);
+      if (!reason && match.role === 'hit' && GOOGLE_KEYS.includes(key)) account.hitsGcs.push(match.gcs ?? null);
       if (firstParty) account.firstParty = true;
       const origin = originOf(request.url);
-      if (match.key === 'google_analytics_4' && match.role === 'hit' && host && !isGoogleHost(host)) {
+      if (key === 'google_analytics_4' && match.role === 'hit' && host && !isGoogleHost(host)) {
         account.serverSide = true;
         book.addServer(
           {
@@ -126,7 +128,7 @@ function collectRequests(
           origin,
         );
       }
-      const loader = match.role === 'loader' ? googleLoaderOf(request.url, match.key) : undefined;
+      const loader = match.role === 'loader' ? googleLoaderOf(request.url, key) : undefined;
       if (loader && host && !isGoogleHost(host)) {
         account.serverSide = true;
         book.addServer(

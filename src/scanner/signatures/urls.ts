@@ -13,6 +13,8 @@ export interface UrlMatch {
   gcd?: string;
   /** The vendor's own host decided the match (not a path or protocol another product shares). */
   byHost?: boolean;
+  /** A Google ping without a tag id (ccm/collect): Google Ads', unless the page shows GA4 and no Google Ads. */
+  untagged?: boolean;
 }
 
 const GOOGLE_COLLECTION_HOSTS =
@@ -141,7 +143,7 @@ export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
       'hit',
       [tid && trackerForGoogleId(tid) ? tid : null],
       `Google conversion measurement ping (ccm/collect)${tid ? ` for ${tid}` : ''}${gcs ? ` with gcs=${gcs}` : ''}`,
-      { gcs, gcd },
+      { gcs, gcd, ...(tid && trackerForGoogleId(tid) ? {} : { untagged: true }) },
     );
   }
   // Floodlight.

@@ -1,5 +1,7 @@
 import thirdPartyWeb from 'third-party-web';
 import { describe, expect, it } from 'vitest';
+import type { RuntimeFindings } from '../../../src/scanner/browser.js';
+import { detect } from '../../../src/scanner/detect.js';
 import { missingV2Keys } from '../../../src/scanner/detect/consent.js';
 import { TPW_CATEGORIES } from '../../../src/scanner/detect/third-party-web.js';
 import { metricFor } from '../../../src/scanner/loss.js';
@@ -131,6 +133,51 @@ describe('GTM custom loaders (item 8)', () => {
     expect(matches('https://www.googletagmanager.com/other.js?id=GTM-ABCD123')).toEqual([]);
     expect(matches('https://data.shop.test/ns.html?id=GTM-ABCD123')).toEqual([
       ['google_tag_manager', 'loader', ['GTM-ABCD123']],
+    ]);
+  });
+});
+
+describe('a ccm/collect ping without a tag id (item 7)', () => {
+  const runtime = (urls: string[]): RuntimeFindings => ({
+    finalUrl: 'https://www.site.test/',
+    requests: urls.map((url, index) => ({
+      url,
+      method: 'GET',
+      resourceType: url.includes('/gtag/js') ? 'script' : 'image',
+      status: 200,
+      failure: null,
+      frameUrl: null,
+      atMs: index,
+      postData: null,
+    })),
+    refused: [],
+    cookies: [],
+    globals: [],
+    googleTagIds: [],
+    dataLayer: [],
+    banner: { visible: false, via: null, cmp: null },
+    tcfApi: false,
+    tcfCmpId: null,
+    cspViolations: [],
+    observation: null,
+    timedOut: false,
+    problems: [],
+  });
+  const ping = 'https://www.google.com/ccm/collect?en=page_view&gcs=G100';
+  const firing = (urls: string[]) =>
+    detect('https://www.site.test/', null, runtime(urls)).trackers.map((tracker) => [
+      tracker.key,
+      tracker.fires_before_consent,
+    ]);
+
+  it('is Google Ads’ when the page has Google Ads, or no other Google tag', () => {
+    expect(firing(['https://www.googletagmanager.com/gtag/js?id=AW-123456789', ping])).toEqual([['google_ads', true]]);
+    expect(firing([ping])).toEqual([['google_ads', true]]);
+  });
+
+  it('is GA4’s on a page with GA4 and no Google Ads', () => {
+    expect(firing(['https://www.googletagmanager.com/gtag/js?id=G-ABC123', ping])).toEqual([
+      ['google_analytics_4', true],
     ]);
   });
 });
