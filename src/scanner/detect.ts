@@ -10,7 +10,7 @@ import { registrableDomain } from './detect/third-party-web.js';
 import { listTrackers } from './detect/trackers.js';
 import { hostOf } from './detect/urls.js';
 import type { StaticFindings } from './parse.js';
-import type { ConsentResult, CookieResult, ServerSideResult, Tracker } from './schema.js';
+import type { ConsentResult, CookieResult, Language, ServerSideResult, Tracker } from './schema.js';
 import type { WarningDraft } from './warnings.js';
 
 export { registrableDomain };
@@ -32,6 +32,7 @@ export function detect(
   siteUrl: string,
   staticFindings: StaticFindings | null,
   runtime: RuntimeFindings | null,
+  language: Language = 'en',
 ): Detection {
   const book = new Book(registrableDomain(hostOf(siteUrl) ?? ''));
   const fromHtml = staticFindings ? collectStatic(book, staticFindings, siteUrl) : { codeCommands: [], serverUrls: [] };
@@ -45,6 +46,7 @@ export function detect(
     runtime,
     { code: fromHtml.codeCommands, dataLayer: fromBrowser.dataLayerCommands },
     trackers,
+    language,
   );
   return {
     trackers,

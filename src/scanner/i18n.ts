@@ -23,6 +23,8 @@ export interface SummaryFacts {
     mode: string | null;
     analytics: string | null;
     ads: string | null;
+    /** Consent Mode v2 keys no default or update sets. */
+    missingV2Keys: string[];
   };
   /** null when firing could not be observed (no browser stage). */
   beforeConsent: { names: string[]; cookielessNames: string[] } | null;
@@ -30,6 +32,8 @@ export interface SummaryFacts {
   loss: { analytics: LossFigure | null; ads: LossFigure | null };
   pagespeed: { score: number; lcpMs: number; tbtMs: number; cls: number } | null;
   universalAnalytics: boolean;
+  /** Trackers present only inside <noscript> (never run for visitors with JavaScript). */
+  noscriptOnly: string[];
   metaPixelClientOnly: boolean;
   siteDomain: string;
 }
@@ -73,13 +77,25 @@ export function lossExplanation(
   });
 }
 
+/** What the Consent Mode mode found means, in the scan's language. */
+export function modeExplanation(language: Language, mode: 'advanced' | 'basic'): string {
+  return TEXTS[language].modeExplanation[mode];
+}
+
 /** The builtin summary: one paragraph from the findings, and recommendations that follow from them. */
 export function composeSummary(language: Language, facts: SummaryFacts): { text: string; recommendations: string[] } {
   const t = TEXTS[language];
   const n = (value: number) => formatNumber(language, value);
-  const sentences: string[] = [t.trackers(facts.host, facts.trackers)];
-  if (facts.tagManagers.length) sentences.push(t.tagManagers(facts.tagManagers));
-  sentences.push(facts.cmp ? t.cmp(facts.cmp) : t.noCmp(facts.bannerDetected));
+  const sentences: string[] = [];
+  if (!facts.trackers.length && facts.tagManagers.length)
+    sentences.push(t.onlyTagManagers(facts.host, facts.tagManagers));
+  else {
+    sentences.push(t.trackers(facts.host, facts.trackers));
+    if (facts.tagManagers.length) sentences.push(t.tagManagers(facts.tagManagers));
+  }
+  if (facts.noscriptOnly.length) sentences.push(t.noscriptOnly(facts.noscriptOnly));
+  if (facts.cmp) sentences.push(t.cmp(facts.cmp));
+  else sentences.push(facts.bannerDetected === null ? t.noCmpUnchecked : t.noCmp(facts.bannerDetected));
   if (facts.consentMode.detected && facts.consentMode.version) {
     sentences.push(
       t.consentMode(
@@ -125,8 +141,10 @@ export function composeSummary(language: Language, facts: SummaryFacts): { text:
     facts.beforeConsent?.names.filter((name) => !facts.beforeConsent!.cookielessNames.includes(name)) ?? [];
   if (blocking.length) recommendations.push(t.rec.blockBeforeConsent(blocking));
   if (facts.googleTags && !facts.consentMode.detected) recommendations.push(t.rec.addConsentMode);
-  if (facts.consentMode.detected && facts.consentMode.version === 'v1') recommendations.push(t.rec.upgradeConsentMode);
+  if (facts.consentMode.detected && facts.consentMode.version === 'v1')
+    recommendations.push(t.rec.upgradeConsentMode(facts.consentMode.missingV2Keys));
   if (facts.universalAnalytics) recommendations.push(t.rec.removeUa);
+  if (facts.noscriptOnly.length) recommendations.push(t.rec.fixNoscriptOnly(facts.noscriptOnly));
   const recoverable = Math.max(analytics?.recoverable_pct ?? 0, ads?.recoverable_pct ?? 0);
   if (!facts.serverSide.detected && recoverable > 0)
     recommendations.push(t.rec.serverSide(facts.siteDomain, n(recoverable)));

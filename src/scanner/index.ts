@@ -170,7 +170,7 @@ export class Scanner {
 
     const finalUrl = runtime?.finalUrl ?? outcome?.finalUrl ?? target.href;
     const siteDomain = registrableDomain(new URL(finalUrl).hostname);
-    const detection = detect(finalUrl, fetchStage.value, runtime);
+    const detection = detect(finalUrl, fetchStage.value, runtime, request.language);
     warnings.push(...detection.warnings);
     const lossEstimate = estimateLoss({
       trackers: detection.trackers,

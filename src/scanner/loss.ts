@@ -5,7 +5,7 @@ import type { Language, LossEstimate, Tracker } from './schema.js';
  * Loss model: how much tracking data a site loses to consent refusal, ad/privacy blockers and Safari ITP,
  * and how much server-side tagging on a first-party domain would win back.
  *
- * Per tracker, with c = consent loss, a = blocker loss, i = ITP loss (all fractions):
+ * Per measuring tracker (see metricFor), with c = consent loss, a = blocker loss, i = ITP loss (all fractions):
  *   kept = (1 − c)(1 − a)(1 − i),  lost = 1 − kept
  *   split by cause in the order consent → blockers → ITP: c, (1 − c)·a, (1 − c)(1 − a)·i
  * where
@@ -82,16 +82,25 @@ function figure(c: number, a: number, i: number, aServerSide: number, iServerSid
   };
 }
 
-export function metricFor(tracker: Pick<Tracker, 'category'>): 'analytics_events' | 'ad_conversions' | null {
+/**
+ * What a tracker measures. Marketing automation (HubSpot, Marketo…) tracks page views and visitors like an analytics
+ * tool. A discontinued product (Universal Analytics) measures nothing any more, and a tag present only in
+ * <noscript> never runs for visitors with JavaScript: neither has data to lose.
+ */
+export function metricFor(
+  tracker: Pick<Tracker, 'category'> & Partial<Pick<Tracker, 'discontinued_since' | 'activation'>>,
+): 'analytics_events' | 'ad_conversions' | null {
+  if (tracker.discontinued_since || tracker.activation?.state === 'noscript_only') return null;
   switch (tracker.category) {
     case 'analytics':
     case 'session_replay':
     case 'customer_data_platform':
+    case 'marketing':
       return 'analytics_events';
     case 'advertising':
       return 'ad_conversions';
     default:
-      return null; // tag managers, social widgets and marketing tools do not measure events or conversions themselves
+      return null; // tag managers, social widgets, chat and video do not measure events or conversions themselves
   }
 }
 
@@ -115,7 +124,10 @@ function mean(figures: Figure[]): Figure | null {
 }
 
 export interface LossInput {
-  trackers: Array<Pick<Tracker, 'key' | 'name' | 'category' | 'first_party' | 'server_side'>>;
+  trackers: Array<
+    Pick<Tracker, 'key' | 'name' | 'category' | 'first_party' | 'server_side'> &
+      Partial<Pick<Tracker, 'discontinued_since' | 'activation'>>
+  >;
   /** A CMP or a consent banner was found. */
   consentMechanism: boolean;
   language: Language;

@@ -60,12 +60,25 @@ export const TrackerSchema = Type.Object(
       description:
         'True when the tracker sent at least one network request (loader script or data hit; it got a response, or was still open when observation ended) while the scanner had not given consent; requests that were refused (Content-Security-Policy, network errors, aborted) are listed under `blocked` and never count. The scanner never clicks a consent banner, so every request it observes happens before consent, whether a CMP is present or no consent mechanism exists at all. Tag managers are reported false here: they are judged by the tags they fire. null when the browser stage did not run, so firing could not be observed.',
     }),
+    conversions_api: Type.Optional(
+      Type.Boolean({
+        description:
+          "Present (true) for the Meta Pixel when its events carry an `eventID` (fbq's fourth argument, `eid` on hits): the key that deduplicates them with the same events sent by the Conversions API, which is therefore in use.",
+      }),
+    ),
+    discontinued_since: Type.Optional(
+      Type.String({
+        format: 'date',
+        description:
+          'Present for products the vendor no longer runs, e.g. Universal Analytics (`2023-07-01`): the tag still loads and may set cookies, but no data is processed. Left out of `loss_estimate`; remove the tag.',
+      }),
+    ),
     activation: Type.Optional(
       Type.Object(
         {
           state: literals(['held_for_consent', 'delayed', 'noscript_only'] as const, {
             description:
-              'held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside <noscript>, which never runs for visitors with JavaScript.',
+              'held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside <noscript>, which never runs for visitors with JavaScript: the install is broken (left out of `loss_estimate`, named in the summary).',
           }),
           mechanism: Type.Union([Type.String(), Type.Null()], {
             description:
@@ -142,12 +155,27 @@ export const ConsentSchema = Type.Object(
         }),
         version: Type.Union([Type.Literal('v1'), Type.Literal('v2'), Type.Null()], {
           description:
-            'v2 when `ad_user_data`/`ad_personalization` are set or Google hits carry `gcd`; v1 when only `ad_storage`/`analytics_storage` are used; null when not detected.',
+            'v2 when both `ad_user_data` and `ad_personalization` are set by a default or update command (when no command could be read, when the `gcd` of Google hits encodes both as set); v1 otherwise (the mere presence of `gcd` proves nothing: every current gtag sends it); null when not detected.',
         }),
+        missing_v2_keys: Type.Optional(
+          Type.Array(
+            literals(['ad_user_data', 'ad_personalization'] as const, { description: 'A Consent Mode v2 key.' }),
+            {
+              description:
+                'Present when `version` is v1: the v2 keys no default or update sets, to add for Consent Mode v2.',
+            },
+          ),
+        ),
         mode: Type.Union([Type.Literal('basic'), Type.Literal('advanced'), Type.Null()], {
           description:
-            'advanced: Google tags send cookieless pings while consent is denied (hits seen with storage denied in gcs). basic: consent defaults are denied and Google tags sent no hits before consent. null when this cannot be told (not detected, defaults granted, no Google tag, or no browser stage).',
+            'advanced: Google tags send cookieless pings while consent is denied (hits seen with storage denied in gcs, Google Ads `1p-user-list`, `1p-conversion` and `ccm/collect` pings included); those pings count as requests before consent. basic: consent defaults are denied and Google tags sent no hits before consent. null when this cannot be told (not detected, defaults granted, no Google tag, or no browser stage).',
         }),
+        mode_explanation: Type.Optional(
+          Type.String({
+            description:
+              'Present with `mode`: what that mode means for what was sent before consent, in the language of the result.',
+          }),
+        ),
         defaults: Type.Object(
           {
             ad_storage: ConsentValue,

@@ -93,7 +93,10 @@ export const LossEstimateSchema = Type.Object(
         },
         { additionalProperties: false },
       ),
-      { description: 'Estimate per measuring tracker (tag managers are not counted).' },
+      {
+        description:
+          'Estimate per measuring tracker: analytics, session replay, customer data platforms and marketing automation (analytics events), advertising (ad conversions). Tag managers, chat, social and video widgets, discontinued products (`discontinued_since`) and tags present only in <noscript> (`activation.state: noscript_only`) are not counted.',
+      },
     ),
     assumptions: Type.Array(
       Type.Object(

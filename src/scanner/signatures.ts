@@ -11,7 +11,13 @@
  */
 export { CMP_RULES, cmpForCode, cmpForCookie, cmpForTcfId, cmpForUrl, type CmpRule } from './signatures/cmps.js';
 export { GLOBAL_RULES, trackerForCookie } from './signatures/cookies.js';
-export { TRACKERS, trackerForGoogleId, type TrackerInfo, type TrackerKey } from './signatures/trackers.js';
+export {
+  META_EVENT_ID_NOTE,
+  TRACKERS,
+  trackerForGoogleId,
+  type TrackerInfo,
+  type TrackerKey,
+} from './signatures/trackers.js';
 export {
   ALL_CODE_RULES,
   CODE_RULES,

@@ -58,6 +58,7 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
       mode: findings.consent.consent_mode.mode,
       analytics: findings.consent.consent_mode.defaults.analytics_storage,
       ads: findings.consent.consent_mode.defaults.ad_storage,
+      missingV2Keys: findings.consent.consent_mode.missing_v2_keys ?? ['ad_user_data', 'ad_personalization'],
     },
     beforeConsent: beforeConsentKnown
       ? {
@@ -78,7 +79,10 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
         }
       : null,
     universalAnalytics: findings.trackers.some((tracker) => tracker.key === 'universal_analytics'),
-    metaPixelClientOnly: !!meta && !meta.server_side,
+    noscriptOnly: findings.trackers
+      .filter((tracker) => tracker.activation?.state === 'noscript_only')
+      .map((tracker) => tracker.name),
+    metaPixelClientOnly: !!meta && !meta.server_side && !meta.conversions_api,
     siteDomain,
   };
 }

@@ -121,6 +121,7 @@ describe('detect from static HTML only', () => {
     expect(detection.consent.consent_mode).toEqual({
       detected: true,
       version: 'v1',
+      missing_v2_keys: ['ad_user_data', 'ad_personalization'],
       mode: null,
       defaults: { ad_storage: 'denied', analytics_storage: 'granted', ad_user_data: null, ad_personalization: null },
     });

@@ -82,6 +82,7 @@ describe('GTM + GA4 + Meta Pixel behind Cookiebot with Consent Mode v2', () => {
       detected: true,
       version: 'v2',
       mode: 'advanced',
+      mode_explanation: expect.stringMatching(/^Advanced mode: Google tags load before consent/),
       defaults: {
         ad_storage: 'denied',
         analytics_storage: 'denied',

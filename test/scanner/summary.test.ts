@@ -140,7 +140,8 @@ describe('builtin summary', () => {
     expect(summary.text).toBe(
       [
         '1 traceur trouvé sur shop.example.test : Google Universal Analytics.',
-        "Aucune plateforme de gestion du consentement ni bandeau cookies n'a été détecté.",
+        // banner_detected is null (no browser stage): whether a banner shows is unknown, never "no banner".
+        "Aucune plateforme de gestion du consentement n'a été trouvée dans le code de la page ; la présence d'un bandeau cookies n'a pas pu être vérifiée car l'étape navigateur n'a pas abouti.",
         "Le mode de consentement Google n'a pas été détecté alors que des balises Google sont présentes.",
         "Impossible de vérifier si des traceurs se déclenchent avant le consentement : l'étape navigateur n'a pas abouti.",
         "Aucun marquage côté serveur n'a été détecté : les balises envoient les données directement aux fournisseurs.",

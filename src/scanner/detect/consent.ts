@@ -1,5 +1,6 @@
 import type { RuntimeFindings } from '../browser.js';
-import type { ConsentResult, ConsentValue, Tracker } from '../schema.js';
+import { modeExplanation } from '../i18n.js';
+import type { ConsentResult, ConsentValue, Language, Tracker } from '../schema.js';
 import { cmpForTcfId, matchUrl } from '../signatures.js';
 import type { WarningDraft } from '../warnings.js';
 import { GOOGLE_KEYS, type Book } from './book.js';
@@ -18,6 +19,7 @@ export function judgeConsent(
   runtime: RuntimeFindings | null,
   commands: { code: ConsentCommand[]; dataLayer: ConsentCommand[] },
   trackers: Tracker[],
+  language: Language,
 ): { result: ConsentResult; warnings: WarningDraft[] } {
   const warnings: WarningDraft[] = [];
   const grantedWithoutInteraction = commands.dataLayer.filter(
@@ -30,7 +32,7 @@ export function judgeConsent(
     result: {
       cmp: leadingCmp(book, runtime),
       tcf_api: runtime ? runtime.tcfApi : null,
-      consent_mode: consentMode(book, runtime, commands),
+      consent_mode: consentMode(book, runtime, commands, language),
       banner_detected: runtime ? runtime.banner.visible : null,
       tags_before_consent: tagsBeforeConsent(book, trackers),
     },
@@ -69,6 +71,7 @@ function consentMode(
   book: Book,
   runtime: RuntimeFindings | null,
   { code, dataLayer }: { code: ConsentCommand[]; dataLayer: ConsentCommand[] },
+  language: Language,
 ): ConsentResult['consent_mode'] {
   const commands = runtime && dataLayer.length ? dataLayer : [...code, ...dataLayer];
   const defaultCommand =
@@ -84,7 +87,7 @@ function consentMode(
   const gcs = gcsValues.find((match) => match.gcs)?.gcs;
   const gcd = gcsValues.find((match) => match.gcd)?.gcd;
   const detected = commands.length > 0 || !!gcs || !!gcd;
-  const v2Keys = commands.some((command) => 'ad_user_data' in command.values || 'ad_personalization' in command.values);
+  const missingV2 = missingV2Keys(commands, gcd);
   const defaults = {
     ad_storage: consentValue(defaultCommand?.values.ad_storage),
     analytics_storage: consentValue(defaultCommand?.values.analytics_storage),
@@ -101,12 +104,28 @@ function consentMode(
   }
   return {
     detected,
-    version: detected ? (v2Keys || gcd ? 'v2' : 'v1') : null,
+    version: detected ? (missingV2.length ? 'v1' : 'v2') : null,
+    ...(detected && missingV2.length ? { missing_v2_keys: missingV2 } : {}),
     mode,
+    ...(mode ? { mode_explanation: modeExplanation(language, mode) } : {}),
     defaults,
     ...(gcs ? { gcs } : {}),
     ...(gcd ? { gcd } : {}),
   };
+}
+
+const V2_KEYS = ['ad_user_data', 'ad_personalization'] as const;
+
+/**
+ * The Consent Mode v2 keys no default or update sets. Every current gtag sends `gcd`, so its presence proves nothing;
+ * only when no command could be read does the state `gcd` encodes stand in for them: its letters for ad_user_data and
+ * ad_personalization (positions 6 and 8) are `l` when the key was never set.
+ */
+export function missingV2Keys(commands: ConsentCommand[], gcd: string | undefined): Array<(typeof V2_KEYS)[number]> {
+  if (commands.length) return V2_KEYS.filter((key) => !commands.some((command) => key in command.values));
+  if (gcd && /^\d\d[a-z]\d[a-z]\d[a-z]\d[a-z]/.test(gcd))
+    return V2_KEYS.filter((_, index) => gcd[6 + 2 * index] === 'l');
+  return [...V2_KEYS];
 }
 
 function consentValue(value: string | undefined): ConsentValue | null {

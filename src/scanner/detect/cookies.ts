@@ -6,7 +6,7 @@ import type { Book } from './book.js';
 /** The page's cookies (at most 300), each with its tracker when our rules know the name. */
 export function listCookies(runtime: RuntimeFindings | null, book: Book): CookieResult[] {
   return (runtime?.cookies ?? []).slice(0, 300).map((cookie) => {
-    const found = trackerForCookie(cookie.name);
+    const found = trackerForCookie(cookie.name, (known) => book.has(known));
     const key = found ? (book.renamed.get(found) ?? found) : null;
     return {
       name: cookie.name,

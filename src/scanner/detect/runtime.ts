@@ -104,18 +104,20 @@ function collectRequests(
     const suffix = reason ? ` — blocked, no response: ${reason}` : '';
     const matches = matchUrl(request.url, request.postData);
     for (const match of matches) {
+      const key =
+        match.untagged && !book.has('google_ads') && book.has('google_analytics_4') ? 'google_analytics_4' : match.key;
       const account = book.add(
-        TRACKERS[match.key],
+        TRACKERS[key],
         { kind, detail: `${match.detail}${suffix}`, url: shorten(request.url) },
         match.ids,
       );
       record(account);
       if (match.byHost && host) account.namedByHost ??= host;
       if (!reason && match.role === 'hit' && firstParty) noteFirstPartyHit(book, account, request.url, match.detail);
-      if (!reason && match.role === 'hit' && GOOGLE_KEYS.includes(match.key)) account.hitsGcs.push(match.gcs ?? null);
+      if (!reason && match.role === 'hit' && GOOGLE_KEYS.includes(key)) account.hitsGcs.push(match.gcs ?? null);
       if (firstParty) account.firstParty = true;
       const origin = originOf(request.url);
-      if (match.key === 'google_analytics_4' && match.role === 'hit' && host && !isGoogleHost(host)) {
+      if (key === 'google_analytics_4' && match.role === 'hit' && host && !isGoogleHost(host)) {
         account.serverSide = true;
         book.addServer(
           {
@@ -126,8 +128,7 @@ function collectRequests(
           origin,
         );
       }
-      const loader =
-        match.role === 'loader' ? /\/(gtm\.js|gtag\/js)$/.exec(new URL(request.url).pathname)?.[1] : undefined;
+      const loader = match.role === 'loader' ? googleLoaderOf(request.url, key) : undefined;
       if (loader && host && !isGoogleHost(host)) {
         account.serverSide = true;
         book.addServer(
@@ -154,6 +155,14 @@ function collectRequests(
       }
     }
   }
+}
+
+/** gtm.js or gtag/js, or a GTM container's custom loader path: the Google loaders a tagging server can serve. */
+function googleLoaderOf(url: string, key: string): string | undefined {
+  const path = new URL(url).pathname;
+  const known = /\/(gtm\.js|gtag\/js)$/.exec(path)?.[1];
+  if (known) return known;
+  return key === 'google_tag_manager' && !/\/ns\.html$/.test(path) ? `GTM custom loader ${path}` : undefined;
 }
 
 /** Ids in window.google_tag_manager; a GTM container running without a gtm.js request was loaded some other way. */
@@ -194,7 +203,7 @@ function collectGlobals(book: Book, globals: string[]): void {
 
 function collectCookies(book: Book, cookies: RuntimeCookie[]): void {
   for (const cookie of cookies) {
-    const key = trackerForCookie(cookie.name);
+    const key = trackerForCookie(cookie.name, (known) => book.has(known));
     if (key) {
       const setBy =
         cookie.setBy === 'http'

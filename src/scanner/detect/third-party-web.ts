@@ -50,8 +50,12 @@ const TPW_PRODUCTS = new Set(
   Object.keys(TPW_OWNERS).filter((name) => TPW_OWNERS[name].length === 1 && !BROAD_ENTITIES.includes(name)),
 );
 
-/** Every third-party-web category that describes tracking; cdn, hosting, content, utility and other do not. */
-const TPW_CATEGORIES: Record<string, TrackerCategory> = {
+/**
+ * Every third-party-web category, mapped to ours; null for the ones that do not describe tracking (cdn, hosting,
+ * content, utility, other) and for consent providers, which are CMPs. test/unit/scanner/third-party-web.test.ts checks
+ * that the installed third-party-web has no category missing here.
+ */
+export const TPW_CATEGORIES: Record<string, TrackerCategory | null> = {
   ad: 'advertising',
   analytics: 'analytics',
   'tag-manager': 'tag_manager',
@@ -59,6 +63,12 @@ const TPW_CATEGORIES: Record<string, TrackerCategory> = {
   marketing: 'marketing',
   'customer-success': 'customer_success',
   video: 'video',
+  'consent-provider': null,
+  cdn: null,
+  hosting: null,
+  content: null,
+  utility: null,
+  other: null,
 };
 
 /** Registrable domain ("eTLD+1") of a host, via third-party-web's public-suffix aware helper. */

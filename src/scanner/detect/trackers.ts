@@ -1,5 +1,6 @@
 import type { RuntimeFindings } from '../browser.js';
 import type { Tracker } from '../schema.js';
+import { META_EVENT_ID_NOTE } from '../signatures.js';
 import type { Account, Book } from './book.js';
 
 /**
@@ -27,6 +28,10 @@ export function listTrackers(book: Book, runtime: RuntimeFindings | null): Track
       first_party: account.firstParty,
       server_side: account.serverSide,
       fires_before_consent: runtime ? account.info.category !== 'tag_manager' && account.requests.length > 0 : null,
+      ...(account.info.key === 'meta_pixel' && account.evidence.some((item) => item.detail.includes(META_EVENT_ID_NOTE))
+        ? { conversions_api: true }
+        : {}),
+      ...(account.info.discontinuedSince ? { discontinued_since: account.info.discontinuedSince } : {}),
       ...activationOf(account),
       ...(account.blocked.length ? { blocked: account.blocked } : {}),
       ...(account.endpoints.size ? { endpoints: [...account.endpoints].sort() } : {}),

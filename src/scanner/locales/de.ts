@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `Auf ${host} wurden keine Tracker gefunden.`
       : `${names.length} Tracker auf ${host} gefunden: ${summary.list(names)}.`,
   tagManagers: (names) => `Tag-Management: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Auf ${host} wurden keine messenden Tracker gefunden, nur Tag-Management: ${summary.list(names)}.`,
   cmp: (name) => `Consent-Management-Plattform: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'Keine bekannte Consent-Management-Plattform erkannt, aber ein Cookie-Hinweis ist sichtbar.'
       : 'Weder eine Consent-Management-Plattform noch ein Cookie-Banner wurde erkannt.',
+  noCmpUnchecked:
+    'Im Seitencode wurde keine Consent-Management-Plattform gefunden; ob ein Cookie-Banner erscheint, konnte nicht geprüft werden, weil die Browser-Phase nicht abgeschlossen wurde.',
+  noscriptOnly: (names) =>
+    `Nur in <noscript> eingebunden, das bei Besuchern mit JavaScript nie ausgeführt wird (die Einbindung ist defekt und misst nichts): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} ist aktiv${mode ? ` im ${summary.mode(mode)} Modus` : ''} (Standard: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode wurde nicht erkannt, obwohl Google-Tags vorhanden sind.',
@@ -39,17 +45,25 @@ export const summary: SummaryTexts = {
     `Mobile Performance-Bewertung: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'erteilt' : value === 'denied' ? 'abgelehnt' : 'nicht gesetzt'),
   mode: (mode) => (mode === 'advanced' ? 'erweiterten' : 'einfachen'),
+  modeExplanation: {
+    advanced:
+      'Erweiterter Modus: Google-Tags laden vor der Einwilligung und senden, solange die Speicherung abgelehnt ist, cookielose Pings (ohne Cookies zu lesen oder zu schreiben; Google modelliert damit Conversions). Diese Pings sind Anfragen vor der Einwilligung, die sendenden Tags gelten daher als vor der Einwilligung ausgelöst.',
+    basic:
+      'Einfacher Modus: Google-Tags werden bis zur Einwilligung zurückgehalten, vor der Einwilligung wird nichts an Google gesendet; Google modelliert Conversions ohne Daten der ablehnenden Besucher.',
+  },
   rec: {
     addCmp: 'Führen Sie eine Consent-Management-Plattform ein und laden Sie Tracking-Tags erst nach der Einwilligung.',
     blockBeforeConsent: (names) =>
       `Halten Sie ${summary.list(names)} bis zur Einwilligung zurück (Skript-Blockierung der CMP oder Consent-Trigger im Tag Manager).`,
     addConsentMode:
       'Implementieren Sie Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) über Ihre CMP.',
-    upgradeConsentMode:
-      'Stellen Sie auf Consent Mode v2 um und setzen Sie zusätzlich ad_user_data und ad_personalization, die seit März 2024 im EWR für personalisierte Werbung nötig sind.',
+    upgradeConsentMode: (keys) =>
+      `Stellen Sie auf Consent Mode v2 um und setzen Sie zusätzlich ${summary.list(keys)}, die seit März 2024 im EWR für personalisierte Werbung nötig sind.`,
     serverSide: (domain, points) =>
       `Verlagern Sie Ihre Tags auf serverseitiges Tagging unter einer eigenen Subdomain (z. B. data.${domain}), um etwa ${points} Prozentpunkte verlorener Daten zurückzugewinnen.`,
     removeUa: 'Entfernen Sie Universal Analytics: Es verarbeitet seit Juli 2023 keine Daten mehr.',
+    fixNoscriptOnly: (names) =>
+      `Binden Sie ${summary.list(names)} mit dem JavaScript-Snippet des Anbieters ein: Ein <noscript>-Fallback allein läuft in Browsern mit JavaScript nie.`,
     metaCapi: 'Senden Sie Meta-Ereignisse zusätzlich zum Browser-Pixel über die Conversions API.',
     pagespeed: (score) =>
       `Verbessern Sie die Ladegeschwindigkeit (Bewertung ${score}/100): Tags asynchron laden und nicht sofort benötigte verzögern.`,

@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `No trackers were found on ${host}.`
       : `${names.length} tracker${names.length === 1 ? '' : 's'} found on ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Tag management: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `No measuring trackers were found on ${host}, only tag management: ${summary.list(names)}.`,
   cmp: (name) => `Consent management platform: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'No known consent management platform was detected, but a cookie notice is visible.'
       : 'No consent management platform or cookie banner was detected.',
+  noCmpUnchecked:
+    'No consent management platform was found in the page code; whether a cookie banner is shown could not be checked because the browser stage did not complete.',
+  noscriptOnly: (names) =>
+    `Installed only inside <noscript>, which never runs for visitors with JavaScript, so the install is broken and measures nothing: ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} is in use${mode ? ` in ${summary.mode(mode)} mode` : ''} (default: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode was not detected although Google tags are present.',
@@ -36,17 +42,25 @@ export const summary: SummaryTexts = {
     `Mobile performance score: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'granted' : value === 'denied' ? 'denied' : 'not set'),
   mode: (mode) => (mode === 'advanced' ? 'advanced' : 'basic'),
+  modeExplanation: {
+    advanced:
+      'Advanced mode: Google tags load before consent and, while storage is denied, send cookieless pings (no cookies read or written; Google uses them to model conversions). These pings are requests made before consent, so the tags sending them count as firing before consent.',
+    basic:
+      'Basic mode: Google tags are held back until the visitor consents, so nothing is sent to Google before consent; Google models conversions without any data from visitors who refuse.',
+  },
   rec: {
     addCmp: 'Add a consent management platform and load tracking tags only after visitors consent.',
     blockBeforeConsent: (names) =>
       `Hold back ${summary.list(names)} until the visitor consents (CMP script blocking or consent triggers in your tag manager).`,
     addConsentMode:
       'Implement Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) through your CMP.',
-    upgradeConsentMode:
-      'Upgrade to Consent Mode v2 by also setting ad_user_data and ad_personalization, required for ad personalisation in the EEA since March 2024.',
+    upgradeConsentMode: (keys) =>
+      `Upgrade to Consent Mode v2 by also setting ${summary.list(keys)}, required for ad personalisation in the EEA since March 2024.`,
     serverSide: (domain, points) =>
       `Move your tags to server-side tagging on a first-party subdomain (e.g. data.${domain}) to recover about ${points} percentage points of lost data.`,
     removeUa: 'Remove Universal Analytics: it stopped processing data in July 2023.',
+    fixNoscriptOnly: (names) =>
+      `Install ${summary.list(names)} with the vendor's JavaScript snippet: a <noscript> fallback alone never runs in browsers with JavaScript.`,
     metaCapi: 'Send Meta events through the Conversions API in addition to the browser pixel.',
     pagespeed: (score) =>
       `Improve page speed (score ${score}/100): load tags asynchronously and defer the ones not needed for the first view.`,

@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `No se encontraron rastreadores en ${host}.`
       : `Se encontr${names.length === 1 ? 'ó' : 'aron'} ${names.length} rastreador${names.length === 1 ? '' : 'es'} en ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Gestión de etiquetas: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `No se encontraron rastreadores de medición en ${host}, solo gestión de etiquetas: ${summary.list(names)}.`,
   cmp: (name) => `Plataforma de gestión del consentimiento: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'No se detectó ninguna plataforma de gestión del consentimiento conocida, pero hay un aviso de cookies visible.'
       : 'No se detectó ninguna plataforma de gestión del consentimiento ni banner de cookies.',
+  noCmpUnchecked:
+    'No se encontró ninguna plataforma de gestión del consentimiento en el código de la página; no se pudo comprobar si se muestra un banner de cookies porque la fase del navegador no terminó.',
+  noscriptOnly: (names) =>
+    `Instalado solo dentro de <noscript>, que nunca se ejecuta para visitantes con JavaScript (la instalación está rota y no mide nada): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} está activo${mode ? ` en modo ${summary.mode(mode)}` : ''} (por defecto: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'No se detectó Google Consent Mode aunque hay etiquetas de Google.',
@@ -40,6 +46,12 @@ export const summary: SummaryTexts = {
     `Puntuación de rendimiento móvil: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'concedido' : value === 'denied' ? 'denegado' : 'sin definir'),
   mode: (mode) => (mode === 'advanced' ? 'avanzado' : 'básico'),
+  modeExplanation: {
+    advanced:
+      'Modo avanzado: las etiquetas de Google se cargan antes del consentimiento y, mientras el almacenamiento está denegado, envían pings sin cookies (sin leer ni escribir cookies; Google los usa para modelar conversiones). Estos pings son solicitudes anteriores al consentimiento, por lo que las etiquetas que los envían cuentan como activadas antes del consentimiento.',
+    basic:
+      'Modo básico: las etiquetas de Google se retienen hasta que el visitante da su consentimiento, así que no se envía nada a Google antes; Google modela las conversiones sin datos de quienes lo rechazan.',
+  },
   rec: {
     addCmp:
       'Añada una plataforma de gestión del consentimiento y cargue las etiquetas de seguimiento solo tras el consentimiento.',
@@ -47,11 +59,13 @@ export const summary: SummaryTexts = {
       `Retenga ${summary.list(names)} hasta que el visitante dé su consentimiento (bloqueo de scripts de la CMP o activadores de consentimiento en su gestor de etiquetas).`,
     addConsentMode:
       'Implemente Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) a través de su CMP.',
-    upgradeConsentMode:
-      'Actualice a Consent Mode v2 definiendo también ad_user_data y ad_personalization, obligatorios para publicidad personalizada en el EEE desde marzo de 2024.',
+    upgradeConsentMode: (keys) =>
+      `Actualice a Consent Mode v2 definiendo también ${summary.list(keys)}, obligatorios para publicidad personalizada en el EEE desde marzo de 2024.`,
     serverSide: (domain, points) =>
       `Traslade sus etiquetas a etiquetado del lado del servidor en un subdominio propio (p. ej. data.${domain}) para recuperar unos ${points} puntos porcentuales de datos perdidos.`,
     removeUa: 'Elimine Universal Analytics: dejó de procesar datos en julio de 2023.',
+    fixNoscriptOnly: (names) =>
+      `Instale ${summary.list(names)} con el fragmento JavaScript del proveedor: un respaldo <noscript> por sí solo nunca se ejecuta en navegadores con JavaScript.`,
     metaCapi: 'Envíe los eventos de Meta también mediante la API de Conversiones, además del píxel del navegador.',
     pagespeed: (score) =>
       `Mejore la velocidad de la página (puntuación ${score}/100): cargue las etiquetas de forma asíncrona y aplace las que no se necesitan en la primera vista.`,

@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `Aucun traceur n'a été trouvé sur ${host}.`
       : `${names.length} traceur${names.length === 1 ? '' : 's'} trouvé${names.length === 1 ? '' : 's'} sur ${host} : ${summary.list(names)}.`,
   tagManagers: (names) => `Gestion des balises : ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Aucun traceur de mesure n'a été trouvé sur ${host}, seulement de la gestion des balises : ${summary.list(names)}.`,
   cmp: (name) => `Plateforme de gestion du consentement : ${name}.`,
   noCmp: (banner) =>
     banner
       ? "Aucune plateforme de gestion du consentement connue n'a été détectée, mais un bandeau cookies est visible."
       : "Aucune plateforme de gestion du consentement ni bandeau cookies n'a été détecté.",
+  noCmpUnchecked:
+    "Aucune plateforme de gestion du consentement n'a été trouvée dans le code de la page ; la présence d'un bandeau cookies n'a pas pu être vérifiée car l'étape navigateur n'a pas abouti.",
+  noscriptOnly: (names) =>
+    `Installé uniquement dans <noscript>, jamais exécuté pour les visiteurs avec JavaScript (installation défaillante, aucune mesure) : ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Le mode de consentement Google ${version} est actif${mode ? ` en mode ${summary.mode(mode)}` : ''} (par défaut : analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: "Le mode de consentement Google n'a pas été détecté alors que des balises Google sont présentes.",
@@ -40,6 +46,12 @@ export const summary: SummaryTexts = {
     `Score de performance mobile : ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'accordé' : value === 'denied' ? 'refusé' : 'non défini'),
   mode: (mode) => (mode === 'advanced' ? 'avancé' : 'de base'),
+  modeExplanation: {
+    advanced:
+      'Mode avancé : les balises Google se chargent avant le consentement et, tant que le stockage est refusé, envoient des pings sans cookies (aucun cookie lu ni écrit ; Google s’en sert pour modéliser les conversions). Ces pings sont des requêtes antérieures au consentement : les balises qui les envoient comptent comme déclenchées avant le consentement.',
+    basic:
+      'Mode de base : les balises Google sont retenues jusqu’au consentement du visiteur, rien n’est envoyé à Google avant ; Google modélise les conversions sans aucune donnée des visiteurs qui refusent.',
+  },
   rec: {
     addCmp:
       'Mettez en place une plateforme de gestion du consentement et ne chargez les balises de suivi qu’après le consentement des visiteurs.',
@@ -47,11 +59,13 @@ export const summary: SummaryTexts = {
       `Bloquez ${summary.list(names)} jusqu’au consentement du visiteur (blocage de scripts par la CMP ou déclencheurs de consentement dans votre gestionnaire de balises).`,
     addConsentMode:
       'Mettez en œuvre le mode de consentement Google v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) via votre CMP.',
-    upgradeConsentMode:
-      'Passez au mode de consentement v2 en définissant aussi ad_user_data et ad_personalization, requis pour la publicité personnalisée dans l’EEE depuis mars 2024.',
+    upgradeConsentMode: (keys) =>
+      `Passez au mode de consentement v2 en définissant aussi ${summary.list(keys)}, requis pour la publicité personnalisée dans l’EEE depuis mars 2024.`,
     serverSide: (domain, points) =>
       `Passez au marquage côté serveur sur un sous-domaine propre (par ex. data.${domain}) pour récupérer environ ${points} points de pourcentage de données perdues.`,
     removeUa: 'Supprimez Universal Analytics : il ne traite plus de données depuis juillet 2023.',
+    fixNoscriptOnly: (names) =>
+      `Installez ${summary.list(names)} avec l'extrait JavaScript du fournisseur : une solution de repli <noscript> seule ne s'exécute jamais dans un navigateur avec JavaScript.`,
     metaCapi: 'Envoyez les événements Meta via l’API Conversions en plus du pixel navigateur.',
     pagespeed: (score) =>
       `Améliorez la vitesse de la page (score ${score}/100) : chargez les balises de manière asynchrone et différez celles qui ne sont pas nécessaires à l’affichage initial.`,

@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `Nessun tracker trovato su ${host}.`
       : `${names.length === 1 ? 'Trovato 1 tracker' : `Trovati ${names.length} tracker`} su ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Gestione dei tag: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Nessun tracker di misurazione trovato su ${host}, solo gestione dei tag: ${summary.list(names)}.`,
   cmp: (name) => `Piattaforma di gestione del consenso: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'Nessuna piattaforma di gestione del consenso nota rilevata, ma è visibile un avviso sui cookie.'
       : 'Non è stata rilevata alcuna piattaforma di gestione del consenso né un banner dei cookie.',
+  noCmpUnchecked:
+    'Nel codice della pagina non è stata trovata alcuna piattaforma di gestione del consenso; non è stato possibile verificare se compare un banner dei cookie perché la fase del browser non è stata completata.',
+  noscriptOnly: (names) =>
+    `Installato solo dentro <noscript>, che non viene mai eseguito per i visitatori con JavaScript (installazione non funzionante, nessuna misurazione): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} è attivo${mode ? ` in modalità ${summary.mode(mode)}` : ''} (predefinito: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode non è stato rilevato, nonostante siano presenti tag Google.',
@@ -39,6 +45,12 @@ export const summary: SummaryTexts = {
     `Punteggio di prestazioni mobile: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'concesso' : value === 'denied' ? 'negato' : 'non impostato'),
   mode: (mode) => (mode === 'advanced' ? 'avanzata' : 'base'),
+  modeExplanation: {
+    advanced:
+      'Modalità avanzata: i tag Google si caricano prima del consenso e, finché l’archiviazione è negata, inviano ping senza cookie (nessun cookie letto o scritto; Google li usa per modellare le conversioni). Questi ping sono richieste precedenti al consenso, quindi i tag che li inviano contano come attivati prima del consenso.',
+    basic:
+      'Modalità base: i tag Google restano bloccati finché il visitatore non acconsente, quindi prima del consenso non viene inviato nulla a Google; Google modella le conversioni senza dati dei visitatori che rifiutano.',
+  },
   rec: {
     addCmp:
       'Adottate una piattaforma di gestione del consenso e caricate i tag di tracciamento solo dopo il consenso dei visitatori.',
@@ -46,11 +58,13 @@ export const summary: SummaryTexts = {
       `Bloccate ${summary.list(names)} fino al consenso del visitatore (blocco degli script della CMP o trigger di consenso nel tag manager).`,
     addConsentMode:
       'Implementate Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) tramite la vostra CMP.',
-    upgradeConsentMode:
-      'Passate a Consent Mode v2 impostando anche ad_user_data e ad_personalization, necessari per la pubblicità personalizzata nel SEE da marzo 2024.',
+    upgradeConsentMode: (keys) =>
+      `Passate a Consent Mode v2 impostando anche ${summary.list(keys)}, necessari per la pubblicità personalizzata nel SEE da marzo 2024.`,
     serverSide: (domain, points) =>
       `Spostate i tag sul tagging lato server in un sottodominio proprio (ad es. data.${domain}) per recuperare circa ${points} punti percentuali di dati persi.`,
     removeUa: 'Rimuovete Universal Analytics: non elabora più dati da luglio 2023.',
+    fixNoscriptOnly: (names) =>
+      `Installate ${summary.list(names)} con lo snippet JavaScript del fornitore: un fallback <noscript> da solo non viene mai eseguito nei browser con JavaScript.`,
     metaCapi: 'Inviate gli eventi Meta anche tramite l’API Conversions, oltre al pixel del browser.',
     pagespeed: (score) =>
       `Migliorate la velocità della pagina (punteggio ${score}/100): caricate i tag in modo asincrono e rinviate quelli non necessari alla prima visualizzazione.`,

@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `Er zijn geen trackers gevonden op ${host}.`
       : `${names.length} tracker${names.length === 1 ? '' : 's'} gevonden op ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Tagbeheer: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Er zijn geen meetende trackers gevonden op ${host}, alleen tagbeheer: ${summary.list(names)}.`,
   cmp: (name) => `Consentmanagementplatform: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'Er is geen bekend consentmanagementplatform gevonden, maar er is een cookiemelding zichtbaar.'
       : 'Er is geen consentmanagementplatform of cookiebanner gevonden.',
+  noCmpUnchecked:
+    'In de paginacode is geen consentmanagementplatform gevonden; of er een cookiebanner verschijnt, kon niet worden gecontroleerd omdat de browserfase niet is voltooid.',
+  noscriptOnly: (names) =>
+    `Alleen binnen <noscript> geïnstalleerd, dat nooit draait voor bezoekers met JavaScript (installatie defect, er wordt niets gemeten): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} is actief${mode ? ` in de ${summary.mode(mode)} modus` : ''} (standaard: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode is niet gevonden, hoewel er Google-tags aanwezig zijn.',
@@ -38,17 +44,25 @@ export const summary: SummaryTexts = {
     `Mobiele prestatiescore: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'verleend' : value === 'denied' ? 'geweigerd' : 'niet ingesteld'),
   mode: (mode) => (mode === 'advanced' ? 'geavanceerde' : 'basis'),
+  modeExplanation: {
+    advanced:
+      'Geavanceerde modus: Google-tags laden vóór toestemming en sturen, zolang opslag geweigerd is, cookieloze pings (er worden geen cookies gelezen of geschreven; Google modelleert er conversies mee). Deze pings zijn verzoeken vóór toestemming, dus de tags die ze sturen tellen als afgevuurd vóór toestemming.',
+    basic:
+      'Basismodus: Google-tags worden tegengehouden tot de bezoeker toestemming geeft, dus vóór toestemming gaat er niets naar Google; Google modelleert conversies zonder gegevens van bezoekers die weigeren.',
+  },
   rec: {
     addCmp: 'Voeg een consentmanagementplatform toe en laad trackingtags pas na toestemming van de bezoeker.',
     blockBeforeConsent: (names) =>
       `Houd ${summary.list(names)} tegen tot de bezoeker toestemming geeft (scriptblokkering van het CMP of consent-triggers in uw tagmanager).`,
     addConsentMode:
       'Implementeer Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) via uw CMP.',
-    upgradeConsentMode:
-      'Stap over op Consent Mode v2 door ook ad_user_data en ad_personalization in te stellen, sinds maart 2024 vereist voor gepersonaliseerde advertenties in de EER.',
+    upgradeConsentMode: (keys) =>
+      `Stap over op Consent Mode v2 door ook ${summary.list(keys)} in te stellen, sinds maart 2024 vereist voor gepersonaliseerde advertenties in de EER.`,
     serverSide: (domain, points) =>
       `Verplaats uw tags naar server-side tagging op een eigen subdomein (bijv. data.${domain}) om ongeveer ${points} procentpunt aan verloren gegevens terug te winnen.`,
     removeUa: 'Verwijder Universal Analytics: het verwerkt sinds juli 2023 geen gegevens meer.',
+    fixNoscriptOnly: (names) =>
+      `Installeer ${summary.list(names)} met het JavaScript-fragment van de leverancier: een <noscript>-fallback alleen draait nooit in browsers met JavaScript.`,
     metaCapi: 'Stuur Meta-events naast de browserpixel ook via de Conversions API.',
     pagespeed: (score) =>
       `Verbeter de paginasnelheid (score ${score}/100): laad tags asynchroon en stel tags uit die niet nodig zijn voor de eerste weergave.`,

@@ -16,11 +16,17 @@ export const summary: SummaryTexts = {
       ? `Na ${host} nie znaleziono żadnych trackerów.`
       : `Na ${host} ${plPlural(names.length, 'znaleziono 1 tracker', `znaleziono ${names.length} trackery`, `znaleziono ${names.length} trackerów`)}: ${summary.list(names)}.`,
   tagManagers: (names) => `Zarządzanie tagami: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Na ${host} nie znaleziono trackerów pomiarowych, tylko zarządzanie tagami: ${summary.list(names)}.`,
   cmp: (name) => `Platforma do zarządzania zgodami: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'Nie wykryto znanej platformy do zarządzania zgodami, ale widoczny jest komunikat o plikach cookie.'
       : 'Nie wykryto platformy do zarządzania zgodami ani banera cookie.',
+  noCmpUnchecked:
+    'W kodzie strony nie znaleziono platformy do zarządzania zgodami; nie można było sprawdzić, czy wyświetla się baner cookie, ponieważ etap przeglądarki nie został ukończony.',
+  noscriptOnly: (names) =>
+    `Zainstalowane tylko wewnątrz <noscript>, który nigdy nie działa u odwiedzających z JavaScriptem (instalacja jest wadliwa i nic nie mierzy): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} jest aktywny${mode ? ` w trybie ${summary.mode(mode)}` : ''} (domyślnie: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Nie wykryto Google Consent Mode, choć na stronie są tagi Google.',
@@ -47,6 +53,12 @@ export const summary: SummaryTexts = {
     `Wynik wydajności mobilnej: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'udzielona' : value === 'denied' ? 'odmówiona' : 'nieustawiona'),
   mode: (mode) => (mode === 'advanced' ? 'zaawansowanym' : 'podstawowym'),
+  modeExplanation: {
+    advanced:
+      'Tryb zaawansowany: tagi Google ładują się przed zgodą i, dopóki przechowywanie jest odrzucone, wysyłają pingi bez plików cookie (bez odczytu i zapisu cookies; Google modeluje na ich podstawie konwersje). Te pingi to żądania wysłane przed zgodą, więc tagi, które je wysyłają, liczą się jako uruchomione przed zgodą.',
+    basic:
+      'Tryb podstawowy: tagi Google są wstrzymane do momentu wyrażenia zgody, więc przed zgodą nic nie trafia do Google; Google modeluje konwersje bez danych od odwiedzających, którzy odmówili.',
+  },
   rec: {
     addCmp:
       'Wdróż platformę do zarządzania zgodami i ładuj tagi śledzące dopiero po wyrażeniu zgody przez odwiedzających.',
@@ -54,11 +66,13 @@ export const summary: SummaryTexts = {
       `Wstrzymaj ${summary.list(names)} do czasu wyrażenia zgody (blokowanie skryptów przez CMP lub reguły zgody w menedżerze tagów).`,
     addConsentMode:
       'Wdróż Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) za pomocą swojej platformy CMP.',
-    upgradeConsentMode:
-      'Przejdź na Consent Mode v2, ustawiając także ad_user_data i ad_personalization, wymagane od marca 2024 r. dla reklam spersonalizowanych w EOG.',
+    upgradeConsentMode: (keys) =>
+      `Przejdź na Consent Mode v2, ustawiając także ${summary.list(keys)}, wymagane od marca 2024 r. dla reklam spersonalizowanych w EOG.`,
     serverSide: (domain, points) =>
       `Przenieś tagi na tagowanie po stronie serwera we własnej subdomenie (np. data.${domain}), aby odzyskać około ${points} punktów procentowych utraconych danych.`,
     removeUa: 'Usuń Universal Analytics: od lipca 2023 r. nie przetwarza już danych.',
+    fixNoscriptOnly: (names) =>
+      `Zainstaluj ${summary.list(names)} za pomocą fragmentu JavaScript dostawcy: sam zapasowy <noscript> nigdy nie działa w przeglądarkach z JavaScriptem.`,
     metaCapi: 'Wysyłaj zdarzenia Meta również przez Conversions API, oprócz piksela w przeglądarce.',
     pagespeed: (score) =>
       `Popraw szybkość strony (wynik ${score}/100): ładuj tagi asynchronicznie i opóźniaj te, które nie są potrzebne przy pierwszym wyświetleniu.`,

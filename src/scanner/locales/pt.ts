@@ -8,11 +8,17 @@ export const summary: SummaryTexts = {
       ? `Não foram encontrados rastreadores em ${host}.`
       : `${names.length === 1 ? 'Foi encontrado 1 rastreador' : `Foram encontrados ${names.length} rastreadores`} em ${host}: ${summary.list(names)}.`,
   tagManagers: (names) => `Gestão de tags: ${summary.list(names)}.`,
+  onlyTagManagers: (host, names) =>
+    `Não foram encontrados rastreadores de medição em ${host}, apenas gestão de tags: ${summary.list(names)}.`,
   cmp: (name) => `Plataforma de gestão de consentimento: ${name}.`,
   noCmp: (banner) =>
     banner
       ? 'Não foi detetada nenhuma plataforma de gestão de consentimento conhecida, mas há um aviso de cookies visível.'
       : 'Não foi detetada nenhuma plataforma de gestão de consentimento nem banner de cookies.',
+  noCmpUnchecked:
+    'Não foi encontrada nenhuma plataforma de gestão de consentimento no código da página; não foi possível verificar se é mostrado um banner de cookies porque a fase do navegador não terminou.',
+  noscriptOnly: (names) =>
+    `Instalado apenas dentro de <noscript>, que nunca é executado para visitantes com JavaScript (instalação avariada, não mede nada): ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `O Google Consent Mode ${version} está ativo${mode ? ` no modo ${summary.mode(mode)}` : ''} (predefinição: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'O Google Consent Mode não foi detetado, embora existam tags da Google.',
@@ -39,6 +45,12 @@ export const summary: SummaryTexts = {
     `Pontuação de desempenho móvel: ${score}/100 (LCP ${lcp} s, TBT ${tbt} ms, CLS ${cls}).`,
   state: (value) => (value === 'granted' ? 'concedido' : value === 'denied' ? 'negado' : 'não definido'),
   mode: (mode) => (mode === 'advanced' ? 'avançado' : 'básico'),
+  modeExplanation: {
+    advanced:
+      'Modo avançado: as tags do Google carregam antes do consentimento e, enquanto o armazenamento está negado, enviam pings sem cookies (nenhum cookie lido ou gravado; o Google usa-os para modelar conversões). Estes pings são pedidos anteriores ao consentimento, por isso as tags que os enviam contam como disparadas antes do consentimento.',
+    basic:
+      'Modo básico: as tags do Google ficam retidas até o visitante consentir, por isso nada é enviado ao Google antes do consentimento; o Google modela as conversões sem dados dos visitantes que recusam.',
+  },
   rec: {
     addCmp:
       'Adicione uma plataforma de gestão de consentimento e carregue as tags de rastreio apenas após o consentimento dos visitantes.',
@@ -46,11 +58,13 @@ export const summary: SummaryTexts = {
       `Retenha ${summary.list(names)} até o visitante dar consentimento (bloqueio de scripts da CMP ou acionadores de consentimento no gestor de tags).`,
     addConsentMode:
       'Implemente o Google Consent Mode v2 (ad_storage, analytics_storage, ad_user_data, ad_personalization) através da sua CMP.',
-    upgradeConsentMode:
-      'Atualize para o Consent Mode v2 definindo também ad_user_data e ad_personalization, obrigatórios para publicidade personalizada no EEE desde março de 2024.',
+    upgradeConsentMode: (keys) =>
+      `Atualize para o Consent Mode v2 definindo também ${summary.list(keys)}, obrigatórios para publicidade personalizada no EEE desde março de 2024.`,
     serverSide: (domain, points) =>
       `Passe as suas tags para tagging do lado do servidor num subdomínio próprio (p. ex. data.${domain}) para recuperar cerca de ${points} pontos percentuais de dados perdidos.`,
     removeUa: 'Remova o Universal Analytics: deixou de processar dados em julho de 2023.',
+    fixNoscriptOnly: (names) =>
+      `Instale ${summary.list(names)} com o snippet JavaScript do fornecedor: um fallback <noscript> sozinho nunca é executado em navegadores com JavaScript.`,
     metaCapi: 'Envie os eventos da Meta também através da API de Conversões, além do pixel do navegador.',
     pagespeed: (score) =>
       `Melhore a velocidade da página (pontuação ${score}/100): carregue as tags de forma assíncrona e adie as que não são necessárias na primeira visualização.`,

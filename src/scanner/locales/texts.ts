@@ -14,8 +14,14 @@ export interface SummaryTexts {
   list: (items: string[]) => string;
   trackers: (host: string, names: string[]) => string;
   tagManagers: (names: string[]) => string;
+  /** No measuring tracker, only tag managers: never "no trackers" next to a tag manager. */
+  onlyTagManagers: (host: string, names: string[]) => string;
   cmp: (name: string) => string;
   noCmp: (banner: boolean | null) => string;
+  /** No CMP in the HTML and no browser stage: whether a banner shows is unknown. */
+  noCmpUnchecked: string;
+  /** Trackers present only inside <noscript>: a broken install. */
+  noscriptOnly: (names: string[]) => string;
   consentMode: (version: string, mode: string | null, analytics: string | null, ads: string | null) => string;
   noConsentMode: string;
   beforeConsent: (names: string[]) => string;
@@ -29,13 +35,17 @@ export interface SummaryTexts {
   pagespeed: (score: number, lcp: string, tbt: number, cls: string) => string;
   state: (value: string | null) => string;
   mode: (mode: string) => string;
+  /** What Consent Mode's advanced and basic modes mean for what the scan saw (`consent.consent_mode.mode_explanation`). */
+  modeExplanation: { advanced: string; basic: string };
   rec: {
     addCmp: string;
     blockBeforeConsent: (names: string[]) => string;
     addConsentMode: string;
-    upgradeConsentMode: string;
+    /** The Consent Mode v2 keys the page does not set. */
+    upgradeConsentMode: (keys: string[]) => string;
     serverSide: (domain: string, points: string) => string;
     removeUa: string;
+    fixNoscriptOnly: (names: string[]) => string;
     metaCapi: string;
     pagespeed: (score: number) => string;
     noTracking: string;

@@ -1,5 +1,5 @@
 import { LONG_TAIL_CODE_RULES } from './code-long-tail.js';
-import { trackerForGoogleId, type TrackerKey } from './trackers.js';
+import { META_EVENT_ID_NOTE, trackerForGoogleId, type TrackerKey } from './trackers.js';
 
 /**
  * What inline code reveals: tracker ids and markers, consent commands and collection URLs. Every pattern starts at an
@@ -50,6 +50,14 @@ export const CODE_RULES: CodeRule[] = [
     detail: () => 'Meta Pixel loader snippet (fbevents.js)',
     example: "s.src='https://connect.facebook.net/en_US/fbevents.js'",
     counterexample: "s.src='https://notconnect.facebook.net/en_US/fbevents.js'",
+  },
+  {
+    key: 'meta_pixel',
+    pattern: new RegExp(`${ID}fbq\\(\\s*${q}track(?:Custom)?${q}[^;]{0,600}?[{,]\\s*${q}?eventID${q}?\\s*:`, 'g'),
+    hasId: false,
+    detail: () => `fbq('track', …) with an ${META_EVENT_ID_NOTE}`,
+    example: "fbq('track', 'Purchase', { value: 10, currency: 'EUR' }, { eventID: 'order-1001' });",
+    counterexample: "myfbq('track', 'Purchase', {}, { eventID: 'order-1001' });",
   },
   {
     key: 'tiktok_pixel',

@@ -2,7 +2,7 @@ import type { TrackerKey } from './trackers.js';
 
 /** Cookie name → tracker. */
 const COOKIE_RULES: Array<[RegExp, TrackerKey]> = [
-  [/^_ga$|^_ga_[A-Z0-9]+$/, 'google_analytics_4'],
+  [/^_ga_[A-Z0-9]+$/, 'google_analytics_4'],
   [/^_gid$|^_gat(_.*)?$|^__utm[abcz]$/, 'universal_analytics'],
   [/^_gcl_(au|aw|dc|gb|gs|ag)$/, 'google_ads'],
   [/^_fbp$|^_fbc$/, 'meta_pixel'],
@@ -36,7 +36,17 @@ const COOKIE_RULES: Array<[RegExp, TrackerKey]> = [
   [/^intercom-(id|session|device-id)-[a-z0-9]+$/, 'intercom'],
 ];
 
-export function trackerForCookie(name: string): TrackerKey | null {
+/**
+ * The tracker owning a cookie. `_ga` is written by both Google Analytics 4 and Universal Analytics (analytics.js), so
+ * it belongs to whichever of them the scan found otherwise (`found`), GA4 first; on its own it names neither.
+ */
+export function trackerForCookie(name: string, found: (key: TrackerKey) => boolean = () => false): TrackerKey | null {
+  if (name === '_ga')
+    return found('google_analytics_4')
+      ? 'google_analytics_4'
+      : found('universal_analytics')
+        ? 'universal_analytics'
+        : null;
   return COOKIE_RULES.find(([pattern]) => pattern.test(name))?.[1] ?? null;
 }
 

@@ -120,7 +120,7 @@ export function matchProtocols(url: URL, body: string | null): UrlMatch[] {
   if (hostIs(host, 'piwik.pro'))
     add('piwik_pro', /\.php$/.test(path) ? 'hit' : 'loader', [param('idsite')], 'Piwik PRO request', true);
   else if (/\/ppms\.php$/.test(path) && param('idsite')) add('piwik_pro', 'hit', [param('idsite')], 'Piwik PRO hit');
-  out.push(...matchLongTailHosts(host, path, param, body));
+  out.push(...matchLongTailHosts(host, path, param, body, url.searchParams));
   return out;
 }
 
@@ -130,6 +130,7 @@ function matchLongTailHosts(
   path: string,
   param: (name: string) => string | null,
   body: string | null,
+  query: URLSearchParams,
 ): UrlMatch[] {
   const out: UrlMatch[] = [];
   const add = (key: TrackerKey, role: HitRole, ids: Array<string | null>, detail: string) =>
@@ -139,16 +140,30 @@ function matchLongTailHosts(
     add('yandex_metrica', yandex ? 'hit' : 'loader', [yandex?.[1] ?? null], 'Yandex Metrica request');
   const hubspot = /^\/(\d{3,10})\.js$/.exec(path);
   if (hostIs(host, 'hs-scripts.com') && hubspot) add('hubspot', 'loader', [hubspot[1]], 'HubSpot tracking code loaded');
+  // The tracking code loads the analytics script with the portal id in its path: js.hs-analytics.net/analytics/<ts>/<id>.js
+  const hubspotAnalytics = /^\/analytics\/\d+\/(\d{3,10})\.js$/.exec(path);
+  if (hostIs(host, 'hs-analytics.net'))
+    add('hubspot', 'loader', [hubspotAnalytics?.[1] ?? null], 'HubSpot analytics script loaded');
   if (hostIs(host, 'track.hubspot.com')) add('hubspot', 'hit', [param('a')], 'HubSpot tracking hit');
   const heap = /\/heap-(\d{6,12})\.js$/.exec(path);
   if (hostIs(host, 'heapanalytics.com'))
     add('heap', heap ? 'loader' : 'hit', [heap?.[1] ?? param('a')], heap ? 'Heap loaded' : 'Heap hit');
   if (hostIs(host, 'mixpanel.com') || hostIs(host, 'mxpnl.com'))
-    add('mixpanel', /\.js$/.test(path) ? 'loader' : 'hit', [], 'Mixpanel request');
+    add(
+      'mixpanel',
+      /\.js$/.test(path) ? 'loader' : 'hit',
+      [mixpanelToken(query.get('data'), body)],
+      'Mixpanel request',
+    );
   if (hostIs(host, 'amplitude.com'))
     add('amplitude', /\.js$/.test(path) ? 'loader' : 'hit', [text(jsonField(body, 'api_key'))], 'Amplitude request');
   if (hostIs(host, 'fullstory.com'))
-    add('fullstory', /\.js$/.test(path) ? 'loader' : 'hit', [text(jsonField(body, 'OrgId'))], 'FullStory request');
+    add(
+      'fullstory',
+      /\.js$/.test(path) ? 'loader' : 'hit',
+      [param('OrgId') ?? text(jsonField(body, 'OrgId')) ?? /^\/s\/settings\/([\w-]{4,24})\//.exec(path)?.[1] ?? null],
+      'FullStory request',
+    );
   if (hostIs(host, 'criteo.net') || hostIs(host, 'criteo.com'))
     add('criteo', /\.js$/.test(path) ? 'loader' : 'hit', [param('a')], 'Criteo request');
   const taboola = /^\/(?:libtrc\/unip\/)?(\d{5,9})\//.exec(path);
@@ -160,4 +175,32 @@ function matchLongTailHosts(
   if (hostIs(host, 'intercom.io') || hostIs(host, 'intercomcdn.com'))
     add('intercom', intercom || /\.js$/.test(path) ? 'loader' : 'hit', [intercom?.[1] ?? null], 'Intercom request');
   return out;
+}
+
+/**
+ * The project token of a Mixpanel /track or /engage call: its `data` (query or form field) is the event as JSON, plain
+ * or base64, one event or a batch, with the token in `properties.token` (`$token` for engage).
+ */
+function mixpanelToken(query: string | null, body: string | null): string | null {
+  let data = query;
+  if (!data && body) {
+    try {
+      data = new URLSearchParams(body).get('data');
+    } catch {
+      data = null;
+    }
+  }
+  if (!data) return null;
+  for (const candidate of [data, Buffer.from(data, 'base64').toString('utf8')]) {
+    try {
+      const parsed: unknown = JSON.parse(candidate);
+      const event = (Array.isArray(parsed) ? parsed[0] : parsed) as Record<string, unknown> | undefined;
+      const properties = event?.properties as Record<string, unknown> | undefined;
+      const token = text(properties?.token) ?? text(event?.$token);
+      if (token && /^[0-9a-f]{32}$/.test(token)) return token;
+    } catch {
+      /* not this encoding */
+    }
+  }
+  return null;
 }

@@ -5,6 +5,8 @@ export interface TrackerInfo {
   name: string;
   vendor: string;
   category: TrackerCategory;
+  /** The vendor stopped processing data for the product on this date (ISO 8601): it only costs page weight. */
+  discontinuedSince?: string;
 }
 
 export const TRACKERS = {
@@ -26,6 +28,7 @@ export const TRACKERS = {
     name: 'Google Universal Analytics',
     vendor: 'Google',
     category: 'analytics',
+    discontinuedSince: '2023-07-01',
   },
   google_ads: { key: 'google_ads', name: 'Google Ads', vendor: 'Google', category: 'advertising' },
   floodlight: {
@@ -99,6 +102,9 @@ export const TRACKERS = {
 } as const satisfies Record<string, TrackerInfo>;
 
 export type TrackerKey = keyof typeof TRACKERS;
+
+/** Evidence text of a Meta event sent with an eventID: the key that deduplicates it with Conversions API events. */
+export const META_EVENT_ID_NOTE = 'eventID set (deduplication with the Conversions API)';
 
 /** Google ids by prefix. */
 export function trackerForGoogleId(id: string): TrackerKey | null {

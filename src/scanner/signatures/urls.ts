@@ -1,5 +1,5 @@
 import { matchProtocols } from './protocols.js';
-import { trackerForGoogleId, type TrackerKey } from './trackers.js';
+import { META_EVENT_ID_NOTE, trackerForGoogleId, type TrackerKey } from './trackers.js';
 
 export type HitRole = 'loader' | 'hit';
 
@@ -13,6 +13,8 @@ export interface UrlMatch {
   gcd?: string;
   /** The vendor's own host decided the match (not a path or protocol another product shares). */
   byHost?: boolean;
+  /** A Google ping without a tag id (ccm/collect): Google Ads', unless the page shows GA4 and no Google Ads. */
+  untagged?: boolean;
 }
 
 const GOOGLE_COLLECTION_HOSTS =
@@ -63,6 +65,22 @@ export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
       `gtm.js loaded${id ? ` for ${id}` : ''}`,
     );
   }
+  // A custom loader path (a server-side container's, e.g. data.shop.test/abcd.js?id=GTM-…): a GTM container id in
+  // `id` on any other path of a non-Google host.
+  const customId = param(url, 'id');
+  if (
+    !/\/gtm\.js/.test(path) &&
+    !/\/(ns\.html|gtag\/js)$/.test(path) &&
+    !isGoogleHost(host) &&
+    customId &&
+    trackerForGoogleId(customId) === 'google_tag_manager'
+  )
+    add(
+      'google_tag_manager',
+      'loader',
+      [customId],
+      `GTM container ${customId} loaded through the custom loader ${path}`,
+    );
   if (/\/ns\.html$/.test(path) && param(url, 'id')?.startsWith('GTM-')) {
     add('google_tag_manager', 'loader', [param(url, 'id')], `GTM noscript iframe for ${param(url, 'id')}`);
   }
@@ -107,14 +125,25 @@ export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
       `Google Ads conversion/remarketing hit for AW-${conversion[1]}${gcs ? ` with gcs=${gcs}` : ''}`,
       { gcs, gcd },
     );
+  // Cookieless pings of Google Ads in Consent Mode (advanced): remarketing list and conversion pings on google.com.
+  const firstPartyPing = /\/pagead\/1p-(user-list|conversion)\/(\d{6,12})/.exec(path);
+  if (firstPartyPing && isGoogleHost(host))
+    add(
+      'google_ads',
+      'hit',
+      [`AW-${firstPartyPing[2]}`],
+      `Google Ads ${firstPartyPing[1] === 'user-list' ? 'remarketing' : 'conversion'} ping (1p-${firstPartyPing[1]}) for AW-${firstPartyPing[2]}${gcs ? ` with gcs=${gcs}` : ''}`,
+      { gcs, gcd },
+    );
+  // Conversion measurement pings: Google Ads' unless the tag id is a GA4 one.
   if (hostIs(host, 'google.com') && /^\/ccm\/collect/.test(path)) {
     const tid = param(url, 'tid');
     add(
-      tid?.startsWith('AW-') ? 'google_ads' : 'google_analytics_4',
+      tid && trackerForGoogleId(tid) === 'google_analytics_4' ? 'google_analytics_4' : 'google_ads',
       'hit',
-      [tid],
-      `Google conversion measurement hit${tid ? ` for ${tid}` : ''}`,
-      { gcs, gcd },
+      [tid && trackerForGoogleId(tid) ? tid : null],
+      `Google conversion measurement ping (ccm/collect)${tid ? ` for ${tid}` : ''}${gcs ? ` with gcs=${gcs}` : ''}`,
+      { gcs, gcd, ...(tid && trackerForGoogleId(tid) ? {} : { untagged: true }) },
     );
   }
   // Floodlight.
@@ -128,7 +157,12 @@ export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
   if (hostIs(host, 'facebook.net') && /\/signals\/config\/(\d+)/.test(path))
     add('meta_pixel', 'loader', [/\/signals\/config\/(\d+)/.exec(path)![1]], 'Meta Pixel configuration loaded');
   if (/^\/tr\/?$/.test(path) && param(url, 'id') && (hostIs(host, 'facebook.com') || param(url, 'ev'))) {
-    add('meta_pixel', 'hit', [param(url, 'id')], `Meta Pixel hit${param(url, 'ev') ? ` (${param(url, 'ev')})` : ''}`);
+    add(
+      'meta_pixel',
+      'hit',
+      [param(url, 'id')],
+      `Meta Pixel hit${param(url, 'ev') ? ` (${param(url, 'ev')})` : ''}${param(url, 'eid') ? ` with an ${META_EVENT_ID_NOTE}` : ''}`,
+    );
   }
   // TikTok.
   if (hostIs(host, 'tiktok.com') && /\/pixel\/events\.js$/.test(path))
