@@ -27,18 +27,6 @@ export interface TagportProcess {
   readiness(): Promise<{ status: number; checks: Record<string, string> }>;
 }
 
-/** Runs the CLI once (migrate, tenants create, …) and parses its JSON output. */
-export async function tagportCommand(env: NodeJS.ProcessEnv, ...args: string[]): Promise<any> {
-  const child = spawn(process.execPath, [bin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk) => (stdout += chunk));
-  child.stderr.on('data', (chunk) => (stderr += chunk));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  if (code !== 0) throw new Error(`tagport ${args.join(' ')} exited ${code}: ${stderr}`);
-  return JSON.parse(stdout);
-}
-
 /** Starts `tagport serve --role <roles>` and waits until its /readyz answers 200. */
 export async function startTagport(
   name: string,
