@@ -53,6 +53,7 @@ export class JobEngine {
   private readonly queues = new Map<string, QueueSpec>();
   private readonly periodic = new Map<string, number>();
   private working = false;
+  private stopping: Promise<void> | null = null;
   private readonly store: JobStore;
 
   constructor(
@@ -202,11 +203,20 @@ export class JobEngine {
    * back to the queue (retried by another worker). Without grace the jobs stay active until their heartbeat lapses.
    */
   async stop({ graceful = true, timeoutMs = 10_000 }: { graceful?: boolean; timeoutMs?: number } = {}): Promise<void> {
-    const boss = this.boss;
-    if (!boss) return;
-    this.boss = null;
+    if (!this.boss) return;
+    this.stopping ??= this.stopBoss(this.boss, graceful, timeoutMs);
+    await this.stopping;
+  }
+
+  /** Handlers finishing within the grace still send jobs (a scan's webhooks): the engine stays usable until then. */
+  private async stopBoss(boss: PgBoss, graceful: boolean, timeoutMs: number): Promise<void> {
     this.working = false;
-    await boss.stop({ graceful, timeout: timeoutMs, close: true });
+    try {
+      await boss.stop({ graceful, timeout: timeoutMs, close: true });
+    } finally {
+      this.boss = null;
+      this.stopping = null;
+    }
   }
 
   /** Jobs of these queues that have not finished (waiting, retrying or running), for tests and the status page. */

@@ -76,6 +76,27 @@ describe.each(backends)('the job engine on %s', (backend) => {
     expect((await states('slow')).sort()).toEqual(['completed', 'retry']);
   }, 60_000);
 
+  it('lets a job in hand send jobs while the engine stops gracefully (a scan announcing its end)', async () => {
+    const engine = new JobEngine({ store: testDatabase.database.jobs }, settings);
+    const sent: Array<string | null> = [];
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    engine.define('announcing', { retryLimit: 0 }, async () => {
+      await held;
+      sent.push(await engine.send('announcement', {}));
+    });
+    engine.define('announcement', {});
+    await engine.start({ work: 'all' });
+    await engine.send('announcing', {});
+    await waitFor(async () => (await states('announcing'))[0] === 'active', 20_000, 'the job to start');
+    const stopped = engine.stop({ graceful: true, timeoutMs: 5_000 });
+    release();
+    await stopped;
+    expect(await states('announcing')).toEqual(['completed']);
+    expect(sent).toEqual([expect.any(String)]);
+    expect(await states('announcement')).toEqual(['created']);
+  }, 60_000);
+
   async function states(queue: string): Promise<string[]> {
     const result = await testDatabase.database.db.execute(
       sql`select state::text as state from pgboss.job where name = ${queue} order by created_on`,

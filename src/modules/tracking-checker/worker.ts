@@ -76,36 +76,48 @@ export class ScanWorker {
     const logInternalError = this.logFor(requestId);
     const scan = await queries.startScan(this.database.db, scanId);
     if (!scan) return;
+    let result: ScanResult;
     try {
-      const result = await this.scanner.scan({
+      result = await this.scanner.scan({
         url: scan.url,
         aiSummary: scan.options.ai_summary,
         pagespeed: scan.options.pagespeed,
         language: scan.language as Language,
         onInternalError: logInternalError,
       });
-      await queries.setScanStage(this.database.db, scanId, 'storing');
-      await queries.completeScan(this.database.db, scanId, result as unknown as Record<string, unknown>);
-      await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.completed', {
-        scan_id: scanId,
-        url: result.url,
-        final_url: result.final_url,
-        trackers: result.trackers.length,
-      });
     } catch (error) {
-      const failure = failureOf(error);
-      // An unreachable page is the target's fault; what failed on our side on the way (its cause) is logged.
-      if (error instanceof ScanTargetUnreachableError) {
-        if (error.cause) logInternalError(error.cause);
-      } else if (!(error instanceof ScanTargetRefusedError)) logInternalError(error);
-      await queries.failScan(this.database.db, scanId, failure);
-      if (waited && failure.code === queries.REFUSED) return;
-      await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.failed', {
-        scan_id: scanId,
-        url: scan.url,
-        error: { code: failure.code, message: failure.message },
-      });
+      await this.fail(scan, error, waited, logInternalError);
+      return;
     }
+    // Outside the failure path: an error while storing or announcing fails the job (retried), never a scan that ran.
+    await queries.setScanStage(this.database.db, scanId, 'storing');
+    await queries.completeScan(this.database.db, scanId, result as unknown as Record<string, unknown>);
+    await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.completed', {
+      scan_id: scanId,
+      url: result.url,
+      final_url: result.final_url,
+      trackers: result.trackers.length,
+    });
+  }
+
+  private async fail(
+    scan: { id: string; tenantId: string; url: string },
+    error: unknown,
+    waited: boolean,
+    logInternalError: (error: unknown) => void,
+  ): Promise<void> {
+    const failure = failureOf(error);
+    // An unreachable page is the target's fault; what failed on our side on the way (its cause) is logged.
+    if (error instanceof ScanTargetUnreachableError) {
+      if (error.cause) logInternalError(error.cause);
+    } else if (!(error instanceof ScanTargetRefusedError)) logInternalError(error);
+    await queries.failScan(this.database.db, scan.id, failure);
+    if (waited && failure.code === queries.REFUSED) return;
+    await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.failed', {
+      scan_id: scan.id,
+      url: scan.url,
+      error: { code: failure.code, message: failure.message },
+    });
   }
 }
 
