@@ -157,8 +157,9 @@ export function createServices(
     },
   );
   const webhooks = new WebhookService({ database, outbound, jobs }, config.webhooks);
-  const scheduler = new MonitorScheduler({ database, outbound, webhooks }, { ...config.monitoring, onError });
-  const reports = new ReportService({ database, webhooks, jobs });
+  const events = new EventLog({ database, webhooks });
+  const scheduler = new MonitorScheduler({ database, outbound, events }, { ...config.monitoring, onError });
+  const reports = new ReportService({ database, events, jobs });
   const status = new StatusService(
     { database, scheduler, queues: () => queueFigures(jobs) },
     {
@@ -169,7 +170,6 @@ export function createServices(
       onError,
     },
   );
-  const events = new EventLog({ database, webhooks });
   const mailer = new Mailer({ ...config.mail, onError });
   const containerWorker = new ContainerWorker(
     { database, outbound, events, invalidations, jobs },
@@ -237,16 +237,16 @@ export function createServices(
   );
   runtime.addSink(metaSink.sink);
   const trackingChecker = new TrackingCheckerService(
-    { database, webhooks, tenants, jobs },
+    { database, events, tenants, jobs },
     { scanTimeoutMs: config.scanner.scanTimeoutMs, syncWaitMs: config.scanner.syncWaitMs },
   );
-  const scanWorker = new ScanWorker({ database, scanner, webhooks }, { log });
+  const scanWorker = new ScanWorker({ database, scanner, events }, { log });
   status.register('Gateway', async () =>
     gateway.listening
       ? { status: 'operational', detail: 'Accepting container traffic.' }
       : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
   );
-  const monitors = new MonitorService({ database, outbound, webhooks, tenants, containers, domains });
+  const monitors = new MonitorService({ database, outbound, events, tenants, containers, domains });
   const retention = new RetentionService(
     { monitors, events, traffic, metaPixels },
     {

@@ -2,7 +2,7 @@ import type { Database } from '../../db/index.js';
 import type { ReportRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import type { JobEngine } from '../../jobs/engine.js';
-import type { WebhookService } from '../webhooks/service.js';
+import type { EventLog } from '../events/service.js';
 import { ReportErrors } from './errors.js';
 import * as queries from './queries.js';
 import { MAX_PERIOD_DAYS, type CreateReportInput, type ReportDto } from './schemas.js';
@@ -54,16 +54,12 @@ export const REPORT_BUILDS = 'report-build';
 
 export class ReportService {
   private readonly database: Database;
-  private readonly webhooks: WebhookService;
+  private readonly events: EventLog;
   private readonly jobs: Pick<JobEngine, 'send'>;
 
-  constructor({
-    database,
-    webhooks,
-    jobs,
-  }: { database: Database; webhooks: WebhookService; jobs: Pick<JobEngine, 'send'> }) {
+  constructor({ database, events, jobs }: { database: Database; events: EventLog; jobs: Pick<JobEngine, 'send'> }) {
     this.database = database;
-    this.webhooks = webhooks;
+    this.events = events;
     this.jobs = jobs;
   }
 
@@ -145,11 +141,16 @@ export class ReportService {
     try {
       const content = await this.build(report);
       await queries.finishReport(this.database.db, report.id, { status: 'ready', content });
-      await this.webhooks.publish(report.tenantId, 'report.ready', {
-        report_id: report.id,
-        kind: report.kind,
-        format: report.format,
-      });
+      await this.events.record(
+        report.tenantId,
+        'report.ready',
+        { type: 'report', id: report.id },
+        {
+          report_id: report.id,
+          kind: report.kind,
+          format: report.format,
+        },
+      );
     } catch (error) {
       await queries.finishReport(this.database.db, report.id, {
         status: 'failed',
