@@ -3,6 +3,7 @@ import type { Database } from './db/index.js';
 import { InvalidationBus } from './db/invalidation.js';
 import { limiterFactory, type LimiterFactory } from './http/rate-limit.js';
 import { ApiKeyCredentials } from './modules/api-keys/credentials.js';
+import { DeprecatedCallLog } from './modules/api-keys/deprecated-calls.js';
 import { ApiKeyService } from './modules/api-keys/service.js';
 import { AuthService } from './modules/auth/credentials.js';
 import { UserService } from './modules/auth/service.js';
@@ -52,6 +53,7 @@ export interface Services {
   auth: AuthService;
   tenants: TenantService;
   apiKeys: ApiKeyService;
+  deprecatedCalls: DeprecatedCallLog;
   users: UserService;
   security: SecurityService;
   scanner: Scanner;
@@ -139,6 +141,8 @@ export function createServices(
     { database, invalidations, apiKeys: new ApiKeyCredentials({ database }) },
     { cacheTtlMs: config.authCacheTtlMs, lastUsedFlushMs: config.lastUsedFlushMs },
   );
+  // Counted like last_used_at: in memory, written in one statement per flush.
+  const deprecatedCalls = new DeprecatedCallLog({ database }, { flushMs: config.lastUsedFlushMs });
   const tenants = new TenantService({ database, invalidations }, { cacheTtlMs: config.authCacheTtlMs });
   const outbound = new OutboundClient({
     allowPrivateNetworks: config.allowPrivateNetworks,
@@ -284,7 +288,8 @@ export function createServices(
     jobs,
     auth,
     tenants,
-    apiKeys: new ApiKeyService({ database, auth }),
+    apiKeys: new ApiKeyService({ database, auth, deprecatedCalls }),
+    deprecatedCalls,
     users: new UserService({ database, auth, security, createLimiter }, { sessionTtlHours: config.sessionTtlHours }),
     security,
     scanner,
@@ -320,6 +325,7 @@ export function createServices(
     async start() {
       await invalidations.start();
       auth.start();
+      deprecatedCalls.start();
       await jobs.start({ work: runsJobs ? 'all' : isWorker ? 'on-demand' : 'none' });
       if (runsJobs) {
         await trackingChecker.failInterruptedScans().catch(onError);
@@ -336,6 +342,7 @@ export function createServices(
       await gateway.flush().catch(onError);
       await invalidations.stop();
       await auth.stop();
+      await deprecatedCalls.stop();
       await scanner.close();
       await outbound.close();
       mailer.close();
