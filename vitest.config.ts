@@ -1,8 +1,9 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
-// Two projects in one run, so `npm test` writes every test into one junit file (.ci/run reads its totals):
-// `unit` (pure functions, no database or servers, milliseconds; `npm run test:unit` runs it alone) and
-// `integration` (real servers, PGlite/PostgreSQL, Redis, Chromium). Both share the run's two workers.
+// Three projects in one run, so `npm test` writes every test into one junit file (.ci/run reads its totals):
+// `unit` (pure functions, no database or servers, milliseconds; `npm run test:unit` runs it alone),
+// `integration` (real servers, PGlite/PostgreSQL, Redis, Chromium) and `client` (the typed client of
+// clients/typescript driving one running service). They share the run's two workers.
 export default defineConfig({
   test: {
     maxWorkers: 2,
@@ -20,10 +21,21 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'test/unit/**'],
+          exclude: [...configDefaults.exclude, 'test/unit/**', 'test/client/**'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
           globalSetup: ['test/helpers/operation-coverage.ts'],
+          pool: 'forks',
+        },
+      },
+      {
+        // The typed client (clients/typescript) against one running service its global setup starts.
+        test: {
+          name: 'client',
+          include: ['test/client/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          globalSetup: ['test/client/service.ts'],
           pool: 'forks',
         },
       },

@@ -3,6 +3,7 @@ import type { Database } from './db/index.js';
 import { InvalidationBus } from './db/invalidation.js';
 import { limiterFactory, type LimiterFactory } from './http/rate-limit.js';
 import { ApiKeyCredentials } from './modules/api-keys/credentials.js';
+import { DeprecatedCallLog } from './modules/api-keys/deprecated-calls.js';
 import { ApiKeyService } from './modules/api-keys/service.js';
 import { AuthService } from './modules/auth/credentials.js';
 import { UserService } from './modules/auth/service.js';
@@ -52,6 +53,7 @@ export interface Services {
   auth: AuthService;
   tenants: TenantService;
   apiKeys: ApiKeyService;
+  deprecatedCalls: DeprecatedCallLog;
   users: UserService;
   security: SecurityService;
   scanner: Scanner;
@@ -139,6 +141,8 @@ export function createServices(
     { database, invalidations, apiKeys: new ApiKeyCredentials({ database }) },
     { cacheTtlMs: config.authCacheTtlMs, lastUsedFlushMs: config.lastUsedFlushMs },
   );
+  // Counted like last_used_at: in memory, written in one statement per flush.
+  const deprecatedCalls = new DeprecatedCallLog({ database }, { flushMs: config.lastUsedFlushMs });
   const tenants = new TenantService({ database, invalidations }, { cacheTtlMs: config.authCacheTtlMs });
   const outbound = new OutboundClient({
     allowPrivateNetworks: config.allowPrivateNetworks,
@@ -157,8 +161,9 @@ export function createServices(
     },
   );
   const webhooks = new WebhookService({ database, outbound, jobs }, config.webhooks);
-  const scheduler = new MonitorScheduler({ database, outbound, webhooks }, { ...config.monitoring, onError });
-  const reports = new ReportService({ database, webhooks, jobs });
+  const events = new EventLog({ database, webhooks });
+  const scheduler = new MonitorScheduler({ database, outbound, events }, { ...config.monitoring, onError });
+  const reports = new ReportService({ database, events, jobs });
   const status = new StatusService(
     { database, scheduler, queues: () => queueFigures(jobs) },
     {
@@ -169,7 +174,6 @@ export function createServices(
       onError,
     },
   );
-  const events = new EventLog({ database, webhooks });
   const mailer = new Mailer({ ...config.mail, onError });
   const containerWorker = new ContainerWorker(
     { database, outbound, events, invalidations, jobs },
@@ -237,16 +241,16 @@ export function createServices(
   );
   runtime.addSink(metaSink.sink);
   const trackingChecker = new TrackingCheckerService(
-    { database, webhooks, tenants, jobs },
+    { database, events, tenants, jobs },
     { scanTimeoutMs: config.scanner.scanTimeoutMs, syncWaitMs: config.scanner.syncWaitMs },
   );
-  const scanWorker = new ScanWorker({ database, scanner, webhooks }, { log });
+  const scanWorker = new ScanWorker({ database, scanner, events }, { log });
   status.register('Gateway', async () =>
     gateway.listening
       ? { status: 'operational', detail: 'Accepting container traffic.' }
       : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
   );
-  const monitors = new MonitorService({ database, outbound, webhooks, tenants, containers, domains });
+  const monitors = new MonitorService({ database, outbound, events, tenants, containers, domains });
   const retention = new RetentionService(
     { monitors, events, traffic, metaPixels },
     {
@@ -284,7 +288,8 @@ export function createServices(
     jobs,
     auth,
     tenants,
-    apiKeys: new ApiKeyService({ database, auth }),
+    apiKeys: new ApiKeyService({ database, auth, deprecatedCalls }),
+    deprecatedCalls,
     users: new UserService({ database, auth, security, createLimiter }, { sessionTtlHours: config.sessionTtlHours }),
     security,
     scanner,
@@ -320,6 +325,7 @@ export function createServices(
     async start() {
       await invalidations.start();
       auth.start();
+      deprecatedCalls.start();
       await jobs.start({ work: runsJobs ? 'all' : isWorker ? 'on-demand' : 'none' });
       if (runsJobs) {
         await trackingChecker.failInterruptedScans().catch(onError);
@@ -336,6 +342,7 @@ export function createServices(
       await gateway.flush().catch(onError);
       await invalidations.stop();
       await auth.stop();
+      await deprecatedCalls.stop();
       await scanner.close();
       await outbound.close();
       mailer.close();

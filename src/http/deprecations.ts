@@ -62,7 +62,8 @@ type Done = (error: Error | null, payload?: unknown) => void;
 
 /**
  * Adds the headers to every response of a deprecated operation (whole operations only: a deprecated field is
- * announced in the document). Attached as routes are registered, so it must be registered before them.
+ * announced in the document), and counts its calls per API key. Attached as routes are registered, so it must be
+ * registered before them.
  */
 export function registerDeprecations(app: FastifyInstance, deprecations = DEPRECATIONS): void {
   checkDeprecations(deprecations);
@@ -77,6 +78,23 @@ export function registerDeprecations(app: FastifyInstance, deprecations = DEPREC
     };
     const existing = route.onSend;
     route.onSend = (existing === undefined ? [announce] : [...[existing].flat(), announce]) as RouteOptions['onSend'];
+    // Which keys still call it: counted in memory, for the dashboard's warning (modules/api-keys/deprecated-calls.ts).
+    const count = (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) => {
+      const auth = request.authContext;
+      if (auth?.apiKeyId)
+        app.services.deprecatedCalls.record({
+          apiKeyId: auth.apiKeyId,
+          tenantId: auth.credentialTenantId,
+          operationId: deprecation.operationId,
+          sunset: deprecation.sunset,
+          changelog: deprecation.changelog,
+        });
+      done();
+    };
+    const responded = route.onResponse;
+    route.onResponse = (
+      responded === undefined ? [count] : [...[responded].flat(), count]
+    ) as RouteOptions['onResponse'];
   });
 }
 

@@ -119,6 +119,11 @@ export const apiKeysPage = (): Html => html`
   <div class="token-row"><code id="new-key-token"></code> <button type="button" id="copy-token">Copy</button> <span id="copy-status" role="status"></span></div>
   <button type="button" id="dismiss-token" class="link">I have stored it</button>
 </section>
+<section id="deprecated-calls" class="notice" hidden aria-labelledby="deprecated-calls-title">
+  <h2 id="deprecated-calls-title">Keys calling deprecated operations</h2>
+  <p class="warning">These keys called operations in the last 30 days that will stop working after their sunset date. Move the calls to the replacement the changelog names.</p>
+  <ul id="deprecated-calls-list"></ul>
+</section>
 <div class="table-wrap"><table id="keys-table"><caption class="sr-only">API keys</caption>
   <thead><tr><th scope="col">Name</th><th scope="col">Key</th><th scope="col">Role</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
   <tbody><tr><td colspan="8">Loading…</td></tr></tbody></table></div>`;

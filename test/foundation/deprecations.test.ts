@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { deprecatedCalls } from '../../src/db/schema.js';
 import { checkDeprecations, type Deprecation, DEPRECATIONS } from '../../src/http/deprecations.js';
 import { testConfig } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { backends, createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 const listWebhooksGone: Deprecation = {
   operationId: 'listWebhooks',
@@ -30,13 +31,13 @@ describe('deprecations (spec §9: announced at least 60 days ahead)', () => {
     expect(() => checkDeprecations(DEPRECATIONS)).not.toThrow();
   });
 
-  describe('an app with deprecations', () => {
+  describe.each(backends)('an app with deprecations on %s', (backend) => {
     let database: TestDatabase;
     let app: FastifyInstance;
     let document: any;
     let token: string;
     beforeAll(async () => {
-      database = await createTestDatabase('pglite');
+      database = await createTestDatabase(backend);
       app = await buildApp({
         config: testConfig(),
         database: database.database,
@@ -79,6 +80,51 @@ describe('deprecations (spec §9: announced at least 60 days ahead)', () => {
       }
       const other = await app.inject({ method: 'GET', url: '/api/containers/', headers });
       expect(other.headers.deprecation).toBeUndefined();
+    });
+
+    it('counts the calls of a deprecated operation per key in memory, adds them per key and day on flush, and lists them with the key', async () => {
+      const tenant = await app.services.tenants.create({ name: 'Callers', plan: 'pro', parentId: null });
+      const caller = await app.services.apiKeys.create(tenant.id, { name: 'caller', role: 'owner' });
+      const quiet = await app.services.apiKeys.create(tenant.id, { name: 'quiet', role: 'owner' });
+      const as = (key: { token: string }) => ({ authorization: `Bearer ${key.token}` });
+      const stored = async () =>
+        (await database.database.db.select().from(deprecatedCalls)).filter((row) => row.tenantId === tenant.id);
+      const longAgo = new Date(Date.now() - 40 * 86_400_000);
+      await database.database.db.insert(deprecatedCalls).values({
+        apiKeyId: caller.id,
+        tenantId: tenant.id,
+        day: longAgo.toISOString().slice(0, 10),
+        operationId: 'listWebhooks',
+        sunset: '2027-01-22',
+        changelog: '/changelog#deprecated',
+        calls: 50,
+        lastCalledAt: longAgo,
+      });
+
+      for (let call = 0; call < 3; call++)
+        await app.inject({ method: 'GET', url: '/api/webhooks/', headers: as(caller) });
+      await app.inject({ method: 'GET', url: '/api/containers/', headers: as(quiet) });
+      expect((await stored()).map((row) => row.calls)).toEqual([50]); // counted in memory only, so far
+      await app.services.deprecatedCalls.flush();
+      await app.inject({ method: 'GET', url: '/api/webhooks/', headers: as(caller) });
+      await app.services.deprecatedCalls.flush();
+      // One row per key, day and operation; the days past the 30-day window are gone.
+      expect(await stored()).toEqual([
+        expect.objectContaining({ apiKeyId: caller.id, operationId: 'listWebhooks', calls: 4 }),
+      ]);
+
+      const keys = (await app.inject({ method: 'GET', url: '/api/api-keys/', headers: as(caller) })).json().results;
+      const byName = Object.fromEntries(keys.map((key: { name: string }) => [key.name, key]));
+      expect(byName.caller.deprecated_calls).toEqual([
+        {
+          operation_id: 'listWebhooks',
+          calls: 4,
+          last_called_at: expect.any(String),
+          sunset: '2027-01-22',
+          changelog: '/changelog#deprecated',
+        },
+      ]);
+      expect(byName.quiet.deprecated_calls).toEqual([]);
     });
   });
 });

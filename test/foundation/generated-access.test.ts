@@ -23,6 +23,7 @@ const objectPaths: Record<string, { create: (fixtures: Fixtures) => Promise<stri
   domains: { create: (f) => f.domain(), read: '/api/domains/{id}/' },
   members: { create: (f) => f.member(), read: '/api/members/' },
   invitations: { create: (f) => f.invitation(), read: '/api/invitations/' },
+  events: { create: (f) => f.event(), read: '/api/events/{id}/' },
 };
 
 /** Valid bodies, so the other tenant's call reaches the lookup instead of failing validation. */
@@ -52,6 +53,7 @@ interface Fixtures {
   domain(): Promise<string>;
   member(): Promise<string>;
   invitation(): Promise<string>;
+  event(): Promise<string>;
 }
 
 /** The collection segment just before `{id}`: `/api/containers/{id}/stop/` → `containers`. */
@@ -95,6 +97,12 @@ function fixtures(t: TestApp): Fixtures {
       ).id,
     invitation: async () =>
       (await api('/api/invitations/', { email: `invitee${++fixtureCount}@access.test`, role: 'member' })).id,
+    // Creating a container records its first event.
+    event: async () => {
+      const container = await self.container();
+      const listed = await t.inject({ method: 'GET', url: `/api/events/?object_id=${container}`, token: owner.token });
+      return listed.json().results[0].id;
+    },
     member: async () => {
       const email = `member${++fixtureCount}@access.test`;
       await t.users.createUser({

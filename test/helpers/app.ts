@@ -2,6 +2,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
+import type { Deprecation } from '../../src/http/deprecations.js';
 import type { ApiKeyService } from '../../src/modules/api-keys/service.js';
 import type { UserService } from '../../src/modules/auth/service.js';
 import type { TenantService } from '../../src/modules/tenants/service.js';
@@ -37,11 +38,18 @@ export async function startTestApp(
   extras: {
     scanner?: Scanner /** false for tests generated from the document, so they do not count as calls */;
     recordOperations?: boolean;
+    /** A deprecation registry in place of the one in force. */
+    deprecations?: readonly Deprecation[];
   } = {},
 ): Promise<TestApp> {
   const testDatabase = existing ?? (await createTestDatabase(backend));
   const config = testConfig(overrides);
-  const app = await buildApp({ config, database: testDatabase.database, scanner: extras.scanner });
+  const app = await buildApp({
+    config,
+    database: testDatabase.database,
+    scanner: extras.scanner,
+    ...(extras.deprecations ? { deprecations: extras.deprecations } : {}),
+  });
   if (extras.recordOperations !== false) recordOperationHits(app);
   await app.ready();
   const { tenants, apiKeys: keys, users } = app.services;

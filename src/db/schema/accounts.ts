@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from './columns.js';
 
 export const plans = pgTable('plans', {
@@ -152,6 +164,29 @@ export const apiKeys = pgTable(
     uniqueIndex('api_keys_token_hash_idx').on(t.tokenHash),
     index('api_keys_tenant_idx').on(t.tenantId, t.createdAt),
     check('api_keys_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
+  ],
+);
+
+/**
+ * Calls of deprecated operations per API key, UTC day and operation (src/http/deprecations.ts), counted in memory
+ * and added on flush; the dashboard warns about keys with calls in the last 30 days.
+ */
+export const deprecatedCalls = pgTable(
+  'deprecated_calls',
+  {
+    apiKeyId: text('api_key_id').notNull(),
+    day: text('day').notNull(),
+    operationId: text('operation_id').notNull(),
+    tenantId: text('tenant_id').notNull(),
+    /** The deprecation's sunset date (YYYY-MM-DD) and changelog entry when the call was made. */
+    sunset: text('sunset').notNull(),
+    changelog: text('changelog').notNull(),
+    calls: integer('calls').notNull(),
+    lastCalledAt: timestamp('last_called_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'deprecated_calls_pkey', columns: [t.apiKeyId, t.day, t.operationId] }),
+    index('deprecated_calls_day_idx').on(t.day),
   ],
 );
 

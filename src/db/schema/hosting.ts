@@ -81,6 +81,7 @@ export const events = pgTable(
     index('events_created_idx').on(t.createdAt),
   ],
 );
+export type EventRow = typeof events.$inferSelect;
 
 export const containerUsage = pgTable(
   'container_usage',

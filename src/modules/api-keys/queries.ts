@@ -1,9 +1,9 @@
-import { and, count, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
 import { boundedCount } from '../../db/bounded-count.js';
 import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
 import type { Role } from '../../http/context.js';
-import { apiKeys, tenants, type ApiKeyRow } from '../../db/schema.js';
+import { apiKeys, deprecatedCalls, tenants, type ApiKeyRow } from '../../db/schema.js';
 
 export interface KeyCredential {
   keyId: string;
@@ -86,4 +86,54 @@ export async function countActiveKeys(db: Db, tenantId: string): Promise<number>
     .from(apiKeys)
     .where(and(eq(apiKeys.tenantId, tenantId), isNull(apiKeys.revokedAt)));
   return total;
+}
+
+/** Counted calls of one key to one deprecated operation on one UTC day. */
+export interface DeprecatedCallCount {
+  apiKeyId: string;
+  tenantId: string;
+  operationId: string;
+  sunset: string;
+  changelog: string;
+  day: string;
+  calls: number;
+  lastCalledAt: Date;
+}
+
+/** Adds a batch of counts in one statement. */
+export async function addDeprecatedCalls(db: Db, counts: DeprecatedCallCount[]): Promise<void> {
+  if (counts.length === 0) return;
+  await db
+    .insert(deprecatedCalls)
+    .values(counts)
+    .onConflictDoUpdate({
+      target: [deprecatedCalls.apiKeyId, deprecatedCalls.day, deprecatedCalls.operationId],
+      set: {
+        calls: sql`${deprecatedCalls.calls} + excluded.calls`,
+        lastCalledAt: sql`greatest(${deprecatedCalls.lastCalledAt}, excluded.last_called_at)`,
+        sunset: sql`excluded.sunset`,
+        changelog: sql`excluded.changelog`,
+      },
+    });
+}
+
+/** Per key and operation: the calls since `firstDay` (YYYY-MM-DD, UTC), newest call first. */
+export function recentDeprecatedCalls(db: Db, apiKeyIds: string[], firstDay: string) {
+  return db
+    .select({
+      apiKeyId: deprecatedCalls.apiKeyId,
+      operationId: deprecatedCalls.operationId,
+      calls: sql<number>`sum(${deprecatedCalls.calls})::int`,
+      lastCalledAt: sql<Date>`max(${deprecatedCalls.lastCalledAt})`.mapWith((value) => new Date(value)),
+      sunset: sql<string>`max(${deprecatedCalls.sunset})`,
+      changelog: sql<string>`max(${deprecatedCalls.changelog})`,
+    })
+    .from(deprecatedCalls)
+    .where(and(inArray(deprecatedCalls.apiKeyId, apiKeyIds), gte(deprecatedCalls.day, firstDay)))
+    .groupBy(deprecatedCalls.apiKeyId, deprecatedCalls.operationId)
+    .orderBy(sql`max(${deprecatedCalls.lastCalledAt}) desc`, deprecatedCalls.operationId);
+}
+
+export async function deleteDeprecatedCallsBefore(db: Db, firstDay: string): Promise<void> {
+  await db.delete(deprecatedCalls).where(lt(deprecatedCalls.day, firstDay));
 }

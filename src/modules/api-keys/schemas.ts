@@ -18,6 +18,18 @@ const KeyRole = StringEnum(ROLES, {
     'The role the key acts with: `owner`, `admin` (everything but archiving tenants and changing plans) or `member` (read, scan, request reports).',
 });
 
+export const DeprecatedCall = Type.Object(
+  {
+    operation_id: Type.String({ description: 'The deprecated operation (its `operationId` in the OpenAPI document).' }),
+    calls: Type.Integer({ description: 'Calls with this key in the last 30 days.' }),
+    last_called_at: Timestamp('The last call.'),
+    sunset: Type.String({ format: 'date', description: 'From when the operation may stop working (UTC).' }),
+    changelog: Type.String({ description: 'The changelog entry announcing the deprecation.' }),
+  },
+  { $id: 'DeprecatedCall', additionalProperties: false },
+);
+export type DeprecatedCallDto = Static<typeof DeprecatedCall>;
+
 const apiKeyProperties = {
   id: Type.String({ description: 'API key id (`key_…`).' }),
   tenant_id: TenantId,
@@ -33,6 +45,10 @@ const apiKeyProperties = {
   expires_at: NullableTimestamp('When the key stops working, or null for never.'),
   last_used_at: NullableTimestamp('Last time the key authenticated a request (updated every few seconds).'),
   revoked_at: NullableTimestamp('When the key was revoked, or null.'),
+  deprecated_calls: Type.Array(DeprecatedCall, {
+    description:
+      'The deprecated operations this key called in the last 30 days (counted every few seconds), most recent first: move these calls to their replacement before the sunset. Empty when there are none.',
+  }),
 };
 
 export const ApiKey = Type.Object(apiKeyProperties, {

@@ -5,22 +5,29 @@ import { requireRole } from '../../http/roles.js';
 import { newId } from '../../lib/ids.js';
 import { generateApiToken, sha256Hex, tokenHint } from '../../lib/tokens.js';
 import type { AuthService } from '../auth/credentials.js';
+import type { DeprecatedCallLog } from './deprecated-calls.js';
 import { ApiKeyErrors } from './errors.js';
 import * as queries from './queries.js';
-import type { ApiKeyDto, CreateApiKeyInput } from './schemas.js';
+import type { ApiKeyDto, CreateApiKeyInput, DeprecatedCallDto } from './schemas.js';
 
 const MAX_ACTIVE_KEYS_PER_TENANT = 100;
 
 export class ApiKeyService {
   private readonly database: Database;
   private readonly auth: AuthService;
+  private readonly deprecatedCalls: DeprecatedCallLog;
 
-  constructor({ database, auth }: { database: Database; auth: AuthService }) {
+  constructor({
+    database,
+    auth,
+    deprecatedCalls,
+  }: { database: Database; auth: AuthService; deprecatedCalls: DeprecatedCallLog }) {
     this.database = database;
     this.auth = auth;
+    this.deprecatedCalls = deprecatedCalls;
   }
 
-  toDto(row: ApiKeyRow): ApiKeyDto {
+  toDto(row: ApiKeyRow, deprecatedCalls: DeprecatedCallDto[] = []): ApiKeyDto {
     const pending = this.auth.pendingLastUsedAt(row.id);
     const lastUsed = pending && (!row.lastUsedAt || pending > row.lastUsedAt) ? pending : row.lastUsedAt;
     const status = row.revokedAt
@@ -40,12 +47,19 @@ export class ApiKeyService {
       expires_at: row.expiresAt?.toISOString() ?? null,
       last_used_at: lastUsed?.toISOString() ?? null,
       revoked_at: row.revokedAt?.toISOString() ?? null,
+      deprecated_calls: deprecatedCalls,
     };
+  }
+
+  /** The keys with the deprecated operations each called lately (the dashboard warns about them). */
+  private async toDtos(rows: ApiKeyRow[]): Promise<ApiKeyDto[]> {
+    const calls = await this.deprecatedCalls.recent(rows.map((row) => row.id));
+    return rows.map((row) => this.toDto(row, calls.get(row.id)));
   }
 
   async list(auth: AuthContext, limit: number, offset: number) {
     const { rows, total } = await queries.listKeys(this.database.db, auth.tenantId, limit, offset);
-    return { results: rows.map((row) => this.toDto(row)), total };
+    return { results: await this.toDtos(rows), total };
   }
 
   /** Operator path (CLI, tests): no caller whose role limits the key's. */
@@ -87,11 +101,11 @@ export class ApiKeyService {
     const revoked = await queries.revokeKey(this.database.db, tenantId, keyId);
     if (revoked) {
       await this.auth.invalidate({ kind: 'api_key', id: keyId });
-      return this.toDto(revoked);
+      return (await this.toDtos([revoked]))[0];
     }
     const existing = await queries.findKey(this.database.db, tenantId, keyId);
     if (!existing) throw ApiKeyErrors.notFound(keyId);
-    return this.toDto(existing);
+    return (await this.toDtos([existing]))[0];
   }
 
   /** Nobody revokes a key with a role above their own (an admin cannot cut off the owner's automation). */

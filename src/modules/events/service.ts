@@ -3,12 +3,40 @@ import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js'
 import { boundedCount } from '../../db/bounded-count.js';
 import { countLimit } from '../../lib/count-bound.js';
 import type { Database } from '../../db/index.js';
-import { events } from '../../db/schema.js';
+import { events, type EventRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { EventType } from '../webhooks/schemas.js';
+import { EventErrors } from './errors.js';
 
-/** The tenant's event log (GET /api/events/); every recorded event also goes to subscribed webhooks. */
+/** An event as the API lists it; `id`, `type`, `created_at` and `data` are exactly what its webhook deliveries carry. */
+export interface EventDto {
+  id: string;
+  type: string;
+  object_type: string;
+  object_id: string;
+  data: Record<string, unknown>;
+  created_at: string;
+}
+
+/** The data of a webhook delivery: the object the event is about, then what the publisher recorded. */
+const dataOf = (row: EventRow) => ({ object_type: row.objectType, object_id: row.objectId, ...row.data });
+
+function toDto(row: EventRow): EventDto {
+  return {
+    id: row.id,
+    type: row.type,
+    object_type: row.objectType,
+    object_id: row.objectId,
+    data: dataOf(row),
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/**
+ * The tenant's event log (GET /api/events/): every event is recorded here first, then published to the subscribed
+ * webhooks with the same id and data, so a delivery can always be looked up by its `evt_…` id.
+ */
 export class EventLog {
   private readonly database: Database;
   private readonly webhooks: WebhookService;
@@ -23,11 +51,14 @@ export class EventLog {
     type: EventType,
     object: { type: string; id: string },
     data: Record<string, unknown>,
-  ): Promise<void> {
-    await this.database.db
+  ): Promise<EventDto> {
+    const [row] = await this.database.db
       .insert(events)
-      .values({ id: newId('event'), tenantId, type, objectType: object.type, objectId: object.id, data });
-    await this.webhooks.publish(tenantId, type, { object_type: object.type, object_id: object.id, ...data });
+      .values({ id: newId('event'), tenantId, type, objectType: object.type, objectId: object.id, data })
+      .returning();
+    const event = toDto(row);
+    await this.webhooks.publish(tenantId, { id: event.id, type, created_at: event.created_at, data: event.data });
+    return event;
   }
 
   async list(tenantId: string, filters: { objectId?: string; type?: string }, limit: number, offset: number) {
@@ -46,17 +77,16 @@ export class EventLog {
         .offset(offset),
       boundedCount(this.database.db, events, where, countLimit(limit, offset)),
     ]);
-    return {
-      total,
-      results: rows.map((row) => ({
-        id: row.id,
-        type: row.type,
-        object_type: row.objectType,
-        object_id: row.objectId,
-        data: row.data,
-        created_at: row.createdAt.toISOString(),
-      })),
-    };
+    return { total, results: rows.map(toDto) };
+  }
+
+  async get(tenantId: string, id: string): Promise<EventDto> {
+    const [row] = await this.database.db
+      .select()
+      .from(events)
+      .where(and(eq(events.tenantId, tenantId), eq(events.id, id)));
+    if (!row) throw EventErrors.notFound(id);
+    return toDto(row);
   }
 
   /** Deletes events older than `before`, in batches (retention). */

@@ -5,7 +5,7 @@ import { monitors, type MonitorRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import { startLoop } from '../../lib/loop.js';
 import type { OutboundClient } from '../../lib/outbound.js';
-import type { WebhookService } from '../webhooks/service.js';
+import type { EventLog } from '../events/service.js';
 import { runCheck, type CheckOutcome } from './checker.js';
 import * as queries from './queries.js';
 
@@ -28,16 +28,16 @@ export class MonitorScheduler {
 
   private readonly database: Database;
   private readonly outbound: OutboundClient;
-  private readonly webhooks: WebhookService;
+  private readonly events: EventLog;
   private readonly onError: (error: unknown) => void;
 
   constructor(
-    { database, outbound, webhooks }: { database: Database; outbound: OutboundClient; webhooks: WebhookService },
+    { database, outbound, events }: { database: Database; outbound: OutboundClient; events: EventLog },
     private readonly settings: SchedulerSettings & { onError: (error: unknown) => void },
   ) {
     this.database = database;
     this.outbound = outbound;
-    this.webhooks = webhooks;
+    this.events = events;
     this.onError = settings.onError;
   }
 
@@ -101,7 +101,7 @@ export class MonitorScheduler {
     if (updated) await this.announce(monitor, outcome, confirmedDown);
   }
 
-  /** Opens or resolves the incident and publishes the webhooks a status change calls for. */
+  /** Opens or resolves the incident and records the events (and so the webhooks) a status change calls for. */
   private async announce(monitor: MonitorRow, outcome: CheckOutcome, confirmedDown: boolean): Promise<void> {
     const wasDown = monitor.status === 'down';
     const base = { monitor_id: monitor.id, name: monitor.name, url: monitor.url };
@@ -113,27 +113,47 @@ export class MonitorScheduler {
         status: 'open',
         cause: outcome.error ?? 'check failed',
       });
-      await this.webhooks.publish(monitor.tenantId, 'monitor.down', {
-        ...base,
-        error: outcome.error,
-        status_code: outcome.statusCode,
-      });
-      if (incident)
-        await this.webhooks.publish(monitor.tenantId, 'incident.opened', {
+      await this.events.record(
+        monitor.tenantId,
+        'monitor.down',
+        { type: 'monitor', id: monitor.id },
+        {
           ...base,
-          incident_id: incident.id,
-          cause: incident.cause,
-        });
+          error: outcome.error,
+          status_code: outcome.statusCode,
+        },
+      );
+      if (incident)
+        await this.events.record(
+          monitor.tenantId,
+          'incident.opened',
+          { type: 'incident', id: incident.id },
+          {
+            ...base,
+            incident_id: incident.id,
+            cause: incident.cause,
+          },
+        );
     }
     if (wasDown && outcome.result !== 'down') {
       const incident = await queries.resolveOpenIncident(this.database.db, monitor.id);
-      await this.webhooks.publish(monitor.tenantId, 'monitor.up', {
-        ...base,
-        status_code: outcome.statusCode,
-        latency_ms: outcome.latencyMs,
-      });
+      await this.events.record(
+        monitor.tenantId,
+        'monitor.up',
+        { type: 'monitor', id: monitor.id },
+        {
+          ...base,
+          status_code: outcome.statusCode,
+          latency_ms: outcome.latencyMs,
+        },
+      );
       if (incident)
-        await this.webhooks.publish(monitor.tenantId, 'incident.resolved', { ...base, incident_id: incident.id });
+        await this.events.record(
+          monitor.tenantId,
+          'incident.resolved',
+          { type: 'incident', id: incident.id },
+          { ...base, incident_id: incident.id },
+        );
     }
   }
 }

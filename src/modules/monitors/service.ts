@@ -8,7 +8,7 @@ import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js
 import type { ContainerService } from '../containers/service.js';
 import type { DomainService } from '../domains/service.js';
 import type { TenantService } from '../tenants/service.js';
-import type { WebhookService } from '../webhooks/service.js';
+import type { EventLog } from '../events/service.js';
 import { MonitorErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { CheckDto, CreateMonitorInput, IncidentDto, MonitorDto, UpdateMonitorInput } from './schemas.js';
@@ -99,7 +99,7 @@ function columns(settings: Settings) {
 export interface MonitorServiceDependencies {
   database: Database;
   outbound: OutboundClient;
-  webhooks: WebhookService;
+  events: EventLog;
   tenants: TenantService;
   containers: ContainerService;
   domains: DomainService;
@@ -111,15 +111,15 @@ const HEALTH_PATH = '/healthz';
 export class MonitorService {
   private readonly database: Database;
   private readonly outbound: OutboundClient;
-  private readonly webhooks: WebhookService;
+  private readonly events: EventLog;
   private readonly tenants: TenantService;
   private readonly containers: ContainerService;
   private readonly domains: DomainService;
 
-  constructor({ database, outbound, webhooks, tenants, containers, domains }: MonitorServiceDependencies) {
+  constructor({ database, outbound, events, tenants, containers, domains }: MonitorServiceDependencies) {
     this.database = database;
     this.outbound = outbound;
-    this.webhooks = webhooks;
+    this.events = events;
     this.tenants = tenants;
     this.containers = containers;
     this.domains = domains;
@@ -339,11 +339,16 @@ export class MonitorService {
       resolvedAt: new Date(),
     });
     if (row) {
-      await this.webhooks.publish(tenantId, 'incident.resolved', {
-        incident_id: row.id,
-        monitor_id: row.monitorId,
-        resolved_by: 'user',
-      });
+      await this.events.record(
+        tenantId,
+        'incident.resolved',
+        { type: 'incident', id: row.id },
+        {
+          incident_id: row.id,
+          monitor_id: row.monitorId,
+          resolved_by: 'user',
+        },
+      );
       return incidentDto(row);
     }
     return this.refuseTransition(tenantId, id, 'resolve');

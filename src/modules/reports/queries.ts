@@ -4,6 +4,7 @@ import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
 import {
   containerRuntimeUsage,
+  containerUsage,
   containers,
   monitorChecks,
   monitors,
@@ -137,7 +138,7 @@ export async function scanRows(db: Db, tenantId: string, start: Date, end: Date)
     .orderBy(scans.createdAt, scans.id);
 }
 
-/** Per UTC day: scans and monitor checks. */
+/** Per UTC day: scans, monitor checks, the built-in runtime's counts and the gateway's requests. */
 export async function usageRows(db: Db, tenantId: string, start: Date, end: Date) {
   const day = (column: unknown) => sql<string>`to_char(date_trunc('day', ${column} at time zone 'UTC'), 'YYYY-MM-DD')`;
   const [scanDays, checkDays] = await Promise.all([
@@ -158,8 +159,6 @@ export async function usageRows(db: Db, tenantId: string, start: Date, end: Date
       )
       .groupBy(sql`1`),
   ]);
-  const firstDay = start.toISOString().slice(0, 10);
-  const endDay = end.toISOString().slice(0, 10);
   const sum = (column: unknown) => sql<number>`coalesce(sum(${column}), 0)::int`;
   const runtimeDays = await db
     .select({
@@ -173,16 +172,34 @@ export async function usageRows(db: Db, tenantId: string, start: Date, end: Date
     })
     .from(containerRuntimeUsage)
     .innerJoin(containers, eq(containers.id, containerRuntimeUsage.containerId))
-    .where(
-      and(
-        eq(containers.tenantId, tenantId),
-        gte(containerRuntimeUsage.day, firstDay),
-        // A period ending at midnight leaves that day out; one ending later in the day keeps it.
-        end.toISOString().endsWith('T00:00:00.000Z')
-          ? lt(containerRuntimeUsage.day, endDay)
-          : lte(containerRuntimeUsage.day, endDay),
-      ),
-    )
+    .where(and(eq(containers.tenantId, tenantId), daysOf(containerRuntimeUsage.day, start, end)))
     .groupBy(containerRuntimeUsage.day);
-  return { scanDays, checkDays, runtimeDays };
+  return { scanDays, checkDays, runtimeDays, gatewayRequests: await gatewayRequestRows(db, tenantId, start, end) };
+}
+
+/**
+ * The UTC days (`YYYY-MM-DD` text) of [start, end): the gateway counts per day, so a period ending at midnight
+ * leaves that day out and one ending later in the day keeps it.
+ */
+function daysOf(day: typeof containerUsage.day | typeof containerRuntimeUsage.day, start: Date, end: Date) {
+  const firstDay = start.toISOString().slice(0, 10);
+  const endDay = end.toISOString().slice(0, 10);
+  return and(gte(day, firstDay), end.toISOString().endsWith('T00:00:00.000Z') ? lt(day, endDay) : lte(day, endDay));
+}
+
+/** Requests the gateway served per UTC day, container and status class (all hostnames of the container). */
+function gatewayRequestRows(db: Db, tenantId: string, start: Date, end: Date) {
+  return db
+    .select({
+      day: containerUsage.day,
+      container_id: containerUsage.containerId,
+      container_name: containers.name,
+      status_class: containerUsage.statusClass,
+      requests: sql<number>`sum(${containerUsage.requests})::int`,
+    })
+    .from(containerUsage)
+    .innerJoin(containers, eq(containers.id, containerUsage.containerId))
+    .where(and(eq(containers.tenantId, tenantId), daysOf(containerUsage.day, start, end)))
+    .groupBy(containerUsage.day, containerUsage.containerId, containers.name, containerUsage.statusClass)
+    .orderBy(containerUsage.day, containerUsage.containerId, containerUsage.statusClass);
 }

@@ -14,7 +14,7 @@ export const CreateReportBody = Type.Object(
   {
     kind: StringEnum(REPORT_KINDS, {
       description:
-        'uptime: per monitor, checks, uptime and latency percentiles. usage: per UTC day, scans, monitor checks and the built-in runtime activity over all containers (tracking hits, events forwarded to GA4 and Meta, failed forwards, bots dropped, cookies restored). scans: every scan in the period.',
+        'uptime: per monitor, checks, uptime and latency percentiles. usage: per UTC day, scans, monitor checks, the built-in runtime activity over all containers (tracking hits, events forwarded to GA4 and Meta, failed forwards, bots dropped, cookies restored) and the requests the gateway served (`gateway_requests`, and by status class `gateway_1xx` … `gateway_5xx`); as JSON it also breaks the gateway requests down by day, container and status class (`gateway_requests`). scans: every scan in the period.',
     }),
     period_start: Type.String({
       format: 'date-time',
@@ -64,6 +64,21 @@ export const ReportFile = Type.Object(
     rows: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
       description: 'One object per row; the columns depend on the kind (the CSV header lists the same).',
     }),
+    gateway_requests: Type.Optional(
+      Type.Array(
+        Type.Object({
+          day: Type.String({ description: 'UTC day, YYYY-MM-DD.' }),
+          container_id: Type.String(),
+          container_name: Type.String(),
+          status_class: Type.String({ description: '1xx, 2xx, 3xx, 4xx or 5xx.' }),
+          requests: Type.Integer(),
+        }),
+        {
+          description:
+            'Usage reports only: the requests the gateway served per UTC day, container and status class (days and classes without requests are left out).',
+        },
+      ),
+    ),
   },
   { description: 'A report downloaded as JSON.' },
 );

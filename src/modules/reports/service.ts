@@ -2,7 +2,7 @@ import type { Database } from '../../db/index.js';
 import type { ReportRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import type { JobEngine } from '../../jobs/engine.js';
-import type { WebhookService } from '../webhooks/service.js';
+import type { EventLog } from '../events/service.js';
 import { ReportErrors } from './errors.js';
 import * as queries from './queries.js';
 import { MAX_PERIOD_DAYS, type CreateReportInput, type ReportDto } from './schemas.js';
@@ -49,21 +49,40 @@ const NO_RUNTIME_USAGE = {
   cookies_restored: 0,
 };
 
+/** The gateway's columns of a usage report: requests over all containers, and by status class. */
+const NO_GATEWAY_REQUESTS = {
+  gateway_requests: 0,
+  gateway_1xx: 0,
+  gateway_2xx: 0,
+  gateway_3xx: 0,
+  gateway_4xx: 0,
+  gateway_5xx: 0,
+};
+
+/** Per UTC day, the gateway's requests over all containers, by status class. */
+function gatewayTotalsByDay(rows: Array<{ day: string; status_class: string; requests: number }>) {
+  const byDay = new Map<string, Record<string, number>>();
+  for (const row of rows) {
+    const totals = byDay.get(row.day) ?? { ...NO_GATEWAY_REQUESTS };
+    totals.gateway_requests += row.requests;
+    const column = `gateway_${row.status_class}`;
+    if (column in totals) totals[column] += row.requests;
+    byDay.set(row.day, totals);
+  }
+  return byDay;
+}
+
 /** The queue of report builds, one job per report. */
 export const REPORT_BUILDS = 'report-build';
 
 export class ReportService {
   private readonly database: Database;
-  private readonly webhooks: WebhookService;
+  private readonly events: EventLog;
   private readonly jobs: Pick<JobEngine, 'send'>;
 
-  constructor({
-    database,
-    webhooks,
-    jobs,
-  }: { database: Database; webhooks: WebhookService; jobs: Pick<JobEngine, 'send'> }) {
+  constructor({ database, events, jobs }: { database: Database; events: EventLog; jobs: Pick<JobEngine, 'send'> }) {
     this.database = database;
-    this.webhooks = webhooks;
+    this.events = events;
     this.jobs = jobs;
   }
 
@@ -145,11 +164,16 @@ export class ReportService {
     try {
       const content = await this.build(report);
       await queries.finishReport(this.database.db, report.id, { status: 'ready', content });
-      await this.webhooks.publish(report.tenantId, 'report.ready', {
-        report_id: report.id,
-        kind: report.kind,
-        format: report.format,
-      });
+      await this.events.record(
+        report.tenantId,
+        'report.ready',
+        { type: 'report', id: report.id },
+        {
+          report_id: report.id,
+          kind: report.kind,
+          format: report.format,
+        },
+      );
     } catch (error) {
       await queries.finishReport(this.database.db, report.id, {
         status: 'failed',
@@ -159,7 +183,7 @@ export class ReportService {
   }
 
   private async build(report: ReportRow): Promise<string> {
-    const { rows, columns } = await this.rows(report);
+    const { rows, columns, details } = await this.rows(report);
     if (report.format === 'csv') return toCsv(rows, columns);
     return JSON.stringify({
       report_id: report.id,
@@ -167,10 +191,11 @@ export class ReportService {
       period_start: report.periodStart.toISOString(),
       period_end: report.periodEnd.toISOString(),
       rows,
+      ...details,
     });
   }
 
-  private async rows(report: ReportRow): Promise<{ rows: Row[]; columns: string[] }> {
+  private async rows(report: ReportRow): Promise<{ rows: Row[]; columns: string[]; details?: Record<string, Row[]> }> {
     const db = this.database.db;
     const [start, end] = [report.periodStart, report.periodEnd];
     if (report.kind === 'uptime') {
@@ -190,16 +215,33 @@ export class ReportService {
       }));
       return { rows, columns: ['scan_id', 'url', 'status', 'language', 'trackers', 'created_at'] };
     }
-    const { scanDays, checkDays, runtimeDays } = await queries.usageRows(db, report.tenantId, start, end);
+    const { scanDays, checkDays, runtimeDays, gatewayRequests } = await queries.usageRows(
+      db,
+      report.tenantId,
+      start,
+      end,
+    );
     const scansByDay = new Map(scanDays.map((row) => [row.day, row.n]));
     const checksByDay = new Map(checkDays.map((row) => [row.day, row.n]));
     const runtimeByDay = new Map(runtimeDays.map(({ day, ...counts }) => [day, counts]));
+    const gatewayByDay = gatewayTotalsByDay(gatewayRequests);
     const rows = utcDays(start, end).map((day) => ({
       day,
       scans: scansByDay.get(day) ?? 0,
       monitor_checks: checksByDay.get(day) ?? 0,
       ...(runtimeByDay.get(day) ?? NO_RUNTIME_USAGE),
+      ...(gatewayByDay.get(day) ?? NO_GATEWAY_REQUESTS),
     }));
-    return { rows, columns: ['day', 'scans', 'monitor_checks', ...Object.keys(NO_RUNTIME_USAGE)] };
+    return {
+      rows,
+      columns: [
+        'day',
+        'scans',
+        'monitor_checks',
+        ...Object.keys(NO_RUNTIME_USAGE),
+        ...Object.keys(NO_GATEWAY_REQUESTS),
+      ],
+      details: { gateway_requests: gatewayRequests },
+    };
   }
 }

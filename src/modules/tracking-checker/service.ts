@@ -11,7 +11,7 @@ import {
 } from '../../scanner/errors.js';
 import { type Language, LANGUAGES, type ScanResult } from '../../scanner/schema.js';
 import type { TenantService } from '../tenants/service.js';
-import type { WebhookService } from '../webhooks/service.js';
+import type { EventLog } from '../events/service.js';
 import { TrackingCheckerCodes, TrackingCheckerErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { ScanRequestInput, ScanStateDto, ScanSummaryDto } from './schemas.js';
@@ -73,7 +73,7 @@ export function resolveLanguage(tag = 'en'): Language {
 
 export interface TrackingCheckerDependencies {
   database: Database;
-  webhooks: WebhookService;
+  events: EventLog;
   tenants: TenantService;
   jobs: Pick<JobEngine, 'send' | 'call'>;
 }
@@ -85,12 +85,12 @@ const SYNC_POLL_MS = 100;
 
 export class TrackingCheckerService {
   private readonly database: Database;
-  private readonly webhooks: WebhookService;
+  private readonly events: EventLog;
   private readonly tenants: TenantService;
   private readonly jobs: Pick<JobEngine, 'send' | 'call'>;
 
   constructor(
-    { database, webhooks, tenants, jobs }: TrackingCheckerDependencies,
+    { database, events, tenants, jobs }: TrackingCheckerDependencies,
     private readonly settings: {
       scanTimeoutMs: number;
       /** How long a synchronous request waits for a worker beyond the scan cap (queue wait). */
@@ -98,7 +98,7 @@ export class TrackingCheckerService {
     },
   ) {
     this.database = database;
-    this.webhooks = webhooks;
+    this.events = events;
     this.tenants = tenants;
     this.jobs = jobs;
   }
@@ -114,11 +114,16 @@ export class TrackingCheckerService {
       INTERRUPTED_ERROR,
     );
     for (const scan of interrupted) {
-      await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.failed', {
-        scan_id: scan.id,
-        url: scan.url,
-        error: INTERRUPTED_ERROR,
-      });
+      await this.events.record(
+        scan.tenantId,
+        'tracking_checker.scan.failed',
+        { type: 'scan', id: scan.id },
+        {
+          scan_id: scan.id,
+          url: scan.url,
+          error: INTERRUPTED_ERROR,
+        },
+      );
     }
     return interrupted.length;
   }

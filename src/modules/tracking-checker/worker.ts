@@ -2,7 +2,7 @@ import type { Database } from '../../db/index.js';
 import { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
 import type { Scanner } from '../../scanner/index.js';
 import type { Language, ScanResult } from '../../scanner/schema.js';
-import type { WebhookService } from '../webhooks/service.js';
+import type { EventLog } from '../events/service.js';
 import { TrackingCheckerCodes } from './errors.js';
 import * as queries from './queries.js';
 
@@ -45,15 +45,15 @@ export interface ScanJob {
 export class ScanWorker {
   private readonly database: Database;
   private readonly scanner: Scanner;
-  private readonly webhooks: WebhookService;
+  private readonly events: EventLog;
 
   constructor(
-    { database, scanner, webhooks }: { database: Database; scanner: Scanner; webhooks: WebhookService },
+    { database, scanner, events }: { database: Database; scanner: Scanner; events: EventLog },
     private readonly settings: { log: ScanLog },
   ) {
     this.database = database;
     this.scanner = scanner;
-    this.webhooks = webhooks;
+    this.events = events;
   }
 
   /** A public checker scan (the job handler): its outcome is the job's output, read by the waiting API process. */
@@ -92,12 +92,12 @@ export class ScanWorker {
     // Outside the failure path: an error while storing or announcing fails the job (retried), never a scan that ran.
     await queries.setScanStage(this.database.db, scanId, 'storing');
     await queries.completeScan(this.database.db, scanId, result as unknown as Record<string, unknown>);
-    await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.completed', {
-      scan_id: scanId,
-      url: result.url,
-      final_url: result.final_url,
-      trackers: result.trackers.length,
-    });
+    await this.events.record(
+      scan.tenantId,
+      'tracking_checker.scan.completed',
+      { type: 'scan', id: scanId },
+      { scan_id: scanId, url: result.url, final_url: result.final_url, trackers: result.trackers.length },
+    );
   }
 
   private async fail(
@@ -113,11 +113,12 @@ export class ScanWorker {
     } else if (!(error instanceof ScanTargetRefusedError)) logInternalError(error);
     await queries.failScan(this.database.db, scan.id, failure);
     if (waited && failure.code === queries.REFUSED) return;
-    await this.webhooks.publish(scan.tenantId, 'tracking_checker.scan.failed', {
-      scan_id: scan.id,
-      url: scan.url,
-      error: { code: failure.code, message: failure.message },
-    });
+    await this.events.record(
+      scan.tenantId,
+      'tracking_checker.scan.failed',
+      { type: 'scan', id: scan.id },
+      { scan_id: scan.id, url: scan.url, error: { code: failure.code, message: failure.message } },
+    );
   }
 }
 

@@ -2,6 +2,7 @@ import { Type, type TSchema } from 'typebox';
 import { Nullable, StringEnum } from '../../http/schemas.js';
 import { ACTIONS, CONTAINER_STATUSES } from '../containers/schemas.js';
 import { FAILURE_REASONS } from '../domains/schemas.js';
+import { ID_PREFIXES, type IdKind } from '../../lib/ids.js';
 import { REPORT_FORMATS, REPORT_KINDS } from '../reports/schemas.js';
 import { EVENT_TYPES, type EventType } from './schemas.js';
 
@@ -31,6 +32,46 @@ const objectFields = (type: 'container' | 'domain') => ({
   object_type: StringEnum([type] as const),
   object_id: Type.String({ description: `Id of the ${type}.` }),
 });
+
+/** The object each event type is about: every event's `data` starts with its `object_type` and `object_id`. */
+const EVENT_OBJECTS: Record<EventType, IdKind> = {
+  'monitor.down': 'monitor',
+  'monitor.up': 'monitor',
+  'incident.opened': 'incident',
+  'incident.resolved': 'incident',
+  'container.status_changed': 'container',
+  'domain.verified': 'domain',
+  'domain.failed': 'domain',
+  'domain.released': 'domain',
+  'domain.certificate_issued': 'domain',
+  'domain.certificate_failed': 'domain',
+  'report.ready': 'report',
+  'tracking_checker.scan.completed': 'scan',
+  'tracking_checker.scan.failed': 'scan',
+  'member.invited': 'invitation',
+  'member.invitation_revoked': 'invitation',
+  'member.joined': 'membership',
+  'member.role_changed': 'membership',
+  'member.removed': 'membership',
+};
+
+/** `data` with the object the event is about first (the event log records every event with its object). */
+function withObject(type: EventType, data: TSchema) {
+  const kind = EVENT_OBJECTS[type];
+  const schema = json(data);
+  schema.properties = {
+    object_type: { type: 'string', enum: [kind], description: 'What the event is about.' },
+    object_id: { type: 'string', description: `Id of the ${kind} (\`${ID_PREFIXES[kind]}_…\`).` },
+    ...schema.properties,
+  };
+  schema.required = [...new Set(['object_type', 'object_id', ...(schema.required ?? [])])];
+  return schema;
+}
+
+const exampleWithObject = (type: EventType, example: Record<string, unknown>) => {
+  const kind = EVENT_OBJECTS[type];
+  return { object_type: kind, object_id: `${ID_PREFIXES[kind]}_01jdv3k2m8q4r7s9t0v1w2x3y4`, ...example };
+};
 
 const monitorFields = {
   monitor_id: Type.String({ description: 'Id of the monitor (`mon_…`).' }),
@@ -310,7 +351,7 @@ function eventSchema(type: EventType, { summary, data }: EventDocumentation) {
       type: { type: 'string', enum: [type] },
       created_at: { type: 'string', format: 'date-time' },
       tenant_id: { type: 'string', description: 'The tenant the event belongs to (`ten_…`).' },
-      data: json(data),
+      data: withObject(type, data),
     },
   };
 }
@@ -341,7 +382,7 @@ export function webhookDocumentation(): { webhooks: Record<string, unknown>; sch
                 type,
                 created_at: '2026-11-23T17:00:00.000Z',
                 tenant_id: 'ten_01jdv3k2m8q4r7s9t0v1w2x3y4',
-                data: event.example,
+                data: exampleWithObject(type, event.example),
               },
             },
           },

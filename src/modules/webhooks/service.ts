@@ -40,6 +40,14 @@ export function deliveryQueueOptions(settings: WebhookSettings) {
   };
 }
 
+/** An event of the tenant's event log, as every delivery of it carries it. */
+export interface PublishedEvent {
+  id: string;
+  type: EventType;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
 /** A failed attempt that will be tried again: the job fails so that pg-boss schedules the retry. */
 export class DeliveryAttemptFailed extends Error {}
 
@@ -124,27 +132,34 @@ export class WebhookService {
     return { results, total };
   }
 
-  /** Records one delivery per subscribed endpoint of the tenant and queues a job for each; a worker sends them. */
-  async publish(tenantId: string, type: EventType, data: Record<string, unknown>): Promise<string> {
-    const eventId = newId('event');
-    const payload = { id: eventId, type, created_at: new Date().toISOString(), tenant_id: tenantId, data };
-    const endpoints = await queries.subscribedWebhooks(this.database.db, tenantId, type);
+  /**
+   * Records one delivery of the event per subscribed endpoint of the tenant and queues a job for each; a worker
+   * sends them. The event comes from the event log (`EventLog.record`), so a delivery carries its id and data.
+   */
+  async publish(tenantId: string, event: PublishedEvent): Promise<void> {
+    const payload = {
+      id: event.id,
+      type: event.type,
+      created_at: event.created_at,
+      tenant_id: tenantId,
+      data: event.data,
+    };
+    const endpoints = await queries.subscribedWebhooks(this.database.db, tenantId, event.type);
     const rows: Array<typeof webhookDeliveries.$inferInsert> = endpoints.map((endpoint) => ({
       id: newId('delivery'),
       webhookId: endpoint.id,
       tenantId,
-      eventId,
-      eventType: type,
+      eventId: event.id,
+      eventType: event.type,
       payload,
       status: 'pending',
     }));
-    if (rows.length === 0) return eventId;
+    if (rows.length === 0) return;
     await queries.insertDeliveries(this.database.db, rows);
     await this.jobs.sendMany(
       WEBHOOK_DELIVERIES,
       rows.map((row) => ({ deliveryId: row.id! })),
     );
-    return eventId;
   }
 
   /**

@@ -2,8 +2,31 @@ import { $, api, bindForm, date, day, el, showError } from './ui.js';
 
 // API keys
 const keysTable = $('#keys-table');
+
+/** The warning for keys that called deprecated operations in the last 30 days (spec §9). */
+function deprecatedCalls(keys) {
+  const calling = keys.filter((key) => key.deprecated_calls.length > 0);
+  $('#deprecated-calls').hidden = calling.length === 0;
+  $('#deprecated-calls-list').replaceChildren(
+    ...calling.flatMap((key) =>
+      key.deprecated_calls.map((call) =>
+        el(
+          'li',
+          { 'data-key-id': key.id },
+          el('strong', {}, key.name),
+          ' called ',
+          el('code', {}, call.operation_id),
+          ` ${call.calls === 1 ? 'once' : `${call.calls} times`} (last ${date(call.last_called_at)}); it may stop working from ${call.sunset}. `,
+          el('a', { href: call.changelog }, 'What to use instead'),
+        ),
+      ),
+    ),
+  );
+}
+
 async function loadKeys() {
   const keys = await api('GET', '/api/api-keys/?page_size=100');
+  deprecatedCalls(keys.results);
   const body = keysTable.querySelector('tbody');
   if (keys.results.length === 0) return body.replaceChildren(el('tr', {}, el('td', { colspan: 8 }, 'No keys yet.')));
   body.replaceChildren(

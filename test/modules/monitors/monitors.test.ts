@@ -127,6 +127,28 @@ describe('monitors, incidents and webhooks over real HTTPS', () => {
           data: { monitor_id: monitor.id },
         });
       }
+      // Every delivery is an event of the API, with the same id, type, time and data.
+      for (const request of receiver.received) {
+        const delivered = JSON.parse(request.body);
+        const event = await get(`/api/events/${delivered.id}/`);
+        expect(event.statusCode, event.body).toBe(200);
+        expect(event.json()).toMatchObject({
+          id: delivered.id,
+          type: delivered.type,
+          created_at: delivered.created_at,
+          data: delivered.data,
+        });
+      }
+      const listed = (await get(`/api/events/?object_id=${monitor.id}`)).json();
+      expect(listed.results.map((event: { type: string }) => event.type).sort()).toEqual([
+        'monitor.down',
+        'monitor.up',
+      ]);
+      const incidentEvents = (await get(`/api/events/?object_id=${incident.id}`)).json();
+      expect(incidentEvents.results.map((event: { type: string }) => event.type).sort()).toEqual([
+        'incident.opened',
+        'incident.resolved',
+      ]);
       const deliveries = (await get(`/api/webhooks/${hook.json().id}/deliveries/`)).json();
       expect(deliveries.count).toBe(4);
       expect(

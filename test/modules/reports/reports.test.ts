@@ -7,6 +7,7 @@ describe.each(backends)('reports on %s', (backend) => {
   let t: TestApp;
   let tenant: { tenantId: string; token: string; keyId: string };
   let monitorId: string;
+  let containerId: string;
 
   beforeAll(async () => {
     t = await startTestApp(backend, { runWorkers: false, allowPrivateNetworks: true });
@@ -46,6 +47,12 @@ describe.each(backends)('reports on %s', (backend) => {
     await t.database.db.execute(sql`insert into container_runtime_usage
       (container_id, day, hits_received, ga4_forwarded, meta_forwarded, forwards_failed, bots_dropped, cookies_restored)
       values (${container.json().id}, '2026-12-01', 12, 10, 4, 1, 2, 3), ('ctr_of_someone_else', '2026-12-01', 99, 99, 99, 99, 99, 99)`);
+    containerId = container.json().id;
+    // What the gateway flushed: two hostnames of the container on one day, the day after the period, another tenant's.
+    await t.database.db.execute(sql`insert into container_usage (container_id, day, hostname, status_class, requests)
+      values (${containerId}, '2026-11-30', 'a.example', '2xx', 5), (${containerId}, '2026-11-30', 'b.example', '2xx', 2),
+             (${containerId}, '2026-11-30', 'a.example', '5xx', 1), (${containerId}, '2026-12-01', 'a.example', '4xx', 3),
+             (${containerId}, '2026-12-02', 'a.example', '2xx', 50), ('ctr_of_someone_else', '2026-11-30', 'x.example', '2xx', 99)`);
   }, 60_000);
   afterAll(() => t?.close());
 
@@ -132,7 +139,7 @@ describe.each(backends)('reports on %s', (backend) => {
       );
     });
 
-    it('counts usage per UTC day and lists scans inside the period only', async () => {
+    it('counts usage per UTC day, with the gateway requests by container and status class, and lists scans inside the period only', async () => {
       const usage = (
         await build({ kind: 'usage', period_start: '2026-11-30T00:00:00Z', period_end: '2026-12-01T00:00:00.001Z' })
       ).json();
@@ -144,8 +151,18 @@ describe.each(backends)('reports on %s', (backend) => {
         bots_dropped: 0,
         cookies_restored: 0,
       };
+      const noRequests = { gateway_1xx: 0, gateway_2xx: 0, gateway_3xx: 0, gateway_4xx: 0, gateway_5xx: 0 };
       expect(usage.rows).toEqual([
-        { day: '2026-11-30', scans: 0, monitor_checks: 1, ...quiet },
+        {
+          day: '2026-11-30',
+          scans: 0,
+          monitor_checks: 1,
+          ...quiet,
+          ...noRequests,
+          gateway_requests: 8,
+          gateway_2xx: 7,
+          gateway_5xx: 1,
+        },
         {
           day: '2026-12-01',
           scans: 1,
@@ -156,8 +173,26 @@ describe.each(backends)('reports on %s', (backend) => {
           forwards_failed: 1,
           bots_dropped: 2,
           cookies_restored: 3,
+          ...noRequests,
+          gateway_requests: 3,
+          gateway_4xx: 3,
         },
       ]);
+      expect(usage.gateway_requests).toEqual([
+        { day: '2026-11-30', container_id: containerId, container_name: 'Shop', status_class: '2xx', requests: 7 },
+        { day: '2026-11-30', container_id: containerId, container_name: 'Shop', status_class: '5xx', requests: 1 },
+        { day: '2026-12-01', container_id: containerId, container_name: 'Shop', status_class: '4xx', requests: 3 },
+      ]);
+      const csv = await build({
+        kind: 'usage',
+        period_start: '2026-11-30T00:00:00Z',
+        period_end: '2026-12-01T00:00:00Z',
+        format: 'csv',
+      });
+      expect(csv.body.split('\r\n')[0]).toBe(
+        'day,scans,monitor_checks,tracking_hits,ga4_forwarded,meta_forwarded,forwards_failed,bots_dropped,cookies_restored,gateway_requests,gateway_1xx,gateway_2xx,gateway_3xx,gateway_4xx,gateway_5xx',
+      );
+      expect(csv.body.split('\r\n')[1]).toBe('2026-11-30,0,1,0,0,0,0,0,0,8,0,7,0,0,1');
       const scans = (await build({ kind: 'scans', ...november })).json();
       expect(scans.rows).toEqual([
         {

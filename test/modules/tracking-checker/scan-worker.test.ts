@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../../src/lib/ids.js';
-import type { WebhookService } from '../../../src/modules/webhooks/service.js';
+import type { EventLog } from '../../../src/modules/events/service.js';
 import { findScanById, reserveScan } from '../../../src/modules/tracking-checker/queries.js';
 import { ScanWorker } from '../../../src/modules/tracking-checker/worker.js';
 import type { Scanner } from '../../../src/scanner/index.js';
@@ -40,14 +40,14 @@ describe.each(backends)('the scan job on %s', (backend) => {
     );
     expect(reservation.reserved).toBe(true);
     const published: string[] = [];
-    const webhooks = {
-      publish: async (_tenant: string, type: string) => {
+    const events = {
+      record: async (_tenant: string, type: string) => {
         published.push(type);
         throw new Error('the job engine is not started');
       },
-    } as unknown as WebhookService;
+    } as unknown as EventLog;
     const scanner = { scan: async () => RESULT } as unknown as Scanner;
-    const worker = new ScanWorker({ database: t.database, scanner, webhooks }, { log: { warn: () => {} } });
+    const worker = new ScanWorker({ database: t.database, scanner, events }, { log: { warn: () => {} } });
 
     await expect(worker.run({ scanId, waited: false })).rejects.toThrow('the job engine is not started');
     expect((await findScanById(t.database.db, scanId))?.status).toBe('completed');

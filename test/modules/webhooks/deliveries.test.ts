@@ -35,7 +35,12 @@ describe('webhook deliveries over real HTTPS', () => {
         await post('/api/webhooks/', { url: receiver.url('/retry'), event_types: ['report.ready'] })
       ).json();
       state.receiverFailures = 2;
-      const eventId = await t.app.services.webhooks.publish(tenant.tenantId, 'report.ready', { report_id: 'rpt_test' });
+      const { id: eventId } = await t.app.services.events.record(
+        tenant.tenantId,
+        'report.ready',
+        { type: 'report', id: 'rpt_test' },
+        { report_id: 'rpt_test' },
+      );
       await waitFor(
         async () => {
           await t.app.services.jobs.runQueued(WEBHOOK_DELIVERIES);
@@ -49,7 +54,12 @@ describe('webhook deliveries over real HTTPS', () => {
       expect(delivery).toMatchObject({ event_id: eventId, status: 'succeeded', attempts: 3, last_status_code: 204 });
 
       state.receiverFailures = 10;
-      await t.app.services.webhooks.publish(tenant.tenantId, 'report.ready', { report_id: 'rpt_failing' });
+      await t.app.services.events.record(
+        tenant.tenantId,
+        'report.ready',
+        { type: 'report', id: 'rpt_failing' },
+        { report_id: 'rpt_failing' },
+      );
       await waitFor(
         async () => {
           await t.app.services.jobs.runQueued(WEBHOOK_DELIVERIES);

@@ -60,7 +60,12 @@ describe.each(backends)('webhooks on %s', (backend) => {
       const hook = await webhook();
       const kept = await webhook();
       await t.inject({ method: 'DELETE', url: `/api/webhooks/${hook.id}/`, token: tenant.token });
-      await t.app.services.webhooks.publish(tenant.tenantId, 'monitor.down', { monitor_id: 'mon_deleted' });
+      await t.app.services.events.record(
+        tenant.tenantId,
+        'monitor.down',
+        { type: 'monitor', id: 'mon_deleted' },
+        { monitor_id: 'mon_deleted' },
+      );
       const queued = await t.database.db
         .select()
         .from(webhookDeliveries)
