@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { boundedCount } from '../../db/bounded-count.js';
 import { countLimit } from '../../lib/count-bound.js';
 import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
@@ -62,57 +62,89 @@ export async function deleteMonitor(db: Db, tenantId: string, id: string): Promi
   return rows[0] ?? null;
 }
 
-/**
- * Leases due monitors to this instance. FOR UPDATE SKIP LOCKED makes concurrent schedulers take disjoint
- * sets; the lease keeps a monitor from being taken again while its check runs, and expires if the
- * instance dies, so a check is never run twice and never skipped for longer than the lease.
- */
-export async function claimDueMonitors(
-  db: Db,
-  owner: string,
-  limit: number,
-  leaseSeconds: number,
-): Promise<MonitorRow[]> {
-  const due = db
-    .select({ id: monitors.id })
-    .from(monitors)
-    .where(
-      and(
-        eq(monitors.paused, false),
-        lte(monitors.nextCheckAt, sql`now()`),
-        sql`(${monitors.leaseUntil} is null or ${monitors.leaseUntil} < now())`,
-      ),
-    )
-    .orderBy(monitors.nextCheckAt)
-    .limit(limit)
-    .for('update', { skipLocked: true });
-  return db
-    .update(monitors)
-    .set({ leaseOwner: owner, leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })
-    .where(inArray(monitors.id, due))
-    .returning();
+/** A monitor's check for one due time, as a claim hands it out. */
+export interface DueCheck {
+  monitorId: string;
+  dueAt: Date;
 }
 
 /**
- * Stores a check's outcome and schedules the next one in one transaction, so a stored check always comes
- * with its monitor's new state. Only the lease holder may record; otherwise nothing is written.
+ * Claims the monitors due up to `lookaheadMs` from now, at most `limit`, and moves each one's next due time on by
+ * whole intervals from its previous due time (never from when a check ran, so the schedule does not drift). A
+ * monitor that missed slots (no worker for a while) is checked once, for its latest missed slot. FOR UPDATE SKIP
+ * LOCKED lets concurrent claims take disjoint monitors; every claimed due time is handed out exactly once. Due times
+ * are kept to the millisecond, as JavaScript dates hold them.
+ */
+export async function claimDueChecks(db: Db, lookaheadMs: number, limit: number): Promise<DueCheck[]> {
+  const result = await db.execute(sql`
+    with due as (
+      select id, interval_seconds,
+             date_trunc('milliseconds', next_check_at + make_interval(secs => interval_seconds *
+               greatest(0, floor(extract(epoch from now() - next_check_at) / interval_seconds)))) as due_at
+        from ${monitors}
+       where paused = false and next_check_at <= now() + make_interval(secs => ${lookaheadMs / 1000})
+       order by next_check_at
+       limit ${limit}
+         for update skip locked
+    )
+    update ${monitors} m set next_check_at = due.due_at + make_interval(secs => due.interval_seconds)
+      from due where m.id = due.id
+    returning m.id as monitor_id, due.due_at`);
+  return (result as unknown as { rows: Array<{ monitor_id: string; due_at: string | Date }> }).rows.map((row) => ({
+    monitorId: row.monitor_id,
+    dueAt: new Date(row.due_at),
+  }));
+}
+
+export async function findMonitorById(db: Db, id: string): Promise<MonitorRow | null> {
+  const rows = await db.select().from(monitors).where(eq(monitors.id, id)).limit(1);
+  return rows[0] ?? null;
+}
+
+export async function checkExists(db: Db, monitorId: string, dueAt: Date): Promise<boolean> {
+  const rows = await db
+    .select({ id: monitorChecks.id })
+    .from(monitorChecks)
+    .where(and(eq(monitorChecks.monitorId, monitorId), eq(monitorChecks.dueAt, dueAt)))
+    .limit(1);
+  return rows.length > 0;
+}
+
+/**
+ * Stores a check and the monitor's new state in one transaction, the monitor row locked so that overlapping checks
+ * of one monitor judge in turn, each from the state the previous one left. `judge` reads that locked row and returns
+ * the changes, or null to store the check alone (a check older than the last one recorded). Returns the row as it
+ * was before, or null when nothing was stored: the monitor is gone or paused, or its check for this due time exists.
  */
 export async function recordCheck(
   db: Db,
-  check: typeof monitorChecks.$inferInsert,
-  owner: string,
-  changes: Partial<typeof monitors.$inferInsert>,
+  check: typeof monitorChecks.$inferInsert & { dueAt: Date },
+  judge: (monitor: MonitorRow) => Partial<typeof monitors.$inferInsert> | null,
 ): Promise<MonitorRow | null> {
   return db.transaction(async (tx) => {
-    const [updated] = await tx
-      .update(monitors)
-      .set({ ...changes, leaseOwner: null, leaseUntil: null })
-      .where(and(eq(monitors.id, check.monitorId), eq(monitors.leaseOwner, owner)))
-      .returning();
-    if (!updated) return null;
-    await tx.insert(monitorChecks).values(check);
-    return updated;
+    const [monitor] = await tx.select().from(monitors).where(eq(monitors.id, check.monitorId)).for('update');
+    if (!monitor || monitor.paused) return null;
+    const inserted = await tx
+      .insert(monitorChecks)
+      .values(check)
+      .onConflictDoNothing()
+      .returning({ id: monitorChecks.id });
+    if (inserted.length === 0) return null;
+    const changes = judge(monitor);
+    if (changes) await tx.update(monitors).set(changes).where(eq(monitors.id, monitor.id));
+    return monitor;
   });
+}
+
+/** Seconds the most overdue unpaused monitor is past its due time without being claimed (0 when none is). */
+export async function overdueSeconds(db: Db): Promise<number> {
+  const [row] = await db
+    .select({
+      seconds: sql<number>`coalesce(extract(epoch from now() - min(${monitors.nextCheckAt})), 0)`.mapWith(Number),
+    })
+    .from(monitors)
+    .where(eq(monitors.paused, false));
+  return Math.max(0, row?.seconds ?? 0);
 }
 
 export async function listChecks(db: Db, monitorId: string, limit: number, offset: number) {

@@ -1,0 +1,153 @@
+import type { Database } from '../../db/index.js';
+import type { MonitorRow } from '../../db/schema.js';
+import type { JobEngine } from '../../jobs/engine.js';
+import { newId } from '../../lib/ids.js';
+import type { OutboundClient } from '../../lib/outbound.js';
+import type { WebhookService } from '../webhooks/service.js';
+import { runCheck, type CheckOutcome } from './checker.js';
+import * as queries from './queries.js';
+
+/** One job per check: a monitor and the due time it runs for. */
+export const MONITOR_CHECKS = 'monitor-check';
+/** The periodic step that claims due checks and queues their jobs. */
+export const MONITOR_DISPATCH = 'monitor-dispatch';
+
+export interface CheckJob {
+  monitorId: string;
+  /** ISO time the check is due; the job starts then (`startAfter`). */
+  dueAt: string;
+}
+
+export interface DispatchSettings {
+  /** How far ahead checks are queued: at least the longest gap between two dispatch runs, so none starts late. */
+  lookaheadMs: number;
+  /** Monitors claimed per transaction. */
+  batchSize: number;
+}
+
+/**
+ * Monitor checks on the job engine. `dispatch()` (a periodic job on one worker of the cluster) claims the checks due
+ * soon and queues one job per check, starting at its due time, in the transaction of the claim: a claimed due time
+ * always has its job, and no due time gets two. `run()` (the job) checks and records; a job whose worker died is
+ * retried by another, and a check already recorded for its due time is not run again.
+ */
+export class MonitorChecks {
+  private readonly database: Database;
+  private readonly outbound: OutboundClient;
+  private readonly webhooks: WebhookService;
+  private readonly jobs: Pick<JobEngine, 'insertIn'>;
+
+  constructor(
+    {
+      database,
+      outbound,
+      webhooks,
+      jobs,
+    }: { database: Database; outbound: OutboundClient; webhooks: WebhookService; jobs: Pick<JobEngine, 'insertIn'> },
+    private readonly settings: DispatchSettings,
+  ) {
+    this.database = database;
+    this.outbound = outbound;
+    this.webhooks = webhooks;
+    this.jobs = jobs;
+  }
+
+  /** Claims every check due within the lookahead and queues its job; returns how many. */
+  async dispatch(): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const claimed = await this.database.db.transaction(async (tx) => {
+        const due = await queries.claimDueChecks(tx, this.settings.lookaheadMs, this.settings.batchSize);
+        await this.jobs.insertIn(
+          tx,
+          MONITOR_CHECKS,
+          due.map((check) => ({
+            data: { monitorId: check.monitorId, dueAt: check.dueAt.toISOString() } satisfies CheckJob,
+            startAfter: check.dueAt,
+          })),
+        );
+        return due.length;
+      });
+      total += claimed;
+      if (claimed < this.settings.batchSize) return total;
+    }
+  }
+
+  /** Runs one check (the job handler): judges the outcome, records it and announces a change of state. */
+  async run({ monitorId, dueAt }: CheckJob): Promise<void> {
+    const due = new Date(dueAt);
+    const monitor = await queries.findMonitorById(this.database.db, monitorId);
+    if (!monitor || monitor.paused) return;
+    // A retried job whose first worker recorded the check before it died.
+    if (await queries.checkExists(this.database.db, monitorId, due)) return;
+    const checkedAt = new Date();
+    const outcome = await runCheck(this.outbound, monitor);
+    let confirmedDown = false;
+    const before = await queries.recordCheck(
+      this.database.db,
+      {
+        id: newId('check'),
+        monitorId,
+        tenantId: monitor.tenantId,
+        checkedAt,
+        dueAt: due,
+        result: outcome.result,
+        statusCode: outcome.statusCode,
+        latencyMs: outcome.latencyMs,
+        timings: outcome.timings,
+        error: outcome.error,
+      },
+      (current) => {
+        // A check that started before the last one recorded (overlapping checks of a slow target) changes nothing.
+        if (current.lastCheckedAt && current.lastCheckedAt > checkedAt) return null;
+        const failures = outcome.result === 'down' ? current.consecutiveFailures + 1 : 0;
+        confirmedDown = outcome.result === 'down' && failures >= current.confirmationChecks;
+        const status = outcome.result !== 'down' ? outcome.result : confirmedDown ? 'down' : current.status;
+        return { status, consecutiveFailures: failures, lastCheckedAt: checkedAt };
+      },
+    );
+    if (before && (before.lastCheckedAt === null || before.lastCheckedAt <= checkedAt))
+      await this.announce(before, outcome, confirmedDown);
+  }
+
+  /** Opens or resolves the incident and publishes the webhooks a status change calls for. */
+  private async announce(monitor: MonitorRow, outcome: CheckOutcome, confirmedDown: boolean): Promise<void> {
+    const wasDown = monitor.status === 'down';
+    const base = { monitor_id: monitor.id, name: monitor.name, url: monitor.url };
+    if (confirmedDown && !wasDown) {
+      const incident = await queries.openIncident(this.database.db, {
+        id: newId('incident'),
+        tenantId: monitor.tenantId,
+        monitorId: monitor.id,
+        status: 'open',
+        cause: outcome.error ?? 'check failed',
+      });
+      await this.webhooks.publish(monitor.tenantId, 'monitor.down', {
+        ...base,
+        error: outcome.error,
+        status_code: outcome.statusCode,
+      });
+      if (incident)
+        await this.webhooks.publish(monitor.tenantId, 'incident.opened', {
+          ...base,
+          incident_id: incident.id,
+          cause: incident.cause,
+        });
+    }
+    if (wasDown && outcome.result !== 'down') {
+      const incident = await queries.resolveOpenIncident(this.database.db, monitor.id);
+      await this.webhooks.publish(monitor.tenantId, 'monitor.up', {
+        ...base,
+        status_code: outcome.statusCode,
+        latency_ms: outcome.latencyMs,
+      });
+      if (incident)
+        await this.webhooks.publish(monitor.tenantId, 'incident.resolved', { ...base, incident_id: incident.id });
+    }
+  }
+
+  /** Seconds the most overdue monitor waits for its claim (the status page's lag figure). */
+  overdueSeconds(): Promise<number> {
+    return queries.overdueSeconds(this.database.db);
+  }
+}
