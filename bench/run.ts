@@ -1,10 +1,11 @@
 import { runApiBench } from './api.js';
 import { runJobsBench } from './jobs.js';
+import { printMonitorsBench, runMonitorsBench } from './monitors.js';
 import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 
-/** `npm run bench [api|scanner|gateway|runtime|jobs]`: all benchmarks, or one. */
+/** `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans]`: all benchmarks, or one. */
 const only = process.argv[2];
 
 if (!only || only === 'api') {
@@ -31,4 +32,8 @@ if (only === 'jobs' || (!only && (process.env.BENCH_DATABASE_URL || process.env.
   console.log('\nJob engine (pg-boss on PostgreSQL, one worker: 4 slots, batches of 10)');
   console.table([results]);
   console.log(JSON.stringify({ jobs: results }));
+}
+
+if (only === 'monitors' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
+  printMonitorsBench(await runMonitorsBench());
 }

@@ -59,6 +59,7 @@ export class JobEngine {
   private readonly periodic = new Map<string, number>();
   private working = false;
   private pools: JobPool[] = [];
+  private stopping: Promise<void> | null = null;
   private readonly store: JobStore;
 
   constructor(
@@ -224,11 +225,17 @@ export class JobEngine {
   async stop({ graceful = true, timeoutMs = 10_000 }: { graceful?: boolean; timeoutMs?: number } = {}): Promise<void> {
     const boss = this.boss;
     if (!boss) return;
-    this.boss = null;
-    this.working = false;
-    const pools = this.pools.splice(0);
-    await Promise.all(pools.map((pool) => pool.stop({ graceful, timeoutMs })));
-    await boss.stop({ graceful, timeout: timeoutMs, close: true });
+    this.stopping ??= (async () => {
+      this.working = false;
+      const pools = this.pools.splice(0);
+      await Promise.all(pools.map((pool) => pool.stop({ graceful, timeoutMs })));
+      // Sends still work meanwhile: a periodic job finishing in the grace period queues its successor.
+      await boss.stop({ graceful, timeout: timeoutMs, close: true });
+    })().finally(() => {
+      this.boss = null;
+      this.stopping = null;
+    });
+    await this.stopping;
   }
 
   /** Jobs of these queues that have not finished (waiting, retrying or running), for tests and the status page. */

@@ -11,9 +11,11 @@ export interface JobPoolSettings {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/** Jobs that end within this many milliseconds of each other are completed in one statement. */
+const COMPLETE_EVERY_MS = 25;
 
 /**
- * Keeps up to `concurrency` jobs of one queue running and settles each on its own. pg-boss's `work()` settles a
+ * Keeps up to `concurrency` jobs of one queue running and settles each on its own (handlers' results are not kept). pg-boss's `work()` settles a
  * fetched batch as a whole, so one slow job (a monitor check waiting for its timeout) would hold back the fetch of
  * everything behind it; here a job that ends frees its slot at once and the next fetch takes exactly the free room.
  */
@@ -23,6 +25,8 @@ export class JobPool {
   private loop: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
+  private finished: Array<{ id: string; retryCount: number }> = [];
+  private completing: Promise<void> | null = null;
 
   constructor(
     private readonly boss: PgBoss,
@@ -51,6 +55,8 @@ export class JobPool {
       if (left.length)
         await this.boss.fail(this.name, left, { message: 'worker stopped' }).catch(this.settings.onError);
     }
+    await this.completing;
+    await this.complete();
     if (this.heartbeat) clearInterval(this.heartbeat);
   }
 
@@ -96,12 +102,24 @@ export class JobPool {
   private async settle(job: Job<object>): Promise<void> {
     const attempt = { id: job.id, retryCount: job.retryCount };
     try {
-      const output = await this.handler(job);
-      await this.boss.complete(this.name, attempt, (output ?? undefined) as object | undefined);
+      await this.handler(job);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       await this.boss.fail(this.name, attempt, { message }).catch(this.settings.onError);
+      return;
     }
+    this.finished.push(attempt);
+    this.completing ??= sleep(COMPLETE_EVERY_MS)
+      .then(() => this.complete())
+      .finally(() => {
+        this.completing = null;
+      });
+  }
+
+  /** Completes the jobs whose handlers returned (their output is not kept). */
+  private async complete(): Promise<void> {
+    const attempts = this.finished.splice(0);
+    if (attempts.length) await this.boss.complete(this.name, attempts).catch(this.settings.onError);
   }
 
   private touch(): void {

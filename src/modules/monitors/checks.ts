@@ -6,6 +6,7 @@ import type { OutboundClient } from '../../lib/outbound.js';
 import type { WebhookService } from '../webhooks/service.js';
 import { runCheck, type CheckOutcome } from './checker.js';
 import * as queries from './queries.js';
+import type { RecordedCheck } from './queries.js';
 
 /** One job per check: a monitor and the due time it runs for. */
 export const MONITOR_CHECKS = 'monitor-check';
@@ -73,46 +74,34 @@ export class MonitorChecks {
     }
   }
 
-  /** Runs one check (the job handler): judges the outcome, records it and announces a change of state. */
+  /** Runs one check (the job handler): records the outcome, judged, and announces a change of status. */
   async run({ monitorId, dueAt }: CheckJob): Promise<void> {
     const due = new Date(dueAt);
-    const monitor = await queries.findMonitorById(this.database.db, monitorId);
-    if (!monitor || monitor.paused) return;
-    // A retried job whose first worker recorded the check before it died.
-    if (await queries.checkExists(this.database.db, monitorId, due)) return;
+    const found = await queries.findMonitorForCheck(this.database.db, monitorId, due);
+    // Gone, paused, or a retried job whose first worker recorded the check before it died.
+    if (!found || found.monitor.paused || found.recorded) return;
+    const { monitor } = found;
     const checkedAt = new Date();
     const outcome = await runCheck(this.outbound, monitor);
-    let confirmedDown = false;
-    const before = await queries.recordCheck(
-      this.database.db,
-      {
-        id: newId('check'),
-        monitorId,
-        tenantId: monitor.tenantId,
-        checkedAt,
-        dueAt: due,
-        result: outcome.result,
-        statusCode: outcome.statusCode,
-        latencyMs: outcome.latencyMs,
-        timings: outcome.timings,
-        error: outcome.error,
-      },
-      (current) => {
-        // A check that started before the last one recorded (overlapping checks of a slow target) changes nothing.
-        if (current.lastCheckedAt && current.lastCheckedAt > checkedAt) return null;
-        const failures = outcome.result === 'down' ? current.consecutiveFailures + 1 : 0;
-        confirmedDown = outcome.result === 'down' && failures >= current.confirmationChecks;
-        const status = outcome.result !== 'down' ? outcome.result : confirmedDown ? 'down' : current.status;
-        return { status, consecutiveFailures: failures, lastCheckedAt: checkedAt };
-      },
-    );
-    if (before && (before.lastCheckedAt === null || before.lastCheckedAt <= checkedAt))
-      await this.announce(before, outcome, confirmedDown);
+    const recorded = await queries.recordCheck(this.database.db, {
+      id: newId('check'),
+      monitorId,
+      tenantId: monitor.tenantId,
+      checkedAt,
+      dueAt: due,
+      result: outcome.result,
+      statusCode: outcome.statusCode,
+      latencyMs: outcome.latencyMs,
+      timings: outcome.timings,
+      error: outcome.error,
+    });
+    if (recorded) await this.announce(monitor, outcome, recorded);
   }
 
   /** Opens or resolves the incident and publishes the webhooks a status change calls for. */
-  private async announce(monitor: MonitorRow, outcome: CheckOutcome, confirmedDown: boolean): Promise<void> {
-    const wasDown = monitor.status === 'down';
+  private async announce(monitor: MonitorRow, outcome: CheckOutcome, recorded: RecordedCheck): Promise<void> {
+    const wasDown = recorded.previousStatus === 'down';
+    const confirmedDown = recorded.status === 'down';
     const base = { monitor_id: monitor.id, name: monitor.name, url: monitor.url };
     if (confirmedDown && !wasDown) {
       const incident = await queries.openIncident(this.database.db, {

@@ -96,44 +96,66 @@ export async function claimDueChecks(db: Db, lookaheadMs: number, limit: number)
   }));
 }
 
-export async function findMonitorById(db: Db, id: string): Promise<MonitorRow | null> {
-  const rows = await db.select().from(monitors).where(eq(monitors.id, id)).limit(1);
+/** A monitor as a check job reads it, and whether its check for `dueAt` is already recorded. */
+export async function findMonitorForCheck(
+  db: Db,
+  id: string,
+  dueAt: Date,
+): Promise<{ monitor: MonitorRow; recorded: boolean } | null> {
+  const rows = await db
+    .select({
+      monitor: monitors,
+      recorded: sql<boolean>`exists (select 1 from ${monitorChecks} where ${monitorChecks.monitorId} = ${monitors.id}
+        and ${monitorChecks.dueAt} = ${dueAt.toISOString()}::timestamptz)`,
+    })
+    .from(monitors)
+    .where(eq(monitors.id, id))
+    .limit(1);
   return rows[0] ?? null;
 }
 
-export async function checkExists(db: Db, monitorId: string, dueAt: Date): Promise<boolean> {
-  const rows = await db
-    .select({ id: monitorChecks.id })
-    .from(monitorChecks)
-    .where(and(eq(monitorChecks.monitorId, monitorId), eq(monitorChecks.dueAt, dueAt)))
-    .limit(1);
-  return rows.length > 0;
+/** A recorded check's effect on its monitor: the status before and after. */
+export interface RecordedCheck {
+  previousStatus: string;
+  status: string;
 }
 
 /**
- * Stores a check and the monitor's new state in one transaction, the monitor row locked so that overlapping checks
- * of one monitor judge in turn, each from the state the previous one left. `judge` reads that locked row and returns
- * the changes, or null to store the check alone (a check older than the last one recorded). Returns the row as it
- * was before, or null when nothing was stored: the monitor is gone or paused, or its check for this due time exists.
+ * Stores a check and judges the monitor in one statement, its row locked so that overlapping checks of one monitor
+ * judge in turn: a failure counts towards `confirmation_checks`, the count confirmed makes the monitor down, any
+ * other result is the new status. Returns null when the check changed nothing: the monitor is gone or paused, its
+ * check for this due time is already stored, or a check that started later was recorded first (then only the check
+ * is stored).
  */
-export async function recordCheck(
-  db: Db,
-  check: typeof monitorChecks.$inferInsert & { dueAt: Date },
-  judge: (monitor: MonitorRow) => Partial<typeof monitors.$inferInsert> | null,
-): Promise<MonitorRow | null> {
-  return db.transaction(async (tx) => {
-    const [monitor] = await tx.select().from(monitors).where(eq(monitors.id, check.monitorId)).for('update');
-    if (!monitor || monitor.paused) return null;
-    const inserted = await tx
-      .insert(monitorChecks)
-      .values(check)
-      .onConflictDoNothing()
-      .returning({ id: monitorChecks.id });
-    if (inserted.length === 0) return null;
-    const changes = judge(monitor);
-    if (changes) await tx.update(monitors).set(changes).where(eq(monitors.id, monitor.id));
-    return monitor;
-  });
+export async function recordCheck(db: Db, check: typeof monitorChecks.$inferInsert): Promise<RecordedCheck | null> {
+  const checkedAt = check.checkedAt.toISOString();
+  const result = await db.execute(sql`
+    with before as (
+      select id, status, consecutive_failures, confirmation_checks from ${monitors}
+       where id = ${check.monitorId} and paused = false
+         for update
+    ), stored as (
+      insert into ${monitorChecks} (id, monitor_id, tenant_id, checked_at, due_at, result, status_code, latency_ms,
+                                    timings, error)
+      select ${check.id}, before.id, ${check.tenantId}, ${checkedAt}::timestamptz,
+             ${check.dueAt?.toISOString() ?? null}::timestamptz, ${check.result}, ${check.statusCode ?? null}::int,
+             ${check.latencyMs ?? null}::int, ${check.timings ? JSON.stringify(check.timings) : null}::jsonb,
+             ${check.error ?? null}
+        from before
+      on conflict do nothing
+      returning monitor_id
+    )
+    update ${monitors} m
+       set consecutive_failures = case when ${check.result} = 'down' then before.consecutive_failures + 1 else 0 end,
+           status = case when ${check.result} <> 'down' then ${check.result}
+                         when before.consecutive_failures + 1 >= before.confirmation_checks then 'down'
+                         else before.status end,
+           last_checked_at = ${checkedAt}::timestamptz
+      from before, stored
+     where m.id = before.id and (m.last_checked_at is null or m.last_checked_at <= ${checkedAt}::timestamptz)
+    returning before.status as previous_status, m.status`);
+  const [row] = (result as unknown as { rows: Array<{ previous_status: string; status: string }> }).rows;
+  return row ? { previousStatus: row.previous_status, status: row.status } : null;
 }
 
 /** Seconds the most overdue unpaused monitor is past its due time without being claimed (0 when none is). */

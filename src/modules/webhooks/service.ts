@@ -56,10 +56,10 @@ function toDto(row: WebhookRow): WebhookDto {
 export class WebhookService {
   private readonly database: Database;
   private readonly outbound: OutboundClient;
-  private readonly jobs: Pick<JobEngine, 'sendMany'>;
+  private readonly jobs: Pick<JobEngine, 'insertIn'>;
 
   constructor(
-    { database, outbound, jobs }: { database: Database; outbound: OutboundClient; jobs: Pick<JobEngine, 'sendMany'> },
+    { database, outbound, jobs }: { database: Database; outbound: OutboundClient; jobs: Pick<JobEngine, 'insertIn'> },
     readonly settings: WebhookSettings,
   ) {
     this.database = database;
@@ -124,7 +124,10 @@ export class WebhookService {
     return { results, total };
   }
 
-  /** Records one delivery per subscribed endpoint of the tenant and queues a job for each; a worker sends them. */
+  /**
+   * Records one delivery per subscribed endpoint of the tenant and queues a job for each, in one transaction: a
+   * delivery always has its job (a worker sends it), and a job always finds its delivery.
+   */
   async publish(tenantId: string, type: EventType, data: Record<string, unknown>): Promise<string> {
     const eventId = newId('event');
     const payload = { id: eventId, type, created_at: new Date().toISOString(), tenant_id: tenantId, data };
@@ -139,11 +142,14 @@ export class WebhookService {
       status: 'pending',
     }));
     if (rows.length === 0) return eventId;
-    await queries.insertDeliveries(this.database.db, rows);
-    await this.jobs.sendMany(
-      WEBHOOK_DELIVERIES,
-      rows.map((row) => ({ deliveryId: row.id! })),
-    );
+    await this.database.db.transaction(async (tx) => {
+      await queries.insertDeliveries(tx, rows);
+      await this.jobs.insertIn(
+        tx,
+        WEBHOOK_DELIVERIES,
+        rows.map((row) => ({ data: { deliveryId: row.id! } })),
+      );
+    });
     return eventId;
   }
 
