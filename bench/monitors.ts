@@ -31,6 +31,8 @@ export interface MonitorBenchRound {
   lag_p50_ms: number;
   lag_p95_ms: number;
   lag_max_ms: number;
+  /** CPU the worker processes used per check during the window (what a check costs, whatever else the machine runs). */
+  worker_cpu_ms_per_check: number;
 }
 
 async function startTarget(): Promise<{ url: string; close(): Promise<void> }> {
@@ -85,7 +87,11 @@ async function round(
     ).rows;
     const from = new Date(new Date(start).getTime() + WARM_UP_SECONDS * 1000);
     const until = new Date(from.getTime() + windowSeconds * 1000);
-    await new Promise((resolve) => setTimeout(resolve, until.getTime() + GRACE_SECONDS * 1000 - Date.now()));
+    await new Promise((resolve) => setTimeout(resolve, from.getTime() - Date.now()));
+    const cpuAtStart = processes.cpuSeconds();
+    await new Promise((resolve) => setTimeout(resolve, until.getTime() - Date.now()));
+    const cpuSeconds = processes.cpuSeconds() - cpuAtStart;
+    await new Promise((resolve) => setTimeout(resolve, GRACE_SECONDS * 1000));
     const [figures] = (
       (await db.execute(sql`
         select count(*)::int as checked,
@@ -108,6 +114,7 @@ async function round(
       lag_p50_ms: Math.round(figures.p50),
       lag_p95_ms: Math.round(figures.p95),
       lag_max_ms: Math.round(figures.max),
+      worker_cpu_ms_per_check: Math.round((cpuSeconds * 10_000) / Math.max(1, figures.checked)) / 10,
     };
   } finally {
     await processes.stop();

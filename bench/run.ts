@@ -1,6 +1,7 @@
 import { runApiBench } from './api.js';
 import { runJobsBench } from './jobs.js';
 import { printMonitorsBench, runMonitorsBench } from './monitors.js';
+import { printScansBench, runScansBench } from './scans.js';
 import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
@@ -36,4 +37,8 @@ if (only === 'jobs' || (!only && (process.env.BENCH_DATABASE_URL || process.env.
 
 if (only === 'monitors' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
   printMonitorsBench(await runMonitorsBench());
+}
+
+if (only === 'scans' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
+  printScansBench(await runScansBench());
 }

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,8 +28,23 @@ async function waitReady(port: number, child: ChildProcess, timeoutMs = 60_000):
 }
 
 export interface WorkerProcesses {
+  /** CPU seconds (user + system) the workers have used so far (Linux /proc; 0 elsewhere). */
+  cpuSeconds(): number;
   /** SIGTERM to every worker, then waits for them to exit (SIGKILL after 20 s). */
   stop(): Promise<void>;
+}
+
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+function cpuSecondsOf(pid: number | undefined): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the command name.
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -67,5 +83,5 @@ export async function startWorkerProcesses(count: number, env: Record<string, st
     await stop();
     throw error;
   }
-  return { stop };
+  return { stop, cpuSeconds: () => children.reduce((sum, child) => sum + cpuSecondsOf(child.pid), 0) };
 }
