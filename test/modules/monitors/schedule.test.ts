@@ -86,3 +86,60 @@ describe.runIf(postgresUrl)('monitor checks on two job engine workers of one Pos
       expect((new Date(row.next_check_at).getTime() - anchorMs) % (INTERVAL_SECONDS * 1000)).toBe(0);
   }, 60_000);
 });
+
+describe.runIf(postgresUrl)('a monitor check whose worker died', () => {
+  let shared: TestDatabase;
+  let a: TestApp;
+  let b: TestApp | undefined;
+  let target: Awaited<ReturnType<typeof startHttpsTarget>>;
+  const state = { hang: true };
+  // Supervision every second: a job whose worker stopped heartbeating goes back to the queue soon after.
+  const config = () => ({
+    allowPrivateNetworks: true,
+    outboundCaCertificates: [target.ca],
+    jobs: { pollMs: 500, superviseSeconds: 1 },
+  });
+
+  beforeAll(async () => {
+    target = await startHttpsTarget(() => (state.hang ? 'hang' : { status: 200, body: 'ok' }));
+    shared = await createTestDatabase('postgres');
+    a = await startTestApp('postgres', config(), shared);
+  }, 60_000);
+  afterAll(async () => {
+    await b?.app.close();
+    await b?.testDatabase.drop();
+    await target?.close();
+    await a?.app.close();
+    await shared?.drop();
+  });
+
+  it('is run by another worker, once, for the same due time', async () => {
+    const tenant = await a.tenants.create({ name: 'Orphaned', plan: 'business' });
+    const db = a.database.db;
+    await db.execute(sql`
+      insert into monitors (id, tenant_id, name, target_type, url, method, interval_seconds, timeout_ms,
+                            expected_status_codes, confirmation_checks, status, next_check_at)
+      values ('monitor_orphan', ${tenant.id}, 'Orphan', 'url', ${target.url('/')}, 'GET', 3600, 20000,
+              '["2xx"]'::jsonb, 1, 'pending', now())`);
+    await waitFor(async () => target.received.length === 1, 15_000, 'the first worker to take the check');
+    // The worker "dies" holding the check: it stops without handing the job back and heartbeats no more.
+    await a.app.services.jobs.stop({ graceful: false });
+    state.hang = false;
+    const second = await openDatabase({ databaseUrl: shared.url, pgliteDataDir: '', poolSize: 5 });
+    b = await startTestApp('postgres', config(), { database: second, url: shared.url, drop: () => second.close() });
+    const checks = async () =>
+      (
+        (await db.execute(
+          sql`select due_at, result from monitor_checks where monitor_id = 'monitor_orphan'`,
+        )) as unknown as { rows: Array<{ due_at: string | Date; result: string }> }
+      ).rows;
+    await waitFor(async () => (await checks()).length > 0, 40_000, 'the check on the second worker');
+    const [check] = await checks();
+    expect(check.result).toBe('up');
+    expect(target.received.length).toBe(2);
+    const { rows } = (await db.execute(
+      sql`select next_check_at from monitors where id = 'monitor_orphan'`,
+    )) as unknown as { rows: Array<{ next_check_at: string | Date }> };
+    expect(new Date(rows[0].next_check_at).getTime() - new Date(check.due_at).getTime()).toBe(3600 * 1000);
+  }, 90_000);
+});
