@@ -139,7 +139,9 @@ export async function runScansBench(): Promise<ScanBenchResult> {
           .filter((round) => round.workers === workers)
           .map((round) => round.scans_per_minute)
           .sort((a, b) => a - b);
-        return values[Math.floor(values.length / 2)];
+        const middle = Math.floor(values.length / 2);
+        const value = values.length % 2 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+        return Math.round(value * 10) / 10;
       };
       const one = median(1);
       const two = median(2);
