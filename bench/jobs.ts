@@ -1,7 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { openDatabase } from '../src/db/index.js';
 import { JobEngine } from '../src/jobs/engine.js';
+import { withThrowawayDatabase } from './database.js';
 
 const JOBS = 5_000;
 
@@ -10,17 +8,7 @@ const JOBS = 5_000;
  * created on it): jobs sent in batches, one worker process with the webhook deliveries' settings (4 handler slots fetching batches of 10), handlers doing nothing.
  */
 export async function runJobsBench() {
-  const server = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
-  if (!server) throw new Error('set BENCH_DATABASE_URL (or TEST_DATABASE_URL) to a PostgreSQL server');
-  const name = `tagport_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), pgliteDataDir: '', poolSize: 20 });
-  try {
-    await database.migrate();
+  return withThrowawayDatabase(async (database) => {
     let done = 0;
     const engine = new JobEngine(
       { store: database.jobs },
@@ -51,9 +39,5 @@ export async function runJobsBench() {
       sent_per_second: Math.round(JOBS / sendSeconds),
       worked_per_second: Math.round(done / workSeconds),
     };
-  } finally {
-    await database.close();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  }
+  });
 }

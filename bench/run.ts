@@ -1,13 +1,15 @@
 import { runApiBench } from './api.js';
 import { runJobsBench } from './jobs.js';
+import { printMonitorsBench, runMonitorsBench } from './monitors.js';
+import { printScansBench, runScansBench } from './scans.js';
 import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
 
 /**
- * `npm run bench [api|scanner|gateway|runtime|jobs]`: all benchmarks, or one. The scanner benchmark has two parts,
- * speed and accuracy; BENCH_SCANNER=speed or BENCH_SCANNER=accuracy runs only one of them.
+ * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans]`: all benchmarks, or one. The scanner benchmark
+ * has two parts, speed and accuracy; BENCH_SCANNER=speed or BENCH_SCANNER=accuracy runs only one of them.
  */
 const only = process.argv[2];
 
@@ -37,4 +39,12 @@ if (only === 'jobs' || (!only && (process.env.BENCH_DATABASE_URL || process.env.
   console.log('\nJob engine (pg-boss on PostgreSQL, one worker: 4 slots, batches of 10)');
   console.table([results]);
   console.log(JSON.stringify({ jobs: results }));
+}
+
+if (only === 'monitors' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
+  printMonitorsBench(await runMonitorsBench());
+}
+
+if (only === 'scans' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
+  printScansBench(await runScansBench());
 }

@@ -68,7 +68,11 @@ export interface Config {
     /** How long a synchronous scan request waits for a worker beyond the scan cap (the queue wait), then 503. */
     syncWaitMs: number;
   };
-  monitoring: { tickMs: number; batchSize: number; maxInFlight: number; retentionDays: number };
+  monitoring: {
+    /** Monitor checks one worker process runs at once (each waits at most its monitor's timeout). */
+    concurrency: number;
+    retentionDays: number;
+  };
   /** How long rows that grow with traffic are kept (monitor checks: `monitoring.retentionDays`), and how they go. */
   retention: {
     eventDays: number;
@@ -310,9 +314,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ai: aiConfig(env),
     mail: mailConfig(env),
     monitoring: {
-      tickMs: integer(env, 'MONITOR_TICK_MS', 1000, 10),
-      batchSize: integer(env, 'MONITOR_BATCH_SIZE', 20, 1),
-      maxInFlight: integer(env, 'MONITOR_MAX_IN_FLIGHT', 50, 1),
+      concurrency: integer(env, 'MONITOR_CONCURRENCY', 200, 1),
       retentionDays: integer(env, 'MONITOR_RETENTION_DAYS', 30, 1),
     },
     retention: {

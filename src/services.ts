@@ -13,7 +13,7 @@ import { ANONYMOUS_SCANS, SCANS, ScanWorker, type ScanLog } from './modules/trac
 import { Scanner } from './scanner/index.js';
 import { OutboundClient } from './lib/outbound.js';
 import { JobEngine } from './jobs/engine.js';
-import { MonitorScheduler } from './modules/monitors/scheduler.js';
+import { MONITOR_CHECKS, MONITOR_DISPATCH, MonitorChecks } from './modules/monitors/checks.js';
 import { MonitorService } from './modules/monitors/service.js';
 import {
   deliveryQueueOptions,
@@ -63,7 +63,8 @@ export interface Services {
   monitors: MonitorService;
   /** Deletes what is older than each growing table's retention (RetentionService.pruneOnce). */
   retention: RetentionService;
-  scheduler: MonitorScheduler;
+  /** Monitor checks as jobs: the dispatch step that queues due checks, and the check itself. */
+  monitorChecks: MonitorChecks;
   reports: ReportService;
   overview: OverviewService;
   status: StatusService;
@@ -95,6 +96,7 @@ export interface Services {
 /** What the status page shows of the job queues, by what they do. */
 const SHOWN_QUEUES: Record<string, string[]> = {
   scans: [SCANS, ANONYMOUS_SCANS],
+  'monitor checks': [MONITOR_CHECKS],
   'webhook deliveries': [WEBHOOK_DELIVERIES],
   'container transitions': [CONTAINER_TRANSITIONS],
   'report builds': [REPORT_BUILDS],
@@ -111,6 +113,16 @@ async function queueFigures(jobs: JobEngine) {
       oldest_wait_seconds: Math.max(0, ...parts.map((part) => part.oldestWaitSeconds)),
     };
   });
+}
+
+/** How often due monitor checks are claimed and queued, and how often check workers look for checks come due. */
+const MONITOR_DISPATCH_MS = 1000;
+const MONITOR_POLL_MS = 200;
+
+/** How late monitor checks are: the most overdue unclaimed monitor, or the oldest check job waiting to run. */
+async function monitoringLag(jobs: JobEngine, checks: MonitorChecks): Promise<number> {
+  const [queue] = await jobs.backlog([MONITOR_CHECKS]);
+  return Math.max(await checks.overdueSeconds(), queue.oldestWaitSeconds);
 }
 
 /** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
@@ -162,14 +174,17 @@ export function createServices(
   );
   const webhooks = new WebhookService({ database, outbound, jobs }, config.webhooks);
   const events = new EventLog({ database, webhooks });
-  const scheduler = new MonitorScheduler({ database, outbound, events }, { ...config.monitoring, onError });
+  const monitorChecks = new MonitorChecks(
+    { database, outbound, events, jobs },
+    // The dispatch job runs every second and is picked up within a poll: checks are queued that far ahead.
+    { lookaheadMs: MONITOR_DISPATCH_MS + 2 * config.jobs.pollMs + 1000, batchSize: 1000 },
+  );
   const reports = new ReportService({ database, events, jobs });
   const status = new StatusService(
-    { database, scheduler, queues: () => queueFigures(jobs) },
+    { database, monitoringLag: () => monitoringLag(jobs, monitorChecks), queues: () => queueFigures(jobs) },
     {
       chromiumPath: config.scanner.chromiumPath,
       workersRunning: runsJobs,
-      tickMs: config.monitoring.tickMs,
       checkIntervalMs: config.statusCheckMs,
       onError,
     },
@@ -278,6 +293,14 @@ export function createServices(
   const scanWork = { concurrency: config.scanner.concurrency, batchSize: 1, onDemand: true };
   jobs.define(SCANS, scanJobs, scanWorker.run.bind(scanWorker), scanWork);
   jobs.define(ANONYMOUS_SCANS, scanJobs, scanWorker.runAnonymous.bind(scanWorker), scanWork);
+  // Checks are short and many: a pool settles each on its own, so a target that hangs holds one slot, not a batch.
+  jobs.define(
+    MONITOR_CHECKS,
+    { retryLimit: 1, expireInSeconds: 60, deleteAfterSeconds: 600 },
+    monitorChecks.run.bind(monitorChecks),
+    { concurrency: config.monitoring.concurrency, pool: { pollMs: MONITOR_POLL_MS } },
+  );
+  jobs.every(MONITOR_DISPATCH, MONITOR_DISPATCH_MS, () => monitorChecks.dispatch());
   jobs.every('status-check', config.statusCheckMs, () => status.evaluate());
   jobs.every('domain-recheck', Math.min(config.dns.recheckIntervalMs, 60_000), () => domains.recheckDue());
   if (config.acme) jobs.every('certificate-issue', config.acme.pollMs, () => certificates.issueDue());
@@ -298,7 +321,7 @@ export function createServices(
     webhooks,
     monitors,
     retention,
-    scheduler,
+    monitorChecks,
     overview: new OverviewService({ database, tenants, trackingChecker }),
     reports,
     status,
@@ -329,12 +352,10 @@ export function createServices(
       await jobs.start({ work: runsJobs ? 'all' : isWorker ? 'on-demand' : 'none' });
       if (runsJobs) {
         await trackingChecker.failInterruptedScans().catch(onError);
-        scheduler.start();
         await containerWorker.resumeUnfinished();
       }
     },
     async stop({ graceful = true } = {}) {
-      await scheduler.stop();
       await jobs.stop({ graceful, timeoutMs: config.shutdownTimeoutMs });
       await gatewayTls?.close();
       await gateway.close();

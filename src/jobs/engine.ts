@@ -1,5 +1,8 @@
-import { PgBoss, type Job, type JobResult, type Queue, type SendOptions } from 'pg-boss';
+import { sql } from 'drizzle-orm';
+import { fromDrizzle, PgBoss, type Job, type JobInsert, type JobResult, type Queue, type SendOptions } from 'pg-boss';
+import type { Db } from '../db/index.js';
 import { JOB_SCHEMA, type JobStore } from '../db/job-store.js';
+import { JobPool } from './pool.js';
 
 export type JobHandler<T> = (data: T, job: Job<T>) => Promise<unknown>;
 export type QueueOptions = Omit<Queue, 'name' | 'notify'>;
@@ -12,6 +15,8 @@ interface QueueSpec {
   batchSize: number;
   /** Work a request waits for (scans): run whenever the process works jobs, also when background work is off. */
   onDemand: boolean;
+  /** Run by a `JobPool` (each job settled on its own, `concurrency` at once) polling every `pollMs`; null: `work()`. */
+  pool: { pollMs: number } | null;
 }
 
 /** What a process runs: every queue, only the queues requests wait for, or nothing (it only sends). */
@@ -53,6 +58,7 @@ export class JobEngine {
   private readonly queues = new Map<string, QueueSpec>();
   private readonly periodic = new Map<string, number>();
   private working = false;
+  private pools: JobPool[] = [];
   private stopping: Promise<void> | null = null;
   private readonly store: JobStore;
 
@@ -72,7 +78,8 @@ export class JobEngine {
       concurrency = 4,
       batchSize = 5,
       onDemand = false,
-    }: { concurrency?: number; batchSize?: number; onDemand?: boolean } = {},
+      pool = null,
+    }: { concurrency?: number; batchSize?: number; onDemand?: boolean; pool?: { pollMs: number } | null } = {},
   ): void {
     this.queues.set(name, {
       options: { heartbeatSeconds: HEARTBEAT_SECONDS, ...options },
@@ -80,6 +87,7 @@ export class JobEngine {
       concurrency,
       batchSize,
       onDemand,
+      pool,
     });
   }
 
@@ -143,6 +151,10 @@ export class JobEngine {
     for (const [name, spec] of this.queues) {
       const handler = spec.handler;
       if (!handler || !(background || spec.onDemand)) continue;
+      if (spec.pool) {
+        this.startPool(boss, name, handler, spec.concurrency, spec.pool.pollMs);
+        continue;
+      }
       await boss.work<object>(
         name,
         {
@@ -199,6 +211,14 @@ export class JobEngine {
   }
 
   /**
+   * Inserts jobs (data and options such as `startAfter` each) inside the caller's transaction: they exist exactly
+   * when what the transaction wrote commits.
+   */
+  async insertIn(transaction: Db, name: string, jobs: JobInsert[]): Promise<void> {
+    if (jobs.length) await this.requireBoss().insert(name, jobs, { db: fromDrizzle(transaction as never, sql) });
+  }
+
+  /**
    * Stops taking jobs. Graceful: running handlers get `timeoutMs` to finish; what is still running then is failed
    * back to the queue (retried by another worker). Without grace the jobs stay active until their heartbeat lapses.
    */
@@ -212,6 +232,8 @@ export class JobEngine {
   private async stopBoss(boss: PgBoss, graceful: boolean, timeoutMs: number): Promise<void> {
     this.working = false;
     try {
+      const pools = this.pools.splice(0);
+      await Promise.all(pools.map((pool) => pool.stop({ graceful, timeoutMs })));
       await boss.stop({ graceful, timeout: timeoutMs, close: true });
     } finally {
       this.boss = null;
@@ -234,21 +256,23 @@ export class JobEngine {
    * Runs the jobs of `name` that are due, here and now, until none is left (tests and processes without the worker
    * role use it to drive a queue step by step). Failures are retried as a worker would.
    */
-  async runQueued(name: string): Promise<number> {
+  async runQueued(name: string, { parallel = false }: { parallel?: boolean } = {}): Promise<number> {
     const boss = this.requireBoss();
     const handler = this.queues.get(name)?.handler;
     if (!handler) throw new Error(`no handler for queue ${name}`);
     let ran = 0;
-    for (let jobs = await boss.fetch<object>(name, { batchSize: 20 }); jobs.length; jobs = await boss.fetch(name)) {
-      for (const job of jobs) {
-        ran++;
-        try {
-          await handler(job.data as never, job as never);
-          await boss.complete(name, job.id);
-        } catch (error) {
-          await boss.fail(name, job.id, { message: error instanceof Error ? error.message : String(error) });
-        }
+    const runOne = async (job: Job<object>) => {
+      try {
+        await handler(job.data as never, job as never);
+        await boss.complete(name, job.id);
+      } catch (error) {
+        await boss.fail(name, job.id, { message: error instanceof Error ? error.message : String(error) });
       }
+    };
+    for (let jobs = await boss.fetch<object>(name, { batchSize: 20 }); jobs.length; jobs = await boss.fetch(name)) {
+      ran += jobs.length;
+      if (parallel) await Promise.all(jobs.map(runOne));
+      else for (const job of jobs) await runOne(job);
     }
     return ran;
   }
@@ -303,6 +327,17 @@ export class JobEngine {
         output: { message: error instanceof Error ? error.message : String(error) },
       };
     }
+  }
+
+  private startPool(boss: PgBoss, name: string, handler: JobHandler<never>, concurrency: number, pollMs: number) {
+    const pool = new JobPool(boss, name, (job) => handler(job.data as never, job as never), {
+      concurrency,
+      pollMs,
+      heartbeatMs: (HEARTBEAT_SECONDS * 1000) / 2,
+      onError: this.settings.onError,
+    });
+    pool.start();
+    this.pools.push(pool);
   }
 
   private async watchdog(): Promise<void> {

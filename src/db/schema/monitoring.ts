@@ -26,13 +26,15 @@ export const monitors = pgTable(
     paused: boolean('paused').notNull().default(false),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
+    /** The next due time not yet claimed: a claim moves it on by whole intervals (the schedule never drifts). */
     nextCheckAt: timestamp('next_check_at', { withTimezone: true }).notNull().defaultNow(),
-    leaseOwner: text('lease_owner'),
-    leaseUntil: timestamp('lease_until', { withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('monitors_tenant_idx').on(t.tenantId, t.createdAt), index('monitors_due_idx').on(t.nextCheckAt)],
+  (t) => [
+    index('monitors_tenant_idx').on(t.tenantId, t.createdAt),
+    index('monitors_due_idx').on(t.nextCheckAt).where(sql`${t.paused} = false`),
+  ],
 );
 
 export const monitorChecks = pgTable(
@@ -44,6 +46,8 @@ export const monitorChecks = pgTable(
       .references(() => monitors.id, { onDelete: 'cascade' }),
     tenantId: text('tenant_id').notNull(),
     checkedAt: timestamp('checked_at', { withTimezone: true }).notNull(),
+    /** The scheduled time this check ran for (null on checks from before 0017); one check per monitor and due time. */
+    dueAt: timestamp('due_at', { withTimezone: true }),
     result: text('result').notNull(),
     statusCode: integer('status_code'),
     latencyMs: integer('latency_ms'),
@@ -55,6 +59,7 @@ export const monitorChecks = pgTable(
     // Reports read one tenant's checks in a period; retention deletes by age.
     index('monitor_checks_tenant_checked_idx').on(t.tenantId, t.checkedAt),
     index('monitor_checks_checked_idx').on(t.checkedAt),
+    uniqueIndex('monitor_checks_due_idx').on(t.monitorId, t.dueAt),
   ],
 );
 
@@ -110,7 +115,6 @@ export const webhookDeliveries = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
     lastStatusCode: integer('last_status_code'),
     lastError: text('last_error'),
-    leaseUntil: timestamp('lease_until', { withTimezone: true }),
     createdAt: createdAt(),
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
   },

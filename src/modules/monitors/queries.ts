@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, isNull, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { boundedCount } from '../../db/bounded-count.js';
 import { countLimit } from '../../lib/count-bound.js';
 import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
@@ -62,57 +62,111 @@ export async function deleteMonitor(db: Db, tenantId: string, id: string): Promi
   return rows[0] ?? null;
 }
 
-/**
- * Leases due monitors to this instance. FOR UPDATE SKIP LOCKED makes concurrent schedulers take disjoint
- * sets; the lease keeps a monitor from being taken again while its check runs, and expires if the
- * instance dies, so a check is never run twice and never skipped for longer than the lease.
- */
-export async function claimDueMonitors(
-  db: Db,
-  owner: string,
-  limit: number,
-  leaseSeconds: number,
-): Promise<MonitorRow[]> {
-  const due = db
-    .select({ id: monitors.id })
-    .from(monitors)
-    .where(
-      and(
-        eq(monitors.paused, false),
-        lte(monitors.nextCheckAt, sql`now()`),
-        sql`(${monitors.leaseUntil} is null or ${monitors.leaseUntil} < now())`,
-      ),
-    )
-    .orderBy(monitors.nextCheckAt)
-    .limit(limit)
-    .for('update', { skipLocked: true });
-  return db
-    .update(monitors)
-    .set({ leaseOwner: owner, leaseUntil: sql`now() + make_interval(secs => ${leaseSeconds})` })
-    .where(inArray(monitors.id, due))
-    .returning();
+/** A monitor's check for one due time, as a claim hands it out. */
+export interface DueCheck {
+  monitorId: string;
+  dueAt: Date;
 }
 
 /**
- * Stores a check's outcome and schedules the next one in one transaction, so a stored check always comes
- * with its monitor's new state. Only the lease holder may record; otherwise nothing is written.
+ * Claims the monitors due up to `lookaheadMs` from now, at most `limit`, and moves each one's next due time on by
+ * whole intervals from its previous due time (never from when a check ran, so the schedule does not drift). A
+ * monitor that missed slots (no worker for a while) is checked once, for its latest missed slot. FOR UPDATE SKIP
+ * LOCKED lets concurrent claims take disjoint monitors; every claimed due time is handed out exactly once. Due times
+ * are kept to the millisecond, as JavaScript dates hold them.
  */
-export async function recordCheck(
+export async function claimDueChecks(db: Db, lookaheadMs: number, limit: number): Promise<DueCheck[]> {
+  const result = await db.execute(sql`
+    with due as (
+      select id, interval_seconds,
+             date_trunc('milliseconds', next_check_at + make_interval(secs => interval_seconds *
+               greatest(0, floor(extract(epoch from now() - next_check_at) / interval_seconds)))) as due_at
+        from ${monitors}
+       where paused = false and next_check_at <= now() + make_interval(secs => ${lookaheadMs / 1000})
+       order by next_check_at
+       limit ${limit}
+         for update skip locked
+    )
+    update ${monitors} m set next_check_at = due.due_at + make_interval(secs => due.interval_seconds)
+      from due where m.id = due.id
+    returning m.id as monitor_id, due.due_at`);
+  return (result as unknown as { rows: Array<{ monitor_id: string; due_at: string | Date }> }).rows.map((row) => ({
+    monitorId: row.monitor_id,
+    dueAt: new Date(row.due_at),
+  }));
+}
+
+/** A monitor as a check job reads it, and whether its check for `dueAt` is already recorded. */
+export async function findMonitorForCheck(
   db: Db,
-  check: typeof monitorChecks.$inferInsert,
-  owner: string,
-  changes: Partial<typeof monitors.$inferInsert>,
-): Promise<MonitorRow | null> {
-  return db.transaction(async (tx) => {
-    const [updated] = await tx
-      .update(monitors)
-      .set({ ...changes, leaseOwner: null, leaseUntil: null })
-      .where(and(eq(monitors.id, check.monitorId), eq(monitors.leaseOwner, owner)))
-      .returning();
-    if (!updated) return null;
-    await tx.insert(monitorChecks).values(check);
-    return updated;
-  });
+  id: string,
+  dueAt: Date,
+): Promise<{ monitor: MonitorRow; recorded: boolean } | null> {
+  const rows = await db
+    .select({
+      monitor: monitors,
+      recorded: sql<boolean>`exists (select 1 from ${monitorChecks} where ${monitorChecks.monitorId} = ${monitors.id}
+        and ${monitorChecks.dueAt} = ${dueAt.toISOString()}::timestamptz)`,
+    })
+    .from(monitors)
+    .where(eq(monitors.id, id))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/** A recorded check's effect on its monitor: the status before and after. */
+export interface RecordedCheck {
+  previousStatus: string;
+  status: string;
+}
+
+/**
+ * Stores a check and judges the monitor in one statement, its row locked so that overlapping checks of one monitor
+ * judge in turn: a failure counts towards `confirmation_checks`, the count confirmed makes the monitor down, any
+ * other result is the new status. Returns null when the check changed nothing: the monitor is gone or paused, its
+ * check for this due time is already stored, or a check that started later was recorded first (then only the check
+ * is stored).
+ */
+export async function recordCheck(db: Db, check: typeof monitorChecks.$inferInsert): Promise<RecordedCheck | null> {
+  const checkedAt = check.checkedAt.toISOString();
+  const result = await db.execute(sql`
+    with before as (
+      select id, status, consecutive_failures, confirmation_checks from ${monitors}
+       where id = ${check.monitorId} and paused = false
+         for update
+    ), stored as (
+      insert into ${monitorChecks} (id, monitor_id, tenant_id, checked_at, due_at, result, status_code, latency_ms,
+                                    timings, error)
+      select ${check.id}, before.id, ${check.tenantId}, ${checkedAt}::timestamptz,
+             ${check.dueAt?.toISOString() ?? null}::timestamptz, ${check.result}, ${check.statusCode ?? null}::int,
+             ${check.latencyMs ?? null}::int, ${check.timings ? JSON.stringify(check.timings) : null}::jsonb,
+             ${check.error ?? null}
+        from before
+      on conflict do nothing
+      returning monitor_id
+    )
+    update ${monitors} m
+       set consecutive_failures = case when ${check.result} = 'down' then before.consecutive_failures + 1 else 0 end,
+           status = case when ${check.result} <> 'down' then ${check.result}
+                         when before.consecutive_failures + 1 >= before.confirmation_checks then 'down'
+                         else before.status end,
+           last_checked_at = ${checkedAt}::timestamptz
+      from before, stored
+     where m.id = before.id and (m.last_checked_at is null or m.last_checked_at <= ${checkedAt}::timestamptz)
+    returning before.status as previous_status, m.status`);
+  const [row] = (result as unknown as { rows: Array<{ previous_status: string; status: string }> }).rows;
+  return row ? { previousStatus: row.previous_status, status: row.status } : null;
+}
+
+/** Seconds the most overdue unpaused monitor is past its due time without being claimed (0 when none is). */
+export async function overdueSeconds(db: Db): Promise<number> {
+  const [row] = await db
+    .select({
+      seconds: sql<number>`coalesce(extract(epoch from now() - min(${monitors.nextCheckAt})), 0)`.mapWith(Number),
+    })
+    .from(monitors)
+    .where(eq(monitors.paused, false));
+  return Math.max(0, row?.seconds ?? 0);
 }
 
 export async function listChecks(db: Db, monitorId: string, limit: number, offset: number) {

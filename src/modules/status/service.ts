@@ -4,7 +4,6 @@ import { isDatabaseUnavailable } from '../../db/errors.js';
 import type { Database } from '../../db/index.js';
 import { platformIncidents } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
-import type { MonitorScheduler } from '../monitors/scheduler.js';
 
 export type ComponentState = 'operational' | 'degraded' | 'outage';
 export interface ComponentStatus {
@@ -35,6 +34,12 @@ export interface QueueFigure {
 /** The job queues' depth and wait, as the status page shows them (from the job engine). */
 export type QueueFigures = () => Promise<QueueFigure[]>;
 
+/** Seconds the most overdue monitor check is behind its due time, cluster-wide. */
+export type MonitoringLag = () => Promise<number>;
+
+/** Monitor checks this far behind schedule make the monitoring worker degraded; four times as far, an outage. */
+const MONITORING_LATE_SECONDS = 30;
+
 /**
  * Tagport's own health: component checks (API, database, scanner, monitoring worker, and any component
  * registered later, such as the gateway) run on a schedule; a component failing twice in a row opens a
@@ -56,11 +61,10 @@ export class StatusService {
   private readonly queues: QueueFigures;
 
   constructor(
-    { database, scheduler, queues }: { database: Database; scheduler: MonitorScheduler; queues: QueueFigures },
+    { database, monitoringLag, queues }: { database: Database; monitoringLag: MonitoringLag; queues: QueueFigures },
     options: {
       chromiumPath: string;
       workersRunning: boolean;
-      tickMs: number;
       checkIntervalMs: number;
       onError: (error: unknown) => void;
     },
@@ -69,7 +73,6 @@ export class StatusService {
     this.queues = queues;
     this.onError = options.onError;
     this.freshForMs = options.checkIntervalMs * 2;
-    const startedAt = new Date();
     this.register('API', async () => ({ status: 'operational', detail: 'Serving requests.' }));
     this.register('Database', async () => {
       const started = performance.now();
@@ -91,12 +94,12 @@ export class StatusService {
     );
     this.register('Monitoring worker', async () => {
       if (!options.workersRunning) return { status: 'degraded', detail: 'Workers are not running in this instance.' };
-      const last = scheduler.lastTickAt ?? startedAt;
-      const staleAfter = options.tickMs * 5 + 10_000;
-      if (Date.now() - last.getTime() > staleAfter)
-        return { status: 'outage', detail: 'The scheduler has not run recently.' };
-      if (!scheduler.lastTickAt) return { status: 'operational', detail: 'Starting.' };
-      return { status: 'operational', detail: `Last run ${Math.round((Date.now() - last.getTime()) / 1000)} s ago.` };
+      const lag = Math.round(await monitoringLag());
+      if (lag >= MONITORING_LATE_SECONDS * 4)
+        return { status: 'outage', detail: `Monitor checks are ${lag} s behind schedule.` };
+      if (lag >= MONITORING_LATE_SECONDS)
+        return { status: 'degraded', detail: `Monitor checks are ${lag} s behind schedule.` };
+      return { status: 'operational', detail: 'Monitor checks run on schedule.' };
     });
   }
 

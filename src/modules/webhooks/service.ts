@@ -64,10 +64,10 @@ function toDto(row: WebhookRow): WebhookDto {
 export class WebhookService {
   private readonly database: Database;
   private readonly outbound: OutboundClient;
-  private readonly jobs: Pick<JobEngine, 'sendMany'>;
+  private readonly jobs: Pick<JobEngine, 'insertIn'>;
 
   constructor(
-    { database, outbound, jobs }: { database: Database; outbound: OutboundClient; jobs: Pick<JobEngine, 'sendMany'> },
+    { database, outbound, jobs }: { database: Database; outbound: OutboundClient; jobs: Pick<JobEngine, 'insertIn'> },
     readonly settings: WebhookSettings,
   ) {
     this.database = database;
@@ -133,8 +133,9 @@ export class WebhookService {
   }
 
   /**
-   * Records one delivery of the event per subscribed endpoint of the tenant and queues a job for each; a worker
-   * sends them. The event comes from the event log (`EventLog.record`), so a delivery carries its id and data.
+   * Records one delivery of the event per subscribed endpoint of the tenant and queues a job for each, in one
+   * transaction: a delivery always has its job (a worker sends it), and a job always finds its delivery. The event
+   * comes from the event log (`EventLog.record`), so a delivery carries its id and data.
    */
   async publish(tenantId: string, event: PublishedEvent): Promise<void> {
     const payload = {
@@ -155,11 +156,14 @@ export class WebhookService {
       status: 'pending',
     }));
     if (rows.length === 0) return;
-    await queries.insertDeliveries(this.database.db, rows);
-    await this.jobs.sendMany(
-      WEBHOOK_DELIVERIES,
-      rows.map((row) => ({ deliveryId: row.id! })),
-    );
+    await this.database.db.transaction(async (tx) => {
+      await queries.insertDeliveries(tx, rows);
+      await this.jobs.insertIn(
+        tx,
+        WEBHOOK_DELIVERIES,
+        rows.map((row) => ({ data: { deliveryId: row.id! } })),
+      );
+    });
   }
 
   /**

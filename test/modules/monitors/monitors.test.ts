@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { sql } from 'drizzle-orm';
+import { MONITOR_CHECKS } from '../../../src/modules/monitors/checks.js';
 import { WEBHOOK_DELIVERIES } from '../../../src/modules/webhooks/service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -36,11 +37,13 @@ describe('monitors, incidents and webhooks over real HTTPS', () => {
     await receiver?.close();
   });
 
-  const scheduler = () => t.app.services.scheduler;
+  /** Queues the checks due now (the dispatch job's step); the test runs them with `runQueued`. */
+  const dispatch = () => t.app.services.monitorChecks.dispatch();
+  const runChecks = (options?: { parallel: boolean }) => t.app.services.jobs.runQueued(MONITOR_CHECKS, options);
   async function runDue(monitorId: string) {
     await t.database.db.execute(sql`update monitors set next_check_at = now() where id = ${monitorId}`);
-    await scheduler().tick();
-    await scheduler().drain();
+    await dispatch();
+    await runChecks();
   }
   const post = (url: string, payload?: object) => t.inject({ method: 'POST', url, token: tenant.token, payload });
   const get = (url: string) => t.inject({ method: 'GET', url, token: tenant.token });
@@ -160,7 +163,7 @@ describe('monitors, incidents and webhooks over real HTTPS', () => {
     });
   });
 
-  describe('the monitor scheduler', () => {
+  describe('monitor checks on the job engine', () => {
     it('never lets a hanging check hold up the others', async () => {
       const hanging = (
         await post('/api/monitors/', {
@@ -183,7 +186,8 @@ describe('monitors, incidents and webhooks over real HTTPS', () => {
         sql`update monitors set next_check_at = now() where id in (${hanging.id}, ${healthy.id})`,
       );
       const started = Date.now();
-      await scheduler().tick();
+      await dispatch();
+      const running = runChecks({ parallel: true });
       await waitFor(
         async () => (await get(`/api/monitors/${healthy.id}/checks/`)).json().count === 1,
         1400,
@@ -192,7 +196,7 @@ describe('monitors, incidents and webhooks over real HTTPS', () => {
       expect(Date.now() - started).toBeLessThan(1400);
       expect((await get(`/api/monitors/${hanging.id}/checks/`)).json().count).toBe(0);
       expect((await get(`/api/monitors/${healthy.id}/`)).json().status).toBe('degraded');
-      await scheduler().drain();
+      await running;
       const [check] = (await get(`/api/monitors/${hanging.id}/checks/`)).json().results;
       expect(check).toMatchObject({ result: 'down', error: 'timeout after 1500 ms' });
       expect((await get(`/api/monitors/${hanging.id}/`)).json().status).toBe('down');
@@ -210,14 +214,14 @@ describe('monitors, incidents and webhooks over real HTTPS', () => {
   }
 
   describe('pauseMonitor · POST /api/monitors/:id/pause/', () => {
-    it('pauses: no next check, and the scheduler runs none', async () => {
+    it('pauses: no next check, and no check runs', async () => {
       const monitor = await pausable();
       expect((await post(`/api/monitors/${monitor.id}/pause/`)).json()).toMatchObject({
         status: 'paused',
         next_check_at: null,
       });
-      await scheduler().tick();
-      await scheduler().drain();
+      await dispatch();
+      await runChecks();
       expect((await get(`/api/monitors/${monitor.id}/checks/`)).json().count).toBe(0);
     });
 

@@ -1,4 +1,4 @@
-import { WEBHOOK_DEAD_LETTERS, WEBHOOK_DELIVERIES } from '../../../src/modules/webhooks/service.js';
+import { WEBHOOK_DEAD_LETTERS, WEBHOOK_DELIVERIES, WebhookService } from '../../../src/modules/webhooks/service.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { startHttpsTarget } from '../../helpers/https-target.js';
@@ -74,6 +74,29 @@ describe('webhook deliveries over real HTTPS', () => {
       // The job engine kept the exhausted delivery as a dead letter (the API lists it as failed).
       expect(await t.app.services.jobs.unfinished([WEBHOOK_DEAD_LETTERS])).toBe(1);
       state.receiverFailures = 0;
+    });
+  });
+
+  describe('publishing an event', () => {
+    it('records a delivery only together with its job: when the job cannot be queued, no delivery is left behind', async () => {
+      const hook = (
+        await post('/api/webhooks/', { url: receiver.url('/atomic'), event_types: ['report.ready'] })
+      ).json();
+      const { database, outbound } = { database: t.database, outbound: t.app.services.outbound };
+      const failingQueue = {
+        insertIn: async () => {
+          throw new Error('the queue refused the job');
+        },
+      };
+      const webhooks = new WebhookService({ database, outbound, jobs: failingQueue }, t.app.services.webhooks.settings);
+      const event = {
+        id: 'evt_atomic',
+        type: 'report.ready' as const,
+        created_at: new Date().toISOString(),
+        data: { report_id: 'rpt_atomic' },
+      };
+      await expect(webhooks.publish(tenant.tenantId, event)).rejects.toThrow();
+      expect((await get(`/api/webhooks/${hook.id}/deliveries/`)).json().count).toBe(0);
     });
   });
 });
