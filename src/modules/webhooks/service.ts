@@ -28,7 +28,7 @@ export const WEBHOOK_DELIVERIES = 'webhook-delivery';
 export const WEBHOOK_DEAD_LETTERS = 'webhook-delivery-dead';
 
 /** The queue settings the delivery job runs with, from the webhook settings. */
-export function deliveryQueueOptions(settings: WebhookSettings) {
+export function deliveryQueueOptions(settings: WebhookSettings, deadLetter = WEBHOOK_DEAD_LETTERS) {
   const retryDelay = Math.round(settings.retryBaseMs / 1000);
   return {
     retryLimit: Math.max(0, settings.maxAttempts - 1),
@@ -36,9 +36,17 @@ export function deliveryQueueOptions(settings: WebhookSettings) {
     // pg-boss backs off from at least 1 s; a delay under a second means "retry at once".
     retryBackoff: retryDelay > 0,
     expireInSeconds: Math.ceil(settings.timeoutMs / 1000) + 30,
-    deadLetter: WEBHOOK_DEAD_LETTERS,
+    deadLetter,
   };
 }
+
+/** Told about every published event, after its webhook deliveries are queued (notification channels). */
+export type PublishListener = (event: {
+  tenantId: string;
+  type: EventType;
+  eventId: string;
+  data: Record<string, unknown>;
+}) => Promise<void>;
 
 /** A failed attempt that will be tried again: the job fails so that pg-boss schedules the retry. */
 export class DeliveryAttemptFailed extends Error {}
@@ -57,6 +65,7 @@ export class WebhookService {
   private readonly database: Database;
   private readonly outbound: OutboundClient;
   private readonly jobs: Pick<JobEngine, 'sendMany'>;
+  private readonly listeners: PublishListener[] = [];
 
   constructor(
     { database, outbound, jobs }: { database: Database; outbound: OutboundClient; jobs: Pick<JobEngine, 'sendMany'> },
@@ -65,6 +74,11 @@ export class WebhookService {
     this.database = database;
     this.outbound = outbound;
     this.jobs = jobs;
+  }
+
+  /** Adds a listener told about every event published from now on. */
+  onPublish(listener: PublishListener): void {
+    this.listeners.push(listener);
   }
 
   async create(
@@ -138,12 +152,14 @@ export class WebhookService {
       payload,
       status: 'pending',
     }));
-    if (rows.length === 0) return eventId;
-    await queries.insertDeliveries(this.database.db, rows);
-    await this.jobs.sendMany(
-      WEBHOOK_DELIVERIES,
-      rows.map((row) => ({ deliveryId: row.id! })),
-    );
+    if (rows.length > 0) {
+      await queries.insertDeliveries(this.database.db, rows);
+      await this.jobs.sendMany(
+        WEBHOOK_DELIVERIES,
+        rows.map((row) => ({ deliveryId: row.id! })),
+      );
+    }
+    for (const listener of this.listeners) await listener({ tenantId, type, eventId, data });
     return eventId;
   }
 
