@@ -26,6 +26,7 @@ import type { Scanner } from './scanner/index.js';
 import { webRoutes } from './web/routes.js';
 import { monitorRoutes } from './modules/monitors/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
+import { notificationRoutes } from './modules/notifications/routes.js';
 import { webhookDocumentation } from './modules/webhooks/openapi.js';
 import { reportRoutes } from './modules/reports/routes.js';
 import { overviewRoutes } from './modules/overview/routes.js';
@@ -135,6 +136,7 @@ export async function buildApp({
   await app.register(trackingCheckerRoutes);
   await app.register(monitorRoutes);
   await app.register(webhookRoutes);
+  await app.register(notificationRoutes);
   await app.register(reportRoutes);
   await app.register(statusRoutes);
   await app.register(containerRoutes);

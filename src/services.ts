@@ -44,6 +44,12 @@ import { RetentionService } from './modules/retention/service.js';
 import { MemberService } from './modules/members/service.js';
 import { InvitationService } from './modules/members/invitations.js';
 import { Mailer } from './lib/mail.js';
+import {
+  NOTIFICATION_DEAD_LETTERS,
+  NOTIFICATION_DELIVERIES,
+  NotificationService,
+} from './modules/notifications/service.js';
+import { NotificationWorker } from './modules/notifications/worker.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -79,6 +85,8 @@ export interface Services {
   members: MemberService;
   /** Invitations to a tenant by email. */
   invitations: InvitationService;
+  /** Notification channels (email, Slack-compatible, webhook) and where each event's alerts go. */
+  notifications: NotificationService;
   /** Outgoing email (SMTP_URL); sends nothing when it is unset. */
   mailer: Mailer;
   gateway: Gateway;
@@ -98,6 +106,7 @@ const SHOWN_QUEUES: Record<string, string[]> = {
   scans: [SCANS, ANONYMOUS_SCANS],
   'monitor checks': [MONITOR_CHECKS],
   'webhook deliveries': [WEBHOOK_DELIVERIES],
+  'notification deliveries': [NOTIFICATION_DELIVERIES],
   'container transitions': [CONTAINER_TRANSITIONS],
   'report builds': [REPORT_BUILDS],
 };
@@ -265,7 +274,21 @@ export function createServices(
       ? { status: 'operational', detail: 'Accepting container traffic.' }
       : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
   );
-  const monitors = new MonitorService({ database, outbound, events, tenants, containers, domains });
+  const notifications = new NotificationService(
+    { database, outbound, box: userSecretsBox(config), jobs },
+    { dashboardUrl: config.publicBaseUrl ?? `http://localhost:${config.port}` },
+  );
+  events.onRecord((event) => notifications.notify(event));
+  const notificationWorker = new NotificationWorker({ database, outbound, mailer, notifications }, config.webhooks);
+  const monitors = new MonitorService({
+    database,
+    outbound,
+    events,
+    tenants,
+    containers,
+    domains,
+    channels: notifications,
+  });
   const retention = new RetentionService(
     { monitors, events, traffic, metaPixels },
     {
@@ -279,6 +302,13 @@ export function createServices(
     concurrency: 4,
     batchSize: 10,
   });
+  jobs.define(NOTIFICATION_DEAD_LETTERS, { retentionSeconds: 30 * 86_400 });
+  jobs.define(
+    NOTIFICATION_DELIVERIES,
+    deliveryQueueOptions(config.webhooks, NOTIFICATION_DEAD_LETTERS),
+    notificationWorker.deliver.bind(notificationWorker),
+    { concurrency: 2, batchSize: 5 },
+  );
   jobs.define(
     CONTAINER_TRANSITIONS,
     { policy: 'stately', retryLimit: 5, retryBackoff: true },
@@ -333,6 +363,7 @@ export function createServices(
     metaPixels,
     members: new MemberService({ database, auth, events }),
     invitations: new InvitationService({ database, events, mailer }),
+    notifications,
     mailer,
     gateway,
     gatewayTls,

@@ -5,6 +5,7 @@ import type { ContainerErrorCode } from '../modules/containers/errors.js';
 import type { DomainErrorCode } from '../modules/domains/errors.js';
 import type { MetaPixelErrorCode } from '../modules/meta-pixels/errors.js';
 import type { MonitorErrorCode } from '../modules/monitors/errors.js';
+import type { NotificationErrorCode } from '../modules/notifications/errors.js';
 import type { ReportErrorCode } from '../modules/reports/errors.js';
 import type { TenantErrorCode } from '../modules/tenants/errors.js';
 import type { TrackingCheckerErrorCode } from '../modules/tracking-checker/errors.js';
@@ -117,6 +118,7 @@ export type ErrorCode =
   | DomainErrorCode
   | MetaPixelErrorCode
   | MonitorErrorCode
+  | NotificationErrorCode
   | ReportErrorCode
   | TenantErrorCode
   | TrackingCheckerErrorCode

@@ -87,6 +87,11 @@ export async function registerOpenApi(
         { name: 'Events', description: 'What happened to your objects.' },
         { name: 'Monitoring', description: 'Uptime monitors, their checks and statistics, and incidents.' },
         { name: 'Webhooks', description: 'Signed event deliveries to your endpoints, with retries.' },
+        {
+          name: 'Notification channels',
+          description:
+            'Alerts by email, Slack-compatible incoming webhooks and signed webhooks, with their deliveries.',
+        },
         { name: 'Reports', description: 'Uptime, usage and scan reports as JSON or CSV.' },
         { name: 'System', description: 'Health and readiness.' },
       ],

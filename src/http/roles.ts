@@ -10,8 +10,8 @@ import { type ApiError, HttpCodes, unauthenticated } from './errors.js';
  *   exports of data a member can already read), acknowledges and resolves incidents (on-call work, not
  *   configuration), and signs out of their own session.
  * - admin: everything a member can do, plus creating, changing and deleting containers, domains,
- *   monitors, webhooks and API keys, creating client tenants and renaming tenants, inviting people
- *   and changing or removing members below the owner role.
+ *   monitors, webhooks, notification channels (and their test sends) and API keys, creating client
+ *   tenants and renaming tenants, inviting people and changing or removing members below the owner role.
  * - owner: everything; alone may archive a tenant, set plans or limit overrides (billing), and
  *   invite, grant, change or remove the owner role.
  *
@@ -79,6 +79,11 @@ export const ROLE_POLICY: Readonly<Record<string, RoleRule>> = {
   // Webhooks
   createWebhook: admin,
   deleteWebhook: admin,
+  // Notification channels
+  createNotificationChannel: admin,
+  updateNotificationChannel: admin,
+  deleteNotificationChannel: admin,
+  testNotificationChannel: admin,
   // Reports
   createReport: member,
 };

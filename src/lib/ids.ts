@@ -23,6 +23,8 @@ export const ID_PREFIXES = {
   requestLog: 'log',
   metaPixel: 'mpx',
   invitation: 'inv',
+  notificationChannel: 'nch',
+  notification: 'ntf',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

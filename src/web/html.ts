@@ -39,6 +39,7 @@ const DASHBOARD_LINKS: Array<[string, string]> = [
   ['/dashboard/api-keys', 'API keys'],
   ['/dashboard/containers', 'Containers'],
   ['/dashboard/monitors', 'Monitors'],
+  ['/dashboard/notifications', 'Notifications'],
   ['/dashboard/reports', 'Reports'],
   ['/dashboard/scans', 'Scans'],
   ['/dashboard/team', 'Team'],

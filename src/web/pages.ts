@@ -184,6 +184,7 @@ export const monitorsPage = (): Html => html`
   <input id="monitor-path" name="path" pattern="/[^ ]*" value="/" maxlength="2048"></span>
   <label for="monitor-interval">Every (s)</label>
   <input id="monitor-interval" name="interval_seconds" type="number" min="10" max="86400" value="300">
+  <fieldset class="choices"><legend>Notify</legend><span id="monitor-channel-options" class="choice-list"><span class="hint">No notification channels yet: <a href="/dashboard/notifications">add one</a>.</span></span></fieldset>
   <button type="submit">Add monitor</button>
   <p class="error" role="alert" id="monitor-error" hidden></p>
 </form>
@@ -200,6 +201,12 @@ export const monitorPage = (monitorId: string): Html => html`
 <div id="monitor-detail" data-monitor-id="${monitorId}">
   <h1 id="monitor-title">Monitor</h1>
   <p><span id="monitor-status"></span> · <span id="monitor-target"></span> <button type="button" id="monitor-toggle">Pause</button></p>
+  <form id="monitor-channels-form" class="inline" novalidate>
+    <fieldset class="choices"><legend>Notify</legend><span id="detail-channel-options" class="choice-list"><span class="hint">No notification channels yet: <a href="/dashboard/notifications">add one</a>.</span></span></fieldset>
+    <button type="submit">Save channels</button>
+    <span role="status" id="monitor-channels-status"></span>
+    <p class="error" role="alert" id="monitor-channels-error" hidden></p>
+  </form>
   <div class="cards" id="monitor-stats"></div>
   <h2>Latency of recent checks</h2>
   <div class="chart-box"><canvas id="latency-chart" role="img" aria-label="Latency of the recent checks in milliseconds"></canvas></div>

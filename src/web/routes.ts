@@ -26,6 +26,7 @@ import {
   setupPage,
 } from './pages.js';
 import { invitePage, teamPage } from './team-pages.js';
+import { notificationsPage } from './notification-pages.js';
 import { TrackingCheckerCodes } from '../modules/tracking-checker/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -43,6 +44,7 @@ const UI_MODULES = [
   'containers.js',
   'container-settings.js',
   'monitors.js',
+  'notifications.js',
   'reports.js',
   'scan-result.js',
   'checker.js',
@@ -156,6 +158,11 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     dashboard('Monitor', '/dashboard/monitors', (request) => monitorPage((request.params as { id: string }).id), [
       '/assets/chart.js',
     ]),
+  );
+  app.get(
+    '/dashboard/notifications',
+    hidden,
+    dashboard('Notifications', '/dashboard/notifications', notificationsPage),
   );
   app.get('/dashboard/reports', hidden, dashboard('Reports', '/dashboard/reports', reportsPage));
   app.get('/dashboard/security', hidden, dashboard('Security', '/dashboard/security', securityPage));

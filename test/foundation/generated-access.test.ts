@@ -18,6 +18,7 @@ const objectPaths: Record<string, { create: (fixtures: Fixtures) => Promise<stri
   monitors: { create: (f) => f.monitor(), read: '/api/monitors/{id}/' },
   incidents: { create: (f) => f.incident(), read: '/api/incidents/' },
   webhooks: { create: (f) => f.webhook(), read: '/api/webhooks/{id}/' },
+  'notification-channels': { create: (f) => f.notificationChannel(), read: '/api/notification-channels/{id}/' },
   reports: { create: (f) => f.report(), read: '/api/reports/{id}/' },
   containers: { create: (f) => f.container(), read: '/api/containers/{id}/' },
   domains: { create: (f) => f.domain(), read: '/api/domains/{id}/' },
@@ -30,6 +31,7 @@ const objectPaths: Record<string, { create: (fixtures: Fixtures) => Promise<stri
 const bodies: Record<string, object> = {
   updateTenant: { name: 'Renamed by another tenant' },
   updateMonitor: { name: 'Renamed by another tenant' },
+  updateNotificationChannel: { name: 'Renamed by another tenant' },
   updateContainer: { name: 'Renamed by another tenant' },
   updateMember: { role: 'admin' },
   createMetaPixel: { pixel_id: '1234567890', access_token: 'EAAB-another-tenants-token' },
@@ -48,6 +50,7 @@ interface Fixtures {
   monitor(): Promise<string>;
   incident(): Promise<string>;
   webhook(): Promise<string>;
+  notificationChannel(): Promise<string>;
   report(): Promise<string>;
   container(): Promise<string>;
   domain(): Promise<string>;
@@ -122,6 +125,14 @@ function fixtures(t: TestApp): Fixtures {
           period_start: '2026-01-01T00:00:00Z',
           period_end: '2026-02-01T00:00:00Z',
           format: 'json',
+        })
+      ).id,
+    notificationChannel: async () =>
+      (
+        await api('/api/notification-channels/', {
+          name: `Channel ${++fixtureCount}`,
+          type: 'email',
+          target: `oncall${fixtureCount}@access.test`,
         })
       ).id,
     // Rows written directly: a webhook URL must resolve publicly, a scan would need the scanner, an incident a failure.

@@ -48,6 +48,10 @@ const MINIMUM_ROLE: Record<string, Role> = {
   resolveIncident: 'member',
   createWebhook: 'admin',
   deleteWebhook: 'admin',
+  createNotificationChannel: 'admin',
+  updateNotificationChannel: 'admin',
+  deleteNotificationChannel: 'admin',
+  testNotificationChannel: 'admin',
   createReport: 'member',
 };
 

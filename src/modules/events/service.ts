@@ -33,6 +33,14 @@ function toDto(row: EventRow): EventDto {
   };
 }
 
+/** Told about every recorded event after its webhooks are queued (the notification channels listen). */
+export type EventListener = (event: {
+  tenantId: string;
+  type: EventType;
+  eventId: string;
+  data: Record<string, unknown>;
+}) => Promise<void>;
+
 /**
  * The tenant's event log (GET /api/events/): every event is recorded here first, then published to the subscribed
  * webhooks with the same id and data, so a delivery can always be looked up by its `evt_…` id.
@@ -40,6 +48,7 @@ function toDto(row: EventRow): EventDto {
 export class EventLog {
   private readonly database: Database;
   private readonly webhooks: WebhookService;
+  private readonly listeners: EventListener[] = [];
 
   constructor({ database, webhooks }: { database: Database; webhooks: WebhookService }) {
     this.database = database;
@@ -58,7 +67,12 @@ export class EventLog {
       .returning();
     const event = toDto(row);
     await this.webhooks.publish(tenantId, { id: event.id, type, created_at: event.created_at, data: event.data });
+    for (const listener of this.listeners) await listener({ tenantId, type, eventId: event.id, data: event.data });
     return event;
+  }
+
+  onRecord(listener: EventListener): void {
+    this.listeners.push(listener);
   }
 
   async list(tenantId: string, filters: { objectId?: string; type?: string }, limit: number, offset: number) {

@@ -10,6 +10,10 @@ import {
 import type { OutboundRefusedError } from '../../lib/outbound.js';
 
 export const MonitorCodes = {
+  channelMissing: errorCode(400, 'notification_channel_missing', {
+    message: "No notification channel 'nch_01jdv3k2m8q4r7s9t0v1w2x3y4' in this tenant.",
+    param: 'notification_channel_ids',
+  }),
   invalidTarget: errorCode(400, 'invalid_target', {
     message: 'A container target needs target.container_id.',
     param: 'target.container_id',
@@ -51,6 +55,10 @@ export type MonitorErrorCode = CodesOf<typeof MonitorCodes>;
 export const MonitorErrors = {
   notFound: (id: string) => notFound('monitor', id),
   incidentNotFound: (id: string) => notFound('incident', id),
+  channelMissing: (id: string) =>
+    MonitorCodes.channelMissing.error(`No notification channel '${id}' in this tenant.`, {
+      param: 'notification_channel_ids',
+    }),
   planLimitReached: (limit: number) => planLimitReached('monitors', limit),
   fieldNotForTarget: (field: string, targetType: string) =>
     MonitorCodes.invalidTarget.error(`target.${field} does not apply to a ${targetType} target.`, {

@@ -103,6 +103,16 @@ const settings = {
     default: 2,
     description: 'Failed checks in a row before the monitor is down and an incident opens.',
   }),
+  notification_channel_ids: Type.Array(
+    Type.String({ pattern: idPattern('notificationChannel'), description: 'A notification channel (`nch_…`).' }),
+    {
+      maxItems: 20,
+      uniqueItems: true,
+      default: [],
+      description:
+        "The tenant's notification channels told when this monitor's incidents open, are acknowledged and resolve (each only for the events it subscribes to).",
+    },
+  ),
 };
 
 export const Monitor = Type.Object(

@@ -7,13 +7,14 @@ import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
 import type { ContainerService } from '../containers/service.js';
 import type { DomainService } from '../domains/service.js';
+import type { MonitorChannels } from '../notifications/service.js';
 import type { TenantService } from '../tenants/service.js';
 import type { EventLog } from '../events/service.js';
 import { MonitorErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { CheckDto, CreateMonitorInput, IncidentDto, MonitorDto, UpdateMonitorInput } from './schemas.js';
 
-function toDto(row: MonitorRow): MonitorDto {
+function toDto(row: MonitorRow, channelIds: string[]): MonitorDto {
   return {
     id: row.id,
     name: row.name,
@@ -26,6 +27,7 @@ function toDto(row: MonitorRow): MonitorDto {
     keyword_mode: row.keywordMode as MonitorDto['keyword_mode'],
     degraded_after_ms: row.degradedAfterMs,
     confirmation_checks: row.confirmationChecks,
+    notification_channel_ids: channelIds,
     status: row.status as MonitorDto['status'],
     last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
     next_check_at: row.paused ? null : row.nextCheckAt.toISOString(),
@@ -103,6 +105,8 @@ export interface MonitorServiceDependencies {
   tenants: TenantService;
   containers: ContainerService;
   domains: DomainService;
+  /** The notification channels a monitor chooses (the notifications module). */
+  channels: MonitorChannels;
 }
 
 /** Without a path, a container or domain target checks the container's health on the gateway (200 only when it serves). */
@@ -115,14 +119,30 @@ export class MonitorService {
   private readonly tenants: TenantService;
   private readonly containers: ContainerService;
   private readonly domains: DomainService;
+  private readonly channels: MonitorChannels;
 
-  constructor({ database, outbound, events, tenants, containers, domains }: MonitorServiceDependencies) {
+  constructor({ database, outbound, events, tenants, containers, domains, channels }: MonitorServiceDependencies) {
     this.database = database;
     this.outbound = outbound;
     this.events = events;
     this.tenants = tenants;
     this.containers = containers;
     this.domains = domains;
+    this.channels = channels;
+  }
+
+  private async toDtos(rows: MonitorRow[]): Promise<MonitorDto[]> {
+    const channels = await this.channels.ofMonitors(rows.map((row) => row.id));
+    return rows.map((row) => toDto(row, channels.get(row.id) ?? []));
+  }
+
+  private async dto(row: MonitorRow): Promise<MonitorDto> {
+    return (await this.toDtos([row]))[0];
+  }
+
+  private async checkChannels(tenantId: string, ids: string[]): Promise<void> {
+    const [unknown] = await this.channels.unknownIds(tenantId, ids);
+    if (unknown) throw MonitorErrors.channelMissing(unknown);
   }
 
   private get db() {
@@ -200,20 +220,23 @@ export class MonitorService {
       keyword_mode: input.keyword_mode ?? null,
       degraded_after_ms: input.degraded_after_ms ?? null,
       confirmation_checks: input.confirmation_checks ?? 2,
+      notification_channel_ids: input.notification_channel_ids ?? [],
     };
     await this.validate(tenantId, settings);
+    await this.checkChannels(tenantId, settings.notification_channel_ids);
     const row = await queries.insertMonitor(this.db, {
       id: newId('monitor'),
       tenantId,
       status: 'pending',
       ...columns(settings),
     });
-    return toDto(row);
+    await this.channels.attach(row.id, settings.notification_channel_ids);
+    return this.dto(row);
   }
 
   async list(tenantId: string, limit: number, offset: number) {
     const { rows, total } = await queries.listMonitors(this.db, tenantId, limit, offset);
-    return { results: rows.map(toDto), total };
+    return { results: await this.toDtos(rows), total };
   }
 
   private async find(tenantId: string, id: string): Promise<MonitorRow> {
@@ -223,12 +246,12 @@ export class MonitorService {
   }
 
   async get(tenantId: string, id: string): Promise<MonitorDto> {
-    return toDto(await this.find(tenantId, id));
+    return this.dto(await this.find(tenantId, id));
   }
 
   async update(tenantId: string, id: string, input: UpdateMonitorInput): Promise<MonitorDto> {
     const row = await this.find(tenantId, id);
-    const current = toDto(row);
+    const current = await this.dto(row);
     const merged = { ...current, ...input };
     const target: ResolvedTarget = input.target
       ? await this.resolveTarget(tenantId, input.target)
@@ -244,17 +267,21 @@ export class MonitorService {
       keyword_mode: merged.keyword_mode,
       degraded_after_ms: merged.degraded_after_ms,
       confirmation_checks: merged.confirmation_checks,
+      notification_channel_ids: merged.notification_channel_ids,
     };
     await this.validate(tenantId, settings);
+    await this.checkChannels(tenantId, settings.notification_channel_ids);
     const updated = await queries.updateMonitor(this.db, tenantId, id, columns(settings));
     if (!updated) throw MonitorErrors.notFound(id);
-    return toDto(updated);
+    if (input.notification_channel_ids) await this.channels.attach(id, input.notification_channel_ids);
+    return this.dto(updated);
   }
 
   async delete(tenantId: string, id: string): Promise<MonitorDto> {
+    const channels = await this.channels.ofMonitors([id]);
     const row = await queries.deleteMonitor(this.db, tenantId, id);
     if (!row) throw MonitorErrors.notFound(id);
-    return toDto(row);
+    return toDto(row, channels.get(id) ?? []);
   }
 
   async pause(tenantId: string, id: string): Promise<MonitorDto> {
@@ -265,7 +292,7 @@ export class MonitorService {
       { paused: true, status: 'paused' },
       sql`${monitors.paused} = false`,
     );
-    if (row) return toDto(row);
+    if (row) return this.dto(row);
     await this.find(tenantId, id);
     throw MonitorErrors.alreadyPaused();
   }
@@ -278,7 +305,7 @@ export class MonitorService {
       { paused: false, status: 'pending', consecutiveFailures: 0, nextCheckAt: new Date() },
       sql`${monitors.paused} = true`,
     );
-    if (row) return toDto(row);
+    if (row) return this.dto(row);
     await this.find(tenantId, id);
     throw MonitorErrors.notPaused();
   }
@@ -329,7 +356,15 @@ export class MonitorService {
       status: 'acknowledged',
       acknowledgedAt: new Date(),
     });
-    if (row) return incidentDto(row);
+    if (row) {
+      await this.events.record(
+        tenantId,
+        'incident.acknowledged',
+        { type: 'incident', id: row.id },
+        { incident_id: row.id, ...(await this.monitorFields(tenantId, row.monitorId)) },
+      );
+      return incidentDto(row);
+    }
     return this.refuseTransition(tenantId, id, 'acknowledge');
   }
 
@@ -343,15 +378,17 @@ export class MonitorService {
         tenantId,
         'incident.resolved',
         { type: 'incident', id: row.id },
-        {
-          incident_id: row.id,
-          monitor_id: row.monitorId,
-          resolved_by: 'user',
-        },
+        { incident_id: row.id, ...(await this.monitorFields(tenantId, row.monitorId)), resolved_by: 'user' },
       );
       return incidentDto(row);
     }
     return this.refuseTransition(tenantId, id, 'resolve');
+  }
+
+  /** What incident events say of their monitor. */
+  private async monitorFields(tenantId: string, monitorId: string) {
+    const monitor = await queries.findMonitor(this.db, tenantId, monitorId);
+    return { monitor_id: monitorId, ...(monitor ? { name: monitor.name, url: monitor.url } : {}) };
   }
 
   private async refuseTransition(tenantId: string, id: string, action: string): Promise<never> {

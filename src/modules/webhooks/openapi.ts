@@ -38,6 +38,7 @@ const EVENT_OBJECTS: Record<EventType, IdKind> = {
   'monitor.down': 'monitor',
   'monitor.up': 'monitor',
   'incident.opened': 'incident',
+  'incident.acknowledged': 'incident',
   'incident.resolved': 'incident',
   'container.status_changed': 'container',
   'domain.verified': 'domain',
@@ -143,13 +144,23 @@ const EVENTS: Record<EventType, EventDocumentation> = {
       cause: 'expected status 200, got 503',
     },
   },
+  'incident.acknowledged': {
+    summary: 'Someone acknowledged an open incident through the API or the dashboard.',
+    data: closed({ incident_id: Type.String(), ...monitorFields }),
+    example: {
+      incident_id: 'inc_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      monitor_id: 'mon_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      name: 'Shop home',
+      url: 'https://shop.example.com/',
+    },
+  },
   'incident.resolved': {
     summary: 'An incident was resolved: its monitor recovered, or a user resolved it.',
     data: closed({
       incident_id: Type.String(),
       monitor_id: Type.String(),
-      name: Type.Optional(Type.String({ description: 'Name of the monitor, when it recovered.' })),
-      url: Type.Optional(Type.String({ description: 'The URL the monitor checks, when it recovered.' })),
+      name: Type.Optional(Type.String({ description: 'Name of the monitor.' })),
+      url: Type.Optional(Type.String({ description: 'The URL the monitor checks.' })),
       resolved_by: Type.Optional(
         StringEnum(['user'] as const, { description: 'Present when a user resolved it through the API.' }),
       ),

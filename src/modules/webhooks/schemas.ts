@@ -6,6 +6,7 @@ export const EVENT_TYPES = [
   'monitor.down',
   'monitor.up',
   'incident.opened',
+  'incident.acknowledged',
   'incident.resolved',
   'container.status_changed',
   'domain.verified',

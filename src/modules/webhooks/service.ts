@@ -28,7 +28,7 @@ export const WEBHOOK_DELIVERIES = 'webhook-delivery';
 export const WEBHOOK_DEAD_LETTERS = 'webhook-delivery-dead';
 
 /** The queue settings the delivery job runs with, from the webhook settings. */
-export function deliveryQueueOptions(settings: WebhookSettings) {
+export function deliveryQueueOptions(settings: WebhookSettings, deadLetter = WEBHOOK_DEAD_LETTERS) {
   const retryDelay = Math.round(settings.retryBaseMs / 1000);
   return {
     retryLimit: Math.max(0, settings.maxAttempts - 1),
@@ -36,7 +36,7 @@ export function deliveryQueueOptions(settings: WebhookSettings) {
     // pg-boss backs off from at least 1 s; a delay under a second means "retry at once".
     retryBackoff: retryDelay > 0,
     expireInSeconds: Math.ceil(settings.timeoutMs / 1000) + 30,
-    deadLetter: WEBHOOK_DEAD_LETTERS,
+    deadLetter,
   };
 }
 
@@ -75,6 +75,7 @@ export class WebhookService {
     this.jobs = jobs;
   }
 
+  /** Adds a listener told about every event published from now on. */
   async create(
     tenantId: string,
     input: { url: string; event_types: EventType[] },

@@ -10,5 +10,6 @@ import './api-keys.js';
 import './scans.js';
 import './containers.js';
 import './monitors.js';
+import './notifications.js';
 import './reports.js';
 import './checker.js';

@@ -70,6 +70,26 @@ async function incidentAction(incident, action) {
   }
   await loadMonitors();
 }
+// Notification channels a monitor chooses: one checkbox per channel of the tenant.
+async function fillChannelChoices(container, chosen = []) {
+  const channels = (await api('GET', '/api/notification-channels/?page_size=100')).results;
+  if (channels.length === 0) return;
+  container.replaceChildren(
+    ...channels.map((channel) =>
+      el(
+        'label',
+        {},
+        el('input', {
+          type: 'checkbox',
+          name: 'notification_channel_ids',
+          value: channel.id,
+          checked: chosen.includes(channel.id),
+        }),
+        ` ${channel.name}`,
+      ),
+    ),
+  );
+}
 // Targets: a URL, or one of the tenant's containers or custom domains (value "container:ctr_…").
 async function loadMonitorTargets() {
   const [containers, domains] = await Promise.all([
@@ -104,12 +124,14 @@ function monitorTarget(data) {
 if (monitorsTable) {
   loadMonitors().catch((error) => showError($('#monitor-error'), error));
   loadMonitorTargets().catch((error) => showError($('#monitor-error'), error));
+  fillChannelChoices($('#monitor-channel-options')).catch((error) => showError($('#monitor-error'), error));
   $('#monitor-target-kind').addEventListener('change', showTargetFields);
   bindForm($('#monitor-form'), $('#monitor-error'), async (data) => {
     await api('POST', '/api/monitors/', {
       name: data.get('name'),
       target: monitorTarget(data),
       interval_seconds: Number(data.get('interval_seconds')),
+      notification_channel_ids: data.getAll('notification_channel_ids'),
     });
     $('#monitor-form').reset();
     showTargetFields();
@@ -194,5 +216,16 @@ async function loadMonitor() {
       },
     });
   }
+}
+if (monitorDetail) {
+  const id = monitorDetail.dataset.monitorId;
+  api('GET', `/api/monitors/${id}/`)
+    .then((monitor) => fillChannelChoices($('#detail-channel-options'), monitor.notification_channel_ids))
+    .catch((error) => showError($('#monitor-channels-error'), error));
+  bindForm($('#monitor-channels-form'), $('#monitor-channels-error'), async (data) => {
+    $('#monitor-channels-status').textContent = '';
+    await api('PATCH', `/api/monitors/${id}/`, { notification_channel_ids: data.getAll('notification_channel_ids') });
+    $('#monitor-channels-status').textContent = 'Saved.';
+  });
 }
 if (monitorDetail) loadMonitor().catch((error) => monitorDetail.append(el('p', { class: 'error' }, error.message)));

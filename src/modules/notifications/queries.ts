@@ -1,0 +1,152 @@
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
+import { boundedCount } from '../../db/bounded-count.js';
+import { countLimit } from '../../lib/count-bound.js';
+import type { Db } from '../../db/index.js';
+import { monitorNotificationChannels, notificationChannels, notificationDeliveries } from '../../db/schema.js';
+
+export async function insertChannel(db: Db, row: typeof notificationChannels.$inferInsert) {
+  const [created] = await db.insert(notificationChannels).values(row).returning();
+  return created;
+}
+
+export async function listChannels(db: Db, tenantId: string, limit: number, offset: number) {
+  const where = eq(notificationChannels.tenantId, tenantId);
+  const [rows, total] = await Promise.all([
+    db
+      .select()
+      .from(notificationChannels)
+      .where(where)
+      .orderBy(desc(notificationChannels.createdAt), desc(notificationChannels.id))
+      .limit(limit)
+      .offset(offset),
+    boundedCount(db, notificationChannels, where, countLimit(limit, offset)),
+  ]);
+  return { rows, total };
+}
+
+export async function findChannel(db: Db, tenantId: string, id: string) {
+  const [row] = await db
+    .select()
+    .from(notificationChannels)
+    .where(and(eq(notificationChannels.id, id), eq(notificationChannels.tenantId, tenantId)));
+  return row ?? null;
+}
+
+export async function findChannelById(db: Db, id: string) {
+  const [row] = await db.select().from(notificationChannels).where(eq(notificationChannels.id, id));
+  return row ?? null;
+}
+
+export async function updateChannel(
+  db: Db,
+  tenantId: string,
+  id: string,
+  values: Partial<typeof notificationChannels.$inferInsert>,
+) {
+  const [row] = await db
+    .update(notificationChannels)
+    .set({ ...values, updatedAt: sql`now()` })
+    .where(and(eq(notificationChannels.id, id), eq(notificationChannels.tenantId, tenantId)))
+    .returning();
+  return row ?? null;
+}
+
+export async function deleteChannel(db: Db, tenantId: string, id: string) {
+  const [row] = await db
+    .delete(notificationChannels)
+    .where(and(eq(notificationChannels.id, id), eq(notificationChannels.tenantId, tenantId)))
+    .returning();
+  return row ?? null;
+}
+
+/** The ids among `ids` that are channels of the tenant. */
+export async function ownedChannelIds(db: Db, tenantId: string, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db
+    .select({ id: notificationChannels.id })
+    .from(notificationChannels)
+    .where(and(eq(notificationChannels.tenantId, tenantId), inArray(notificationChannels.id, ids)));
+  return new Set(rows.map((row) => row.id));
+}
+
+/** The tenant's channels subscribed to an event type; with a monitor, only the ones chosen on it. */
+export async function channelsFor(db: Db, tenantId: string, eventType: string, monitorId: string | null) {
+  const subscribed = and(
+    eq(notificationChannels.tenantId, tenantId),
+    sql`${notificationChannels.eventTypes} ? ${eventType}`,
+  );
+  if (monitorId === null)
+    return db.select({ id: notificationChannels.id }).from(notificationChannels).where(subscribed);
+  return db
+    .select({ id: notificationChannels.id })
+    .from(notificationChannels)
+    .innerJoin(monitorNotificationChannels, eq(monitorNotificationChannels.channelId, notificationChannels.id))
+    .where(and(subscribed, eq(monitorNotificationChannels.monitorId, monitorId)));
+}
+
+export async function replaceMonitorChannels(db: Db, monitorId: string, channelIds: string[]) {
+  await db.transaction(async (tx) => {
+    await tx.delete(monitorNotificationChannels).where(eq(monitorNotificationChannels.monitorId, monitorId));
+    if (channelIds.length)
+      await tx.insert(monitorNotificationChannels).values(channelIds.map((channelId) => ({ monitorId, channelId })));
+  });
+}
+
+export async function channelIdsOfMonitors(db: Db, monitorIds: string[]): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>(monitorIds.map((id) => [id, []]));
+  if (monitorIds.length === 0) return found;
+  const rows = await db
+    .select()
+    .from(monitorNotificationChannels)
+    .where(inArray(monitorNotificationChannels.monitorId, monitorIds))
+    .orderBy(monitorNotificationChannels.channelId);
+  for (const row of rows) found.get(row.monitorId)?.push(row.channelId);
+  return found;
+}
+
+export async function insertDeliveries(db: Db, rows: Array<typeof notificationDeliveries.$inferInsert>) {
+  if (rows.length) await db.insert(notificationDeliveries).values(rows);
+}
+
+export async function listDeliveries(db: Db, channelId: string, limit: number, offset: number) {
+  const where = eq(notificationDeliveries.channelId, channelId);
+  const [rows, total] = await Promise.all([
+    db
+      .select()
+      .from(notificationDeliveries)
+      .where(where)
+      .orderBy(desc(notificationDeliveries.createdAt), desc(notificationDeliveries.id))
+      .limit(limit)
+      .offset(offset),
+    boundedCount(db, notificationDeliveries, where, countLimit(limit, offset)),
+  ]);
+  return { rows, total };
+}
+
+export async function findDelivery(db: Db, id: string) {
+  const [row] = await db.select().from(notificationDeliveries).where(eq(notificationDeliveries.id, id));
+  return row ?? null;
+}
+
+export async function recordAttempt(
+  db: Db,
+  id: string,
+  outcome: {
+    status: 'pending' | 'succeeded' | 'failed';
+    statusCode: number | null;
+    error: string | null;
+    nextAttemptAt: Date | null;
+  },
+) {
+  await db
+    .update(notificationDeliveries)
+    .set({
+      status: outcome.status,
+      attempts: sql`${notificationDeliveries.attempts} + 1`,
+      lastStatusCode: outcome.statusCode,
+      lastError: outcome.error,
+      nextAttemptAt: outcome.nextAttemptAt,
+      deliveredAt: outcome.status === 'succeeded' ? sql`now()` : null,
+    })
+    .where(eq(notificationDeliveries.id, id));
+}
