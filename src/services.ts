@@ -23,6 +23,8 @@ import {
 import { REPORT_BUILDS, ReportService } from './modules/reports/service.js';
 import { OverviewService } from './modules/overview/service.js';
 import { StatusService } from './modules/status/service.js';
+import { StatusIncidents } from './modules/status/incidents.js';
+import { STATUS_NOTIFICATIONS, StatusSubscriptions } from './modules/status/subscriptions.js';
 import { EventLog } from './modules/events/service.js';
 import { ContainerService } from './modules/containers/service.js';
 import { ContainerTraffic } from './modules/containers/traffic.js';
@@ -65,6 +67,10 @@ export interface Services {
   reports: ReportService;
   overview: OverviewService;
   status: StatusService;
+  /** Incidents and maintenance that platform operators post. */
+  statusIncidents: StatusIncidents;
+  /** Feed, email and webhook subscribers of the status page. */
+  statusSubscriptions: StatusSubscriptions;
   events: EventLog;
   containers: ContainerService;
   containerWorker: ContainerWorker;
@@ -159,9 +165,16 @@ export function createServices(
   const webhooks = new WebhookService({ database, outbound, jobs }, config.webhooks);
   const scheduler = new MonitorScheduler({ database, outbound, webhooks }, { ...config.monitoring, onError });
   const reports = new ReportService({ database, webhooks, jobs });
+  const mailer = new Mailer({ ...config.mail, onError });
+  const statusSubscriptions = new StatusSubscriptions(
+    { database, jobs, mailer, outbound },
+    { baseUrl: config.publicBaseUrl ?? `http://localhost:${config.port}`, webhookTimeoutMs: config.webhooks.timeoutMs },
+  );
+  const statusIncidents = new StatusIncidents({ database, subscriptions: statusSubscriptions });
   const status = new StatusService(
-    { database, scheduler, queues: () => queueFigures(jobs) },
+    { database, scheduler, queues: () => queueFigures(jobs), incidents: statusIncidents },
     {
+      failuresToOpen: config.statusFailuresToOpen,
       chromiumPath: config.scanner.chromiumPath,
       workersRunning: runsJobs,
       tickMs: config.monitoring.tickMs,
@@ -170,7 +183,6 @@ export function createServices(
     },
   );
   const events = new EventLog({ database, webhooks });
-  const mailer = new Mailer({ ...config.mail, onError });
   const containerWorker = new ContainerWorker(
     { database, outbound, events, invalidations, jobs },
     { delayMs: config.containerTransitionDelayMs },
@@ -274,6 +286,12 @@ export function createServices(
   const scanWork = { concurrency: config.scanner.concurrency, batchSize: 1, onDemand: true };
   jobs.define(SCANS, scanJobs, scanWorker.run.bind(scanWorker), scanWork);
   jobs.define(ANONYMOUS_SCANS, scanJobs, scanWorker.runAnonymous.bind(scanWorker), scanWork);
+  jobs.define(
+    STATUS_NOTIFICATIONS,
+    { retryLimit: 5, retryBackoff: true, retryDelay: 10 },
+    statusSubscriptions.deliver.bind(statusSubscriptions),
+    { concurrency: 2, batchSize: 5 },
+  );
   jobs.every('status-check', config.statusCheckMs, () => status.evaluate());
   jobs.every('domain-recheck', Math.min(config.dns.recheckIntervalMs, 60_000), () => domains.recheckDue());
   if (config.acme) jobs.every('certificate-issue', config.acme.pollMs, () => certificates.issueDue());
@@ -297,6 +315,8 @@ export function createServices(
     overview: new OverviewService({ database, tenants, trackingChecker }),
     reports,
     status,
+    statusIncidents,
+    statusSubscriptions,
     events,
     containers,
     containerWorker,

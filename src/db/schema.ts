@@ -4,3 +4,4 @@ export * from './schema/hosting.js';
 export * from './schema/monitoring.js';
 export * from './schema/scans.js';
 export * from './schema/meta.js';
+export * from './schema/status.js';
