@@ -5,11 +5,12 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
 import { waitFor } from '../helpers/processes.js';
 
 const SCREENSHOTS = path.resolve('.tmp/screenshots');
 const DAY = 86_400_000;
+const PASSWORD = 'a very long password';
 
 describe('status page in a real browser', () => {
   let t: TestApp;
@@ -103,10 +104,30 @@ describe('status page in a real browser', () => {
           .evaluate((element) => element === document.activeElement),
       ).toBe(false);
 
+      await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       await page.screenshot({ path: path.join(SCREENSHOTS, `status-${width}.png`), fullPage: true });
+      // The README's pictures: the first screen only, small PNGs (copied to docs/ by hand).
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.screenshot({ path: path.join(SCREENSHOTS, `readme-status-${width}.png`) });
       expect(await seriousViolations(page)).toEqual([]);
       await page.close();
     }
+  });
+
+  it('takes the README picture of the dashboard overview', async () => {
+    const tenant = await t.tenants.create({ name: 'Acme Shop', plan: 'pro' });
+    await t.users.createUser({
+      email: 'owner@example.com',
+      name: 'Ada Owner',
+      password: PASSWORD,
+      tenantId: tenant.id,
+      role: 'owner',
+    });
+    const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
+    await signIn(page, base, 'owner@example.com', PASSWORD);
+    await page.locator('#overview[aria-busy="false"]').waitFor();
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'readme-overview-1200.png') });
+    await page.close();
   });
 
   it('subscribes by email from the page without JavaScript errors', async () => {
