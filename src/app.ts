@@ -31,6 +31,7 @@ import { webhookDocumentation } from './modules/webhooks/openapi.js';
 import { reportRoutes } from './modules/reports/routes.js';
 import { overviewRoutes } from './modules/overview/routes.js';
 import { statusRoutes } from './modules/status/routes.js';
+import { statusPageRoutes } from './modules/status/pages.js';
 import { containerRoutes } from './modules/containers/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
@@ -139,6 +140,7 @@ export async function buildApp({
   await app.register(notificationRoutes);
   await app.register(reportRoutes);
   await app.register(statusRoutes);
+  await app.register(statusPageRoutes);
   await app.register(containerRoutes);
   await app.register(domainRoutes);
   await app.register(metaPixelRoutes);

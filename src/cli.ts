@@ -11,6 +11,7 @@ import type { TenantService } from './modules/tenants/service.js';
 import { GatewayWorkers, isGatewayWorker, serveGatewayWorker } from './gateway-workers.js';
 import { openConfiguredDatabase, startRuntime } from './runtime.js';
 import { createServices, type Services } from './services.js';
+import { statusCommands } from './cli-status.js';
 
 /** sysexits(3) codes: bad arguments, bad configuration. Every other failure exits 1. */
 const EXIT_USAGE = 64;
@@ -151,6 +152,10 @@ const COMMANDS: Record<string, CommandSpec> = {
         });
       }),
   },
+  ...statusCommands(
+    (config, run) => withServices(config, run),
+    (message) => new UsageError(message),
+  ),
 };
 
 function usageLine(name: string, spec: CommandSpec): string {

@@ -141,6 +141,8 @@ export interface Config {
   domainPendingTtlHours: number;
   /** How often Tagport checks its own components for the status page. */
   statusCheckMs: number;
+  /** Consecutive failed self-checks before the status page opens an incident (STATUS_INCIDENT_AFTER_FAILURES). */
+  statusFailuresToOpen: number;
   /** Run jobs (monitor checks, webhooks, scans, …) in this process when it has the worker role. */
   runWorkers: boolean;
   /** OpenAI-compatible chat completions for AI summaries; the built-in writer is used when unset. */
@@ -340,6 +342,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     outboundCaCertificates: [],
     runWorkers: bool(env, 'RUN_WORKERS', true),
     statusCheckMs: integer(env, 'STATUS_CHECK_MS', 30_000, 100),
+    statusFailuresToOpen: integer(env, 'STATUS_INCIDENT_AFTER_FAILURES', 2, 1),
     gateway: {
       port: integer(env, 'GATEWAY_PORT', 3001),
       baseDomain: (env.GATEWAY_BASE_DOMAIN || 'containers.tagport.localhost').toLowerCase(),

@@ -24,6 +24,8 @@ import {
 import { REPORT_BUILDS, ReportService } from './modules/reports/service.js';
 import { OverviewService } from './modules/overview/service.js';
 import { StatusService } from './modules/status/service.js';
+import { StatusIncidents } from './modules/status/incidents.js';
+import { STATUS_NOTIFICATIONS, StatusSubscriptions } from './modules/status/subscriptions.js';
 import { EventLog } from './modules/events/service.js';
 import { ContainerService } from './modules/containers/service.js';
 import { ContainerTraffic } from './modules/containers/traffic.js';
@@ -74,6 +76,10 @@ export interface Services {
   reports: ReportService;
   overview: OverviewService;
   status: StatusService;
+  /** Incidents and maintenance that platform operators post. */
+  statusIncidents: StatusIncidents;
+  /** Feed, email and webhook subscribers of the status page. */
+  statusSubscriptions: StatusSubscriptions;
   events: EventLog;
   containers: ContainerService;
   containerWorker: ContainerWorker;
@@ -189,16 +195,27 @@ export function createServices(
     { lookaheadMs: MONITOR_DISPATCH_MS + 2 * config.jobs.pollMs + 1000, batchSize: 1000 },
   );
   const reports = new ReportService({ database, events, jobs });
+  const mailer = new Mailer({ ...config.mail, onError });
+  const statusSubscriptions = new StatusSubscriptions(
+    { database, jobs, mailer, outbound },
+    { baseUrl: config.publicBaseUrl ?? `http://localhost:${config.port}`, webhookTimeoutMs: config.webhooks.timeoutMs },
+  );
+  const statusIncidents = new StatusIncidents({ database, subscriptions: statusSubscriptions });
   const status = new StatusService(
-    { database, monitoringLag: () => monitoringLag(jobs, monitorChecks), queues: () => queueFigures(jobs) },
     {
+      database,
+      monitoringLag: () => monitoringLag(jobs, monitorChecks),
+      queues: () => queueFigures(jobs),
+      incidents: statusIncidents,
+    },
+    {
+      failuresToOpen: config.statusFailuresToOpen,
       chromiumPath: config.scanner.chromiumPath,
       workersRunning: runsJobs,
       checkIntervalMs: config.statusCheckMs,
       onError,
     },
   );
-  const mailer = new Mailer({ ...config.mail, onError });
   const containerWorker = new ContainerWorker(
     { database, outbound, events, invalidations, jobs },
     { delayMs: config.containerTransitionDelayMs },
@@ -331,6 +348,12 @@ export function createServices(
     { concurrency: config.monitoring.concurrency, pool: { pollMs: MONITOR_POLL_MS } },
   );
   jobs.every(MONITOR_DISPATCH, MONITOR_DISPATCH_MS, () => monitorChecks.dispatch());
+  jobs.define(
+    STATUS_NOTIFICATIONS,
+    { retryLimit: 5, retryBackoff: true, retryDelay: 10 },
+    statusSubscriptions.deliver.bind(statusSubscriptions),
+    { concurrency: 2, batchSize: 5 },
+  );
   jobs.every('status-check', config.statusCheckMs, () => status.evaluate());
   jobs.every('domain-recheck', Math.min(config.dns.recheckIntervalMs, 60_000), () => domains.recheckDue());
   if (config.acme) jobs.every('certificate-issue', config.acme.pollMs, () => certificates.issueDue());
@@ -355,6 +378,8 @@ export function createServices(
     overview: new OverviewService({ database, tenants, trackingChecker }),
     reports,
     status,
+    statusIncidents,
+    statusSubscriptions,
     events,
     containers,
     containerWorker,

@@ -5,3 +5,4 @@ export * from './schema/monitoring.js';
 export * from './schema/scans.js';
 export * from './schema/meta.js';
 export * from './schema/notifications.js';
+export * from './schema/status.js';

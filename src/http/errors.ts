@@ -7,6 +7,7 @@ import type { MetaPixelErrorCode } from '../modules/meta-pixels/errors.js';
 import type { MonitorErrorCode } from '../modules/monitors/errors.js';
 import type { NotificationErrorCode } from '../modules/notifications/errors.js';
 import type { ReportErrorCode } from '../modules/reports/errors.js';
+import type { StatusErrorCode } from '../modules/status/errors.js';
 import type { TenantErrorCode } from '../modules/tenants/errors.js';
 import type { TrackingCheckerErrorCode } from '../modules/tracking-checker/errors.js';
 import type { WebhookErrorCode } from '../modules/webhooks/errors.js';
@@ -120,6 +121,7 @@ export type ErrorCode =
   | MonitorErrorCode
   | NotificationErrorCode
   | ReportErrorCode
+  | StatusErrorCode
   | TenantErrorCode
   | TrackingCheckerErrorCode
   | WebhookErrorCode;

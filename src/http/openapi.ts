@@ -94,6 +94,11 @@ export async function registerOpenApi(
         },
         { name: 'Reports', description: 'Uptime, usage and scan reports as JSON or CSV.' },
         { name: 'System', description: 'Health and readiness.' },
+        {
+          name: 'Status page',
+          description:
+            'Tagport’s public status: incidents with timestamped updates and maintenance windows that platform operators post, and subscriptions by email (double opt-in) or webhook. Feeds: `/status/feed.atom`, `/status/feed.rss`.',
+        },
       ],
     },
     hideUntagged: true,

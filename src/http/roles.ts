@@ -86,6 +86,11 @@ export const ROLE_POLICY: Readonly<Record<string, RoleRule>> = {
   testNotificationChannel: admin,
   // Reports
   createReport: member,
+  // Status page: platform operators only (an operator tenant, checked by StatusIncidents.assertOperator)
+  createStatusIncident: admin,
+  addStatusIncidentUpdate: admin,
+  createMaintenanceWindow: admin,
+  cancelMaintenanceWindow: admin,
 };
 
 const RANK: Record<Role, number> = { member: 0, admin: 1, owner: 2 };

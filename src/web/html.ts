@@ -32,6 +32,9 @@ export interface LayoutOptions {
   body: Html;
   /** Classic scripts (e.g. /assets/chart.js), run before the app's module script, which is deferred anyway. */
   scripts?: string[];
+  /** Extra stylesheets after app.css, and module scripts after app.js (a page's own behaviour). */
+  styles?: string[];
+  modules?: string[];
 }
 
 const DASHBOARD_LINKS: Array<[string, string]> = [
@@ -45,7 +48,7 @@ const DASHBOARD_LINKS: Array<[string, string]> = [
   ['/dashboard/team', 'Team'],
 ];
 
-export function layout({ title, user, current, body, scripts = [] }: LayoutOptions): string {
+export function layout({ title, user, current, body, scripts = [], styles = [], modules = [] }: LayoutOptions): string {
   const nav = user
     ? html`<nav aria-label="Dashboard"><ul>${DASHBOARD_LINKS.map(
         ([href, label]) =>
@@ -61,6 +64,7 @@ export function layout({ title, user, current, body, scripts = [] }: LayoutOptio
 <title>${escapeHtml(title)} · Tagport</title>
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/app.css">
+${styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n')}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -70,6 +74,7 @@ ${body}
 </main>
 ${scripts.map((src) => `<script src="${escapeHtml(src)}"></script>`).join('\n')}
 <script type="module" src="/assets/app.js"></script>
+${modules.map((src) => `<script type="module" src="${escapeHtml(src)}"></script>`).join('\n')}
 </body>
 </html>`;
 }

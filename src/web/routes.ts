@@ -56,6 +56,8 @@ const UI_MODULES = [
 /** Static files served from memory: our own assets and the chart library from node_modules (no CDN). */
 const ASSETS: Record<string, { file: string; type: string }> = {
   'app.css': { file: path.join(here, 'assets', 'app.css'), type: 'text/css; charset=utf-8' },
+  'status.css': { file: path.join(here, 'assets', 'status.css'), type: 'text/css; charset=utf-8' },
+  'status.js': { file: path.join(here, 'assets', 'status.js'), type: JAVASCRIPT },
   'favicon.svg': { file: path.join(here, 'assets', 'favicon.svg'), type: 'image/svg+xml' },
   ...Object.fromEntries(UI_MODULES.map((name) => [name, { file: path.join(here, 'assets', name), type: JAVASCRIPT }])),
   'chart.js': { file: path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), type: JAVASCRIPT },

@@ -59,8 +59,15 @@ interface Fixtures {
   event(): Promise<string>;
 }
 
+/**
+ * Objects of the platform, not of a tenant (status incidents and maintenance): a stranger is refused with 403
+ * not_platform_operator rather than 404, tested in test/modules/status/status-page.test.ts.
+ */
+const PLATFORM_OBJECTS = /^\/api\/status\//;
+
 /** The collection segment just before `{id}`: `/api/containers/{id}/stop/` → `containers`. */
 function objectKind(operation: Operation): string | null {
+  if (PLATFORM_OBJECTS.test(operation.path)) return null;
   return /\/([a-z-]+)\/\{id\}/.exec(operation.path)?.[1] ?? null;
 }
 

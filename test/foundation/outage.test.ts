@@ -60,11 +60,12 @@ function describeOutage(setup: () => Promise<Outage>) {
     expect(response.statusCode, response.body).toBe(200);
     const document = response.json();
     expect(document.status).toBe('outage');
-    expect(document.components.find((component: { name: string }) => component.name === 'Database')).toEqual({
+    expect(document.components.find((component: { name: string }) => component.name === 'Database')).toMatchObject({
       name: 'Database',
       status: 'outage',
       detail: 'The database is not answering.',
     });
+    expect(document.stale).toBe(true);
     expect(document.components.map((component: { name: string }) => component.name)).toEqual([
       'API',
       'Database',

@@ -53,6 +53,10 @@ const MINIMUM_ROLE: Record<string, Role> = {
   deleteNotificationChannel: 'admin',
   testNotificationChannel: 'admin',
   createReport: 'member',
+  createStatusIncident: 'admin',
+  addStatusIncidentUpdate: 'admin',
+  createMaintenanceWindow: 'admin',
+  cancelMaintenanceWindow: 'admin',
 };
 
 /** Bodies only an owner may send: plans and limit overrides (billing), and the tenant's two-factor rule. */
@@ -168,6 +172,8 @@ describe.each(backends)('role policy on %s', (backend) => {
   beforeAll(async () => {
     t = await startTestApp(backend);
     tenantId = (await t.tenants.create({ name: 'Agency', plan: 'agency' })).id;
+    // Status incidents also need a platform operator tenant (403 not_platform_operator otherwise, past the role gate).
+    await t.app.services.statusIncidents.grantOperator(tenantId);
     for (const role of ['owner', 'admin', 'member'] as const) {
       await t.users.createUser({
         email: `${role}@example.com`,

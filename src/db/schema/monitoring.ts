@@ -154,8 +154,13 @@ export const platformIncidents = pgTable(
     status: text('status').notNull(),
     openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
+    /** `automatic` (opened by the self-checks) or `operator` (posted through the API or the CLI). */
+    source: text('source').notNull().default('automatic'),
   },
-  (t) => [uniqueIndex('platform_incidents_one_open').on(t.component).where(sql`resolved_at is null`)],
+  (t) => [
+    uniqueIndex('platform_incidents_one_open').on(t.component).where(sql`resolved_at is null and source = 'automatic'`),
+    index('platform_incidents_opened_idx').on(t.openedAt),
+  ],
 );
 
 export type MonitorRow = typeof monitors.$inferSelect;

@@ -1,59 +1,29 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import { errorResponses, Nullable, StringEnum, withMeta } from '../../http/schemas.js';
-import { html, Html, layout } from '../../web/html.js';
-import { changelogFeed, renderChangelog } from './changelog.js';
+import { requireAuth } from '../../http/context.js';
+import { HttpCodes } from '../../http/errors.js';
+import { requestOrigin } from '../../http/pagination.js';
+import { errorResponses, withMeta } from '../../http/schemas.js';
+import { StatusCodes } from './errors.js';
+import {
+  IncidentParams,
+  IncidentUpdateBody,
+  Maintenance,
+  MaintenanceParams,
+  NewIncidentBody,
+  NewMaintenanceBody,
+  PlatformIncident,
+  StatusDocument,
+  SubscribeBody,
+  Subscription,
+  TokenBody,
+} from './schemas.js';
 
-const State = StringEnum(['operational', 'degraded', 'outage'] as const);
-const PlatformIncident = Type.Object(
-  {
-    id: Type.String(),
-    component: Type.String(),
-    title: Type.String(),
-    status: StringEnum(['open', 'resolved'] as const),
-    opened_at: Type.String({ format: 'date-time' }),
-    resolved_at: Nullable(Type.String({ format: 'date-time' })),
-  },
-  { additionalProperties: false },
-);
-const StatusDocument = Type.Object(
-  {
-    status: State,
-    components: Type.Array(
-      Type.Object({ name: Type.String(), status: State, detail: Type.String() }, { additionalProperties: false }),
-    ),
-    open_incidents: Type.Array(PlatformIncident),
-    recent_incidents: Type.Array(PlatformIncident, { description: 'Resolved incidents of the last 30 days.' }),
-    queues: Type.Array(
-      Type.Object(
-        {
-          name: Type.String({
-            description: '`scans`, `webhook deliveries`, `container transitions`, `report builds`.',
-          }),
-          waiting: Type.Integer({ description: 'Jobs due and waiting for a worker.' }),
-          running: Type.Integer({ description: 'Jobs a worker is running.' }),
-          oldest_wait_seconds: Type.Number({ description: 'How long the oldest waiting job has waited.' }),
-        },
-        { additionalProperties: false },
-      ),
-      { description: 'The job queues workers take work from; empty while the database cannot be read.' },
-    ),
-    updated_at: Type.String({ format: 'date-time' }),
-  },
-  {
-    $id: 'PlatformStatus',
-    additionalProperties: false,
-    description:
-      "Tagport's own state, from its health checks (run every 30 s; an incident opens after two failed checks).",
-  },
-);
-
-const LABELS = { operational: 'Operational', degraded: 'Degraded', outage: 'Outage' } as const;
+const OPERATOR_ONLY =
+  ' Platform operators only: an admin or owner credential of a tenant made an operator with `tagport status operator-add --tenant TENANT_ID`; others get 403 `not_platform_operator`. The same is available as `tagport status …` commands.';
 
 export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const status = app.services.status;
+  const { status, statusIncidents: incidents, statusSubscriptions: subscriptions } = app.services;
+  const tags = ['Status page'];
 
   app.get('/api/status.json', {
     config: { public: true },
@@ -61,49 +31,136 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'getPlatformStatus',
       summary: 'Platform status',
       description:
-        "Tagport's own state as JSON: overall and per component, with the open platform incidents and those resolved in the last 30 days (the data of the `/status` page). No credentials needed.",
-      tags: ['System'],
+        "Tagport's own state as JSON: overall and per component with 90 days of daily uptime from its own checks, the open platform incidents and those of the last 90 days with their updates, and maintenance windows (the data of the `/status` page). No credentials needed. While the database is down it answers from memory with `stale: true`.",
+      tags: ['System', ...tags],
       security: [],
       response: { 200: withMeta(StatusDocument), ...errorResponses() },
     },
     handler: async () => status.snapshot(),
   });
 
-  app.get('/status', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
-    const snapshot = await status.snapshot();
-    const incidentList = (items: typeof snapshot.open_incidents) =>
-      items.length
-        ? html`<ul>${items.map((incident) => html`<li><strong>${incident.component}</strong>: ${incident.title} <span class="hint">opened ${incident.opened_at}${incident.resolved_at ? `, resolved ${incident.resolved_at}` : ''}</span></li>`)}</ul>`
-        : html`<p>None.</p>`;
-    const body = html`
-<h1>Tagport status: <span class="status-${snapshot.status === 'operational' ? 'active' : 'failed'}">${LABELS[snapshot.status]}</span></h1>
-<p class="hint">Updated ${snapshot.updated_at}. Machine-readable: <a href="/api/status.json">/api/status.json</a> · <a href="/changelog">Changelog</a></p>
-<div class="table-wrap"><table><caption class="sr-only">Components</caption><thead><tr><th scope="col">Component</th><th scope="col">State</th><th scope="col">Detail</th></tr></thead>
-<tbody>${snapshot.components.map((component) => html`<tr><td>${component.name}</td><td class="status-${component.status === 'operational' ? 'active' : 'failed'}">${LABELS[component.status]}</td><td>${component.detail}</td></tr>`)}</tbody></table></div>
-<h2>Queues</h2>
-<div class="table-wrap"><table><caption class="sr-only">Queues</caption><thead><tr><th scope="col">Queue</th><th scope="col">Waiting</th><th scope="col">Running</th><th scope="col">Oldest wait</th></tr></thead>
-<tbody>${snapshot.queues.map((queue) => html`<tr><td>${queue.name}</td><td>${String(queue.waiting)}</td><td>${String(queue.running)}</td><td>${String(queue.oldest_wait_seconds)} s</td></tr>`)}</tbody></table></div>
-<h2>Open incidents</h2>${incidentList(snapshot.open_incidents)}
-<h2>Past 30 days</h2>${incidentList(snapshot.recent_incidents)}`;
-    return reply
-      .type('text/html; charset=utf-8')
-      .header('refresh', '60')
-      .send(layout({ title: 'Status', body }));
+  app.post('/api/status/incidents/', {
+    schema: {
+      operationId: 'createStatusIncident',
+      summary: 'Post a status incident',
+      description: `Opens an incident on the status page with its first update, and tells subscribers.${OPERATOR_ONLY}`,
+      tags,
+      body: NewIncidentBody,
+      response: { 201: withMeta(PlatformIncident), ...errorResponses(StatusCodes.notPlatformOperator) },
+    },
+    handler: async (request, reply) => {
+      await incidents.assertOperator(requireAuth(request));
+      return reply.code(201).send(await incidents.open(request.body));
+    },
   });
 
-  const changelogFile = path.resolve('CHANGELOG.md');
-  const changelog = () =>
-    fs.existsSync(changelogFile) ? fs.readFileSync(changelogFile, 'utf8') : '# Changelog\n\nNo entries yet.';
-  app.get('/changelog', { config: { public: true }, schema: { hide: true } }, async (_request, reply) => {
-    const rendered = new Html(renderChangelog(changelog()));
-    const feed = html`<p class="hint"><a href="/changelog.atom" type="application/atom+xml">Atom feed</a></p>`;
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(layout({ title: 'Changelog', body: html`${feed}<article class="changelog">${rendered}</article>` }));
+  app.post('/api/status/incidents/:id/updates/', {
+    schema: {
+      operationId: 'addStatusIncidentUpdate',
+      summary: 'Post an incident update',
+      description: `Adds a timestamped update (investigating, identified, monitoring, resolved) to an open incident and tells subscribers; \`resolved\` resolves it.${OPERATOR_ONLY}`,
+      tags,
+      params: IncidentParams,
+      body: IncidentUpdateBody,
+      response: {
+        201: withMeta(PlatformIncident),
+        ...errorResponses(StatusCodes.notPlatformOperator, HttpCodes.resourceMissing, StatusCodes.incidentResolved),
+      },
+    },
+    handler: async (request, reply) => {
+      await incidents.assertOperator(requireAuth(request));
+      return reply.code(201).send(await incidents.update(request.params.id, request.body));
+    },
   });
-  app.get('/changelog.atom', { config: { public: true }, schema: { hide: true } }, async (request, reply) => {
-    return reply
-      .type('application/atom+xml; charset=utf-8')
-      .send(changelogFeed(changelog(), `${request.protocol}://${request.host}`));
+
+  app.post('/api/status/maintenance/', {
+    schema: {
+      operationId: 'createMaintenanceWindow',
+      summary: 'Schedule maintenance',
+      description: `Announces a maintenance window: shown ahead as scheduled, as in progress during it, and in the history after; subscribers are told.${OPERATOR_ONLY}`,
+      tags,
+      body: NewMaintenanceBody,
+      response: {
+        201: withMeta(Maintenance),
+        ...errorResponses(StatusCodes.notPlatformOperator, StatusCodes.invalidMaintenanceWindow),
+      },
+    },
+    handler: async (request, reply) => {
+      await incidents.assertOperator(requireAuth(request));
+      return reply.code(201).send(await incidents.scheduleMaintenance(request.body));
+    },
+  });
+
+  app.delete('/api/status/maintenance/:id/', {
+    schema: {
+      operationId: 'cancelMaintenanceWindow',
+      summary: 'Cancel maintenance',
+      description: `Removes a maintenance window from the page and tells subscribers it is cancelled.${OPERATOR_ONLY}`,
+      tags,
+      params: MaintenanceParams,
+      response: {
+        200: withMeta(Maintenance),
+        ...errorResponses(StatusCodes.notPlatformOperator, HttpCodes.resourceMissing),
+      },
+    },
+    handler: async (request) => {
+      await incidents.assertOperator(requireAuth(request));
+      return incidents.cancelMaintenance(request.params.id);
+    },
+  });
+
+  app.post('/api/status/subscriptions/', {
+    config: { public: true },
+    schema: {
+      operationId: 'subscribeToStatus',
+      summary: 'Subscribe to status notices',
+      description:
+        'Subscribes an email address (it gets a confirmation link and hears nothing until it is followed; the answer is the same whether or not it was subscribed) or a webhook URL (active at once: each incident update and maintenance notice is POSTed as JSON with an `unsubscribe_url`). No credentials needed.',
+      tags,
+      security: [],
+      body: SubscribeBody,
+      response: {
+        202: withMeta(Subscription),
+        ...errorResponses(
+          StatusCodes.subscriptionTargetRequired,
+          HttpCodes.httpsRequired,
+          HttpCodes.urlNotAllowed,
+          StatusCodes.emailUnavailable,
+        ),
+      },
+    },
+    handler: async (request, reply) =>
+      reply
+        .code(202)
+        .send(await subscriptions.subscribe(request.body, app.config.publicBaseUrl ?? requestOrigin(request))),
+  });
+
+  app.post('/api/status/subscriptions/confirm/', {
+    config: { public: true },
+    schema: {
+      operationId: 'confirmStatusSubscription',
+      summary: 'Confirm an email subscription',
+      description: 'Confirms an email subscription with the token of the link it was sent. No credentials needed.',
+      tags,
+      security: [],
+      body: TokenBody,
+      response: { 200: withMeta(Subscription), ...errorResponses(StatusCodes.invalidSubscriptionToken) },
+    },
+    handler: async (request) => subscriptions.confirm(request.body.token),
+  });
+
+  app.post('/api/status/subscriptions/unsubscribe/', {
+    config: { public: true },
+    schema: {
+      operationId: 'unsubscribeFromStatus',
+      summary: 'Unsubscribe',
+      description:
+        'Ends an email or webhook subscription with its unsubscribe token (in every notice). No credentials needed.',
+      tags,
+      security: [],
+      body: TokenBody,
+      response: { 200: withMeta(Subscription), ...errorResponses(StatusCodes.invalidSubscriptionToken) },
+    },
+    handler: async (request) => subscriptions.unsubscribe(request.body.token),
   });
 };

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { isDatabaseUnavailable } from '../../db/errors.js';
 import type { Database } from '../../db/index.js';
-import { platformIncidents } from '../../db/schema.js';
-import { newId } from '../../lib/ids.js';
+import { type PlatformIncidentDto, type StatusIncidents, toIncidentDto, toMaintenanceDto } from './incidents.js';
+import * as queries from './queries.js';
+import { uptimeDays } from './uptime.js';
 
 export type ComponentState = 'operational' | 'degraded' | 'outage';
 export interface ComponentStatus {
@@ -15,14 +15,9 @@ export interface ComponentStatus {
 /** `error`: what made the check fail, for the log (the detail is public). */
 type Check = () => Promise<{ status: ComponentState; detail: string; error?: unknown }>;
 
-/** Consecutive failed self-checks before a platform incident opens (the loop runs every `intervalMs`). */
-const FAILURES_TO_OPEN = 2;
-
 /** Public texts: the status page is anonymous, so no error messages, addresses or paths (those go to the log). */
 const DATABASE_DOWN = 'The database is not answering.';
 const CHECK_FAILED = 'The health check failed.';
-
-type IncidentRow = typeof platformIncidents.$inferSelect;
 
 export interface QueueFigure {
   name: string;
@@ -40,39 +35,58 @@ export type MonitoringLag = () => Promise<number>;
 /** Monitor checks this far behind schedule make the monitoring worker degraded; four times as far, an outage. */
 const MONITORING_LATE_SECONDS = 30;
 
+/** What the page shows from the database; kept in memory so the page renders while the database is down. */
+interface History {
+  incidents: PlatformIncidentDto[];
+  maintenance: queries.MaintenanceRow[];
+  checkDays: queries.CheckDayRow[];
+  readAt: Date;
+}
+
+export type StatusDocument = Awaited<ReturnType<StatusService['snapshot']>>;
+
 /**
  * Tagport's own health: component checks (API, database, scanner, monitoring worker, and any component
- * registered later, such as the gateway) run on a schedule; a component failing twice in a row opens a
- * platform incident, shown on /status, and recovery resolves it.
+ * registered later, such as the gateway) run on a schedule and are counted per day (the 90-day uptime bars);
+ * a component failing `failuresToOpen` times in a row opens a platform incident, shown on /status and told to
+ * subscribers, and recovery resolves it.
  */
 export class StatusService {
   private readonly checks = new Map<string, Check>();
   private readonly failures = new Map<string, number>();
   private latest: ComponentStatus[] = [];
   private latestAt = 0;
-  /** The incidents last read, shown while the database cannot be read. */
-  private knownIncidents: IncidentRow[] = [];
+  private lastGood: History | null = null;
   private readonly onError: (error: unknown) => void;
   /** How old the last self-check may be before the status page runs one itself (a process that runs no jobs). */
   private readonly freshForMs: number;
-
+  private readonly failuresToOpen: number;
   private readonly database: Database;
-
   private readonly queues: QueueFigures;
+  private readonly incidents: StatusIncidents;
 
   constructor(
-    { database, monitoringLag, queues }: { database: Database; monitoringLag: MonitoringLag; queues: QueueFigures },
+    {
+      database,
+      monitoringLag,
+      queues,
+      incidents,
+    }: { database: Database; monitoringLag: MonitoringLag; queues: QueueFigures; incidents: StatusIncidents },
     options: {
       chromiumPath: string;
       workersRunning: boolean;
       checkIntervalMs: number;
+      /** Consecutive failed self-checks before a platform incident opens. */
+      failuresToOpen: number;
       onError: (error: unknown) => void;
     },
   ) {
     this.database = database;
     this.queues = queues;
+    this.incidents = incidents;
     this.onError = options.onError;
     this.freshForMs = options.checkIntervalMs * 2;
+    this.failuresToOpen = options.failuresToOpen;
     this.register('API', async () => ({ status: 'operational', detail: 'Serving requests.' }));
     this.register('Database', async () => {
       const started = performance.now();
@@ -107,8 +121,8 @@ export class StatusService {
     this.checks.set(name, check);
   }
 
-  /** Runs every component check and opens or resolves platform incidents (a periodic job of the workers). */
-  async evaluate(): Promise<ComponentStatus[]> {
+  /** Runs every component check, without recording anything (a page served by a process that runs no jobs). */
+  private async runChecks(): Promise<{ results: ComponentStatus[]; errors: Map<string, unknown> }> {
     const results: ComponentStatus[] = [];
     const errors = new Map<string, unknown>();
     for (const [name, check] of this.checks) {
@@ -122,14 +136,33 @@ export class StatusService {
     }
     this.latest = results;
     this.latestAt = Date.now();
+    return { results, errors };
+  }
+
+  /**
+   * The periodic job of the workers: runs the checks, counts them for the uptime bars, and opens or resolves
+   * automatic incidents (telling subscribers).
+   */
+  async evaluate(): Promise<ComponentStatus[]> {
+    const { results, errors } = await this.runChecks();
+    const today = new Date().toISOString().slice(0, 10);
+    await queries
+      .countChecks(
+        this.database.db,
+        today,
+        results.map((component) => ({ component: component.name, failed: component.status === 'outage' })),
+      )
+      .catch(() => {
+        /* the database itself may be the failing component */
+      });
     for (const component of results) {
       const failed = component.status === 'outage';
       const count = failed ? (this.failures.get(component.name) ?? 0) + 1 : 0;
       this.failures.set(component.name, count);
       if (count === 1 && errors.has(component.name))
         this.onError(new Error(`status check of ${component.name} failed`, { cause: errors.get(component.name) }));
-      await this.recordIncident(component, count).catch(() => {
-        /* the database itself may be the failing component */
+      await this.recordIncident(component, count).catch((error: unknown) => {
+        if (!isDatabaseUnavailable(error)) this.onError(error);
       });
     }
     return results;
@@ -137,75 +170,80 @@ export class StatusService {
 
   private async recordIncident(component: ComponentStatus, failures: number): Promise<void> {
     const db = this.database.db;
-    if (failures >= FAILURES_TO_OPEN) {
-      await db
-        .insert(platformIncidents)
-        .values({
-          id: newId('platformIncident'),
-          component: component.name,
-          title: `${component.name}: ${component.detail}`,
-          status: 'open',
-        })
-        .onConflictDoNothing();
-    } else if (failures === 0) {
-      await db
-        .update(platformIncidents)
-        .set({ status: 'resolved', resolvedAt: sql`now()` })
-        .where(and(eq(platformIncidents.component, component.name), isNull(platformIncidents.resolvedAt)));
-    }
+    const row =
+      failures >= this.failuresToOpen
+        ? await queries.openAutomaticIncident(
+            db,
+            component.name,
+            `${component.name}: ${component.detail}`,
+            `Our checks found ${component.name} failing: ${component.detail} We are investigating.`,
+          )
+        : failures === 0
+          ? await queries.resolveAutomaticIncident(db, component.name, `${component.name} passes its checks again.`)
+          : null;
+    if (row) await this.incidents.announce(row);
   }
 
-  private async readIncidents(): Promise<IncidentRow[]> {
-    return this.database.db
-      .select()
-      .from(platformIncidents)
-      .where(or(isNull(platformIncidents.resolvedAt), gt(platformIncidents.openedAt, sql`now() - interval '30 days'`)))
-      .orderBy(desc(platformIncidents.openedAt))
-      .limit(50);
+  private async readHistory(): Promise<History> {
+    const db = this.database.db;
+    const rows = await queries.recentIncidents(db);
+    const updates = await queries.updatesOf(
+      db,
+      rows.map((row) => row.id),
+    );
+    const from = new Date(Date.now() - (queries.HISTORY_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+    return {
+      incidents: rows.map((row) => toIncidentDto(row, updates)),
+      maintenance: await queries.maintenanceToShow(db),
+      checkDays: await queries.checkDays(db, from),
+      readAt: new Date(),
+    };
   }
 
   /**
    * The status document. It renders without the database: the components come from the last self-check,
-   * the incidents from the last successful read, and a database that cannot be read is shown as down.
+   * the history from the last successful read (`stale` is then true), and the database is shown as down.
    */
   async snapshot() {
-    let components = Date.now() - this.latestAt <= this.freshForMs ? this.latest : await this.evaluate();
-    let incidents: IncidentRow[];
+    let components = Date.now() - this.latestAt <= this.freshForMs ? this.latest : (await this.runChecks()).results;
+    let history: History;
+    let stale = false;
     let queues: QueueFigure[] = [];
     try {
-      incidents = await this.readIncidents();
+      history = await this.readHistory();
       queues = await this.queues().catch(() => []);
-      this.knownIncidents = incidents;
+      this.lastGood = history;
     } catch (error) {
-      incidents = this.knownIncidents;
-      if (isDatabaseUnavailable(error)) {
-        components = components.map((component) =>
-          component.name === 'Database' ? { ...component, status: 'outage', detail: DATABASE_DOWN } : component,
-        );
-      } else {
-        this.onError(error);
-      }
+      if (!isDatabaseUnavailable(error)) this.onError(error);
+      stale = true;
+      history = this.lastGood ?? { incidents: [], maintenance: [], checkDays: [], readAt: new Date(0) };
+      components = components.map((component) =>
+        component.name === 'Database' ? { ...component, status: 'outage', detail: DATABASE_DOWN } : component,
+      );
     }
-    const toDto = (row: IncidentRow) => ({
-      id: row.id,
-      component: row.component,
-      title: row.title,
-      status: row.status as 'open' | 'resolved',
-      opened_at: row.openedAt.toISOString(),
-      resolved_at: row.resolvedAt?.toISOString() ?? null,
-    });
     const overall: ComponentState = components.some((c) => c.status === 'outage')
       ? 'outage'
       : components.some((c) => c.status === 'degraded')
         ? 'degraded'
         : 'operational';
+    const now = Date.now();
     return {
       status: overall,
-      components,
-      open_incidents: incidents.filter((row) => !row.resolvedAt).map(toDto),
-      recent_incidents: incidents.filter((row) => row.resolvedAt).map(toDto),
+      components: components.map((component) => ({
+        ...component,
+        ...uptimeDays(
+          history.checkDays.filter((day) => day.component === component.name),
+          queries.HISTORY_DAYS,
+          now,
+        ),
+      })),
+      open_incidents: history.incidents.filter((incident) => incident.status === 'open'),
+      recent_incidents: history.incidents.filter((incident) => incident.status === 'resolved'),
+      maintenance: history.maintenance.map((row) => toMaintenanceDto(row, now)),
       queues,
-      updated_at: new Date().toISOString(),
+      stale,
+      data_as_of: stale ? (this.lastGood?.readAt.toISOString() ?? null) : new Date(now).toISOString(),
+      updated_at: new Date(now).toISOString(),
     };
   }
 }

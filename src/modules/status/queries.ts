@@ -1,0 +1,237 @@
+import { and, asc, desc, eq, gt, gte, inArray, isNull, or, sql } from 'drizzle-orm';
+import type { Db } from '../../db/index.js';
+import {
+  maintenanceWindows,
+  platformIncidents,
+  platformIncidentUpdates,
+  platformOperators,
+  statusCheckDays,
+  statusSubscriptions,
+} from '../../db/schema.js';
+import { newId } from '../../lib/ids.js';
+
+export type PlatformIncidentRow = typeof platformIncidents.$inferSelect;
+export type IncidentUpdateRow = typeof platformIncidentUpdates.$inferSelect;
+export type MaintenanceRow = typeof maintenanceWindows.$inferSelect;
+export type SubscriptionRow = typeof statusSubscriptions.$inferSelect;
+export type CheckDayRow = typeof statusCheckDays.$inferSelect;
+export type UpdateStatus = 'investigating' | 'identified' | 'monitoring' | 'resolved';
+
+/** How far back the page looks: the uptime bars, the incident history and past maintenance. */
+export const HISTORY_DAYS = 90;
+const SINCE = sql`now() - make_interval(days => ${HISTORY_DAYS})`;
+
+export async function countChecks(db: Db, day: string, results: Array<{ component: string; failed: boolean }>) {
+  if (results.length === 0) return;
+  await db
+    .insert(statusCheckDays)
+    .values(results.map(({ component, failed }) => ({ component, day, checks: 1, failures: failed ? 1 : 0 })))
+    .onConflictDoUpdate({
+      target: [statusCheckDays.component, statusCheckDays.day],
+      set: {
+        checks: sql`${statusCheckDays.checks} + excluded.checks`,
+        failures: sql`${statusCheckDays.failures} + excluded.failures`,
+      },
+    });
+}
+
+export async function checkDays(db: Db, fromDay: string): Promise<CheckDayRow[]> {
+  return db.select().from(statusCheckDays).where(gte(statusCheckDays.day, fromDay));
+}
+
+/** Opens the automatic incident of a component unless one is open; the new row, or null. */
+export async function openAutomaticIncident(db: Db, component: string, title: string, message: string) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(platformIncidents)
+      .values({ id: newId('platformIncident'), component, title, status: 'open', source: 'automatic' })
+      .onConflictDoNothing()
+      .returning();
+    if (!row) return null;
+    await tx.insert(platformIncidentUpdates).values({
+      id: newId('platformIncidentUpdate'),
+      incidentId: row.id,
+      status: 'investigating',
+      message,
+    });
+    return row;
+  });
+}
+
+/** Resolves the open automatic incident of a component; the resolved row, or null when none was open. */
+export async function resolveAutomaticIncident(db: Db, component: string, message: string) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(platformIncidents)
+      .set({ status: 'resolved', resolvedAt: sql`now()` })
+      .where(
+        and(
+          eq(platformIncidents.component, component),
+          eq(platformIncidents.source, 'automatic'),
+          isNull(platformIncidents.resolvedAt),
+        ),
+      )
+      .returning();
+    if (!row) return null;
+    await tx
+      .insert(platformIncidentUpdates)
+      .values({ id: newId('platformIncidentUpdate'), incidentId: row.id, status: 'resolved', message });
+    return row;
+  });
+}
+
+export async function insertOperatorIncident(
+  db: Db,
+  incident: { component: string; title: string },
+  update: { status: UpdateStatus; message: string },
+) {
+  return db.transaction(async (tx) => {
+    const resolved = update.status === 'resolved';
+    const [row] = await tx
+      .insert(platformIncidents)
+      .values({
+        id: newId('platformIncident'),
+        ...incident,
+        status: resolved ? 'resolved' : 'open',
+        source: 'operator',
+        resolvedAt: resolved ? sql`now()` : null,
+      })
+      .returning();
+    await tx
+      .insert(platformIncidentUpdates)
+      .values({ id: newId('platformIncidentUpdate'), incidentId: row.id, ...update });
+    return row;
+  });
+}
+
+/** Adds an update to an open incident; a `resolved` update resolves it. Null when the incident is not open. */
+export async function addIncidentUpdate(db: Db, incidentId: string, update: { status: UpdateStatus; message: string }) {
+  return db.transaction(async (tx) => {
+    const [open] = await tx
+      .select()
+      .from(platformIncidents)
+      .where(and(eq(platformIncidents.id, incidentId), isNull(platformIncidents.resolvedAt)))
+      .for('update');
+    if (!open) return null;
+    await tx.insert(platformIncidentUpdates).values({ id: newId('platformIncidentUpdate'), incidentId, ...update });
+    if (update.status !== 'resolved') return open;
+    const [resolved] = await tx
+      .update(platformIncidents)
+      .set({ status: 'resolved', resolvedAt: sql`now()` })
+      .where(eq(platformIncidents.id, incidentId))
+      .returning();
+    return resolved;
+  });
+}
+
+export async function findIncident(db: Db, id: string) {
+  const [row] = await db.select().from(platformIncidents).where(eq(platformIncidents.id, id));
+  return row ?? null;
+}
+
+/** Open incidents and those opened in the history window, newest first. */
+export async function recentIncidents(db: Db): Promise<PlatformIncidentRow[]> {
+  return db
+    .select()
+    .from(platformIncidents)
+    .where(or(isNull(platformIncidents.resolvedAt), gt(platformIncidents.openedAt, SINCE)))
+    .orderBy(desc(platformIncidents.openedAt))
+    .limit(100);
+}
+
+export async function updatesOf(db: Db, incidentIds: string[]): Promise<IncidentUpdateRow[]> {
+  if (incidentIds.length === 0) return [];
+  return db
+    .select()
+    .from(platformIncidentUpdates)
+    .where(inArray(platformIncidentUpdates.incidentId, incidentIds))
+    .orderBy(desc(platformIncidentUpdates.createdAt), desc(platformIncidentUpdates.id));
+}
+
+export async function insertMaintenance(db: Db, values: Omit<typeof maintenanceWindows.$inferInsert, 'id'>) {
+  const [row] = await db
+    .insert(maintenanceWindows)
+    .values({ id: newId('maintenance'), ...values })
+    .returning();
+  return row;
+}
+
+export async function cancelMaintenance(db: Db, id: string) {
+  const [row] = await db
+    .update(maintenanceWindows)
+    .set({ cancelledAt: sql`now()` })
+    .where(and(eq(maintenanceWindows.id, id), isNull(maintenanceWindows.cancelledAt)))
+    .returning();
+  return row ?? null;
+}
+
+/** Windows not cancelled that end in the future or ended within the history window, soonest first. */
+export async function maintenanceToShow(db: Db): Promise<MaintenanceRow[]> {
+  return db
+    .select()
+    .from(maintenanceWindows)
+    .where(and(isNull(maintenanceWindows.cancelledAt), gt(maintenanceWindows.endsAt, SINCE)))
+    .orderBy(asc(maintenanceWindows.startsAt))
+    .limit(100);
+}
+
+export async function isOperator(db: Db, tenantId: string): Promise<boolean> {
+  const rows = await db
+    .select({ tenantId: platformOperators.tenantId })
+    .from(platformOperators)
+    .where(eq(platformOperators.tenantId, tenantId));
+  return rows.length > 0;
+}
+
+export async function addOperator(db: Db, tenantId: string) {
+  await db.insert(platformOperators).values({ tenantId }).onConflictDoNothing();
+}
+
+/** A subscription by kind and target; an existing one keeps its id and unsubscribe token (links already sent). */
+export async function upsertSubscription(
+  db: Db,
+  values: { kind: 'email' | 'webhook'; target: string; confirmTokenHash: string | null; unsubscribeToken: string },
+) {
+  const confirmed = values.confirmTokenHash === null ? sql`now()` : null;
+  const [row] = await db
+    .insert(statusSubscriptions)
+    .values({ id: newId('statusSubscription'), ...values, confirmedAt: confirmed })
+    .onConflictDoUpdate({
+      target: [statusSubscriptions.kind, statusSubscriptions.target],
+      set: {
+        confirmTokenHash: sql`case when ${statusSubscriptions.confirmedAt} is null then excluded.confirm_token_hash else null end`,
+      },
+    })
+    .returning();
+  return row;
+}
+
+export async function confirmSubscription(db: Db, confirmTokenHash: string) {
+  const [row] = await db
+    .update(statusSubscriptions)
+    .set({ confirmedAt: sql`coalesce(${statusSubscriptions.confirmedAt}, now())`, confirmTokenHash: null })
+    .where(eq(statusSubscriptions.confirmTokenHash, confirmTokenHash))
+    .returning();
+  return row ?? null;
+}
+
+export async function deleteSubscription(db: Db, unsubscribeToken: string) {
+  const [row] = await db
+    .delete(statusSubscriptions)
+    .where(eq(statusSubscriptions.unsubscribeToken, unsubscribeToken))
+    .returning();
+  return row ?? null;
+}
+
+export async function confirmedSubscriptionIds(db: Db): Promise<string[]> {
+  const rows = await db
+    .select({ id: statusSubscriptions.id })
+    .from(statusSubscriptions)
+    .where(sql`${statusSubscriptions.confirmedAt} is not null`);
+  return rows.map((row) => row.id);
+}
+
+export async function findSubscription(db: Db, id: string) {
+  const [row] = await db.select().from(statusSubscriptions).where(eq(statusSubscriptions.id, id));
+  return row ?? null;
+}

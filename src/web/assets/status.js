@@ -1,0 +1,15 @@
+// The uptime bars: one tab stop per bar, arrow keys (and Home/End) move between its days (roving tabindex).
+for (const bar of document.querySelectorAll('ol.uptime')) {
+  bar.addEventListener('keydown', (event) => {
+    const days = [...bar.children];
+    const current = days.indexOf(document.activeElement);
+    if (current === -1) return;
+    const moves = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: days.length - 1 };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    const next = days[Math.max(0, Math.min(days.length - 1, moves[event.key]))];
+    days[current].tabIndex = -1;
+    next.tabIndex = 0;
+    next.focus();
+  });
+}
