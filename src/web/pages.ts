@@ -236,14 +236,14 @@ export const reportsPage = (): Html => html`
 export const containersPage = (): Html => html`
 <h1>Containers</h1>
 <form id="container-form" class="inline">
-  <label for="container-name">Name</label>
-  <input id="container-name" name="name" required maxlength="100">
-  <label for="container-region">Region</label>
-  <select id="container-region" name="region"><option>eu-central</option><option>eu-west</option><option>us-east</option><option>us-west</option><option>ap-southeast</option></select>
-  <label for="container-config">GTM container config</label>
-  <input id="container-config" name="config" required placeholder="base64 string from GTM">
-  <label for="container-upstream">Upstream (https)</label>
-  <input id="container-upstream" name="upstream_url" type="url" placeholder="https://tagging.example.com">
+  <span class="pair"><label for="container-name">Name</label>
+  <input id="container-name" name="name" required maxlength="100"></span>
+  <span class="pair"><label for="container-region">Region</label>
+  <select id="container-region" name="region"><option>eu-central</option><option>eu-west</option><option>us-east</option><option>us-west</option><option>ap-southeast</option></select></span>
+  <span class="pair"><label for="container-config">GTM container config</label>
+  <input id="container-config" name="config" required placeholder="base64 string from GTM"></span>
+  <span class="pair"><label for="container-upstream">Upstream (https, optional)</label>
+  <input id="container-upstream" name="upstream_url" type="url" placeholder="https://tagging.example.com"></span>
   <button type="submit">Create container</button>
   <p class="error" role="alert" id="container-error" hidden></p>
 </form>
@@ -252,7 +252,7 @@ export const containersPage = (): Html => html`
   <tbody><tr><td colspan="5">Loading…</td></tr></tbody></table></div>
 <h2>Requests, last 30 days</h2>
 <p class="hint" id="usage-caption">Choose a container to see its usage.</p>
-<div class="chart-box"><canvas id="usage-chart" role="img" aria-label="Requests per day"></canvas></div>
+<div class="chart-box" id="usage-chart-box" hidden><canvas id="usage-chart" role="img" aria-label="Requests per day"></canvas></div>
 <section id="container-settings" hidden aria-labelledby="settings-title">
 <h2 id="settings-title">Tracking and settings</h2>
 <p class="hint" id="runtime-caption"></p>
@@ -292,10 +292,10 @@ export const containersPage = (): Html => html`
 </section>
 <h2>Custom domains</h2>
 <form id="domain-form" class="inline">
-  <label for="domain-hostname">Hostname</label>
-  <input id="domain-hostname" name="hostname" required placeholder="data.shop.example">
-  <label for="domain-container">Container</label>
-  <select id="domain-container" name="container_id"></select>
+  <span class="pair"><label for="domain-hostname">Hostname</label>
+  <input id="domain-hostname" name="hostname" required placeholder="data.shop.example"></span>
+  <span class="pair"><label for="domain-container">Container</label>
+  <select id="domain-container" name="container_id" required><option value="">Create a container first</option></select></span>
   <button type="submit">Add domain</button>
   <p class="error" role="alert" id="domain-error" hidden></p>
 </form>

@@ -44,9 +44,12 @@ describe('containers and domains page in a real browser', () => {
 
   it('creates a container, sees it running with its usage chart, adds a domain and sees its DNS records and why verification failed', async () => {
     await page.getByRole('link', { name: 'Containers' }).click();
+    // Before any container: no blank chart, and the domain form says what it needs first.
+    expect(await page.locator('#usage-chart-box').isHidden()).toBe(true);
+    expect(await page.locator('#domain-container option').first().textContent()).toBe('Create a container first');
     await page.getByLabel('Name', { exact: true }).fill('Web sGTM');
     await page.getByLabel('GTM container config').fill(CONFIG);
-    await page.getByLabel('Upstream (https)').fill(upstreamUrl);
+    await page.getByLabel('Upstream (https, optional)').fill(upstreamUrl);
     await page.getByRole('button', { name: 'Create container' }).click();
     const row = page.locator('#containers-table tbody tr', { hasText: 'Web sGTM' });
     await row.locator('td.yes', { hasText: 'running' }).waitFor({ timeout: 10_000 });
@@ -62,6 +65,7 @@ describe('containers and domains page in a real browser', () => {
     ).toBe(true);
 
     await page.getByLabel('Hostname').fill('data.shop.example');
+    await page.getByLabel('Container', { exact: true }).selectOption({ label: 'Web sGTM' });
     await page.getByRole('button', { name: 'Add domain' }).click();
     const card = page.locator('#domains-list section', { hasText: 'data.shop.example' });
     await card.waitFor();

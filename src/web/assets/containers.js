@@ -12,6 +12,7 @@ async function showUsage(container) {
       .join(', ') || 'none yet'
   })`;
   if (!window.Chart) return;
+  $('#usage-chart-box').hidden = false;
   if (usageChart) usageChart.destroy();
   usageChart = new window.Chart($('#usage-chart'), {
     type: 'bar',
@@ -77,6 +78,7 @@ async function loadContainers() {
       : [el('tr', {}, el('td', { colspan: 5 }, 'No containers yet.'))]),
   );
   $('#domain-container').replaceChildren(
+    el('option', { value: '' }, list.results.length ? 'Choose a container' : 'Create a container first'),
     ...list.results.map((container) => el('option', { value: container.id }, container.name)),
   );
   await loadDomains();
