@@ -8,6 +8,7 @@ import type { AuthService } from '../auth/credentials.js';
 import { ApiKeyErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { ApiKeyDto, CreateApiKeyInput } from './schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 const MAX_ACTIVE_KEYS_PER_TENANT = 100;
 
@@ -43,8 +44,8 @@ export class ApiKeyService {
     };
   }
 
-  async list(auth: AuthContext, limit: number, offset: number) {
-    const { rows, total } = await queries.listKeys(this.database.db, auth.tenantId, limit, offset);
+  async list(auth: AuthContext, window: ListWindow) {
+    const { rows, total } = await queries.listKeys(this.database.db, auth.tenantId, window);
     return { results: rows.map((row) => this.toDto(row)), total };
   }
 

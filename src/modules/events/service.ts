@@ -1,12 +1,12 @@
-import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { and, eq, lt, type SQL } from 'drizzle-orm';
 import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
-import { boundedCount } from '../../db/bounded-count.js';
-import { countLimit } from '../../lib/count-bound.js';
 import type { Database } from '../../db/index.js';
 import { events } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { EventType } from '../webhooks/schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
+import { readList } from '../../db/keyset.js';
 
 /** The tenant's event log (GET /api/events/); every recorded event also goes to subscribed webhooks. */
 export class EventLog {
@@ -30,22 +30,25 @@ export class EventLog {
     await this.webhooks.publish(tenantId, type, { object_type: object.type, object_id: object.id, ...data });
   }
 
-  async list(tenantId: string, filters: { objectId?: string; type?: string }, limit: number, offset: number) {
+  async list(tenantId: string, filters: { objectId?: string; type?: string }, window: ListWindow) {
     const where: SQL | undefined = and(
       eq(events.tenantId, tenantId),
       filters.objectId ? eq(events.objectId, filters.objectId) : undefined,
       filters.type ? eq(events.type, filters.type) : undefined,
     );
-    const [rows, total] = await Promise.all([
-      this.database.db
-        .select()
-        .from(events)
-        .where(where)
-        .orderBy(desc(events.createdAt), desc(events.id))
-        .limit(limit)
-        .offset(offset),
-      boundedCount(this.database.db, events, where, countLimit(limit, offset)),
-    ]);
+    const { rows, total } = await readList(
+      this.database.db,
+      window,
+      { table: events, scope: where, sortKey: events.createdAt, id: events.id, descending: true },
+      (page) =>
+        this.database.db
+          .select()
+          .from(events)
+          .where(page.where)
+          .orderBy(...page.orderBy)
+          .limit(page.limit)
+          .offset(page.offset),
+    );
     return {
       total,
       results: rows.map((row) => ({

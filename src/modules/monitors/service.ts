@@ -12,6 +12,7 @@ import type { WebhookService } from '../webhooks/service.js';
 import { MonitorErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { CheckDto, CreateMonitorInput, IncidentDto, MonitorDto, UpdateMonitorInput } from './schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 function toDto(row: MonitorRow): MonitorDto {
   return {
@@ -211,8 +212,8 @@ export class MonitorService {
     return toDto(row);
   }
 
-  async list(tenantId: string, limit: number, offset: number) {
-    const { rows, total } = await queries.listMonitors(this.db, tenantId, limit, offset);
+  async list(tenantId: string, window: ListWindow) {
+    const { rows, total } = await queries.listMonitors(this.db, tenantId, window);
     return { results: rows.map(toDto), total };
   }
 
@@ -283,9 +284,9 @@ export class MonitorService {
     throw MonitorErrors.notPaused();
   }
 
-  async checks(tenantId: string, id: string, limit: number, offset: number) {
+  async checks(tenantId: string, id: string, window: ListWindow) {
     await this.find(tenantId, id);
-    const { rows, total } = await queries.listChecks(this.db, id, limit, offset);
+    const { rows, total } = await queries.listChecks(this.db, id, window);
     const results: CheckDto[] = rows.map((row) => ({
       id: row.id,
       checked_at: row.checkedAt.toISOString(),
@@ -319,8 +320,8 @@ export class MonitorService {
     };
   }
 
-  async incidents(tenantId: string, filters: { status?: string; monitorId?: string }, limit: number, offset: number) {
-    const { rows, total } = await queries.listIncidents(this.db, tenantId, filters, limit, offset);
+  async incidents(tenantId: string, filters: { status?: string; monitorId?: string }, window: ListWindow) {
+    const { rows, total } = await queries.listIncidents(this.db, tenantId, filters, window);
     return { results: rows.map(incidentDto), total };
   }
 
