@@ -28,7 +28,7 @@ export interface WindowClauses {
 /**
  * Reads one window of a list. By offset, as before; by cursor, a keyset query: the rows whose (sort key, id) lie
  * past the cursor's, read along the index from there, so a deep page costs what page 1 does. The cursor's key is
- * read inside the statement (a subquery), never through JavaScript, which would cut timestamps to milliseconds.
+ * looked up first (in the list's scope) and given to the planner as a value, so it can pick the list's index.
  * Rows before a cursor are read walking backwards and then turned around, so they come in the list's order.
  * Throws UnknownCursorError when the cursor is not a row of the list's scope.
  */
@@ -40,18 +40,19 @@ export async function readWindow<Row>(
 ): Promise<Row[]> {
   if (window.kind === 'offset')
     return read({ where: order.scope, cursor: undefined, orderBy: orderBy(order, order.descending), ...window });
-  const found = await db
-    .select({ one: sql`1` })
+  // The cursor's key travels as text and is cast back: a JavaScript Date would cut timestamps to milliseconds.
+  const [found] = await db
+    .select({ key: sql<string>`${order.sortKey}::text` })
     .from(order.table)
     .where(and(order.scope, eq(order.id, window.cursor)))
     .limit(1);
-  if (found.length === 0) throw new UnknownCursorError(window);
+  if (!found) throw new UnknownCursorError(window);
   const forward = window.kind === 'after';
   const walkDescending = order.descending === forward;
-  const cursorKey = sql`(select ${order.sortKey} from ${order.table} where ${and(order.scope, eq(order.id, window.cursor))})`;
+  const cursorKey = sql`(${found.key}::${sql.raw(order.sortKey.getSQLType())}, ${window.cursor})`;
   const cursor = walkDescending
-    ? sql`(${order.sortKey}, ${order.id}) < (${cursorKey}, ${window.cursor})`
-    : sql`(${order.sortKey}, ${order.id}) > (${cursorKey}, ${window.cursor})`;
+    ? sql`(${order.sortKey}, ${order.id}) < ${cursorKey}`
+    : sql`(${order.sortKey}, ${order.id}) > ${cursorKey}`;
   const rows = await read({
     where: and(order.scope, cursor),
     cursor,
