@@ -2,9 +2,10 @@ import { runApiBench } from './api.js';
 import { runJobsBench } from './jobs.js';
 import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
+import { printScaleBench, runScaleBench } from './scale.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 
-/** `npm run bench [api|scanner|gateway|runtime|jobs]`: all benchmarks, or one. */
+/** `npm run bench [api|scanner|gateway|runtime|jobs|scale]`: all benchmarks, or one (`scale` only when asked). */
 const only = process.argv[2];
 
 if (!only || only === 'api') {
@@ -31,4 +32,8 @@ if (only === 'jobs' || (!only && (process.env.BENCH_DATABASE_URL || process.env.
   console.log('\nJob engine (pg-boss on PostgreSQL, one worker: 4 slots, batches of 10)');
   console.table([results]);
   console.log(JSON.stringify({ jobs: results }));
+}
+
+if (only === 'scale') {
+  printScaleBench(await runScaleBench());
 }
