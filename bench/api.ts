@@ -65,7 +65,7 @@ async function startTagport(env: NodeJS.ProcessEnv) {
   return { ...server, url: `${server.base}/api/tenants/`, headers: { authorization: `Bearer ${key.token}` } };
 }
 
-async function startPostgres(): Promise<{ url: string; stop(): Promise<void> }> {
+export async function startPostgres(): Promise<{ url: string; stop(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-bench-pg-'));
   const { stdout } = await run('bash', ['scripts/test-services.sh', 'start', dir]);
   const url = /TEST_DATABASE_URL=(\S+)/.exec(stdout)![1];

@@ -4,12 +4,13 @@ import { printMonitorsBench, runMonitorsBench } from './monitors.js';
 import { printScansBench, runScansBench } from './scans.js';
 import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
+import { printScaleBench, runScaleBench } from './scale.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
 
 /**
- * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans]`: all benchmarks, or one. The scanner benchmark
- * has two parts, speed and accuracy; BENCH_SCANNER=speed or BENCH_SCANNER=accuracy runs only one of them.
+ * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale]`: all benchmarks, or one (`scale` only
+ * when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one.
  */
 const only = process.argv[2];
 
@@ -47,4 +48,8 @@ if (only === 'monitors' || (!only && (process.env.BENCH_DATABASE_URL || process.
 
 if (only === 'scans' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
   printScansBench(await runScansBench());
+}
+
+if (only === 'scale') {
+  printScaleBench(await runScaleBench());
 }

@@ -158,6 +158,14 @@ export const HttpCodes = {
   badRequest: errorCode(400, 'bad_request', {
     message: 'The request could not be processed; check its method, headers and body.',
   }),
+  invalidCursor: errorCode(400, 'invalid_cursor', {
+    message: 'starting_after is not the id of an object in this list.',
+    param: 'starting_after',
+  }),
+  conflictingPagination: errorCode(400, 'conflicting_pagination', {
+    message: 'Send page or starting_after, not both.',
+    param: 'page',
+  }),
   malformedRequest: errorCode(400, 'malformed_request', {
     message: 'The request is not valid HTTP/1.1 (request line or headers).',
   }),

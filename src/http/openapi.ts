@@ -12,7 +12,7 @@ const DESCRIPTION = `The Tagport API: hosted server-side tagging containers and 
 
 **Authentication.** Send \`Authorization: Bearer tgp_…\` with every request. Keys are created in the dashboard's API keys section (or \`POST /api/api-keys/\`) and shown once. Agency and partner keys act on a client tenant with the header \`Tagport-Tenant: ten_…\`.
 
-**Conventions.** JSON in UTF-8, snake_case fields, ISO 8601 UTC times, type-prefixed ids (\`ten_\`, \`key_\`, …). Every body carries \`api_meta.request_id\` (also the \`X-Request-Id\` header). Lists are paginated with \`page\` (from 1) and \`page_size\` (1–100, default 20). Errors have one shape (\`Error\`): \`{error: {type, code, message, param?, details?}, api_meta}\`; every operation lists the codes of each status, with an example of each. Paths work with and without the trailing slash. A \`201 Created\` carries \`Location\` when the new object can be fetched. Objects may gain new fields: ignore the fields you do not know.
+**Conventions.** JSON in UTF-8, snake_case fields, ISO 8601 UTC times, type-prefixed ids (\`ten_\`, \`key_\`, …). Every body carries \`api_meta.request_id\` (also the \`X-Request-Id\` header). Lists are paginated with \`page\` (from 1) and \`page_size\` (1–100, default 20), or by cursor: \`starting_after\` or \`ending_before\` an object id of the list (as Stripe does), which costs the same at any depth; \`next\` and \`previous\` keep the style of the request. Errors have one shape (\`Error\`): \`{error: {type, code, message, param?, details?}, api_meta}\`; every operation lists the codes of each status, with an example of each. Paths work with and without the trailing slash. A \`201 Created\` carries \`Location\` when the new object can be fetched. Objects may gain new fields: ignore the fields you do not know.
 
 **Roles.** Every operation names the lowest role that may call it (\`x-tagport-minimum-role\`, and a sentence in its description): \`member\` reads everything of the tenant, scans pages, requests reports and handles incidents; \`admin\` also creates, changes and deletes containers, domains, monitors, webhooks, API keys and client tenants, invites people and changes or removes members below the owner role; \`owner\` also archives tenants, sets plans and limit overrides, and grants, changes or removes the owner role (a tenant always keeps one owner). A session acts with the user's role; an API key with its own \`role\` (\`admin\` unless created otherwise; never above its creator's). A lower role gets 403 \`insufficient_role\`, with \`details.required_role\`.
 
@@ -190,6 +190,11 @@ function documentRole(schema: FastifySchema, route: RouteOptions): FastifySchema
  * guard's (authentication; the Tagport-Tenant header), the body's (size, media type) and CSRF for unsafe
  * methods, with the session cookie. A public route answers no 401 unless it declares one.
  */
+/** Lists (their query takes PaginationQuery) answer 400 for a cursor not in the list or two ways of paging at once. */
+const pagesByCursor = (schema: FastifySchema) =>
+  (schema.querystring as { properties?: Record<string, unknown> } | undefined)?.properties?.starting_after !==
+  undefined;
+
 function documentErrorCodes(schema: FastifySchema, route: RouteOptions): FastifySchema {
   if (!schema?.response) return schema;
   const guarded = ruleFor(route) !== null;
@@ -201,6 +206,8 @@ function documentErrorCodes(schema: FastifySchema, route: RouteOptions): Fastify
     added[415] = [HttpCodes.unsupportedMediaType.code];
     if (guarded) added[403] = [HttpCodes.csrfTokenInvalid.code];
   }
+  if (pagesByCursor(schema))
+    added[400] = [...(added[400] ?? []), HttpCodes.invalidCursor.code, HttpCodes.conflictingPagination.code];
   const responses: Record<string, unknown> = { ...(schema.response as Record<string, unknown>) };
   for (const [status, codes] of Object.entries(added)) {
     const existing = responses[status] as { description?: string } | undefined;

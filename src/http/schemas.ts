@@ -160,12 +160,37 @@ export function errorResponses(...declared: readonly ErrorCodeDefinition[]): Rec
   );
 }
 
+const CURSOR_ID = { minLength: 1, maxLength: 64 };
+
+/**
+ * Two ways to page, one per request: by number (`page`, `page_size`), or by cursor (`starting_after` or
+ * `ending_before` an object id, with `page_size`), which costs the same at any depth.
+ */
 export const PaginationQuery = Type.Object({
   page: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1, description: 'Page number, starting at 1.' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      default: 1,
+      description: 'Page number, starting at 1. Not with `starting_after` or `ending_before`.',
+    }),
   ),
   page_size: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Items per page, 1 to 100.' }),
+  ),
+  starting_after: Type.Optional(
+    Type.String({
+      ...CURSOR_ID,
+      description:
+        'Cursor: the id of an object of this list (with its filters); returns the page of objects that follow it. Use the last id of a page, or follow `next`. Not with `page` or `ending_before`; an id that is not in the list is `invalid_cursor`.',
+    }),
+  ),
+  ending_before: Type.Optional(
+    Type.String({
+      ...CURSOR_ID,
+      description:
+        'Cursor: the id of an object of this list; returns the page of objects right before it, in the list order. Use the first id of a page, or follow `previous`. Not with `page` or `starting_after`.',
+    }),
   ),
 });
 
@@ -174,18 +199,28 @@ export function listEnvelope<T extends TSchema>(item: T, description: string) {
   const envelope = Type.Object(
     {
       count: Type.Integer({
-        description: `Number of matching objects. Counting stops past ${COUNT_BOUND.toLocaleString('en')} (or past the end of the requested page, when that is further): then \`count\` and \`total_pages\` are lower bounds and \`count_estimated\` is true.`,
+        description: `Number of matching objects (the whole list, also for a request by cursor). Counting stops past ${COUNT_BOUND.toLocaleString('en')} (or past the end of the requested page, when that is further): then \`count\` and \`total_pages\` are lower bounds and \`count_estimated\` is true.`,
       }),
-      page: Type.Integer(),
+      page: Nullable(Type.Integer(), {
+        description: 'The page number of a request by `page`; null for a request by cursor.',
+      }),
       page_size: Type.Integer(),
-      total_pages: Type.Integer(),
+      total_pages: Type.Integer({
+        description: '`count` divided by `page_size`, rounded up (a lower bound with `count_estimated`).',
+      }),
       count_estimated: Type.Optional(
         Type.Literal(true, {
           description: 'Present (true) when counting stopped at its bound: there are more objects than `count`.',
         }),
       ),
-      next: Nullable(Type.String({ format: 'uri' }), { description: 'URL of the next page, or null.' }),
-      previous: Nullable(Type.String({ format: 'uri' }), { description: 'URL of the previous page, or null.' }),
+      next: Nullable(Type.String({ format: 'uri' }), {
+        description:
+          'URL of the next page, or null. By page number for a request by `page`; by cursor (`starting_after` the last id of this page) for a request by cursor.',
+      }),
+      previous: Nullable(Type.String({ format: 'uri' }), {
+        description:
+          'URL of the previous page, or null. By page number for a request by `page`; by cursor (`ending_before` the first id of this page) for a request by cursor.',
+      }),
       results: Type.Array(item),
       api_meta: ApiMeta,
     },
@@ -197,7 +232,7 @@ export function listEnvelope<T extends TSchema>(item: T, description: string) {
 function listType<T extends TSchema>(item: T) {
   return Type.Object({
     count: Type.Integer(),
-    page: Type.Integer(),
+    page: Type.Union([Type.Integer(), Type.Null()]),
     page_size: Type.Integer(),
     total_pages: Type.Integer(),
     count_estimated: Type.Optional(Type.Literal(true)),

@@ -34,7 +34,7 @@ ALTER TABLE "notification_channels" ADD CONSTRAINT "notification_channels_tenant
 ALTER TABLE "notification_deliveries" ADD CONSTRAINT "notification_deliveries_channel_id_notification_channels_id_fk" FOREIGN KEY ("channel_id") REFERENCES "public"."notification_channels"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "monitor_notification_channels" ADD CONSTRAINT "monitor_notification_channels_monitor_id_monitors_id_fk" FOREIGN KEY ("monitor_id") REFERENCES "public"."monitors"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "monitor_notification_channels" ADD CONSTRAINT "monitor_notification_channels_channel_id_notification_channels_id_fk" FOREIGN KEY ("channel_id") REFERENCES "public"."notification_channels"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-CREATE INDEX "notification_channels_tenant_idx" ON "notification_channels" USING btree ("tenant_id","created_at");--> statement-breakpoint
-CREATE INDEX "notification_deliveries_channel_idx" ON "notification_deliveries" USING btree ("channel_id","created_at");--> statement-breakpoint
+CREATE INDEX "notification_channels_tenant_idx" ON "notification_channels" USING btree ("tenant_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "notification_deliveries_channel_idx" ON "notification_deliveries" USING btree ("channel_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "notification_deliveries_created_idx" ON "notification_deliveries" USING btree ("created_at");--> statement-breakpoint
 CREATE INDEX "monitor_notification_channels_channel_idx" ON "monitor_notification_channels" USING btree ("channel_id");

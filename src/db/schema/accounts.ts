@@ -84,7 +84,7 @@ export const memberships = pgTable(
   },
   (t) => [
     uniqueIndex('memberships_user_tenant_idx').on(t.userId, t.tenantId),
-    index('memberships_tenant_idx').on(t.tenantId, t.createdAt),
+    index('memberships_tenant_idx').on(t.tenantId, t.createdAt, t.id),
     check('memberships_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
   ],
 );
@@ -109,7 +109,7 @@ export const invitations = pgTable(
   },
   (t) => [
     uniqueIndex('invitations_token_hash_idx').on(t.tokenHash),
-    index('invitations_tenant_idx').on(t.tenantId, t.createdAt),
+    index('invitations_tenant_idx').on(t.tenantId, t.createdAt, t.id),
     check('invitations_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
   ],
 );
@@ -162,7 +162,7 @@ export const apiKeys = pgTable(
   },
   (t) => [
     uniqueIndex('api_keys_token_hash_idx').on(t.tokenHash),
-    index('api_keys_tenant_idx').on(t.tenantId, t.createdAt),
+    index('api_keys_tenant_idx').on(t.tenantId, t.createdAt, t.id),
     check('api_keys_role_check', sql`${t.role} in ('owner', 'admin', 'member')`),
   ],
 );

@@ -27,7 +27,7 @@ export const containers = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    index('containers_tenant_idx').on(t.tenantId, t.createdAt),
+    index('containers_tenant_idx').on(t.tenantId, t.createdAt, t.id),
     uniqueIndex('containers_default_hostname_idx').on(t.defaultHostname),
     // The few failed containers, for the agencies' overview of clients that need attention.
     index('containers_failed_idx').on(t.tenantId).where(sql`status = 'failed'`),
@@ -57,7 +57,7 @@ export const domains = pgTable(
     // Any number of accounts may claim a hostname (one claim each); only one claim can be active.
     uniqueIndex('domains_hostname_tenant_live_idx').on(t.hostname, t.tenantId).where(sql`deleted_at is null`),
     uniqueIndex('domains_hostname_active_idx').on(t.hostname).where(sql`deleted_at is null and status = 'active'`),
-    index('domains_tenant_idx').on(t.tenantId, t.createdAt),
+    index('domains_tenant_idx').on(t.tenantId, t.createdAt, t.id),
   ],
 );
 
@@ -73,11 +73,11 @@ export const events = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index('events_tenant_idx').on(t.tenantId, t.createdAt),
+    index('events_tenant_idx').on(t.tenantId, t.createdAt, t.id),
     index('events_object_idx').on(t.objectId, t.createdAt),
     // The list's filters (object, type) within a tenant, newest first; retention by age.
-    index('events_tenant_object_idx').on(t.tenantId, t.objectId, t.createdAt),
-    index('events_tenant_type_idx').on(t.tenantId, t.type, t.createdAt),
+    index('events_tenant_object_idx').on(t.tenantId, t.objectId, t.createdAt, t.id),
+    index('events_tenant_type_idx').on(t.tenantId, t.type, t.createdAt, t.id),
     index('events_created_idx').on(t.createdAt),
   ],
 );
@@ -133,7 +133,10 @@ export const containerRequestLogs = pgTable(
     /** From sending the request upstream to the end of its answer; null when no upstream was asked. */
     upstreamMs: integer('upstream_ms'),
   },
-  (t) => [index('container_request_logs_idx').on(t.containerId, t.at), index('container_request_logs_at_idx').on(t.at)],
+  (t) => [
+    index('container_request_logs_idx').on(t.containerId, t.at, t.id),
+    index('container_request_logs_at_idx').on(t.at),
+  ],
 );
 
 export type ContainerRow = typeof containers.$inferSelect;

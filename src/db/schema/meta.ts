@@ -20,7 +20,10 @@ export const metaPixels = pgTable(
     testEventCode: text('test_event_code'),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('meta_pixels_container_pixel_idx').on(t.containerId, t.pixelId)],
+  (t) => [
+    uniqueIndex('meta_pixels_container_pixel_idx').on(t.containerId, t.pixelId),
+    index('meta_pixels_container_created_idx').on(t.containerId, t.createdAt, t.id),
+  ],
 );
 
 /** The Graph API's answer for each event sent to a pixel: one row per event id, updated on every attempt. */
@@ -41,7 +44,7 @@ export const metaEventDeliveries = pgTable(
   },
   (t) => [
     primaryKey({ name: 'meta_event_deliveries_pkey', columns: [t.metaPixelId, t.eventId] }),
-    index('meta_event_deliveries_recent_idx').on(t.metaPixelId, t.lastAttemptAt),
+    index('meta_event_deliveries_recent_idx').on(t.metaPixelId, t.lastAttemptAt, t.eventId),
     index('meta_event_deliveries_age_idx').on(t.lastAttemptAt),
   ],
 );

@@ -32,7 +32,7 @@ export const monitors = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    index('monitors_tenant_idx').on(t.tenantId, t.createdAt),
+    index('monitors_tenant_idx').on(t.tenantId, t.createdAt, t.id),
     index('monitors_due_idx').on(t.nextCheckAt).where(sql`${t.paused} = false`),
   ],
 );
@@ -55,7 +55,7 @@ export const monitorChecks = pgTable(
     error: text('error'),
   },
   (t) => [
-    index('monitor_checks_monitor_idx').on(t.monitorId, t.checkedAt),
+    index('monitor_checks_monitor_idx').on(t.monitorId, t.checkedAt, t.id),
     // Reports read one tenant's checks in a period; retention deletes by age.
     index('monitor_checks_tenant_checked_idx').on(t.tenantId, t.checkedAt),
     index('monitor_checks_checked_idx').on(t.checkedAt),
@@ -78,7 +78,7 @@ export const incidents = pgTable(
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
   },
   (t) => [
-    index('incidents_tenant_idx').on(t.tenantId, t.openedAt),
+    index('incidents_tenant_idx').on(t.tenantId, t.openedAt, t.id),
     uniqueIndex('incidents_one_open_per_monitor').on(t.monitorId).where(sql`resolved_at is null`),
     index('incidents_unresolved_idx').on(t.tenantId).where(sql`resolved_at is null`),
   ],
@@ -96,7 +96,7 @@ export const webhooks = pgTable(
     secret: text('secret').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index('webhooks_tenant_idx').on(t.tenantId)],
+  (t) => [index('webhooks_tenant_idx').on(t.tenantId, t.createdAt, t.id)],
 );
 
 export const webhookDeliveries = pgTable(
@@ -119,7 +119,7 @@ export const webhookDeliveries = pgTable(
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
   },
   (t) => [
-    index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt),
+    index('webhook_deliveries_webhook_idx').on(t.webhookId, t.createdAt, t.id),
     index('webhook_deliveries_due_idx').on(t.status, t.nextAttemptAt),
   ],
 );
@@ -141,7 +141,7 @@ export const reports = pgTable(
     createdAt: createdAt(),
     completedAt: timestamp('completed_at', { withTimezone: true }),
   },
-  (t) => [index('reports_tenant_idx').on(t.tenantId, t.createdAt)],
+  (t) => [index('reports_tenant_idx').on(t.tenantId, t.createdAt, t.id)],
 );
 
 /** Incidents of Tagport itself, opened by its own health checks; shown on the public status page. */

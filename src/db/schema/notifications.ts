@@ -21,7 +21,7 @@ export const notificationChannels = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [index('notification_channels_tenant_idx').on(t.tenantId, t.createdAt)],
+  (t) => [index('notification_channels_tenant_idx').on(t.tenantId, t.createdAt, t.id)],
 );
 
 export const notificationDeliveries = pgTable(
@@ -45,7 +45,7 @@ export const notificationDeliveries = pgTable(
     deliveredAt: timestamp('delivered_at', { withTimezone: true }),
   },
   (t) => [
-    index('notification_deliveries_channel_idx').on(t.channelId, t.createdAt),
+    index('notification_deliveries_channel_idx').on(t.channelId, t.createdAt, t.id),
     index('notification_deliveries_created_idx').on(t.createdAt),
   ],
 );

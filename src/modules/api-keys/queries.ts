@@ -1,9 +1,9 @@
-import { and, count, desc, eq, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
-import { boundedCount } from '../../db/bounded-count.js';
-import { countLimit } from '../../lib/count-bound.js';
+import { and, count, eq, gte, inArray, isNull, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import type { Role } from '../../http/context.js';
 import { apiKeys, deprecatedCalls, tenants, type ApiKeyRow } from '../../db/schema.js';
+import { readList } from '../../db/keyset.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 export interface KeyCredential {
   keyId: string;
@@ -36,17 +36,21 @@ export async function insertKey(db: Db, row: typeof apiKeys.$inferInsert): Promi
   return created;
 }
 
-export async function listKeys(db: Db, tenantId: string, limit: number, offset: number) {
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(apiKeys)
-      .where(eq(apiKeys.tenantId, tenantId))
-      .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, apiKeys, eq(apiKeys.tenantId, tenantId), countLimit(limit, offset)),
-  ]);
+export async function listKeys(db: Db, tenantId: string, window: ListWindow) {
+  const where = eq(apiKeys.tenantId, tenantId);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: apiKeys, scope: where, sortKey: apiKeys.createdAt, id: apiKeys.id, descending: true },
+    (page) =>
+      db
+        .select()
+        .from(apiKeys)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 

@@ -20,7 +20,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(ApiKey, 'A page of API keys.'), ...errorResponses() },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => keys.list(requireAuth(request), limit, offset));
+      return listPage(request, (window) => keys.list(requireAuth(request), window));
     },
   });
 

@@ -9,6 +9,7 @@ import type { DeprecatedCallLog } from './deprecated-calls.js';
 import { ApiKeyErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { ApiKeyDto, CreateApiKeyInput, DeprecatedCallDto } from './schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 const MAX_ACTIVE_KEYS_PER_TENANT = 100;
 
@@ -57,8 +58,8 @@ export class ApiKeyService {
     return rows.map((row) => this.toDto(row, calls.get(row.id)));
   }
 
-  async list(auth: AuthContext, limit: number, offset: number) {
-    const { rows, total } = await queries.listKeys(this.database.db, auth.tenantId, limit, offset);
+  async list(auth: AuthContext, window: ListWindow) {
+    const { rows, total } = await queries.listKeys(this.database.db, auth.tenantId, window);
     return { results: await this.toDtos(rows), total };
   }
 

@@ -1,7 +1,5 @@
 import { and, count, desc, eq, gte, inArray, isNull, like, lt, lte, ne, notInArray, type SQL, sql } from 'drizzle-orm';
 import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
-import { boundedCount } from '../../db/bounded-count.js';
-import { countLimit } from '../../lib/count-bound.js';
 import type { Db } from '../../db/index.js';
 import {
   containerRequestLogs,
@@ -12,6 +10,8 @@ import {
   type ContainerRow,
 } from '../../db/schema.js';
 import { REMOVED_STATUSES } from './schemas.js';
+import { readList } from '../../db/keyset.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 export async function insertContainer(db: Db, row: typeof containers.$inferInsert): Promise<ContainerRow> {
   const [created] = await db.insert(containers).values(row).returning();
@@ -26,18 +26,21 @@ export async function countLiveContainers(db: Db, tenantId: string): Promise<num
   return total;
 }
 
-export async function listContainers(db: Db, tenantId: string, limit: number, offset: number) {
+export async function listContainers(db: Db, tenantId: string, window: ListWindow) {
   const where = and(eq(containers.tenantId, tenantId), ne(containers.status, 'deleted'));
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(containers)
-      .where(where)
-      .orderBy(desc(containers.createdAt), desc(containers.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, containers, where, countLimit(limit, offset)),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: containers, scope: where, sortKey: containers.createdAt, id: containers.id, descending: true },
+    (page) =>
+      db
+        .select()
+        .from(containers)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 
@@ -221,13 +224,7 @@ export interface RequestLogFilter {
   to?: Date;
 }
 
-export async function listRequestLogs(
-  db: Db,
-  containerId: string,
-  filter: RequestLogFilter,
-  limit: number,
-  offset: number,
-) {
+export async function listRequestLogs(db: Db, containerId: string, filter: RequestLogFilter, window: ListWindow) {
   const where = and(
     eq(containerRequestLogs.containerId, containerId),
     filter.statusClass ? statusClassIs(filter.statusClass) : undefined,
@@ -235,16 +232,25 @@ export async function listRequestLogs(
     filter.from ? gte(containerRequestLogs.at, filter.from) : undefined,
     filter.to ? lt(containerRequestLogs.at, filter.to) : undefined,
   );
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(containerRequestLogs)
-      .where(where)
-      .orderBy(desc(containerRequestLogs.at), desc(containerRequestLogs.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, containerRequestLogs, where, countLimit(limit, offset)),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    {
+      table: containerRequestLogs,
+      scope: where,
+      sortKey: containerRequestLogs.at,
+      id: containerRequestLogs.id,
+      descending: true,
+    },
+    (page) =>
+      db
+        .select()
+        .from(containerRequestLogs)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 

@@ -46,7 +46,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Container, 'A page of containers.'), ...errorResponses() },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => containers.list(tenant(request), limit, offset));
+      return listPage(request, (window) => containers.list(tenant(request), window));
     },
   });
 
@@ -171,8 +171,6 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     handler: async (request) =>
-      listPage(request, (limit, offset) =>
-        containers.logs(tenant(request), request.params.id, request.query, limit, offset),
-      ),
+      listPage(request, (window) => containers.logs(tenant(request), request.params.id, request.query, window)),
   });
 };

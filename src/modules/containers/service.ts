@@ -33,6 +33,7 @@ import {
   type UsageDto,
   type UsagePeriod,
 } from './schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 const DAY_MS = 86_400_000;
 
@@ -182,8 +183,8 @@ export class ContainerService {
     return toContainerDto(row);
   }
 
-  async list(tenantId: string, limit: number, offset: number) {
-    const { rows, total } = await queries.listContainers(this.db, tenantId, limit, offset);
+  async list(tenantId: string, window: ListWindow) {
+    const { rows, total } = await queries.listContainers(this.db, tenantId, window);
     return { results: rows.map(toContainerDto), total };
   }
 
@@ -259,8 +260,7 @@ export class ContainerService {
     tenantId: string,
     id: string,
     filter: LogsFilter,
-    limit: number,
-    offset: number,
+    window: ListWindow,
   ): Promise<{ results: RequestLogDto[]; total: number }> {
     await this.find(tenantId, id);
     const from = filter.from ? new Date(filter.from) : undefined;
@@ -271,8 +271,7 @@ export class ContainerService {
       this.db,
       id,
       { statusClass: filter.status_class, pathPrefix: filter.path_prefix, from, to },
-      limit,
-      offset,
+      window,
     );
     return {
       results: rows.map((row) => ({

@@ -22,7 +22,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Domain, 'A page of domains.'), ...errorResponses() },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => domains.list(tenant(request), limit, offset));
+      return listPage(request, (window) => domains.list(tenant(request), window));
     },
   });
 

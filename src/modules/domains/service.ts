@@ -1,7 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, desc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
-import { boundedCount } from '../../db/bounded-count.js';
-import { countLimit } from '../../lib/count-bound.js';
+import { and, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import { domains, type DomainRow } from '../../db/schema.js';
@@ -14,6 +12,8 @@ import type { EventLog } from '../events/service.js';
 import { DomainErrors } from './errors.js';
 import { normaliseHostname, txtName, txtValue, type DomainVerifier, type Verification } from './dns.js';
 import type { DomainDto, FailureReason } from './schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
+import { readList } from '../../db/keyset.js';
 
 const HOSTNAME_IN_USE: Verification = {
   ok: false,
@@ -120,18 +120,21 @@ export class DomainService {
     return this.toDto(rows[0], container.defaultHostname);
   }
 
-  async list(tenantId: string, limit: number, offset: number) {
+  async list(tenantId: string, window: ListWindow) {
     const where = and(eq(domains.tenantId, tenantId), isNull(domains.deletedAt));
-    const [rows, total] = await Promise.all([
-      this.db
-        .select()
-        .from(domains)
-        .where(where)
-        .orderBy(desc(domains.createdAt), desc(domains.id))
-        .limit(limit)
-        .offset(offset),
-      boundedCount(this.db, domains, where, countLimit(limit, offset)),
-    ]);
+    const { rows, total } = await readList(
+      this.db,
+      window,
+      { table: domains, scope: where, sortKey: domains.createdAt, id: domains.id, descending: true },
+      (page) =>
+        this.db
+          .select()
+          .from(domains)
+          .where(page.where)
+          .orderBy(...page.orderBy)
+          .limit(page.limit)
+          .offset(page.offset),
+    );
     const [hostnames, certificates] = await Promise.all([
       this.containers.defaultHostnames(
         tenantId,

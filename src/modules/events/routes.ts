@@ -46,12 +46,11 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Event, 'A page of events.'), ...errorResponses() },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) =>
+      return listPage(request, (window) =>
         app.services.events.list(
           requireAuth(request).tenantId,
           { objectId: request.query.object_id, type: request.query.type },
-          limit,
-          offset,
+          window,
         ),
       );
     },

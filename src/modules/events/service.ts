@@ -1,13 +1,13 @@
-import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import { and, eq, lt, type SQL } from 'drizzle-orm';
 import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
-import { boundedCount } from '../../db/bounded-count.js';
-import { countLimit } from '../../lib/count-bound.js';
 import type { Database } from '../../db/index.js';
 import { events, type EventRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import type { WebhookService } from '../webhooks/service.js';
 import type { EventType } from '../webhooks/schemas.js';
 import { EventErrors } from './errors.js';
+import type { ListWindow } from '../../lib/list-window.js';
+import { readList } from '../../db/keyset.js';
 
 /** An event as the API lists it; `id`, `type`, `created_at` and `data` are exactly what its webhook deliveries carry. */
 export interface EventDto {
@@ -75,22 +75,25 @@ export class EventLog {
     this.listeners.push(listener);
   }
 
-  async list(tenantId: string, filters: { objectId?: string; type?: string }, limit: number, offset: number) {
+  async list(tenantId: string, filters: { objectId?: string; type?: string }, window: ListWindow) {
     const where: SQL | undefined = and(
       eq(events.tenantId, tenantId),
       filters.objectId ? eq(events.objectId, filters.objectId) : undefined,
       filters.type ? eq(events.type, filters.type) : undefined,
     );
-    const [rows, total] = await Promise.all([
-      this.database.db
-        .select()
-        .from(events)
-        .where(where)
-        .orderBy(desc(events.createdAt), desc(events.id))
-        .limit(limit)
-        .offset(offset),
-      boundedCount(this.database.db, events, where, countLimit(limit, offset)),
-    ]);
+    const { rows, total } = await readList(
+      this.database.db,
+      window,
+      { table: events, scope: where, sortKey: events.createdAt, id: events.id, descending: true },
+      (page) =>
+        this.database.db
+          .select()
+          .from(events)
+          .where(page.where)
+          .orderBy(...page.orderBy)
+          .limit(page.limit)
+          .offset(page.offset),
+    );
     return { total, results: rows.map(toDto) };
   }
 

@@ -19,6 +19,7 @@ import type {
   InvitationStatus,
 } from './schemas.js';
 import { actorOf } from './service.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 const TOKEN_PREFIX = 'tgi_';
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
@@ -88,8 +89,8 @@ export class InvitationService {
     return { ...toDto(row), accept_url, email_sent: outcome.sent };
   }
 
-  async list(tenantId: string, limit: number, offset: number) {
-    const { rows, total } = await queries.listInvitations(this.database.db, tenantId, limit, offset);
+  async list(tenantId: string, window: ListWindow) {
+    const { rows, total } = await queries.listInvitations(this.database.db, tenantId, window);
     return { results: rows.map(toDto), total };
   }
 

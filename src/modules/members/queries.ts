@@ -1,7 +1,9 @@
-import { aliasedTable, and, count, desc, eq, gt, isNull, sql } from 'drizzle-orm';
+import { aliasedTable, and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { invitations, memberships, sessions, tenants, users } from '../../db/schema.js';
 import type { Role } from '../../http/context.js';
+import { readList } from '../../db/keyset.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 const memberColumns = {
   id: memberships.id,
@@ -23,19 +25,22 @@ export type MemberRow = {
   twoFactor: boolean;
 };
 
-export async function listMembers(db: Db, tenantId: string, limit: number, offset: number) {
+export async function listMembers(db: Db, tenantId: string, window: ListWindow) {
   const where = eq(memberships.tenantId, tenantId);
-  const [rows, [{ total }]] = await Promise.all([
-    db
-      .select(memberColumns)
-      .from(memberships)
-      .innerJoin(users, eq(users.id, memberships.userId))
-      .where(where)
-      .orderBy(memberships.createdAt, memberships.id)
-      .limit(limit)
-      .offset(offset),
-    db.select({ total: count() }).from(memberships).where(where),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: memberships, scope: where, sortKey: memberships.createdAt, id: memberships.id, descending: false },
+    (page) =>
+      db
+        .select(memberColumns)
+        .from(memberships)
+        .innerJoin(users, eq(users.id, memberships.userId))
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows: rows as MemberRow[], total };
 }
 
@@ -159,19 +164,22 @@ export async function revokePendingFor(db: Db, tenantId: string, email: string):
   return rows.map((row) => row.id);
 }
 
-export async function listInvitations(db: Db, tenantId: string, limit: number, offset: number) {
+export async function listInvitations(db: Db, tenantId: string, window: ListWindow) {
   const where = eq(invitations.tenantId, tenantId);
-  const [rows, [{ total }]] = await Promise.all([
-    db
-      .select(invitationColumns)
-      .from(invitations)
-      .leftJoin(inviter, eq(inviter.id, invitations.invitedBy))
-      .where(where)
-      .orderBy(desc(invitations.createdAt), desc(invitations.id))
-      .limit(limit)
-      .offset(offset),
-    db.select({ total: count() }).from(invitations).where(where),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: invitations, scope: where, sortKey: invitations.createdAt, id: invitations.id, descending: true },
+    (page) =>
+      db
+        .select(invitationColumns)
+        .from(invitations)
+        .leftJoin(inviter, eq(inviter.id, invitations.invitedBy))
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows: rows as InvitationRow[], total };
 }
 

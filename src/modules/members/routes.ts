@@ -32,8 +32,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PaginationQuery,
       response: { 200: listEnvelope(Member, 'A page of members.'), ...errorResponses() },
     },
-    handler: async (request) =>
-      listPage(request, (limit, offset) => members.list(requireAuth(request).tenantId, limit, offset)),
+    handler: async (request) => listPage(request, (window) => members.list(requireAuth(request).tenantId, window)),
   });
 
   app.patch('/api/members/:id/', {
@@ -78,8 +77,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PaginationQuery,
       response: { 200: listEnvelope(Invitation, 'A page of invitations.'), ...errorResponses() },
     },
-    handler: async (request) =>
-      listPage(request, (limit, offset) => invitations.list(requireAuth(request).tenantId, limit, offset)),
+    handler: async (request) => listPage(request, (window) => invitations.list(requireAuth(request).tenantId, window)),
   });
 
   app.post('/api/invitations/', {

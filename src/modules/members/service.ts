@@ -6,6 +6,7 @@ import type { EventLog } from '../events/service.js';
 import { MemberErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { MemberDto } from './schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 /** Who made a change, for the audit events. */
 export const actorOf = (auth: AuthContext) => ({ actor_user_id: auth.userId, actor_api_key_id: auth.apiKeyId });
@@ -38,8 +39,8 @@ export class MemberService {
     this.events = events;
   }
 
-  async list(tenantId: string, limit: number, offset: number) {
-    const { rows, total } = await queries.listMembers(this.database.db, tenantId, limit, offset);
+  async list(tenantId: string, window: ListWindow) {
+    const { rows, total } = await queries.listMembers(this.database.db, tenantId, window);
     return { results: rows.map(toDto), total };
   }
 

@@ -1,6 +1,8 @@
-import { and, count, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, count, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { metaEventDeliveries, metaPixels, type MetaPixelRow } from '../../db/schema.js';
+import { readList } from '../../db/keyset.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 export async function insertPixel(db: Db, row: typeof metaPixels.$inferInsert): Promise<MetaPixelRow | null> {
   const rows = await db.insert(metaPixels).values(row).onConflictDoNothing().returning();
@@ -15,18 +17,21 @@ export async function countPixels(db: Db, containerId: string): Promise<number> 
   return total;
 }
 
-export async function listPixels(db: Db, tenantId: string, containerId: string, limit: number, offset: number) {
+export async function listPixels(db: Db, tenantId: string, containerId: string, window: ListWindow) {
   const where = and(eq(metaPixels.tenantId, tenantId), eq(metaPixels.containerId, containerId));
-  const [rows, [{ total }]] = await Promise.all([
-    db
-      .select()
-      .from(metaPixels)
-      .where(where)
-      .orderBy(desc(metaPixels.createdAt), desc(metaPixels.id))
-      .limit(limit)
-      .offset(offset),
-    db.select({ total: count() }).from(metaPixels).where(where),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: metaPixels, scope: where, sortKey: metaPixels.createdAt, id: metaPixels.id, descending: true },
+    (page) =>
+      db
+        .select()
+        .from(metaPixels)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 
@@ -93,27 +98,30 @@ export async function upsertDeliveries(db: Db, writes: DeliveryWrite[]): Promise
       last_attempt_at = now()`);
 }
 
-export async function listDeliveries(
-  db: Db,
-  metaPixelId: string,
-  status: string | undefined,
-  limit: number,
-  offset: number,
-) {
+export async function listDeliveries(db: Db, metaPixelId: string, status: string | undefined, window: ListWindow) {
   const where = and(
     eq(metaEventDeliveries.metaPixelId, metaPixelId),
     status ? eq(metaEventDeliveries.status, status) : undefined,
   );
-  const [rows, [{ total }]] = await Promise.all([
-    db
-      .select()
-      .from(metaEventDeliveries)
-      .where(where)
-      .orderBy(desc(metaEventDeliveries.lastAttemptAt), desc(metaEventDeliveries.eventId))
-      .limit(limit)
-      .offset(offset),
-    db.select({ total: count() }).from(metaEventDeliveries).where(where),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    {
+      table: metaEventDeliveries,
+      scope: where,
+      sortKey: metaEventDeliveries.lastAttemptAt,
+      id: metaEventDeliveries.eventId,
+      descending: true,
+    },
+    (page) =>
+      db
+        .select()
+        .from(metaEventDeliveries)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 

@@ -55,8 +55,7 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...errorResponses(HttpCodes.resourceMissing),
       },
     },
-    handler: async (request) =>
-      listPage(request, (limit, offset) => pixels.list(tenant(request), request.params.id, limit, offset)),
+    handler: async (request) => listPage(request, (window) => pixels.list(tenant(request), request.params.id, window)),
   });
 
   app.get('/api/containers/:id/meta-pixels/:pixel/', {
@@ -99,15 +98,11 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     handler: async (request) =>
-      listPage(request, (limit, offset) =>
-        pixels.deliveries(
-          tenant(request),
-          request.params.id,
-          request.params.pixel,
-          request.query.status,
-          limit,
-          offset,
-        ),
+      listPage(
+        request,
+        (window) =>
+          pixels.deliveries(tenant(request), request.params.id, request.params.pixel, request.query.status, window),
+        (delivery) => delivery.event_id,
       ),
   });
 };

@@ -14,6 +14,7 @@ import type {
   MetaEventDeliveryDto,
   MetaPixelDto,
 } from './schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 const MAX_PIXELS_PER_CONTAINER = 10;
 /** Published (id: the container id) when a container's pixels change: a runtime caching `forwardingTargets` drops them. */
@@ -121,9 +122,9 @@ export class MetaPixelService {
     return { ...toDto(row), access_token: input.access_token };
   }
 
-  async list(tenantId: string, containerId: string, limit: number, offset: number) {
+  async list(tenantId: string, containerId: string, window: ListWindow) {
     await this.containers.find(tenantId, containerId);
-    const { rows, total } = await queries.listPixels(this.db, tenantId, containerId, limit, offset);
+    const { rows, total } = await queries.listPixels(this.db, tenantId, containerId, window);
     return { results: rows.map(toDto), total };
   }
 
@@ -145,11 +146,10 @@ export class MetaPixelService {
     containerId: string,
     id: string,
     status: DeliveryStatus | undefined,
-    limit: number,
-    offset: number,
+    window: ListWindow,
   ): Promise<{ results: MetaEventDeliveryDto[]; total: number }> {
     const row = await this.pixel(tenantId, containerId, id);
-    const { rows, total } = await queries.listDeliveries(this.db, row.id, status, limit, offset);
+    const { rows, total } = await queries.listDeliveries(this.db, row.id, status, window);
     return { results: rows.map(toDeliveryDto), total };
   }
 

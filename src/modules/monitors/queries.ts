@@ -1,27 +1,30 @@
-import { and, count, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
-import { boundedCount } from '../../db/bounded-count.js';
-import { countLimit } from '../../lib/count-bound.js';
+import { and, count, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/index.js';
 import { incidents, monitorChecks, monitors, type MonitorRow } from '../../db/schema.js';
+import { readList } from '../../db/keyset.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 export async function insertMonitor(db: Db, row: typeof monitors.$inferInsert): Promise<MonitorRow> {
   const [created] = await db.insert(monitors).values(row).returning();
   return created;
 }
 
-export async function listMonitors(db: Db, tenantId: string, limit: number, offset: number) {
+export async function listMonitors(db: Db, tenantId: string, window: ListWindow) {
   const where = eq(monitors.tenantId, tenantId);
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(monitors)
-      .where(where)
-      .orderBy(desc(monitors.createdAt), desc(monitors.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, monitors, where, countLimit(limit, offset)),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: monitors, scope: where, sortKey: monitors.createdAt, id: monitors.id, descending: true },
+    (page) =>
+      db
+        .select()
+        .from(monitors)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 
@@ -169,18 +172,21 @@ export async function overdueSeconds(db: Db): Promise<number> {
   return Math.max(0, row?.seconds ?? 0);
 }
 
-export async function listChecks(db: Db, monitorId: string, limit: number, offset: number) {
+export async function listChecks(db: Db, monitorId: string, window: ListWindow) {
   const where = eq(monitorChecks.monitorId, monitorId);
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(monitorChecks)
-      .where(where)
-      .orderBy(desc(monitorChecks.checkedAt), desc(monitorChecks.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, monitorChecks, where, countLimit(limit, offset)),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: monitorChecks, scope: where, sortKey: monitorChecks.checkedAt, id: monitorChecks.id, descending: true },
+    (page) =>
+      db
+        .select()
+        .from(monitorChecks)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 
@@ -232,24 +238,26 @@ export async function listIncidents(
   db: Db,
   tenantId: string,
   filters: { status?: string; monitorId?: string },
-  limit: number,
-  offset: number,
+  window: ListWindow,
 ) {
   const where = and(
     eq(incidents.tenantId, tenantId),
     filters.status ? eq(incidents.status, filters.status) : undefined,
     filters.monitorId ? eq(incidents.monitorId, filters.monitorId) : undefined,
   );
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(incidents)
-      .where(where)
-      .orderBy(desc(incidents.openedAt), desc(incidents.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, incidents, where, countLimit(limit, offset)),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: incidents, scope: where, sortKey: incidents.openedAt, id: incidents.id, descending: true },
+    (page) =>
+      db
+        .select()
+        .from(incidents)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 

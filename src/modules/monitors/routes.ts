@@ -31,7 +31,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Monitor, 'A page of monitors.'), ...errorResponses() },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => monitors.list(tenant(request), limit, offset));
+      return listPage(request, (window) => monitors.list(tenant(request), window));
     },
   });
 
@@ -128,7 +128,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Check, 'A page of checks.'), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => monitors.checks(tenant(request), request.params.id, limit, offset));
+      return listPage(request, (window) => monitors.checks(tenant(request), request.params.id, window));
     },
   });
 
@@ -155,12 +155,11 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Incident, 'A page of incidents, newest first.'), ...errorResponses() },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) =>
+      return listPage(request, (window) =>
         monitors.incidents(
           tenant(request),
           { status: request.query.status, monitorId: request.query.monitor_id },
-          limit,
-          offset,
+          window,
         ),
       );
     },

@@ -13,6 +13,7 @@ import type { EventLog } from '../events/service.js';
 import { MonitorErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { CheckDto, CreateMonitorInput, IncidentDto, MonitorDto, UpdateMonitorInput } from './schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 function toDto(row: MonitorRow, channelIds: string[]): MonitorDto {
   return {
@@ -234,8 +235,8 @@ export class MonitorService {
     return this.dto(row);
   }
 
-  async list(tenantId: string, limit: number, offset: number) {
-    const { rows, total } = await queries.listMonitors(this.db, tenantId, limit, offset);
+  async list(tenantId: string, window: ListWindow) {
+    const { rows, total } = await queries.listMonitors(this.db, tenantId, window);
     return { results: await this.toDtos(rows), total };
   }
 
@@ -310,9 +311,9 @@ export class MonitorService {
     throw MonitorErrors.notPaused();
   }
 
-  async checks(tenantId: string, id: string, limit: number, offset: number) {
+  async checks(tenantId: string, id: string, window: ListWindow) {
     await this.find(tenantId, id);
-    const { rows, total } = await queries.listChecks(this.db, id, limit, offset);
+    const { rows, total } = await queries.listChecks(this.db, id, window);
     const results: CheckDto[] = rows.map((row) => ({
       id: row.id,
       checked_at: row.checkedAt.toISOString(),
@@ -346,8 +347,8 @@ export class MonitorService {
     };
   }
 
-  async incidents(tenantId: string, filters: { status?: string; monitorId?: string }, limit: number, offset: number) {
-    const { rows, total } = await queries.listIncidents(this.db, tenantId, filters, limit, offset);
+  async incidents(tenantId: string, filters: { status?: string; monitorId?: string }, window: ListWindow) {
+    const { rows, total } = await queries.listIncidents(this.db, tenantId, filters, window);
     return { results: rows.map(incidentDto), total };
   }
 

@@ -1,6 +1,6 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import { boundedCount } from '../../db/bounded-count.js';
-import { countLimit } from '../../lib/count-bound.js';
+import { readList } from '../../db/keyset.js';
+import type { ListWindow } from '../../lib/list-window.js';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { monitorNotificationChannels, notificationChannels, notificationDeliveries } from '../../db/schema.js';
 
@@ -9,19 +9,27 @@ export async function insertChannel(db: Db, row: typeof notificationChannels.$in
   return created;
 }
 
-export async function listChannels(db: Db, tenantId: string, limit: number, offset: number) {
+export async function listChannels(db: Db, tenantId: string, window: ListWindow) {
   const where = eq(notificationChannels.tenantId, tenantId);
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(notificationChannels)
-      .where(where)
-      .orderBy(desc(notificationChannels.createdAt), desc(notificationChannels.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, notificationChannels, where, countLimit(limit, offset)),
-  ]);
-  return { rows, total };
+  return readList(
+    db,
+    window,
+    {
+      table: notificationChannels,
+      scope: where,
+      sortKey: notificationChannels.createdAt,
+      id: notificationChannels.id,
+      descending: true,
+    },
+    (page) =>
+      db
+        .select()
+        .from(notificationChannels)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
 }
 
 export async function findChannel(db: Db, tenantId: string, id: string) {
@@ -108,19 +116,27 @@ export async function insertDeliveries(db: Db, rows: Array<typeof notificationDe
   if (rows.length) await db.insert(notificationDeliveries).values(rows);
 }
 
-export async function listDeliveries(db: Db, channelId: string, limit: number, offset: number) {
+export async function listDeliveries(db: Db, channelId: string, window: ListWindow) {
   const where = eq(notificationDeliveries.channelId, channelId);
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(notificationDeliveries)
-      .where(where)
-      .orderBy(desc(notificationDeliveries.createdAt), desc(notificationDeliveries.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, notificationDeliveries, where, countLimit(limit, offset)),
-  ]);
-  return { rows, total };
+  return readList(
+    db,
+    window,
+    {
+      table: notificationDeliveries,
+      scope: where,
+      sortKey: notificationDeliveries.createdAt,
+      id: notificationDeliveries.id,
+      descending: true,
+    },
+    (page) =>
+      db
+        .select()
+        .from(notificationDeliveries)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
 }
 
 export async function findDelivery(db: Db, id: string) {

@@ -29,8 +29,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PaginationQuery,
       response: { 200: listEnvelope(NotificationChannel, 'A page of channels.'), ...errorResponses() },
     },
-    handler: async (request) =>
-      listPage(request, (limit, offset) => notifications.list(tenant(request), limit, offset)),
+    handler: async (request) => listPage(request, (window) => notifications.list(tenant(request), window)),
   });
 
   app.post('/api/notification-channels/', {
@@ -114,6 +113,6 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     handler: async (request) =>
-      listPage(request, (limit, offset) => notifications.deliveries(tenant(request), request.params.id, limit, offset)),
+      listPage(request, (window) => notifications.deliveries(tenant(request), request.params.id, window)),
   });
 };

@@ -1,3 +1,4 @@
+import type { ListWindow } from '../../lib/list-window.js';
 import { randomBytes } from 'node:crypto';
 import type { Database } from '../../db/index.js';
 import type { NotificationChannelRow, NotificationDeliveryRow, notificationDeliveries } from '../../db/schema.js';
@@ -145,8 +146,8 @@ export class NotificationService implements MonitorChannels {
     return { ...toDto(row), signing_secret: secret ?? null };
   }
 
-  async list(tenantId: string, limit: number, offset: number) {
-    const { rows, total } = await queries.listChannels(this.db, tenantId, limit, offset);
+  async list(tenantId: string, window: ListWindow) {
+    const { rows, total } = await queries.listChannels(this.db, tenantId, window);
     return { results: rows.map(toDto), total };
   }
 
@@ -182,9 +183,9 @@ export class NotificationService implements MonitorChannels {
     return toDto(row);
   }
 
-  async deliveries(tenantId: string, id: string, limit: number, offset: number) {
+  async deliveries(tenantId: string, id: string, window: ListWindow) {
     await this.find(tenantId, id);
-    const { rows, total } = await queries.listDeliveries(this.db, id, limit, offset);
+    const { rows, total } = await queries.listDeliveries(this.db, id, window);
     return { results: rows.map(deliveryDto), total };
   }
 

@@ -106,7 +106,7 @@ export class OverviewService {
   private async scans(auth: AuthContext): Promise<OverviewDto['scans']> {
     const [quota, latest] = await Promise.all([
       this.trackingChecker.quota(auth.tenantId),
-      this.trackingChecker.list(auth, LATEST_SCANS, 0),
+      this.trackingChecker.list(auth, { kind: 'offset', limit: LATEST_SCANS, offset: 0 }),
     ]);
     return {
       hourly_quota: quota.limit,

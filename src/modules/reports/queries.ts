@@ -1,6 +1,4 @@
-import { and, count, desc, eq, gte, inArray, lt, lte, sql } from 'drizzle-orm';
-import { boundedCount } from '../../db/bounded-count.js';
-import { countLimit } from '../../lib/count-bound.js';
+import { and, count, eq, gte, inArray, lt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import {
   containerRuntimeUsage,
@@ -12,24 +10,29 @@ import {
   scans,
   type ReportRow,
 } from '../../db/schema.js';
+import { readList } from '../../db/keyset.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 export async function insertReport(db: Db, row: typeof reports.$inferInsert): Promise<ReportRow> {
   const [created] = await db.insert(reports).values(row).returning();
   return created;
 }
 
-export async function listReports(db: Db, tenantId: string, limit: number, offset: number) {
+export async function listReports(db: Db, tenantId: string, window: ListWindow) {
   const where = eq(reports.tenantId, tenantId);
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(reports)
-      .where(where)
-      .orderBy(desc(reports.createdAt), desc(reports.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, reports, where, countLimit(limit, offset)),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: reports, scope: where, sortKey: reports.createdAt, id: reports.id, descending: true },
+    (page) =>
+      db
+        .select()
+        .from(reports)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 

@@ -38,7 +38,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Report, 'A page of reports, newest first.'), ...errorResponses() },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => reports.list(tenant(request), limit, offset));
+      return listPage(request, (window) => reports.list(tenant(request), window));
     },
   });
 

@@ -6,6 +6,7 @@ import type { EventLog } from '../events/service.js';
 import { ReportErrors } from './errors.js';
 import * as queries from './queries.js';
 import { MAX_PERIOD_DAYS, type CreateReportInput, type ReportDto } from './schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 type Row = Record<string, string | number | null>;
 
@@ -123,8 +124,8 @@ export class ReportService {
     return this.toDto(row);
   }
 
-  async list(tenantId: string, limit: number, offset: number) {
-    const { rows, total } = await queries.listReports(this.database.db, tenantId, limit, offset);
+  async list(tenantId: string, window: ListWindow) {
+    const { rows, total } = await queries.listReports(this.database.db, tenantId, window);
     return { results: rows.map((row) => this.toDto(row)), total };
   }
 

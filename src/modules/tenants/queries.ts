@@ -1,6 +1,8 @@
-import { and, asc, count, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, or, sql, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
+import { readWindow } from '../../db/keyset.js';
 import { countLimit } from '../../lib/count-bound.js';
+import type { ListWindow } from '../../lib/list-window.js';
 import type { Db } from '../../db/index.js';
 import { plans, tenants } from '../../db/schema.js';
 
@@ -43,33 +45,38 @@ function statusCondition(status: TenantStatusFilter): SQL | undefined {
 
 /**
  * The caller and its clients, oldest first. Two index reads, the caller by id and the first `offset + limit` of its
- * clients in (parent_id, status?, created_at, id) order, in a UNION ALL that sorts only those: one OR would fetch and
- * sort every client. The count stops at its bound (src/lib/count-bound.ts).
+ * clients in (parent_id, status?, created_at, id) order (from the cursor on, for a window by cursor), in a UNION ALL
+ * that sorts only those: one OR would fetch and sort every client. The count stops at its bound
+ * (src/lib/count-bound.ts).
  */
-export async function listVisibleTenants(
-  db: Db,
-  tenantId: string,
-  status: TenantStatusFilter,
-  limit: number,
-  offset: number,
-) {
+export async function listVisibleTenants(db: Db, tenantId: string, status: TenantStatusFilter, window: ListWindow) {
   const statusIs = statusCondition(status);
-  const visible = (condition: SQL) =>
+  const order = {
+    table: tenants,
+    scope: and(visibleTo(tenantId), statusIs),
+    sortKey: tenants.createdAt,
+    id: tenants.id,
+    descending: false,
+  };
+  const visible = (condition: SQL, cursor: SQL | undefined) =>
     db
       .select(tenantWithPlan)
       .from(tenants)
       .innerJoin(plans, eq(plans.id, tenants.planId))
-      .where(and(condition, statusIs));
+      .where(and(condition, statusIs, cursor));
+  const upTo = countLimit(window.limit, window.offset);
   const [rows, [{ total }]] = await Promise.all([
-    unionAll(
-      visible(eq(tenants.id, tenantId)),
-      visible(eq(tenants.parentId, tenantId))
-        .orderBy(asc(tenants.createdAt), asc(tenants.id))
-        .limit(offset + limit),
-    )
-      .orderBy(asc(tenants.createdAt), asc(tenants.id))
-      .limit(limit)
-      .offset(offset),
+    readWindow(db, window, order, ({ cursor, orderBy, limit, offset }) =>
+      unionAll(
+        visible(eq(tenants.id, tenantId), cursor),
+        visible(eq(tenants.parentId, tenantId), cursor)
+          .orderBy(...orderBy)
+          .limit(offset + limit),
+      )
+        .orderBy(...orderBy)
+        .limit(limit)
+        .offset(offset),
+    ),
     db.select({ total: count() }).from(
       unionAll(
         db
@@ -80,11 +87,11 @@ export async function listVisibleTenants(
           .select({ one: sql`1` })
           .from(tenants)
           .where(and(eq(tenants.parentId, tenantId), statusIs))
-          .limit(countLimit(limit, offset)),
+          .limit(upTo),
       ).as('visible'),
     ),
   ]);
-  return { rows: rows as TenantRecord[], total: Math.min(total, countLimit(limit, offset)) };
+  return { rows: rows as TenantRecord[], total: Math.min(total, upTo) };
 }
 
 export async function findVisibleTenant(db: Db, callerTenantId: string, id: string): Promise<TenantRecord | null> {

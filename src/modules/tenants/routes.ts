@@ -22,7 +22,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request) => {
       const auth = requireAuth(request);
-      return listPage(request, (limit, offset) => tenants.list(auth, request.query.status ?? 'active', limit, offset));
+      return listPage(request, (window) => tenants.list(auth, request.query.status ?? 'active', window));
     },
   });
 

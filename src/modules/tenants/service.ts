@@ -3,6 +3,7 @@ import type { AuthContext } from '../../http/context.js';
 import { newId } from '../../lib/ids.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import { ReadThroughCache } from '../../lib/cache.js';
+import { type ListWindow, windowKey } from '../../lib/list-window.js';
 import { TenantErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { TenantRecord, TenantStatusFilter } from './queries.js';
@@ -73,9 +74,9 @@ export class TenantService {
     return queries.findClientTenant(this.db, parentId, id);
   }
 
-  async list(auth: AuthContext, status: TenantStatusFilter, limit: number, offset: number): Promise<TenantPage> {
-    return this.lists.get(`${auth.tenantId}|${status}|${limit}|${offset}`, async () => {
-      const { rows, total } = await queries.listVisibleTenants(this.db, auth.tenantId, status, limit, offset);
+  async list(auth: AuthContext, status: TenantStatusFilter, window: ListWindow): Promise<TenantPage> {
+    return this.lists.get(`${auth.tenantId}|${status}|${windowKey(window)}`, async () => {
+      const { rows, total } = await queries.listVisibleTenants(this.db, auth.tenantId, status, window);
       return { results: rows.map(toTenantDto), total };
     });
   }

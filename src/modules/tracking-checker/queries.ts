@@ -1,10 +1,10 @@
-import { and, count, desc, eq, gt, inArray, lt, min, sql } from 'drizzle-orm';
-import { boundedCount } from '../../db/bounded-count.js';
-import { countLimit } from '../../lib/count-bound.js';
+import { and, count, eq, gt, inArray, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { HttpCodes } from '../../http/errors.js';
 import { scans, tenants, type ScanRow } from '../../db/schema.js';
 import { TrackingCheckerCodes } from './errors.js';
+import { readList } from '../../db/keyset.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 export interface QuotaUsage {
   used: number;
@@ -111,29 +111,32 @@ export async function releaseScan(db: Db, id: string): Promise<void> {
   await db.delete(scans).where(eq(scans.id, id));
 }
 
-export async function listScans(db: Db, tenantId: string, limit: number, offset: number) {
+export async function listScans(db: Db, tenantId: string, window: ListWindow) {
   const where = eq(scans.tenantId, tenantId);
-  const [rows, total] = await Promise.all([
-    db
-      .select({
-        id: scans.id,
-        url: scans.url,
-        language: scans.language,
-        options: scans.options,
-        status: scans.status,
-        stage: scans.stage,
-        error: scans.error,
-        createdAt: scans.createdAt,
-        completedAt: scans.completedAt,
-        trackerCount: sql<number | null>`jsonb_array_length(${scans.result} -> 'trackers')`,
-      })
-      .from(scans)
-      .where(where)
-      .orderBy(desc(scans.createdAt), desc(scans.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, scans, where, countLimit(limit, offset)),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: scans, scope: where, sortKey: scans.createdAt, id: scans.id, descending: true },
+    (page) =>
+      db
+        .select({
+          id: scans.id,
+          url: scans.url,
+          language: scans.language,
+          options: scans.options,
+          status: scans.status,
+          stage: scans.stage,
+          error: scans.error,
+          createdAt: scans.createdAt,
+          completedAt: scans.completedAt,
+          trackerCount: sql<number | null>`jsonb_array_length(${scans.result} -> 'trackers')`,
+        })
+        .from(scans)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 

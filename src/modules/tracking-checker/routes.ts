@@ -124,7 +124,11 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(ScanSummary, 'A page of scans.'), ...errorResponses() },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => checker.list(requireAuth(request), limit, offset));
+      return listPage(
+        request,
+        (window) => checker.list(requireAuth(request), window),
+        (scan) => scan.scan_id,
+      );
     },
   });
 

@@ -16,6 +16,7 @@ import { TrackingCheckerCodes, TrackingCheckerErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { ScanRequestInput, ScanStateDto, ScanSummaryDto } from './schemas.js';
 import { ANONYMOUS_SCANS, SCANS, type AnonymousScanJob, type AnonymousScanOutcome, type ScanJob } from './worker.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 export const SCAN_WINDOW_SECONDS = 3600;
 export const DEFAULT_HOURLY_SCANS = 60;
@@ -235,8 +236,8 @@ export class TrackingCheckerService {
     return outcome.result;
   }
 
-  async list(auth: AuthContext, limit: number, offset: number) {
-    const { rows, total } = await queries.listScans(this.database.db, auth.tenantId, limit, offset);
+  async list(auth: AuthContext, window: ListWindow) {
+    const { rows, total } = await queries.listScans(this.database.db, auth.tenantId, window);
     const results: ScanSummaryDto[] = rows.map((row) => ({
       scan_id: row.id,
       url: row.url,

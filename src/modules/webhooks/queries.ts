@@ -1,20 +1,29 @@
-import { and, desc, eq, inArray, sql } from 'drizzle-orm';
-import { boundedCount } from '../../db/bounded-count.js';
-import { countLimit } from '../../lib/count-bound.js';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { webhookDeliveries, webhooks } from '../../db/schema.js';
+import { readList } from '../../db/keyset.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 export async function insertWebhook(db: Db, row: typeof webhooks.$inferInsert) {
   const [created] = await db.insert(webhooks).values(row).returning();
   return created;
 }
 
-export async function listWebhooks(db: Db, tenantId: string, limit: number, offset: number) {
+export async function listWebhooks(db: Db, tenantId: string, window: ListWindow) {
   const where = eq(webhooks.tenantId, tenantId);
-  const [rows, total] = await Promise.all([
-    db.select().from(webhooks).where(where).orderBy(desc(webhooks.createdAt)).limit(limit).offset(offset),
-    boundedCount(db, webhooks, where, countLimit(limit, offset)),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    { table: webhooks, scope: where, sortKey: webhooks.createdAt, id: webhooks.id, descending: true },
+    (page) =>
+      db
+        .select()
+        .from(webhooks)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 
@@ -46,18 +55,27 @@ export async function insertDeliveries(db: Db, rows: Array<typeof webhookDeliver
   if (rows.length) await db.insert(webhookDeliveries).values(rows);
 }
 
-export async function listDeliveries(db: Db, webhookId: string, limit: number, offset: number) {
+export async function listDeliveries(db: Db, webhookId: string, window: ListWindow) {
   const where = eq(webhookDeliveries.webhookId, webhookId);
-  const [rows, total] = await Promise.all([
-    db
-      .select()
-      .from(webhookDeliveries)
-      .where(where)
-      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-      .limit(limit)
-      .offset(offset),
-    boundedCount(db, webhookDeliveries, where, countLimit(limit, offset)),
-  ]);
+  const { rows, total } = await readList(
+    db,
+    window,
+    {
+      table: webhookDeliveries,
+      scope: where,
+      sortKey: webhookDeliveries.createdAt,
+      id: webhookDeliveries.id,
+      descending: true,
+    },
+    (page) =>
+      db
+        .select()
+        .from(webhookDeliveries)
+        .where(page.where)
+        .orderBy(...page.orderBy)
+        .limit(page.limit)
+        .offset(page.offset),
+  );
   return { rows, total };
 }
 

@@ -19,7 +19,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: listEnvelope(Webhook, 'A page of webhooks.'), ...errorResponses() },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) => webhooks.list(requireAuth(request).tenantId, limit, offset));
+      return listPage(request, (window) => webhooks.list(requireAuth(request).tenantId, window));
     },
   });
 
@@ -79,8 +79,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     handler: async (request) => {
-      return listPage(request, (limit, offset) =>
-        webhooks.deliveries(requireAuth(request).tenantId, request.params.id, limit, offset),
+      return listPage(request, (window) =>
+        webhooks.deliveries(requireAuth(request).tenantId, request.params.id, window),
       );
     },
   });

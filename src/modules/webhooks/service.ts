@@ -7,6 +7,7 @@ import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js
 import { WebhookErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { DeliveryDto, EventType, WebhookDto } from './schemas.js';
+import type { ListWindow } from '../../lib/list-window.js';
 
 export const SIGNATURE_HEADER = 'tagport-signature';
 
@@ -97,8 +98,8 @@ export class WebhookService {
     return { ...toDto(row), secret };
   }
 
-  async list(tenantId: string, limit: number, offset: number) {
-    const { rows, total } = await queries.listWebhooks(this.database.db, tenantId, limit, offset);
+  async list(tenantId: string, window: ListWindow) {
+    const { rows, total } = await queries.listWebhooks(this.database.db, tenantId, window);
     return { results: rows.map(toDto), total };
   }
 
@@ -114,9 +115,9 @@ export class WebhookService {
     return toDto(row);
   }
 
-  async deliveries(tenantId: string, id: string, limit: number, offset: number) {
+  async deliveries(tenantId: string, id: string, window: ListWindow) {
     await this.get(tenantId, id);
-    const { rows, total } = await queries.listDeliveries(this.database.db, id, limit, offset);
+    const { rows, total } = await queries.listDeliveries(this.database.db, id, window);
     const results: DeliveryDto[] = rows.map((row) => ({
       id: row.id,
       event_id: row.eventId,
