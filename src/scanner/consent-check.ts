@@ -3,7 +3,7 @@ import type { AutoconsentOutcome } from './autoconsent.js';
 import type { RuntimeFindings } from './browser.js';
 import { detect } from './detect.js';
 import type { Language } from './schema.js';
-import { type ConsentCheck, RunSchema } from './schema-consent.js';
+import type { ConsentCheck, RunSchema } from './schema-consent.js';
 
 /** Consent check: the page run with no interaction, after "reject all" and after "accept all" (autoconsent clicks). */
 
