@@ -292,7 +292,7 @@ export class Scanner {
         });
       }
       if (consentRuns && [rejected, accepted].some((run) => !run || run.timedOut))
-        warnings.push({ code: 'browser_timeout', facts: { kind: 'browser_partial' } });
+        warnings.push({ code: 'consent_check_cut_short', facts: { kind: 'consent_run_cut' } });
       if (findings.problems.length) {
         warnings.push({
           code: 'browser_incomplete',

@@ -88,4 +88,21 @@ describe('consent check (item 12)', () => {
   it('is absent unless asked for', async () => {
     expect((await scan('www.i15c-respects.test', false)).consent_check).toBeUndefined();
   });
+
+  it('warns when a clicked run is cut short by the scan time limit', async () => {
+    const short = new Scanner(fixture.scannerOptions({ observationCapMs: 4_000, scanTimeoutMs: 9_000 }));
+    try {
+      const result = await short.scan({
+        url: fixture.url('www.i15c-nobanner.test', '/'),
+        aiSummary: false,
+        pagespeed: false,
+        language: 'en',
+        consentCheck: true,
+      });
+      expect(result.consent_check?.reject.cut_short).toBe(true);
+      expect(result.warnings.map((warning) => warning.code)).toContain('consent_check_cut_short');
+    } finally {
+      await short.close();
+    }
+  });
 });
