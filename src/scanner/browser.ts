@@ -14,6 +14,7 @@ import { userAgentFor } from './browser-pool.js';
 import { observeAfterLoad, type Observation } from './observe.js';
 import { startGuardProxy } from './proxy.js';
 import { bareHost, type SsrfGuard } from './ssrf.js';
+import { attachAutoconsent, type AutoconsentOutcome, type ConsentAction } from './autoconsent.js';
 
 /** Stage 2: load the page in headless Chromium without interacting, and record what it does. */
 
@@ -70,6 +71,8 @@ export interface RuntimeFindings {
   timedOut: boolean;
   /** Non-fatal problems (a snapshot step that failed…). */
   problems: string[];
+  /** What autoconsent did, when the run clicked the consent banner (consent check). */
+  consentClick?: AutoconsentOutcome;
 }
 
 export interface CaptureOptions {
@@ -84,8 +87,13 @@ export interface CaptureOptions {
   locale: string;
   /** MAP/EXCLUDE host rules the guard proxy applies (the same string Chromium gets as --host-resolver-rules). */
   hostRules?: string;
+  /** Reject or accept the consent banner with autoconsent before observing (consent check). */
+  consentAction?: ConsentAction;
   signal?: AbortSignal;
 }
+
+/** Longest wait for autoconsent to find and click a banner after load. */
+const CONSENT_CLICK_BUDGET_MS = 8_000;
 
 const SNAPSHOT_RESERVE_MS = 2_500;
 
@@ -164,6 +172,8 @@ export async function capturePage(browser: Browser, url: string, options: Captur
 
   try {
     await context.addInitScript({ content: INIT_SCRIPT });
+    const consentDriver = options.consentAction ? await attachAutoconsent(context, options.consentAction) : null;
+    if (consentDriver) findings.consentClick = consentDriver.outcome;
     context.on('request', (request) => {
       if (isMainNavigation(request)) {
         try {
@@ -227,6 +237,11 @@ export async function capturePage(browser: Browser, url: string, options: Captur
     }
     // A refused navigation after load (e.g. a script redirect) is only reported as a refused request.
 
+    if (consentDriver && !findings.timedOut) {
+      await consentDriver.settled(
+        Math.min(Date.now() + CONSENT_CLICK_BUDGET_MS, options.deadline - SNAPSHOT_RESERVE_MS),
+      );
+    }
     if (!findings.timedOut && page.url() && page.url() !== 'about:blank') {
       findings.observation = await observeAfterLoad(page, network, started, {
         capMs: options.observationCapMs,

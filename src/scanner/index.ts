@@ -1,13 +1,14 @@
 import { BrowserPool, DEFAULT_HOST_RESOLVER_RULES, capturePage, type RuntimeFindings } from './browser.js';
 import { detect, registrableDomain } from './detect.js';
 import { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.js';
-import { fetchPage, type FetchOutcome } from './fetch.js';
+import { LOCALES, stageFetch } from './fetch-stage.js';
 import { estimateLoss } from './loss.js';
-import { parseHtml, type StaticFindings } from './parse.js';
-import { LANGUAGES, type Language, type ScanResult, type StageStatus } from './schema.js';
-import { localiseWarning, type FetchWarningCode, type WarningDraft } from './warnings.js';
+import { LANGUAGES, type Language, type ScanResult } from './schema.js';
+import { localiseWarning, type WarningDraft } from './warnings.js';
 import { SsrfGuard, type ResolveHost } from './ssrf.js';
 import { hardLimit, messageOf, pagespeedStage, summaryStage, type StageOutcome } from './optional-stages.js';
+import { buildConsentCheck } from './consent-check.js';
+import type { ConsentAction } from './autoconsent.js';
 
 export { LANGUAGES, ScanResultSchema } from './schema.js';
 export type {
@@ -62,6 +63,8 @@ export interface ScanRequest {
   aiSummary: boolean;
   pagespeed: boolean;
   language: Language;
+  /** Also load the page after "reject all" and after "accept all" (autoconsent clicks) and compare. Default false. */
+  consentCheck?: boolean;
   /** Receives a failure of ours (the browser could not start) for the log; the result describes it in plain words. */
   onInternalError?: (error: unknown) => void;
 }
@@ -77,21 +80,8 @@ export const DEFAULT_SCANNER_OPTIONS: ScannerOptions = {
   ai: null,
 };
 
-const LOCALES: Record<Language, string> = {
-  en: 'en-US',
-  de: 'de-DE',
-  fr: 'fr-FR',
-  es: 'es-ES',
-  it: 'it-IT',
-  nl: 'nl-NL',
-  pt: 'pt-PT',
-  pl: 'pl-PL',
-};
-const STAGE1_USER_AGENT =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 const PAGESPEED_RESERVE_MS = 15_000;
 const AI_RESERVE_MS = 8_000;
-const MAX_REDIRECTS = 5;
 const ASSEMBLY_RESERVE_MS = 300;
 
 export class Scanner {
@@ -148,10 +138,8 @@ export class Scanner {
       throw error;
     };
     const [fetched, browsed] = await Promise.allSettled([
-      this.stageFetch(target, guard, stagesDeadline, request.language, abort.signal).catch(refusal),
-      this.stageBrowser(target, guard, stagesDeadline, request.language, abort.signal, request.onInternalError).catch(
-        refusal,
-      ),
+      stageFetch(target, guard, stagesDeadline, request.language, abort.signal, this.options).catch(refusal),
+      this.stageBrowser(target, guard, stagesDeadline, request, abort.signal).catch(refusal),
     ]);
     // The stages report their own failures; they only reject when the target (or a redirect of it) is refused.
     if (fetched.status === 'rejected') throw fetched.reason;
@@ -211,6 +199,9 @@ export class Scanner {
       loss_estimate: lossEstimate,
       ai_summary: null,
       pagespeed: null,
+      ...(request.consentCheck
+        ? { consent_check: buildConsentCheck(finalUrl, runtime, browserStage.consentRuns, request.language) }
+        : {}),
       warnings: [], // written in the scan's language once every stage has reported
     };
 
@@ -239,83 +230,20 @@ export class Scanner {
     return result;
   }
 
-  private async stageFetch(
-    target: URL,
-    guard: SsrfGuard,
-    deadline: number,
-    language: Language,
-    signal: AbortSignal,
-  ): Promise<StageOutcome<StaticFindings> & { outcome: FetchOutcome | null; warnings: WarningDraft[] }> {
-    const started = Date.now();
-    const warnings: WarningDraft[] = [];
-    const timeoutMs = Math.max(1_000, Math.min(20_000, deadline - started));
-    const outcome = await hardLimit(
-      fetchPage(target, {
-        guard,
-        maxPageBytes: this.options.maxPageBytes,
-        maxRedirects: MAX_REDIRECTS,
-        timeoutMs,
-        hopTimeoutMs: Math.min(10_000, timeoutMs),
-        extraCaCertificates: this.options.extraCaCertificates,
-        userAgent: STAGE1_USER_AGENT,
-        acceptLanguage: `${LOCALES[language]},${language};q=0.9,en;q=0.5`,
-        signal,
-      }),
-      timeoutMs + 2_000,
-      'fetch_timeout',
-    ).catch((error: unknown) => {
-      if (error instanceof ScanTargetRefusedError) throw error;
-      return {
-        finalUrl: target.href,
-        redirects: [],
-        status: null,
-        contentType: null,
-        html: null,
-        truncated: null,
-        bytes: 0,
-        error: { code: 'fetch_timeout', message: messageOf(error) },
-        timedOut: true,
-      } satisfies FetchOutcome;
-    });
-    let findings: StaticFindings | null = null;
-    if (outcome.html !== null) {
-      try {
-        findings = parseHtml(outcome.html, outcome.finalUrl);
-      } catch (error) {
-        warnings.push({ code: 'parse_failed', facts: { kind: 'parse_failed', detail: messageOf(error) } });
-      }
-    }
-    if (outcome.truncated === 'size') {
-      warnings.push({ code: 'page_truncated', facts: { kind: 'truncated', bytes: this.options.maxPageBytes } });
-    }
-    if (outcome.error) {
-      const code: FetchWarningCode =
-        outcome.error.code === 'too_many_redirects' || outcome.error.code === 'not_html'
-          ? outcome.error.code
-          : outcome.timedOut
-            ? 'fetch_timeout'
-            : 'fetch_failed';
-      const receivedBytes = outcome.truncated === 'timeout' ? outcome.bytes : undefined;
-      warnings.push({ code, facts: { kind: 'fetch', code, detail: outcome.error.message, receivedBytes } });
-    }
-    if (outcome.status && outcome.status >= 400) {
-      warnings.push({ code: 'http_error_status', facts: { kind: 'http_status', status: outcome.status } });
-    }
-    let status: StageStatus;
-    if (findings && !outcome.error && !outcome.truncated) status = 'ok';
-    else if (findings) status = outcome.timedOut ? 'timeout' : 'partial';
-    else status = outcome.timedOut ? 'timeout' : 'failed';
-    return { value: findings, status, durationMs: Date.now() - started, outcome, warnings };
-  }
-
   private async stageBrowser(
     target: URL,
     guard: SsrfGuard,
     deadline: number,
-    language: Language,
+    request: ScanRequest,
     signal: AbortSignal,
-    onInternalError: (error: unknown) => void = () => {},
-  ): Promise<StageOutcome<RuntimeFindings> & { warnings: WarningDraft[]; error: string | null; failure?: unknown }> {
+  ): Promise<
+    StageOutcome<RuntimeFindings> & {
+      warnings: WarningDraft[];
+      error: string | null;
+      failure?: unknown;
+      consentRuns?: { rejected: RuntimeFindings | null; accepted: RuntimeFindings | null };
+    }
+  > {
     const started = Date.now();
     const warnings: WarningDraft[] = [];
     let slot: Awaited<ReturnType<BrowserPool['acquire']>> | null = null;
@@ -326,20 +254,35 @@ export class Scanner {
       slot = await this.pool.acquire(deadline - 3_000).catch((error: unknown) => {
         throw (error as { code?: string }).code === 'browser_busy' ? error : new BrowserUnavailableError(error);
       });
-      const findings = await hardLimit(
-        capturePage(slot.browser, target.href, {
-          guard,
-          deadline,
-          observationCapMs: this.options.observationCapMs,
-          quietMs: 700,
-          longLivedMs: 1_500,
-          locale: LOCALES[language],
-          hostRules: this.options.hostResolverRules,
-          signal: stageAbort.signal,
-        }),
-        deadline - Date.now() + 3_000,
-        'browser_timeout',
-      );
+      const browser = slot.browser;
+      const capture = (consentAction?: ConsentAction) =>
+        hardLimit(
+          capturePage(browser, target.href, {
+            guard,
+            deadline,
+            observationCapMs: this.options.observationCapMs,
+            quietMs: 700,
+            longLivedMs: 1_500,
+            locale: LOCALES[request.language],
+            hostRules: this.options.hostResolverRules,
+            consentAction,
+            signal: stageAbort.signal,
+          }),
+          deadline - Date.now() + 3_000,
+          'browser_timeout',
+        );
+      // The consent check's runs share the browser and the deadline (one scan): parallel contexts.
+      const clicked = (action: ConsentAction) =>
+        capture(action).catch((error: unknown) => {
+          if (error instanceof ScanTargetRefusedError) throw error;
+          return null;
+        });
+      const [findings, rejected, accepted] = await Promise.all([
+        capture(),
+        request.consentCheck ? clicked('optOut') : null,
+        request.consentCheck ? clicked('optIn') : null,
+      ]);
+      const consentRuns = request.consentCheck ? { rejected, accepted } : undefined;
       if (findings.timedOut) {
         warnings.push({ code: 'browser_timeout', facts: { kind: 'browser_partial' } });
       } else if (findings.observation?.endedBy === 'cap') {
@@ -348,6 +291,8 @@ export class Scanner {
           facts: { kind: 'observation_cut', ms: findings.observation.windowMs },
         });
       }
+      if (consentRuns && [rejected, accepted].some((run) => !run || run.timedOut))
+        warnings.push({ code: 'consent_check_cut_short', facts: { kind: 'consent_run_cut' } });
       if (findings.problems.length) {
         warnings.push({
           code: 'browser_incomplete',
@@ -360,10 +305,11 @@ export class Scanner {
         durationMs: Date.now() - started,
         warnings,
         error: null,
+        consentRuns,
       };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) throw error;
-      if (error instanceof BrowserUnavailableError) onInternalError(error);
+      if (error instanceof BrowserUnavailableError) request.onInternalError?.(error);
       stageAbort.abort();
       const code = (error as { code?: string }).code;
       const timedOut = code === 'browser_timeout' || code === 'browser_busy';

@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { ConsentCheckSchema } from './schema-consent.js';
 import {
   ConsentSchema,
   CookieSchema,
@@ -243,6 +244,7 @@ export const ScanResultSchema = Type.Object(
       PagespeedSchema,
       'Page performance; null unless pagespeed was asked for or when the run failed (see warnings).',
     ),
+    consent_check: Type.Optional(ConsentCheckSchema),
     warnings: Type.Array(WarningSchema, { description: 'Problems met during the scan; the result may be partial.' }),
   },
   { additionalProperties: false, description: 'Result of a tracking scan.' },

@@ -16,6 +16,7 @@ export type WarningFacts =
   | { kind: 'fetch'; code: FetchWarningCode; detail: string; receivedBytes?: number }
   | { kind: 'http_status'; status: number }
   | { kind: 'browser_partial' }
+  | { kind: 'consent_run_cut' }
   | { kind: 'observation_cut'; ms: number }
   | { kind: 'browser_incomplete'; detail: string }
   | { kind: 'browser_failed'; timedOut: boolean; detail: string }
@@ -53,6 +54,8 @@ function write(texts: WarningTexts, facts: WarningFacts): string {
       return texts.httpStatus(facts.status);
     case 'browser_partial':
       return texts.browserPartial;
+    case 'consent_run_cut':
+      return texts.consentRunCut;
     case 'observation_cut':
       return texts.observationCut(facts.ms);
     case 'browser_incomplete':

@@ -23,6 +23,13 @@ export const ScanRequestBody = Type.Object(
         description: 'Run Lighthouse (performance category, mobile) and add `pagespeed` to the result; adds ~7–10 s.',
       }),
     ),
+    consent_check: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Also load the page after clicking "reject all" and after "accept all" on its consent banner (DuckDuckGo autoconsent rules, hundreds of consent platforms) and add `consent_check` to the result: what each tracker does in each case, and the trackers that fire or set cookies after "reject all" (violations) first. The three page loads run side by side within the scan time limit and count as one scan.',
+      }),
+    ),
     language: Type.Optional(
       Type.String({
         default: 'en',

@@ -156,7 +156,11 @@ export class TrackingCheckerService {
   ): Promise<{ accepted: ScanStateDto } | { completed: ScanResult & { scan_id: string; language: Language } }> {
     const url = parseScanUrl(input.url);
     const language = resolveLanguage(input.language);
-    const options = { ai_summary: input.ai_summary ?? false, pagespeed: input.pagespeed ?? false };
+    const options = {
+      ai_summary: input.ai_summary ?? false,
+      pagespeed: input.pagespeed ?? false,
+      consent_check: input.consent_check ?? false,
+    };
     const limit = await this.hourlyQuota(auth.tenantId);
     const id = newId('scan');
     const { reserved, usage } = await queries.reserveScan(
@@ -218,6 +222,7 @@ export class TrackingCheckerService {
       url: url.toString(),
       aiSummary: input.ai_summary ?? false,
       pagespeed: input.pagespeed ?? false,
+      consentCheck: input.consent_check ?? false,
       language: resolveLanguage(input.language),
     };
     let outcome: AnonymousScanOutcome;

@@ -23,6 +23,7 @@ export interface AnonymousScanJob {
   url: string;
   aiSummary: boolean;
   pagespeed: boolean;
+  consentCheck?: boolean;
   language: Language;
 }
 
@@ -82,6 +83,7 @@ export class ScanWorker {
         url: scan.url,
         aiSummary: scan.options.ai_summary,
         pagespeed: scan.options.pagespeed,
+        consentCheck: scan.options.consent_check ?? false,
         language: scan.language as Language,
         onInternalError: logInternalError,
       });

@@ -103,6 +103,8 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `Die Seite antwortete mit HTTP ${status}.`,
   observationCut: (ms) =>
     `Die Seite war noch aktiv, als die Beobachtung nach ${ms} ms endete; später feuernde Tags wurden nicht gesehen.`,
+  consentRunCut:
+    'Die Einwilligungsprüfung konnte nicht jeden Durchlauf innerhalb des Zeitlimits beenden („Alle ablehnen“ oder „Alle akzeptieren“ wurde abgebrochen); der Vergleich deckt ab, was bis dahin beobachtet wurde.',
   browserPartial:
     'Die Seite wurde nicht rechtzeitig fertig geladen; die Ergebnisse zeigen, was sie bis dahin getan hat.',
   browserIncomplete: (detail) => `Einige Seitendaten konnten nicht gelesen werden: ${detail}`,

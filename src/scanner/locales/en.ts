@@ -101,6 +101,8 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `The page answered HTTP ${status}.`,
   observationCut: (ms) =>
     `The page was still busy when observation ended after ${ms} ms; tags that fire later were not seen.`,
+  consentRunCut:
+    'The consent check could not finish every run within the scan time limit (reject all or accept all was cut short); its comparison covers what was observed until then.',
   browserPartial: 'The page did not finish loading in time; findings cover what it did until then.',
   browserIncomplete: (detail) => `Some page data could not be read: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -105,6 +105,8 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `La página respondió HTTP ${status}.`,
   observationCut: (ms) =>
     `La página seguía activa cuando la observación terminó tras ${ms} ms; no se vieron las etiquetas que se activan después.`,
+  consentRunCut:
+    'La comprobación del consentimiento no pudo terminar cada pasada dentro del límite de tiempo («rechazar todo» o «aceptar todo» se interrumpió); la comparación cubre lo observado hasta entonces.',
   browserPartial: 'La página no terminó de cargarse a tiempo; los resultados cubren lo que hizo hasta entonces.',
   browserIncomplete: (detail) => `No se pudieron leer algunos datos de la página: ${detail}`,
   browserFailed: (timedOut, detail) =>

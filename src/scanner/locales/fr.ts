@@ -105,6 +105,8 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `La page a répondu HTTP ${status}.`,
   observationCut: (ms) =>
     `La page était encore active quand l'observation s'est arrêtée après ${ms} ms ; les balises plus tardives n'ont pas été vues.`,
+  consentRunCut:
+    "La vérification du consentement n'a pas pu terminer chaque passage dans le temps imparti (« tout refuser » ou « tout accepter » a été interrompu) ; la comparaison couvre ce qui a été observé jusque-là.",
   browserPartial: "La page n'a pas fini de se charger à temps ; les résultats couvrent ce qu'elle a fait jusque-là.",
   browserIncomplete: (detail) => `Certaines données de la page n'ont pas pu être lues : ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -104,6 +104,8 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `La pagina ha risposto HTTP ${status}.`,
   observationCut: (ms) =>
     `La pagina era ancora attiva quando l'osservazione è terminata dopo ${ms} ms; i tag che si attivano dopo non sono stati visti.`,
+  consentRunCut:
+    'Il controllo del consenso non ha potuto completare ogni passaggio entro il limite di tempo («rifiuta tutto» o «accetta tutto» è stato interrotto); il confronto copre ciò che è stato osservato fino ad allora.',
   browserPartial: 'La pagina non ha finito di caricarsi in tempo; i risultati coprono ciò che ha fatto fino ad allora.',
   browserIncomplete: (detail) => `Non è stato possibile leggere alcuni dati della pagina: ${detail}`,
   browserFailed: (timedOut, detail) =>

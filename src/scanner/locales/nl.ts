@@ -102,6 +102,8 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `De pagina antwoordde met HTTP ${status}.`,
   observationCut: (ms) =>
     `De pagina was nog bezig toen de observatie na ${ms} ms stopte; tags die later afgaan zijn niet gezien.`,
+  consentRunCut:
+    'De toestemmingscontrole kon niet elke doorloop binnen de tijdslimiet afronden (“alles weigeren” of “alles accepteren” werd afgebroken); de vergelijking dekt wat tot dan toe is waargenomen.',
   browserPartial: 'De pagina was niet op tijd geladen; de bevindingen dekken wat ze tot dan toe deed.',
   browserIncomplete: (detail) => `Sommige paginagegevens konden niet worden gelezen: ${detail}`,
   browserFailed: (timedOut, detail) =>

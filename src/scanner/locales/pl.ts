@@ -111,6 +111,8 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `Strona odpowiedziała kodem HTTP ${status}.`,
   observationCut: (ms) =>
     `Strona była nadal aktywna, gdy obserwacja zakończyła się po ${ms} ms; tagi uruchamiane później nie zostały zauważone.`,
+  consentRunCut:
+    'Sprawdzenie zgody nie zdążyło ukończyć każdego przebiegu w limicie czasu („odrzuć wszystkie” lub „akceptuj wszystkie” zostało przerwane); porównanie obejmuje to, co zaobserwowano do tego momentu.',
   browserPartial: 'Strona nie załadowała się w czasie; wyniki obejmują to, co zrobiła do tego momentu.',
   browserIncomplete: (detail) => `Nie udało się odczytać części danych strony: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -104,6 +104,8 @@ export const warnings: WarningTexts = {
   httpStatus: (status) => `A página respondeu HTTP ${status}.`,
   observationCut: (ms) =>
     `A página ainda estava ativa quando a observação terminou após ${ms} ms; as tags que disparam depois não foram vistas.`,
+  consentRunCut:
+    'A verificação do consentimento não conseguiu terminar cada execução dentro do limite de tempo («rejeitar tudo» ou «aceitar tudo» foi interrompido); a comparação cobre o que foi observado até então.',
   browserPartial: 'A página não terminou de carregar a tempo; os resultados cobrem o que fez até então.',
   browserIncomplete: (detail) => `Não foi possível ler alguns dados da página: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -71,6 +71,7 @@ export interface WarningTexts {
   };
   httpStatus: (status: number) => string;
   observationCut: (ms: number) => string;
+  consentRunCut: string;
   browserPartial: string;
   browserIncomplete: (detail: string) => string;
   browserFailed: (timedOut: boolean, detail: string) => string;

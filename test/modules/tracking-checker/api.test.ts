@@ -200,6 +200,33 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
       }
     });
 
+    it('consent_check: true adds the consent_check section (violations first) and counts as one scan', async () => {
+      const tenant = await t.tenantWithKey('agency');
+      const response = await t.inject({
+        method: 'POST',
+        url: SCAN,
+        token: tenant.token,
+        payload: { url: fixture.url('www.i15c-violates.test', '/'), consent_check: true },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const result = response.json();
+      expect(Object.keys(result.consent_check)[0]).toBe('violations');
+      expect(result.consent_check).toMatchObject({
+        cmp: 'Onetrust',
+        banner_found: true,
+        reject: { clicked: true },
+        accept: { clicked: true },
+        violations: [{ tracker: 'meta_pixel', fired: true, cookies: ['_fbp'] }],
+      });
+      expect(response.headers.ratelimit).toMatch(/"scan-hourly";r=299;/);
+      const stored = await t.inject({
+        method: 'GET',
+        url: `/api/v1/tracking-checker/scans/${result.scan_id}/`,
+        token: tenant.token,
+      });
+      expect(stored.json().consent_check).toEqual(result.consent_check);
+    });
+
     it('is described in the OpenAPI document with the request fields, their defaults and allowed languages', async () => {
       const document = (await t.inject({ method: 'GET', url: '/api/openapi.json' })).json();
       const operation = document.paths['/api/v1/tracking-checker/scan/'].post;
@@ -208,11 +235,13 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
       expect(body.properties.language).toMatchObject({ default: 'en', pattern: expect.any(String) });
       expect(body.properties.language.description).toContain('en, de, fr, es, it, nl, pt, pl');
       expect(body.properties.ai_summary.default).toBe(false);
+      expect(body.properties.consent_check).toMatchObject({ type: 'boolean', default: false });
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
       expect(operation.responses['200'].content['application/json'].schema.allOf).toEqual([
         { $ref: '#/components/schemas/ScanResult' },
       ]);
       expect(document.components.schemas.ScanResult.properties.loss_estimate).toBeDefined();
+      expect(document.components.schemas.ScanResult.properties.consent_check.properties.violations).toBeDefined();
     });
   });
 });
