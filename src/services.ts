@@ -9,27 +9,22 @@ import { AuthService } from './modules/auth/credentials.js';
 import { UserService } from './modules/auth/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { TrackingCheckerService } from './modules/tracking-checker/service.js';
-import { ANONYMOUS_SCANS, SCANS, ScanWorker, type ScanLog } from './modules/tracking-checker/worker.js';
+import { ScanWorker, type ScanLog } from './modules/tracking-checker/worker.js';
 import { Scanner } from './scanner/index.js';
 import { OutboundClient } from './lib/outbound.js';
 import { JobEngine } from './jobs/engine.js';
-import { MONITOR_CHECKS, MONITOR_DISPATCH, MonitorChecks } from './modules/monitors/checks.js';
+import { MonitorChecks } from './modules/monitors/checks.js';
 import { MonitorService } from './modules/monitors/service.js';
-import {
-  deliveryQueueOptions,
-  WEBHOOK_DEAD_LETTERS,
-  WEBHOOK_DELIVERIES,
-  WebhookService,
-} from './modules/webhooks/service.js';
-import { REPORT_BUILDS, ReportService } from './modules/reports/service.js';
+import { WebhookService } from './modules/webhooks/service.js';
+import { ReportService } from './modules/reports/service.js';
 import { OverviewService } from './modules/overview/service.js';
 import { StatusService } from './modules/status/service.js';
 import { StatusIncidents } from './modules/status/incidents.js';
-import { STATUS_NOTIFICATIONS, StatusSubscriptions } from './modules/status/subscriptions.js';
+import { StatusSubscriptions } from './modules/status/subscriptions.js';
 import { EventLog } from './modules/events/service.js';
 import { ContainerService } from './modules/containers/service.js';
 import { ContainerTraffic } from './modules/containers/traffic.js';
-import { CONTAINER_TRANSITIONS, ContainerWorker } from './modules/containers/worker.js';
+import { ContainerWorker } from './modules/containers/worker.js';
 import { DomainVerifier } from './modules/domains/dns.js';
 import { DomainService } from './modules/domains/service.js';
 import { Gateway } from './gateway/server.js';
@@ -46,11 +41,8 @@ import { RetentionService } from './modules/retention/service.js';
 import { MemberService } from './modules/members/service.js';
 import { InvitationService } from './modules/members/invitations.js';
 import { Mailer } from './lib/mail.js';
-import {
-  NOTIFICATION_DEAD_LETTERS,
-  NOTIFICATION_DELIVERIES,
-  NotificationService,
-} from './modules/notifications/service.js';
+import { defineJobs, MONITOR_DISPATCH_MS, monitoringLag, queueFigures } from './background-jobs.js';
+import { NotificationService } from './modules/notifications/service.js';
 import { NotificationWorker } from './modules/notifications/worker.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
@@ -105,39 +97,6 @@ export interface Services {
   readiness(): Record<string, string>;
   /** Stops background work; `graceful` lets jobs in hand finish (up to the shutdown timeout) or hands them back. */
   stop(options?: { graceful?: boolean }): Promise<void>;
-}
-
-/** What the status page shows of the job queues, by what they do. */
-const SHOWN_QUEUES: Record<string, string[]> = {
-  scans: [SCANS, ANONYMOUS_SCANS],
-  'monitor checks': [MONITOR_CHECKS],
-  'webhook deliveries': [WEBHOOK_DELIVERIES],
-  'notification deliveries': [NOTIFICATION_DELIVERIES],
-  'container transitions': [CONTAINER_TRANSITIONS],
-  'report builds': [REPORT_BUILDS],
-};
-
-async function queueFigures(jobs: JobEngine) {
-  const backlog = await jobs.backlog(Object.values(SHOWN_QUEUES).flat());
-  return Object.entries(SHOWN_QUEUES).map(([name, queues]) => {
-    const parts = backlog.filter((queue) => queues.includes(queue.name));
-    return {
-      name,
-      waiting: parts.reduce((sum, part) => sum + part.waiting, 0),
-      running: parts.reduce((sum, part) => sum + part.running, 0),
-      oldest_wait_seconds: Math.max(0, ...parts.map((part) => part.oldestWaitSeconds)),
-    };
-  });
-}
-
-/** How often due monitor checks are claimed and queued, and how often check workers look for checks come due. */
-const MONITOR_DISPATCH_MS = 1000;
-const MONITOR_POLL_MS = 200;
-
-/** How late monitor checks are: the most overdue unclaimed monitor, or the oldest check job waiting to run. */
-async function monitoringLag(jobs: JobEngine, checks: MonitorChecks): Promise<number> {
-  const [queue] = await jobs.backlog([MONITOR_CHECKS]);
-  return Math.max(await checks.overdueSeconds(), queue.oldestWaitSeconds);
 }
 
 /** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
@@ -314,51 +273,24 @@ export function createServices(
       metaDeliveryDays: config.meta.deliveryRetentionDays,
     },
   );
-  jobs.define(WEBHOOK_DEAD_LETTERS, { retentionSeconds: 30 * 86_400 });
-  jobs.define(WEBHOOK_DELIVERIES, deliveryQueueOptions(config.webhooks), webhooks.deliver.bind(webhooks), {
-    concurrency: 4,
-    batchSize: 10,
-  });
-  jobs.define(NOTIFICATION_DEAD_LETTERS, { retentionSeconds: 30 * 86_400 });
-  jobs.define(
-    NOTIFICATION_DELIVERIES,
-    deliveryQueueOptions(config.webhooks, NOTIFICATION_DEAD_LETTERS),
-    notificationWorker.deliver.bind(notificationWorker),
-    { concurrency: 2, batchSize: 5 },
+  defineJobs(
+    jobs,
+    {
+      webhooks,
+      notificationWorker,
+      containerWorker,
+      reports,
+      scanWorker,
+      monitorChecks,
+      statusSubscriptions,
+      status,
+      domains,
+      certificates,
+      trackingChecker,
+      retention,
+    },
+    config,
   );
-  jobs.define(
-    CONTAINER_TRANSITIONS,
-    { policy: 'stately', retryLimit: 5, retryBackoff: true },
-    containerWorker.step.bind(containerWorker),
-  );
-  jobs.define(REPORT_BUILDS, { retryLimit: 2, expireInSeconds: 600 }, reports.buildReport.bind(reports), {
-    concurrency: 2,
-    batchSize: 1,
-  });
-  // Scans hold Chromium: a worker takes as many as its browser pool runs; a scan whose worker died runs again.
-  const scanJobs = { retryLimit: 1, expireInSeconds: Math.ceil(config.scanner.scanTimeoutMs / 1000) + 120 };
-  const scanWork = { concurrency: config.scanner.concurrency, batchSize: 1, onDemand: true };
-  jobs.define(SCANS, scanJobs, scanWorker.run.bind(scanWorker), scanWork);
-  jobs.define(ANONYMOUS_SCANS, scanJobs, scanWorker.runAnonymous.bind(scanWorker), scanWork);
-  // Checks are short and many: a pool settles each on its own, so a target that hangs holds one slot, not a batch.
-  jobs.define(
-    MONITOR_CHECKS,
-    { retryLimit: 1, expireInSeconds: 60, deleteAfterSeconds: 600 },
-    monitorChecks.run.bind(monitorChecks),
-    { concurrency: config.monitoring.concurrency, pool: { pollMs: MONITOR_POLL_MS } },
-  );
-  jobs.every(MONITOR_DISPATCH, MONITOR_DISPATCH_MS, () => monitorChecks.dispatch());
-  jobs.define(
-    STATUS_NOTIFICATIONS,
-    { retryLimit: 5, retryBackoff: true, retryDelay: 10 },
-    statusSubscriptions.deliver.bind(statusSubscriptions),
-    { concurrency: 2, batchSize: 5 },
-  );
-  jobs.every('status-check', config.statusCheckMs, () => status.evaluate());
-  jobs.every('domain-recheck', Math.min(config.dns.recheckIntervalMs, 60_000), () => domains.recheckDue());
-  if (config.acme) jobs.every('certificate-issue', config.acme.pollMs, () => certificates.issueDue());
-  jobs.every('interrupted-scans', 60_000, () => trackingChecker.failInterruptedScans());
-  jobs.every('retention', config.retention.intervalMs, () => retention.pruneOnce());
   return {
     invalidations,
     jobs,

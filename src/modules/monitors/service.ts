@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { BatchedDelete } from '../../db/batched-delete.js';
 import type { Database } from '../../db/index.js';
-import type { IncidentRow, MonitorRow } from '../../db/schema.js';
+import type { MonitorRow } from '../../db/schema.js';
 import { monitors } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
@@ -12,47 +12,9 @@ import type { TenantService } from '../tenants/service.js';
 import type { EventLog } from '../events/service.js';
 import { MonitorErrors } from './errors.js';
 import * as queries from './queries.js';
+import { incidentDto, toDto } from './dto.js';
 import type { CheckDto, CreateMonitorInput, IncidentDto, MonitorDto, UpdateMonitorInput } from './schemas.js';
 import type { ListWindow } from '../../lib/list-window.js';
-
-function toDto(row: MonitorRow, channelIds: string[]): MonitorDto {
-  return {
-    id: row.id,
-    name: row.name,
-    target: targetDto(row),
-    method: row.method as MonitorDto['method'],
-    interval_seconds: row.intervalSeconds,
-    timeout_ms: row.timeoutMs,
-    expected_status_codes: row.expectedStatusCodes as unknown as string[],
-    keyword: row.keyword,
-    keyword_mode: row.keywordMode as MonitorDto['keyword_mode'],
-    degraded_after_ms: row.degradedAfterMs,
-    confirmation_checks: row.confirmationChecks,
-    notification_channel_ids: channelIds,
-    status: row.status as MonitorDto['status'],
-    last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
-    next_check_at: row.paused ? null : row.nextCheckAt.toISOString(),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
-
-function targetDto(row: MonitorRow): MonitorDto['target'] {
-  const type = row.targetType as MonitorDto['target']['type'];
-  const path = type === 'url' ? null : pathOf(row.url);
-  return {
-    type,
-    url: row.url,
-    container_id: type === 'container' ? row.targetId : null,
-    domain_id: type === 'domain' ? row.targetId : null,
-    path,
-  };
-}
-
-function pathOf(url: string): string {
-  const parsed = new URL(url);
-  return parsed.pathname + parsed.search;
-}
 
 type TargetInput = CreateMonitorInput['target'];
 interface ResolvedTarget {
@@ -67,18 +29,6 @@ const TARGET_FIELDS: Record<TargetInput['type'], { required: keyof TargetInput; 
   container: { required: 'container_id', allowed: ['type', 'container_id', 'path'] },
   domain: { required: 'domain_id', allowed: ['type', 'domain_id', 'path'] },
 };
-
-export function incidentDto(row: IncidentRow): IncidentDto {
-  return {
-    id: row.id,
-    monitor_id: row.monitorId,
-    status: row.status as IncidentDto['status'],
-    cause: row.cause,
-    opened_at: row.openedAt.toISOString(),
-    acknowledged_at: row.acknowledgedAt?.toISOString() ?? null,
-    resolved_at: row.resolvedAt?.toISOString() ?? null,
-  };
-}
 
 type Settings = Required<Omit<CreateMonitorInput, 'target'>> & ResolvedTarget;
 
