@@ -2,7 +2,7 @@ import { BrowserPool, DEFAULT_HOST_RESOLVER_RULES, capturePage, type RuntimeFind
 import { detect, registrableDomain } from './detect.js';
 import { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.js';
 import { fetchPage, type FetchOutcome } from './fetch.js';
-import { estimateLoss } from './loss.js';
+import { consentNeverGranted, estimateLoss } from './loss.js';
 import { parseHtml, type StaticFindings } from './parse.js';
 import { LANGUAGES, type Language, type ScanResult, type StageStatus } from './schema.js';
 import { localiseWarning, type FetchWarningCode, type WarningDraft } from './warnings.js';
@@ -175,6 +175,7 @@ export class Scanner {
     const lossEstimate = estimateLoss({
       trackers: detection.trackers,
       consentMechanism: !!detection.consent.cmp || detection.consent.banner_detected === true,
+      consentNeverGranted: consentNeverGranted(detection.consent),
       language: request.language,
     });
 
