@@ -9,7 +9,7 @@ import { UserService } from './modules/auth/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { TrackingCheckerService } from './modules/tracking-checker/service.js';
 import { ANONYMOUS_SCANS, SCANS, ScanWorker, type ScanLog } from './modules/tracking-checker/worker.js';
-import { Scanner } from './scanner/index.js';
+import { Scanner, type ScannerOptions } from './scanner/index.js';
 import { OutboundClient } from './lib/outbound.js';
 import { JobEngine } from './jobs/engine.js';
 import { MonitorScheduler } from './modules/monitors/scheduler.js';
@@ -113,15 +113,21 @@ async function queueFigures(jobs: JobEngine) {
 
 /** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
 export function scannerFromConfig(config: Config): Scanner {
-  return new Scanner({
+  return new Scanner(scannerOptionsFromConfig(config));
+}
+
+export function scannerOptionsFromConfig(config: Config): Partial<ScannerOptions> {
+  return {
     chromiumPath: config.scanner.chromiumPath,
     hostResolverRules: config.scanner.hostResolverRules ?? '',
+    extraCaCertificates: config.scanner.extraCaCertificates?.pems,
+    ignoreCertSpkiList: config.scanner.extraCaCertificates?.spkiSha256,
     allowPrivateNetworks: config.allowPrivateNetworks,
     browserConcurrency: config.scanner.concurrency,
     scanTimeoutMs: config.scanner.scanTimeoutMs,
     observationCapMs: config.scanner.observationCapMs,
     ai: config.ai,
-  });
+  };
 }
 
 export function createServices(
