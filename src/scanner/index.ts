@@ -89,7 +89,6 @@ const LOCALES: Record<Language, string> = {
 };
 const STAGE1_USER_AGENT =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
-const PAGESPEED_RESERVE_MS = 15_000;
 const AI_RESERVE_MS = 8_000;
 const MAX_REDIRECTS = 5;
 const ASSEMBLY_RESERVE_MS = 300;
@@ -135,14 +134,18 @@ export class Scanner {
       throw new ScanTargetUnreachableError(`Cannot resolve ${target.hostname}: ${messageOf(error)}`, { cause: error });
     }
 
-    const reserve =
-      (request.pagespeed ? PAGESPEED_RESERVE_MS : 0) + (request.aiSummary && this.options.ai ? AI_RESERVE_MS : 0);
-    // Stages 1 and 2 run side by side until this point; what is left is for page speed, the summary and assembly.
+    const reserve = request.aiSummary && this.options.ai ? AI_RESERVE_MS : 0;
+    // Stages 1 and 2 run side by side until this point; what is left is for the summary and assembly.
     const stagesDeadline = Math.max(
       started + this.options.scanTimeoutMs * 0.4,
       deadline - reserve - ASSEMBLY_RESERVE_MS,
     );
     const abort = new AbortController();
+    // Lighthouse runs beside stages 1 and 2 with its own budget (to the deadline, less half the AI reserve); `abort`
+    // ends it when the scan fails. pagespeedStage never rejects.
+    const pagespeedRun = request.pagespeed
+      ? pagespeedStage(target.href, this.options, guard, deadline - (reserve ? reserve / 2 : 500), abort.signal)
+      : null;
     const refusal = (error: unknown): never => {
       if (error instanceof ScanTargetRefusedError && !abort.signal.aborted) abort.abort(error);
       throw error;
@@ -162,6 +165,7 @@ export class Scanner {
     const outcome = fetchStage.outcome;
     const runtime = browserStage.value;
     if (!fetchStage.value && !runtime && fetchStage.status === 'failed' && browserStage.status === 'failed') {
+      abort.abort();
       throw new ScanTargetUnreachableError(
         `The page could not be loaded: ${outcome?.error?.message ?? 'fetch failed'}; browser: ${browserStage.error ?? 'failed'}`,
         { cause: browserStage.failure },
@@ -215,13 +219,8 @@ export class Scanner {
       warnings: [], // written in the scan's language once every stage has reported
     };
 
-    if (request.pagespeed) {
-      const pagespeed = await pagespeedStage(
-        finalUrl,
-        this.options,
-        guard,
-        deadline - (request.aiSummary && this.options.ai ? AI_RESERVE_MS / 2 : 500),
-      );
+    if (pagespeedRun) {
+      const pagespeed = await pagespeedRun;
       result.pagespeed = pagespeed.value;
       result.stages.pagespeed = { status: pagespeed.status, duration_ms: pagespeed.durationMs };
       warnings.push(...pagespeed.warnings);
