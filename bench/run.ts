@@ -4,10 +4,12 @@ import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
+import { printPagespeedBench, runPagespeedBench } from './scanner-pagespeed.js';
 
 /**
  * `npm run bench [api|scanner|gateway|runtime|jobs]`: all benchmarks, or one. The scanner benchmark has two parts,
- * speed and accuracy; BENCH_SCANNER=speed or BENCH_SCANNER=accuracy runs only one of them.
+ * speed and accuracy; BENCH_SCANNER=speed or BENCH_SCANNER=accuracy runs only one of them, and
+ * BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score).
  */
 const only = process.argv[2];
 
@@ -20,8 +22,9 @@ if (!only || only === 'api') {
 
 if (!only || only === 'scanner') {
   const part = process.env.BENCH_SCANNER;
-  if (part !== 'accuracy') printScannerBench(await runScannerBench());
-  if (part !== 'speed') printScannerAccuracy(await runScannerAccuracy());
+  if (!part || part === 'speed') printScannerBench(await runScannerBench());
+  if (!part || part === 'accuracy') printScannerAccuracy(await runScannerAccuracy());
+  if (part === 'pagespeed') printPagespeedBench(await runPagespeedBench());
 }
 
 if (!only || only === 'gateway') {
