@@ -16,6 +16,7 @@ export interface PagespeedBenchResult {
   pages: number;
   scored: number;
   unscored: Array<{ page: string; status: string | undefined; warning: string | undefined }>;
+  slowest: Array<{ page: string; ms: number }>;
   scan: LatencyFigures & { max_ms: number };
   pagespeed_stage: LatencyFigures;
 }
@@ -29,6 +30,7 @@ export async function runPagespeedBench(): Promise<PagespeedBenchResult> {
     ...I15B_PAGES,
   ];
   const totals: number[] = [];
+  const byPage: Array<{ page: string; ms: number }> = [];
   const stage: number[] = [];
   const unscored: PagespeedBenchResult['unscored'] = [];
   try {
@@ -41,6 +43,7 @@ export async function runPagespeedBench(): Promise<PagespeedBenchResult> {
         language: 'en',
       });
       totals.push(Date.now() - started);
+      byPage.push({ page: `${host}${path}`, ms: Date.now() - started });
       stage.push(result.stages.pagespeed?.duration_ms ?? 0);
       if (!result.pagespeed)
         unscored.push({
@@ -57,6 +60,7 @@ export async function runPagespeedBench(): Promise<PagespeedBenchResult> {
     pages: pages.length,
     scored: pages.length - unscored.length,
     unscored,
+    slowest: byPage.sort((a, b) => b.ms - a.ms).slice(0, 3),
     scan: { ...latencyFigures(totals), max_ms: Math.max(...totals) },
     pagespeed_stage: latencyFigures(stage),
   };
@@ -66,5 +70,6 @@ export function printPagespeedBench(result: PagespeedBenchResult): void {
   console.log(`\nPagespeed: ${result.scored}/${result.pages} fixture pages scored (one scan at a time, 45 s cap)`);
   console.table({ scan: result.scan, pagespeed_stage: result.pagespeed_stage });
   if (result.unscored.length) console.table(result.unscored);
+  console.table(result.slowest);
   console.log(JSON.stringify({ scanner_pagespeed: result }));
 }

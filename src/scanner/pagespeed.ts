@@ -66,12 +66,12 @@ const METRIC_AUDITS = [
 /**
  * How long Lighthouse waits for the page, within its budget. Simulated throttling computes the metrics from the
  * trace, so a page need not go network-quiet: tracking pages often keep requests open (long polls, beacons that never
- * answer), and Lighthouse's default 45 s load wait would then use up the whole scan. The load wait ends at 15 s
- * (or a third of the budget, at least 5 s), which leaves the rest for the trace and the audits; quiet periods stay
+ * answer), and Lighthouse's default 45 s load wait would then use up the whole scan. The load wait ends at 10 s
+ * (or a third of the budget, at least 5 s), which leaves the rest for the trace and the audits (about 7 s here); quiet periods stay
  * short (500 ms instead of 1 s) so that an ordinary page is done soon after its load event.
  */
 export function loadWaits(budgetMs: number) {
-  const maxWaitForLoad = Math.max(5_000, Math.min(15_000, Math.round(budgetMs / 3)));
+  const maxWaitForLoad = Math.max(5_000, Math.min(10_000, Math.round(budgetMs / 3)));
   return {
     maxWaitForLoad,
     maxWaitForFcp: maxWaitForLoad,

@@ -40,7 +40,7 @@ describe('Lighthouse without a score', () => {
   });
 
   it('bounds the load waits by the budget', () => {
-    expect(loadWaits(45_000)).toMatchObject({ maxWaitForLoad: 15_000, maxWaitForFcp: 15_000 });
+    expect(loadWaits(45_000)).toMatchObject({ maxWaitForLoad: 10_000, maxWaitForFcp: 10_000 });
     expect(loadWaits(21_000).maxWaitForLoad).toBe(7_000);
     expect(loadWaits(6_000).maxWaitForLoad).toBe(5_000);
   });
