@@ -7,10 +7,12 @@ import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printScaleBench, runScaleBench } from './scale.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
+import { printPagespeedBench, runPagespeedBench } from './scanner-pagespeed.js';
 
 /**
  * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale]`: all benchmarks, or one (`scale` only
- * when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one.
+ * when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
+ * and BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score).
  */
 const only = process.argv[2];
 
@@ -23,8 +25,9 @@ if (!only || only === 'api') {
 
 if (!only || only === 'scanner') {
   const part = process.env.BENCH_SCANNER;
-  if (part !== 'accuracy') printScannerBench(await runScannerBench());
-  if (part !== 'speed') printScannerAccuracy(await runScannerAccuracy());
+  if (!part || part === 'speed') printScannerBench(await runScannerBench());
+  if (!part || part === 'accuracy') printScannerAccuracy(await runScannerAccuracy());
+  if (part === 'pagespeed') printPagespeedBench(await runPagespeedBench());
 }
 
 if (!only || only === 'gateway') {

@@ -48,7 +48,7 @@ function percentile(sorted: number[], p: number): number {
   return sorted[index];
 }
 
-function figures(values: number[]): LatencyFigures {
+export function latencyFigures(values: number[]): LatencyFigures {
   const sorted = [...values].sort((a, b) => a - b);
   const mean = values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
   return {
@@ -129,11 +129,11 @@ export async function runScannerBench(
       machine: { cpus: os.cpus().length, node: process.version },
       scans,
       concurrency,
-      stage1_only: { total: figures(stage1Times), scans_per_minute: Math.round((scans / stage1Wall) * 60_000) },
+      stage1_only: { total: latencyFigures(stage1Times), scans_per_minute: Math.round((scans / stage1Wall) * 60_000) },
       full: {
-        total: figures(totals),
-        fetch: figures(fetches),
-        browser: figures(browsers),
+        total: latencyFigures(totals),
+        fetch: latencyFigures(fetches),
+        browser: latencyFigures(browsers),
         scans_per_minute: Math.round((scans / fullWall) * 60_000 * 10) / 10,
       },
     };

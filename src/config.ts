@@ -9,7 +9,9 @@ import {
   list,
   optional,
   origin,
+  pemCertificates,
   pemFile,
+  type PemCertificates,
   trustProxy,
 } from './config/env.js';
 
@@ -61,6 +63,8 @@ export interface Config {
     chromiumPath: string;
     /** Chromium --host-resolver-rules; unset in production (the SSRF guard filters every request). */
     hostResolverRules: string | null;
+    /** SCANNER_EXTRA_CA_CERTS: extra trusted CAs (fetch stage) and their SPKI hashes (Chromium and Lighthouse). */
+    extraCaCertificates?: PemCertificates | null;
     concurrency: number;
     scanTimeoutMs: number;
     /** The longest the browser stage keeps watching a page after load (network quiet and due timers end it sooner). */
@@ -308,6 +312,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     scanner: {
       chromiumPath: env.SCANNER_CHROMIUM_PATH || '/usr/lib/chromium/chromium',
       hostResolverRules: optional(env, 'SCANNER_HOST_RESOLVER_RULES'),
+      extraCaCertificates: pemCertificates(env, 'SCANNER_EXTRA_CA_CERTS'),
       concurrency: integer(env, 'SCANNER_CONCURRENCY', 2, 1),
       scanTimeoutMs: integer(env, 'SCAN_TIMEOUT_MS', 45_000, 1000),
       observationCapMs: integer(env, 'SCANNER_OBSERVATION_CAP_MS', 10_000, 1000),

@@ -10,7 +10,7 @@ import { UserService } from './modules/auth/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { TrackingCheckerService } from './modules/tracking-checker/service.js';
 import { ScanWorker, type ScanLog } from './modules/tracking-checker/worker.js';
-import { Scanner } from './scanner/index.js';
+import { Scanner, type ScannerOptions } from './scanner/index.js';
 import { OutboundClient } from './lib/outbound.js';
 import { JobEngine } from './jobs/engine.js';
 import { MonitorChecks } from './modules/monitors/checks.js';
@@ -101,15 +101,21 @@ export interface Services {
 
 /** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
 export function scannerFromConfig(config: Config): Scanner {
-  return new Scanner({
+  return new Scanner(scannerOptionsFromConfig(config));
+}
+
+export function scannerOptionsFromConfig(config: Config): Partial<ScannerOptions> {
+  return {
     chromiumPath: config.scanner.chromiumPath,
     hostResolverRules: config.scanner.hostResolverRules ?? '',
+    extraCaCertificates: config.scanner.extraCaCertificates?.pems,
+    ignoreCertSpkiList: config.scanner.extraCaCertificates?.spkiSha256,
     allowPrivateNetworks: config.allowPrivateNetworks,
     browserConcurrency: config.scanner.concurrency,
     scanTimeoutMs: config.scanner.scanTimeoutMs,
     observationCapMs: config.scanner.observationCapMs,
     ai: config.ai,
-  });
+  };
 }
 
 export function createServices(

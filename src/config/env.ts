@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 
@@ -110,4 +111,27 @@ export function trustProxy(env: Env): string[] | false {
       `TRUST_PROXY has entries that are not IP addresses or CIDR ranges: ${invalid.join(', ')}. ${TRUST_PROXY_CHOICES}`,
     );
   return entries.length > 0 ? entries : false;
+}
+
+/** Certificates of a PEM file: each certificate's PEM and the base64 SHA-256 of its SubjectPublicKeyInfo. */
+export interface PemCertificates {
+  pems: string[];
+  spkiSha256: string[];
+}
+
+/** The certificates of the PEM file a variable names (see pemFile), each with its SPKI hash; null when unset. */
+export function pemCertificates(env: Env, name: string): PemCertificates | null {
+  const [text] = pemFile(env, name);
+  if (text === undefined) return null;
+  const pems = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (pems.length === 0) throw new ConfigError(`${name}: the file holds no PEM certificate`);
+  const spkiSha256 = pems.map((pem, index) => {
+    try {
+      const spki = new crypto.X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
+      return crypto.createHash('sha256').update(spki).digest('base64');
+    } catch {
+      throw new ConfigError(`${name}: certificate ${index + 1} of the file is not a valid X.509 certificate`);
+    }
+  });
+  return { pems, spkiSha256 };
 }

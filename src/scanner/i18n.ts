@@ -35,6 +35,8 @@ export interface SummaryFacts {
   /** Trackers present only inside <noscript> (never run for visitors with JavaScript). */
   noscriptOnly: string[];
   metaPixelClientOnly: boolean;
+  /** Consent Mode denies by default and nothing can grant consent (`loss_estimate.consent_never_granted`). */
+  consentNeverGranted: boolean;
   siteDomain: string;
 }
 
@@ -55,12 +57,14 @@ export function lossExplanation(
     analytics: LossFigure | null;
     ads: LossFigure | null;
     consentApplied: boolean;
+    /** Trackers whose consent can never be granted (Consent Mode denied by default, no consent mechanism). */
+    neverGranted: string[];
     assumptions: LossAssumptions;
   },
 ): string {
   const pct = (fraction: number) => formatNumber(language, fraction * 100);
   const A = input.assumptions;
-  return TEXTS[language].lossExplanation({
+  const text = TEXTS[language].lossExplanation({
     analytics: input.analytics ? formatNumber(language, input.analytics.lost_pct) : null,
     ads: input.ads ? formatNumber(language, input.ads.lost_pct) : null,
     consent: input.consentApplied,
@@ -75,6 +79,7 @@ export function lossExplanation(
       itpRecovery: pct(A.itp_server_side_recovery),
     },
   });
+  return input.neverGranted.length ? `${text} ${TEXTS[language].neverGrantedLoss(input.neverGranted)}` : text;
 }
 
 /** What the Consent Mode mode found means, in the scan's language. */
@@ -136,7 +141,8 @@ export function composeSummary(language: Language, facts: SummaryFacts): { text:
 
   const recommendations: string[] = [];
   const consentMechanism = !!facts.cmp || facts.bannerDetected === true;
-  if (facts.trackers.length && !consentMechanism) recommendations.push(t.rec.addCmp);
+  if (facts.consentNeverGranted) recommendations.push(t.rec.consentNeverGranted);
+  else if (facts.trackers.length && !consentMechanism) recommendations.push(t.rec.addCmp);
   const blocking =
     facts.beforeConsent?.names.filter((name) => !facts.beforeConsent!.cookielessNames.includes(name)) ?? [];
   if (blocking.length) recommendations.push(t.rec.blockBeforeConsent(blocking));

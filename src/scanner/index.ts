@@ -2,7 +2,7 @@ import { BrowserPool, DEFAULT_HOST_RESOLVER_RULES, capturePage, type RuntimeFind
 import { detect, registrableDomain } from './detect.js';
 import { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.js';
 import { LOCALES, stageFetch } from './fetch-stage.js';
-import { estimateLoss } from './loss.js';
+import { consentNeverGranted, estimateLoss } from './loss.js';
 import { LANGUAGES, type Language, type ScanResult } from './schema.js';
 import { localiseWarning, type WarningDraft } from './warnings.js';
 import { SsrfGuard, type ResolveHost } from './ssrf.js';
@@ -80,7 +80,6 @@ export const DEFAULT_SCANNER_OPTIONS: ScannerOptions = {
   ai: null,
 };
 
-const PAGESPEED_RESERVE_MS = 15_000;
 const AI_RESERVE_MS = 8_000;
 const ASSEMBLY_RESERVE_MS = 300;
 
@@ -125,14 +124,18 @@ export class Scanner {
       throw new ScanTargetUnreachableError(`Cannot resolve ${target.hostname}: ${messageOf(error)}`, { cause: error });
     }
 
-    const reserve =
-      (request.pagespeed ? PAGESPEED_RESERVE_MS : 0) + (request.aiSummary && this.options.ai ? AI_RESERVE_MS : 0);
-    // Stages 1 and 2 run side by side until this point; what is left is for page speed, the summary and assembly.
+    const reserve = request.aiSummary && this.options.ai ? AI_RESERVE_MS : 0;
+    // Stages 1 and 2 run side by side until this point; what is left is for the summary and assembly.
     const stagesDeadline = Math.max(
       started + this.options.scanTimeoutMs * 0.4,
       deadline - reserve - ASSEMBLY_RESERVE_MS,
     );
     const abort = new AbortController();
+    // Lighthouse runs beside stages 1 and 2 with its own budget (to the deadline, less half the AI reserve); `abort`
+    // ends it when the scan fails. pagespeedStage never rejects.
+    const pagespeedRun = request.pagespeed
+      ? pagespeedStage(target.href, this.options, guard, deadline - (reserve ? reserve / 2 : 500), abort.signal)
+      : null;
     const refusal = (error: unknown): never => {
       if (error instanceof ScanTargetRefusedError && !abort.signal.aborted) abort.abort(error);
       throw error;
@@ -150,6 +153,7 @@ export class Scanner {
     const outcome = fetchStage.outcome;
     const runtime = browserStage.value;
     if (!fetchStage.value && !runtime && fetchStage.status === 'failed' && browserStage.status === 'failed') {
+      abort.abort();
       throw new ScanTargetUnreachableError(
         `The page could not be loaded: ${outcome?.error?.message ?? 'fetch failed'}; browser: ${browserStage.error ?? 'failed'}`,
         { cause: browserStage.failure },
@@ -163,6 +167,7 @@ export class Scanner {
     const lossEstimate = estimateLoss({
       trackers: detection.trackers,
       consentMechanism: !!detection.consent.cmp || detection.consent.banner_detected === true,
+      consentNeverGranted: consentNeverGranted(detection.consent),
       language: request.language,
     });
 
@@ -205,13 +210,8 @@ export class Scanner {
       warnings: [], // written in the scan's language once every stage has reported
     };
 
-    if (request.pagespeed) {
-      const pagespeed = await pagespeedStage(
-        finalUrl,
-        this.options,
-        guard,
-        deadline - (request.aiSummary && this.options.ai ? AI_RESERVE_MS / 2 : 500),
-      );
+    if (pagespeedRun) {
+      const pagespeed = await pagespeedRun;
       result.pagespeed = pagespeed.value;
       result.stages.pagespeed = { status: pagespeed.status, duration_ms: pagespeed.durationMs };
       warnings.push(...pagespeed.warnings);

@@ -1,5 +1,5 @@
 import { lossExplanation } from './i18n.js';
-import type { Language, LossEstimate, Tracker } from './schema.js';
+import type { ConsentResult, Language, LossEstimate, Tracker } from './schema.js';
 
 /**
  * Loss model: how much tracking data a site loses to consent refusal, ad/privacy blockers and Safari ITP,
@@ -9,7 +9,8 @@ import type { Language, LossEstimate, Tracker } from './schema.js';
  *   kept = (1 − c)(1 − a)(1 − i),  lost = 1 − kept
  *   split by cause in the order consent → blockers → ITP: c, (1 − c)·a, (1 − c)(1 − a)·i
  * where
- *   c = consent_refusal_rate when a consent mechanism (CMP or banner) was found, else 0
+ *   c = consent_refusal_rate when a consent mechanism (CMP or banner) was found, else 0, except
+ *       c = 1 for a tag gated by a Consent Mode default that nothing can ever grant (see consentNeverGranted)
  *   a = ad_blocker_rate × (analytics: blockers_blocking_analytics | ads: blockers_blocking_ad_pixels)
  *       × (1 − first_party_escape_rate when the tracker is already served first-party/server-side)
  *   i = 0 for analytics events (ITP shortens cookies; events are still counted);
@@ -123,6 +124,37 @@ function mean(figures: Figure[]): Figure | null {
   };
 }
 
+/** Google tags that honour Consent Mode, with the consent type that gates what they measure. */
+const CONSENT_MODE_GATES: Record<string, 'analytics_storage' | 'ad_storage'> = {
+  google_analytics_4: 'analytics_storage',
+  google_ads: 'ad_storage',
+  floodlight: 'ad_storage',
+};
+
+/**
+ * Consent Mode defaults that deny storage on a page without any consent platform or banner: no visitor can grant
+ * consent, so everything the denied type gates is lost for every visitor (cookieless pings in advanced mode are
+ * Google's modelling input, not measurement the site gets back).
+ */
+export interface NeverGrantedConsent {
+  analytics_storage: boolean;
+  ad_storage: boolean;
+}
+
+/**
+ * The consent types nobody can grant: denied by Consent Mode defaults while the browser stage saw no banner and no
+ * consent platform was found. null when consent can be given, or when no browser stage could look for a banner.
+ */
+export function consentNeverGranted(consent: ConsentResult): NeverGrantedConsent | null {
+  if (consent.cmp || consent.banner_detected !== false) return null;
+  const defaults = consent.consent_mode.defaults;
+  const denied = {
+    analytics_storage: defaults.analytics_storage === 'denied',
+    ad_storage: defaults.ad_storage === 'denied',
+  };
+  return denied.analytics_storage || denied.ad_storage ? denied : null;
+}
+
 export interface LossInput {
   trackers: Array<
     Pick<Tracker, 'key' | 'name' | 'category' | 'first_party' | 'server_side'> &
@@ -130,17 +162,25 @@ export interface LossInput {
   >;
   /** A CMP or a consent banner was found. */
   consentMechanism: boolean;
+  /** Consent types denied by default with no consent mechanism to grant them; null or absent when not the case. */
+  consentNeverGranted?: NeverGrantedConsent | null;
   language: Language;
   assumptions?: LossAssumptions;
 }
 
 export function estimateLoss(input: LossInput): LossEstimate {
   const A = input.assumptions ?? DEFAULT_ASSUMPTIONS;
-  const c = input.consentMechanism ? A.consent_refusal_rate : 0;
+  const refusal = input.consentMechanism ? A.consent_refusal_rate : 0;
+  const never = input.consentMechanism ? null : (input.consentNeverGranted ?? null);
   const perTracker: LossEstimate['per_tracker'] = [];
+  const gatedNames: string[] = [];
   for (const tracker of input.trackers) {
     const metric = metricFor(tracker);
     if (!metric) continue;
+    const gate = CONSENT_MODE_GATES[tracker.key];
+    const gated = !!never && !!gate && never[gate];
+    if (gated) gatedNames.push(tracker.name);
+    const c = gated ? 1 : refusal;
     const served = tracker.server_side || tracker.first_party;
     const blockShare = metric === 'analytics_events' ? A.blockers_blocking_analytics : A.blockers_blocking_ad_pixels;
     const aThirdParty = A.ad_blocker_rate * blockShare;
@@ -154,6 +194,7 @@ export function estimateLoss(input: LossInput): LossEstimate {
       name: tracker.name,
       metric,
       server_side: served,
+      ...(gated ? { consent_never_granted: true } : {}),
       ...figure(c, a, i, aFirstParty, iServerSide),
     });
   }
@@ -161,6 +202,7 @@ export function estimateLoss(input: LossInput): LossEstimate {
   const ads = mean(perTracker.filter((item) => item.metric === 'ad_conversions'));
   return {
     model_version: LOSS_MODEL_VERSION,
+    consent_never_granted: gatedNames.length > 0,
     analytics_events: analytics,
     ad_conversions: ads,
     per_tracker: perTracker,
@@ -173,6 +215,7 @@ export function estimateLoss(input: LossInput): LossEstimate {
       analytics,
       ads,
       consentApplied: input.consentMechanism,
+      neverGranted: gatedNames,
       assumptions: A,
     }),
   };

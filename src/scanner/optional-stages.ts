@@ -36,6 +36,7 @@ export async function pagespeedStage(
   options: Pick<ScannerOptions, 'chromiumPath' | 'hostResolverRules' | 'ignoreCertSpkiList'>,
   guard: SsrfGuard,
   deadline: number,
+  signal?: AbortSignal,
 ): Promise<StageOutcome<PagespeedResult> & { warnings: WarningDraft[] }> {
   const started = Date.now();
   const timeoutMs = deadline - started;
@@ -48,6 +49,8 @@ export async function pagespeedStage(
     };
   }
   const abort = new AbortController();
+  const forward = () => abort.abort();
+  signal?.addEventListener('abort', forward, { once: true });
   try {
     const outcome = await hardLimit(
       runPagespeed(url, {
@@ -92,6 +95,8 @@ export async function pagespeedStage(
         },
       ],
     };
+  } finally {
+    signal?.removeEventListener('abort', forward);
   }
 }
 

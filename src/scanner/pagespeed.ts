@@ -8,7 +8,8 @@ import type { SsrfGuard } from './ssrf.js';
 /**
  * Page performance with Lighthouse 13: performance category only, default (mobile, simulated throttling) settings,
  * on the system Chromium launched by chrome-launcher with the scanner's flags. Runs are queued one at a time per
- * process, since Lighthouse's timings suffer when runs share the CPU.
+ * process, since Lighthouse's timings suffer when runs share the CPU. The scan starts it beside its browser stage,
+ * with its own budget (the scan's deadline), and its load waits are bounded (see loadWaits).
  *
  * Every request of the Lighthouse browser goes through the same SSRF guard as the scan, via the guard proxy.
  */
@@ -53,6 +54,32 @@ export function runPagespeed(url: string, options: PagespeedOptions): Promise<Pa
   });
 }
 
+/** The metrics of a result and the Lighthouse audits they come from. */
+const METRIC_AUDITS = [
+  ['fcp_ms', 'first-contentful-paint'],
+  ['lcp_ms', 'largest-contentful-paint'],
+  ['tbt_ms', 'total-blocking-time'],
+  ['cls', 'cumulative-layout-shift'],
+  ['si_ms', 'speed-index'],
+] as const;
+
+/**
+ * How long Lighthouse waits for the page, within its budget. Simulated throttling computes the metrics from the
+ * trace, so a page need not go network-quiet: tracking pages often keep requests open (long polls, beacons that never
+ * answer), and Lighthouse's default 45 s load wait would then use up the whole scan. The load wait ends at 10 s
+ * (or a third of the budget, at least 5 s), which leaves the rest for the trace and the audits (about 7 s here); quiet periods stay
+ * short (500 ms instead of 1 s) so that an ordinary page is done soon after its load event.
+ */
+export function loadWaits(budgetMs: number) {
+  const maxWaitForLoad = Math.max(5_000, Math.min(10_000, Math.round(budgetMs / 3)));
+  return {
+    maxWaitForLoad,
+    maxWaitForFcp: maxWaitForLoad,
+    networkQuietThresholdMs: 500,
+    cpuQuietThresholdMs: 500,
+  };
+}
+
 function refusedOf(proxy: GuardProxy | null): PagespeedOutcome['refused'] {
   return (proxy?.refused ?? []).map((item) => ({ url: item.target, reason: item.error.message }));
 }
@@ -92,7 +119,7 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
       output: 'json',
       logLevel: 'error',
       onlyCategories: ['performance'],
-      maxWaitForLoad: Math.max(5_000, Math.min(35_000, options.timeoutMs - 5_000)),
+      ...loadWaits(options.timeoutMs),
     });
     run.catch(() => {}); // a run cut off by the timeout below rejects later, when its browser is killed
     const timeout = new Promise<never>((_, reject) => {
@@ -128,20 +155,20 @@ async function runOnce(url: string, options: PagespeedOptions): Promise<Pagespee
       const value = lhr.audits[id]?.numericValue;
       return typeof value === 'number' && Number.isFinite(value) ? value : null;
     };
-    const metrics = {
-      fcp_ms: metric('first-contentful-paint'),
-      lcp_ms: metric('largest-contentful-paint'),
-      tbt_ms: metric('total-blocking-time'),
-      cls: metric('cumulative-layout-shift'),
-      si_ms: metric('speed-index'),
-    };
-    if (typeof score !== 'number' || Object.values(metrics).some((value) => value === null)) {
+    const metrics = Object.fromEntries(METRIC_AUDITS.map(([key, id]) => [key, metric(id)])) as Record<
+      (typeof METRIC_AUDITS)[number][0],
+      number | null
+    >;
+    const missing = METRIC_AUDITS.filter(([key]) => metrics[key] === null).map(
+      ([, id]) => `${id}${lhr.audits[id]?.errorMessage ? ` (${lhr.audits[id]?.errorMessage})` : ''}`,
+    );
+    if (typeof score !== 'number' || missing.length) {
       return {
         result: null,
         refused: refusedOf(proxy),
         error: {
           code: 'pagespeed_failed',
-          message: 'Lighthouse could not compute the performance score for this page.',
+          message: `Lighthouse could not compute the performance score for this page${missing.length ? `: missing ${missing.join(', ')}` : ''}.`,
         },
       };
     }

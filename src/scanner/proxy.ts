@@ -13,8 +13,8 @@ import { bareHost, type SsrfGuard } from './ssrf.js';
  *
  * It also applies the MAP/EXCLUDE rules of the scanner's host-resolver-rules to its own connections, so the same
  * rules that keep Chromium off the outside network keep the proxy off it too (tests map vendor hosts to a local
- * fixture server this way). The guard still judges the requested host first; a MAP target itself is trusted
- * operator configuration.
+ * fixture server this way). The guard still judges the requested host first when it resolves; a mapped name that
+ * system DNS does not know is sent to its MAP target all the same, which is trusted operator configuration.
  */
 
 export interface HostRule {
@@ -75,6 +75,12 @@ export interface GuardProxy {
   close(): Promise<void>;
 }
 
+/** DNS has no address for the name (as opposed to a refusal by the guard or a resolver failure). */
+function isNameNotFound(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'ENOTFOUND' || code === 'ENODATA' || code === 'EAI_NONAME';
+}
+
 function splitHostPort(authority: string, defaultPort: number): { host: string; port: number } | null {
   const match = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(authority);
   if (!match) return null;
@@ -94,10 +100,19 @@ export async function startGuardProxy(options: { guard: SsrfGuard; hostRules?: s
         Object.assign(new Error(`${host} is not resolvable under the host rules`), { code: 'ENOTFOUND' });
       // Names the rules drop are not looked up at all; IP literals are still checked, so they are reported as refused.
       if (mapped && 'notFound' in mapped && !net.isIP(host)) throw notFound();
+      if (mapped && 'notFound' in mapped) {
+        await options.guard.checkHost(host);
+        throw notFound();
+      }
+      // A MAP target is operator configuration (like Chromium's own rules), so it is used as given, and a mapped
+      // name needs no DNS record of its own: only a name that does resolve is judged by what it resolves to.
+      if (mapped) {
+        await options.guard.checkHost(host).catch((error: unknown) => {
+          if (!isNameNotFound(error)) throw error;
+        });
+        return { address: mapped.host, port: mapped.port ?? port };
+      }
       const checked = await options.guard.checkHost(host);
-      if (mapped && 'notFound' in mapped) throw notFound();
-      // A MAP target is operator configuration (like Chromium's own rules), so it is used as given.
-      if (mapped) return { address: mapped.host, port: mapped.port ?? port };
       return { address: checked.addresses[0], port };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) refused.push({ target: label.slice(0, 2000), host, error });

@@ -71,6 +71,10 @@ const LossFigure = Type.Object(lossFigureProperties, { additionalProperties: fal
 export const LossEstimateSchema = Type.Object(
   {
     model_version: Type.String({ description: 'Version of the loss model.' }),
+    consent_never_granted: Type.Boolean({
+      description:
+        "Google Consent Mode defaults deny storage but the page has no consent platform or banner, so no visitor can ever grant consent: the Google tags gated by the denied type (GA4 by `analytics_storage`, Google Ads and Floodlight by `ad_storage`) count 100% consent loss (`per_tracker[].consent_never_granted`). Cookieless pings sent in advanced mode feed Google's modelling only and are not counted as measurement kept.",
+    }),
     analytics_events: nullable(
       LossFigure,
       'Analytics events lost: mean over the analytics trackers found; null when there is none.',
@@ -90,6 +94,12 @@ export const LossEstimateSchema = Type.Object(
           server_side: Type.Boolean({
             description: 'Already served server-side/first-party; its blocker losses use the first-party rate.',
           }),
+          consent_never_granted: Type.Optional(
+            Type.Literal(true, {
+              description:
+                'Present when a Consent Mode default denies what this tag measures and nothing on the page can grant it: all of it is lost to consent.',
+            }),
+          ),
           ...lossFigureProperties,
         },
         { additionalProperties: false },

@@ -83,6 +83,7 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
       .filter((tracker) => tracker.activation?.state === 'noscript_only')
       .map((tracker) => tracker.name),
     metaPixelClientOnly: !!meta && !meta.server_side && !meta.conversions_api,
+    consentNeverGranted: findings.loss_estimate.consent_never_granted,
     siteDomain,
   };
 }

@@ -152,3 +152,36 @@ describe('loss model', () => {
     });
   });
 });
+
+describe('consent that can never be granted (issue 15, item 9)', () => {
+  const ads = { ...meta, key: 'google_ads', name: 'Google Ads' };
+  it('counts 100% consent loss for the Google tags the denied defaults gate, and nothing extra for others', () => {
+    const estimate = estimateLoss({
+      trackers: [ga4, ads, meta],
+      consentMechanism: false,
+      consentNeverGranted: { analytics_storage: true, ad_storage: false },
+      language: 'en',
+    });
+    expect(estimate.consent_never_granted).toBe(true);
+    const ga4Figure = estimate.per_tracker.find((item) => item.key === 'google_analytics_4');
+    expect(ga4Figure).toMatchObject({
+      consent_never_granted: true,
+      lost_pct: 100,
+      by_cause: { consent: 100, ad_blockers: 0, itp: 0 },
+      recoverable_pct: 0,
+    });
+    expect(estimate.per_tracker.find((item) => item.key === 'google_ads')?.by_cause.consent).toBe(0);
+    expect(estimate.per_tracker.find((item) => item.key === 'meta_pixel')?.consent_never_granted).toBeUndefined();
+  });
+
+  it('is ignored when a consent mechanism exists', () => {
+    const estimate = estimateLoss({
+      trackers: [ga4],
+      consentMechanism: true,
+      consentNeverGranted: { analytics_storage: true, ad_storage: true },
+      language: 'en',
+    });
+    expect(estimate.consent_never_granted).toBe(false);
+    expect(estimate.per_tracker[0].by_cause.consent).toBe(22.5);
+  });
+});

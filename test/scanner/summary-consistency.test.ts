@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scanner, type ScanResult } from '../../src/scanner/index.js';
 import { I15_IDS, I15_PAGES } from '../fixtures/scanner/pages-i15.js';
+import { I15B_PAGES } from '../fixtures/scanner/pages-i15b.js';
 import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
 
 // Issue 15, items 10 and 11: the builtin summary never contradicts the structured result, on every fixture page
@@ -20,6 +21,7 @@ const FIXTURE_PAGES: Array<[string, string]> = [
   ['banner.example.test', '/'],
   ['banner.example.test', '/tcf?id=134'],
   ...I15_PAGES,
+  ...I15B_PAGES,
 ];
 
 let fixture: FixtureServer;
@@ -66,6 +68,12 @@ function contradictions(result: ScanResult): string[] {
   );
   for (const key of consentMode.missing_v2_keys ?? [])
     check(recommends(new RegExp(`Upgrade to Consent Mode v2 by also setting .*${key}`)), `does not name ${key}`);
+  check(
+    recommends(/nobody can ever consent/) === result.loss_estimate.consent_never_granted,
+    'recommends a consent banner for denied defaults against the loss estimate',
+  );
+  if (result.loss_estimate.consent_never_granted)
+    check(!recommends(/Add a consent management platform/), 'gives the generic CMP advice as well');
 
   const firing = result.trackers.filter((tracker) => tracker.fires_before_consent);
   if (firing.length) {

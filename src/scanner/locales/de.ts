@@ -52,6 +52,7 @@ export const summary: SummaryTexts = {
       'Einfacher Modus: Google-Tags werden bis zur Einwilligung zurückgehalten, vor der Einwilligung wird nichts an Google gesendet; Google modelliert Conversions ohne Daten der ablehnenden Besucher.',
   },
   rec: {
+    consentNeverGranted: `Google Consent Mode verweigert die Speicherung standardmäßig, aber keine Consent-Plattform und kein Banner lässt Besucher zustimmen: Niemand kann je einwilligen. Fügen Sie ein Consent-Banner hinzu, das bei Zustimmung gtag('consent', 'update', …) sendet, oder entfernen Sie die verweigernden Standardwerte, wenn keine Einwilligung nötig ist.`,
     addCmp: 'Führen Sie eine Consent-Management-Plattform ein und laden Sie Tracking-Tags erst nach der Einwilligung.',
     blockBeforeConsent: (names) =>
       `Halten Sie ${summary.list(names)} bis zur Einwilligung zurück (Skript-Blockierung der CMP oder Consent-Trigger im Tag Manager).`,
@@ -70,6 +71,8 @@ export const summary: SummaryTexts = {
     noTracking:
       'Es wurde kein Tracking gefunden: Falls Sie hier Analytics- oder Werbe-Tags erwarten, prüfen Sie, ob sie veröffentlicht sind.',
   },
+  neverGrantedLoss: (names) =>
+    `Google Consent Mode verweigert die Speicherung standardmäßig und nichts auf der Seite kann sie erteilen; daher verliert ${summary.list(names)} alle einwilligungspflichtigen Messungen (als 100 % Einwilligungsverlust gezählt).`,
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
       'Pro Tracker ist der erhaltene Datenanteil (1 − Consent-Verlust) × (1 − Blocker-Verlust) × (1 − ITP-Verlust).',

@@ -49,6 +49,7 @@ export const summary: SummaryTexts = {
       'Basic mode: Google tags are held back until the visitor consents, so nothing is sent to Google before consent; Google models conversions without any data from visitors who refuse.',
   },
   rec: {
+    consentNeverGranted: `Google Consent Mode denies storage by default, but no consent platform or banner lets visitors grant it: nobody can ever consent. Add a consent banner that sends gtag('consent', 'update', …) when visitors accept, or remove the denied defaults if consent is not required.`,
     addCmp: 'Add a consent management platform and load tracking tags only after visitors consent.',
     blockBeforeConsent: (names) =>
       `Hold back ${summary.list(names)} until the visitor consents (CMP script blocking or consent triggers in your tag manager).`,
@@ -66,6 +67,8 @@ export const summary: SummaryTexts = {
       `Improve page speed (score ${score}/100): load tags asynchronously and defer the ones not needed for the first view.`,
     noTracking: 'No tracking was found: if you expect analytics or ad tags here, check that they are published.',
   },
+  neverGrantedLoss: (names) =>
+    `Google Consent Mode denies storage by default and nothing on the page can grant it, so ${summary.list(names)} ${names.length === 1 ? 'loses' : 'lose'} all consent-gated measurement (counted as 100% consent loss).`,
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
       `Per tracker, the share of data kept is (1 − consent loss) × (1 − blocker loss) × (1 − ITP loss).`,

@@ -53,6 +53,7 @@ export const summary: SummaryTexts = {
       'Modo básico: las etiquetas de Google se retienen hasta que el visitante da su consentimiento, así que no se envía nada a Google antes; Google modela las conversiones sin datos de quienes lo rechazan.',
   },
   rec: {
+    consentNeverGranted: `Google Consent Mode deniega el almacenamiento por defecto, pero ninguna plataforma ni banner de consentimiento permite a los visitantes concederlo: nadie puede consentir nunca. Añada un banner que envíe gtag('consent', 'update', …) cuando el visitante acepte, o quite los valores denegados por defecto si no se requiere consentimiento.`,
     addCmp:
       'Añada una plataforma de gestión del consentimiento y cargue las etiquetas de seguimiento solo tras el consentimiento.',
     blockBeforeConsent: (names) =>
@@ -72,6 +73,8 @@ export const summary: SummaryTexts = {
     noTracking:
       'No se encontró seguimiento: si espera etiquetas de analítica o publicidad aquí, compruebe que estén publicadas.',
   },
+  neverGrantedLoss: (names) =>
+    `Google Consent Mode deniega el almacenamiento por defecto y nada en la página puede concederlo: ${summary.list(names)} pierde toda la medición sujeta a consentimiento (contada como 100 % de pérdida por consentimiento).`,
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
       'Por rastreador, la parte de datos conservada es (1 − pérdida por consentimiento) × (1 − pérdida por bloqueadores) × (1 − pérdida por ITP).',

@@ -53,6 +53,7 @@ export const summary: SummaryTexts = {
       'Mode de base : les balises Google sont retenues jusqu’au consentement du visiteur, rien n’est envoyé à Google avant ; Google modélise les conversions sans aucune donnée des visiteurs qui refusent.',
   },
   rec: {
+    consentNeverGranted: `Google Consent Mode refuse le stockage par défaut, mais aucune plateforme ni bandeau de consentement ne permet aux visiteurs de l'accorder : personne ne peut jamais consentir. Ajoutez un bandeau qui envoie gtag('consent', 'update', …) quand le visiteur accepte, ou retirez les valeurs refusées par défaut si le consentement n'est pas requis.`,
     addCmp:
       'Mettez en place une plateforme de gestion du consentement et ne chargez les balises de suivi qu’après le consentement des visiteurs.',
     blockBeforeConsent: (names) =>
@@ -72,6 +73,8 @@ export const summary: SummaryTexts = {
     noTracking:
       'Aucun suivi n’a été trouvé : si vous attendez ici des balises analytics ou publicitaires, vérifiez qu’elles sont publiées.',
   },
+  neverGrantedLoss: (names) =>
+    `Google Consent Mode refuse le stockage par défaut et rien sur la page ne permet de l'accorder : ${summary.list(names)} perd toute la mesure soumise au consentement (comptée comme 100 % de perte de consentement).`,
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
       'Pour chaque traceur, la part de données conservée vaut (1 − perte liée au consentement) × (1 − perte liée aux bloqueurs) × (1 − perte liée à ITP).',

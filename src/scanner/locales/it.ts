@@ -52,6 +52,7 @@ export const summary: SummaryTexts = {
       'Modalità base: i tag Google restano bloccati finché il visitatore non acconsente, quindi prima del consenso non viene inviato nulla a Google; Google modella le conversioni senza dati dei visitatori che rifiutano.',
   },
   rec: {
+    consentNeverGranted: `Google Consent Mode nega l'archiviazione per impostazione predefinita, ma nessuna piattaforma né banner del consenso permette ai visitatori di concederla: nessuno può mai acconsentire. Aggiungete un banner che invii gtag('consent', 'update', …) quando il visitatore accetta, oppure rimuovete i valori negati predefiniti se il consenso non è richiesto.`,
     addCmp:
       'Adottate una piattaforma di gestione del consenso e caricate i tag di tracciamento solo dopo il consenso dei visitatori.',
     blockBeforeConsent: (names) =>
@@ -71,6 +72,8 @@ export const summary: SummaryTexts = {
     noTracking:
       'Nessun tracciamento trovato: se vi aspettate tag di analytics o pubblicitari, verificate che siano pubblicati.',
   },
+  neverGrantedLoss: (names) =>
+    `Google Consent Mode nega l'archiviazione per impostazione predefinita e nulla nella pagina può concederla: ${summary.list(names)} perde tutta la misurazione soggetta a consenso (contata come 100 % di perdita per consenso).`,
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
       'Per ogni tracker la quota di dati conservata è (1 − perdita da consenso) × (1 − perdita da blocchi) × (1 − perdita da ITP).',

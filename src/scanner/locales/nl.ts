@@ -51,6 +51,7 @@ export const summary: SummaryTexts = {
       'Basismodus: Google-tags worden tegengehouden tot de bezoeker toestemming geeft, dus vóór toestemming gaat er niets naar Google; Google modelleert conversies zonder gegevens van bezoekers die weigeren.',
   },
   rec: {
+    consentNeverGranted: `Google Consent Mode weigert opslag standaard, maar geen consentplatform of banner laat bezoekers toestemming geven: niemand kan ooit toestemmen. Voeg een toestemmingsbanner toe die gtag('consent', 'update', …) stuurt wanneer bezoekers accepteren, of verwijder de geweigerde standaardwaarden als toestemming niet nodig is.`,
     addCmp: 'Voeg een consentmanagementplatform toe en laad trackingtags pas na toestemming van de bezoeker.',
     blockBeforeConsent: (names) =>
       `Houd ${summary.list(names)} tegen tot de bezoeker toestemming geeft (scriptblokkering van het CMP of consent-triggers in uw tagmanager).`,
@@ -69,6 +70,8 @@ export const summary: SummaryTexts = {
     noTracking:
       'Er is geen tracking gevonden: verwacht u hier analytics- of advertentietags, controleer dan of ze gepubliceerd zijn.',
   },
+  neverGrantedLoss: (names) =>
+    `Google Consent Mode weigert opslag standaard en niets op de pagina kan die toestemming geven: ${summary.list(names)} verliest alle metingen waarvoor toestemming nodig is (geteld als 100% toestemmingsverlies).`,
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
       'Per tracker is het behouden deel van de gegevens (1 − verlies door toestemming) × (1 − verlies door blockers) × (1 − verlies door ITP).',

@@ -60,6 +60,7 @@ export const summary: SummaryTexts = {
       'Tryb podstawowy: tagi Google są wstrzymane do momentu wyrażenia zgody, więc przed zgodą nic nie trafia do Google; Google modeluje konwersje bez danych od odwiedzających, którzy odmówili.',
   },
   rec: {
+    consentNeverGranted: `Google Consent Mode domyślnie odmawia zapisu danych, ale żadna platforma ani baner zgody nie pozwala odwiedzającym jej udzielić: nikt nigdy nie może wyrazić zgody. Dodaj baner zgody, który wysyła gtag('consent', 'update', …) po akceptacji, albo usuń domyślne odmowy, jeśli zgoda nie jest wymagana.`,
     addCmp:
       'Wdróż platformę do zarządzania zgodami i ładuj tagi śledzące dopiero po wyrażeniu zgody przez odwiedzających.',
     blockBeforeConsent: (names) =>
@@ -79,6 +80,8 @@ export const summary: SummaryTexts = {
     noTracking:
       'Nie znaleziono śledzenia: jeśli powinny tu działać tagi analityczne lub reklamowe, sprawdź, czy zostały opublikowane.',
   },
+  neverGrantedLoss: (names) =>
+    `Google Consent Mode domyślnie odmawia zapisu danych i nic na stronie nie może udzielić zgody: ${summary.list(names)} traci wszystkie pomiary wymagające zgody (liczone jako 100% utraty z powodu zgody).`,
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
       'Dla każdego trackera zachowana część danych to (1 − utrata przez brak zgody) × (1 − utrata przez blokery) × (1 − utrata przez ITP).',

@@ -52,6 +52,7 @@ export const summary: SummaryTexts = {
       'Modo básico: as tags do Google ficam retidas até o visitante consentir, por isso nada é enviado ao Google antes do consentimento; o Google modela as conversões sem dados dos visitantes que recusam.',
   },
   rec: {
+    consentNeverGranted: `O Google Consent Mode nega o armazenamento por predefinição, mas nenhuma plataforma nem banner de consentimento permite aos visitantes concedê-lo: ninguém pode alguma vez consentir. Adicione um banner que envie gtag('consent', 'update', …) quando o visitante aceita, ou remova os valores negados por predefinição se o consentimento não for necessário.`,
     addCmp:
       'Adicione uma plataforma de gestão de consentimento e carregue as tags de rastreio apenas após o consentimento dos visitantes.',
     blockBeforeConsent: (names) =>
@@ -71,6 +72,8 @@ export const summary: SummaryTexts = {
     noTracking:
       'Não foi encontrado rastreio: se espera tags de analytics ou de anúncios aqui, verifique se estão publicadas.',
   },
+  neverGrantedLoss: (names) =>
+    `O Google Consent Mode nega o armazenamento por predefinição e nada na página o pode conceder: ${summary.list(names)} perde toda a medição sujeita a consentimento (contada como 100 % de perda por consentimento).`,
   lossExplanation: ({ analytics, ads, consent, rates }) =>
     [
       'Por rastreador, a parte dos dados mantida é (1 − perda por consentimento) × (1 − perda por bloqueadores) × (1 − perda por ITP).',

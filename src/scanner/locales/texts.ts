@@ -39,6 +39,8 @@ export interface SummaryTexts {
   modeExplanation: { advanced: string; basic: string };
   rec: {
     addCmp: string;
+    /** Consent Mode denies by default and no consent platform lets anyone grant consent. */
+    consentNeverGranted: string;
     blockBeforeConsent: (names: string[]) => string;
     addConsentMode: string;
     /** The Consent Mode v2 keys the page does not set. */
@@ -50,6 +52,8 @@ export interface SummaryTexts {
     pagespeed: (score: number) => string;
     noTracking: string;
   };
+  /** Appended to the loss explanation: trackers whose denied-by-default consent nobody can grant (100% consent loss). */
+  neverGrantedLoss: (names: string[]) => string;
   lossExplanation: (parts: {
     analytics: string | null;
     ads: string | null;
