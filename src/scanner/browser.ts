@@ -15,6 +15,13 @@ import { observeAfterLoad, type Observation } from './observe.js';
 import { startGuardProxy } from './proxy.js';
 import { bareHost, type SsrfGuard } from './ssrf.js';
 import { attachAutoconsent, type AutoconsentOutcome, type ConsentAction } from './autoconsent.js';
+import {
+  CANVAS_INIT_SCRIPT,
+  collectCanvasReadbacks,
+  typeSentinel,
+  type CanvasReadback,
+  type TypedSentinel,
+} from './behaviours-page.js';
 
 /** Stage 2: load the page in headless Chromium without interacting, and record what it does. */
 
@@ -73,6 +80,10 @@ export interface RuntimeFindings {
   problems: string[];
   /** What autoconsent did, when the run clicked the consent banner (consent check). */
   consentClick?: AutoconsentOutcome;
+  /** Canvas pixels read back by scripts (behaviours.ts decides which are fingerprints). */
+  canvasReadbacks?: CanvasReadback[];
+  /** The value typed into form fields to see keystroke capture (not in consent-check runs). */
+  typed?: TypedSentinel;
 }
 
 export interface CaptureOptions {
@@ -172,6 +183,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
 
   try {
     await context.addInitScript({ content: INIT_SCRIPT });
+    await context.addInitScript({ content: CANVAS_INIT_SCRIPT });
     const consentDriver = options.consentAction ? await attachAutoconsent(context, options.consentAction) : null;
     if (consentDriver) findings.consentClick = consentDriver.outcome;
     context.on('request', (request) => {
@@ -243,6 +255,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
       );
     }
     if (!findings.timedOut && page.url() && page.url() !== 'about:blank') {
+      if (!options.consentAction) findings.typed = await typeSentinel(page, options.deadline - SNAPSHOT_RESERVE_MS);
       findings.observation = await observeAfterLoad(page, network, started, {
         capMs: options.observationCapMs,
         quietMs: options.quietMs,
@@ -271,7 +284,7 @@ export async function capturePage(browser: Browser, url: string, options: Captur
       ]),
     ];
     const known = CMP_RULES.flatMap((rule) => rule.selectors.map((selector) => ({ cmp: rule.name, selector })));
-    const [globals, dataLayer, banner, browserCookies, writes, violations, tcfCmpId] = await Promise.all([
+    const [globals, dataLayer, banner, browserCookies, writes, violations, tcfCmpId, canvas] = await Promise.all([
       step(
         'globals',
         () => page.evaluate<{ present: string[]; googleTagIds: string[] }>(inPage(GLOBALS_SCRIPT, globalNames)),
@@ -313,7 +326,9 @@ export async function capturePage(browser: Browser, url: string, options: Captur
         [] as Array<{ url: string; directive: string }>,
       ),
       step('tcf ping', () => page.evaluate<number | null>(TCF_PING_SCRIPT), null as number | null),
+      step('canvas', () => collectCanvasReadbacks(page), [] as CanvasReadback[]),
     ]);
+    findings.canvasReadbacks = canvas;
     findings.cspViolations = violations;
     findings.tcfCmpId = tcfCmpId;
     findings.globals = globals.present.filter((name) => name !== '__tcfapi');

@@ -9,6 +9,7 @@ import { SsrfGuard, type ResolveHost } from './ssrf.js';
 import { hardLimit, messageOf, pagespeedStage, summaryStage, type StageOutcome } from './optional-stages.js';
 import { buildConsentCheck } from './consent-check.js';
 import type { ConsentAction } from './autoconsent.js';
+import { detectBehaviours } from './behaviours.js';
 
 export { LANGUAGES, ScanResultSchema } from './schema.js';
 export type {
@@ -21,6 +22,7 @@ export type {
   AiSummary,
   PagespeedResult,
 } from './schema.js';
+export type { Behaviour } from './schema-behaviours.js';
 export {
   BrowserUnavailableError,
   ScanTargetRefusedError,
@@ -207,6 +209,7 @@ export class Scanner {
       ...(request.consentCheck
         ? { consent_check: buildConsentCheck(finalUrl, runtime, browserStage.consentRuns, request.language) }
         : {}),
+      ...(runtime ? { behaviours: detectBehaviours(runtime) } : {}),
       warnings: [], // written in the scan's language once every stage has reported
     };
 

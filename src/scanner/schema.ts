@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ConsentCheckSchema } from './schema-consent.js';
+import { BehavioursSchema } from './schema-behaviours.js';
 import {
   ConsentSchema,
   CookieSchema,
@@ -255,6 +256,7 @@ export const ScanResultSchema = Type.Object(
       'Page performance; null unless pagespeed was asked for or when the run failed (see warnings).',
     ),
     consent_check: Type.Optional(ConsentCheckSchema),
+    behaviours: Type.Optional(BehavioursSchema),
     warnings: Type.Array(WarningSchema, { description: 'Problems met during the scan; the result may be partial.' }),
   },
   { additionalProperties: false, description: 'Result of a tracking scan.' },
