@@ -43,6 +43,8 @@ describe.each(backends)('status page on %s', (backend) => {
       allowPrivateNetworks: true,
       publicBaseUrl: 'http://status.test',
       mail: { smtpUrl: smtp.url, from: 'Tagport <status@tagport.test>' },
+      // Every request here is anonymous from one address; the per-address limit is tested elsewhere.
+      anonymousRateLimitPerMinute: 10_000,
     });
     operator = await t.tenantWithKey('pro');
     stranger = await t.tenantWithKey('pro');
@@ -129,6 +131,29 @@ describe.each(backends)('status page on %s', (backend) => {
         payload: { token: link![1] },
       });
       expect(twice.statusCode).toBe(404);
+    });
+
+    it('confirms through the API with the token of the link', async () => {
+      const email = `api-reader-${backend}@example.com`;
+      const response = await t.inject({ method: 'POST', url: '/api/status/subscriptions/', payload: { email } });
+      expect(response.statusCode, response.body).toBe(202);
+      const mail = await smtp.next();
+      const token = /\/status\/confirm\?token=([\w-]+)/.exec(mail.text)![1];
+      const confirmed = await t.inject({
+        method: 'POST',
+        url: '/api/status/subscriptions/confirm/',
+        payload: { token },
+      });
+      expect(confirmed.statusCode, confirmed.body).toBe(200);
+      expect(confirmed.json()).toMatchObject({ type: 'email', status: 'active' });
+      // Unsubscribed again, so the notices of the tests below reach only the addresses they expect.
+      const unsubscribeToken = /\/status\/unsubscribe\?token=([\w-]+)/.exec(mail.text)![1];
+      const ended = await t.inject({
+        method: 'POST',
+        url: '/api/status/subscriptions/unsubscribe/',
+        payload: { token: unsubscribeToken },
+      });
+      expect(ended.statusCode, ended.body).toBe(200);
     });
   });
 
