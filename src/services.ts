@@ -95,6 +95,8 @@ export interface Services {
   start(): Promise<void>;
   /** Per role of this process: `ok`, or why it cannot take work (`/readyz`). */
   readiness(): Record<string, string>;
+  /** GATEWAY_WORKERS > 1: the gateway listens in forked workers; `/readyz` asks them instead of this process. */
+  serveGatewayElsewhere(listening: () => boolean): void;
   /** Stops background work; `graceful` lets jobs in hand finish (up to the shutdown timeout) or hands them back. */
   stop(options?: { graceful?: boolean }): Promise<void>;
 }
@@ -279,6 +281,7 @@ export function createServices(
       metaDeliveryDays: config.meta.deliveryRetentionDays,
     },
   );
+  let gatewayListening = () => gateway.listening;
   defineJobs(
     jobs,
     {
@@ -334,10 +337,13 @@ export function createServices(
     readiness() {
       const states: Record<ProcessRole, () => string> = {
         api: () => 'ok',
-        gateway: () => (gateway.listening ? 'ok' : 'not_listening'),
+        gateway: () => (gatewayListening() ? 'ok' : 'not_listening'),
         worker: () => (jobs.isWorking ? 'ok' : 'not_working'),
       };
       return Object.fromEntries(config.roles.map((role) => [role, states[role]()]));
+    },
+    serveGatewayElsewhere(listening) {
+      gatewayListening = listening;
     },
     async start() {
       await invalidations.start();

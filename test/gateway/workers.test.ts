@@ -66,6 +66,7 @@ describe.skipIf(!postgresUrl)('gateway workers on PostgreSQL (GATEWAY_WORKERS=2)
   const upstreamPeers: number[] = [];
   let primary: ChildProcess;
   let gatewayUrl: string;
+  let primaryUrl: string;
   let host: string;
   let containerId: string;
   let token: string;
@@ -112,6 +113,7 @@ describe.skipIf(!postgresUrl)('gateway workers on PostgreSQL (GATEWAY_WORKERS=2)
       stdio: 'ignore',
     });
     gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    primaryUrl = `http://127.0.0.1:${port}`;
     await waitFor(
       async () => (await request(`${gatewayUrl}/healthz`)).statusCode === 200 && childrenOf(primary.pid!).length === 2,
       90_000,
@@ -127,6 +129,13 @@ describe.skipIf(!postgresUrl)('gateway workers on PostgreSQL (GATEWAY_WORKERS=2)
     await new Promise((resolve) => upstream?.close(resolve));
     await t?.close();
     await database?.drop();
+  });
+
+  it('is ready once its workers listen: /readyz of the primary reports the gateway role ok', async () => {
+    const ready = await request(`${primaryUrl}/readyz`);
+    const body = (await ready.body.json()) as { checks: Record<string, string> };
+    expect(ready.statusCode, JSON.stringify(body)).toBe(200);
+    expect(body.checks.gateway).toBe('ok');
   });
 
   it('both workers serve requests, and every request is metered and logged', async () => {
