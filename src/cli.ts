@@ -213,8 +213,8 @@ async function serve(config: Config) {
 
 /** GATEWAY_WORKERS > 1: the gateway's listeners are served by forked processes; the status page counts them. */
 async function listenWithWorkers(app: FastifyInstance, workers: GatewayWorkers) {
-  const gatewayUrl = await workers.start();
   app.services.serveGatewayElsewhere(() => workers.serving > 0);
+  const gatewayUrl = await workers.start();
   app.services.status.register('Gateway', async () =>
     workers.serving > 0
       ? { status: 'operational', detail: `Accepting container traffic in ${workers.serving} gateway workers.` }

@@ -132,9 +132,14 @@ describe.skipIf(!postgresUrl)('gateway workers on PostgreSQL (GATEWAY_WORKERS=2)
   });
 
   it('is ready once its workers listen: /readyz of the primary reports the gateway role ok', async () => {
-    const ready = await request(`${primaryUrl}/readyz`);
-    const body = (await ready.body.json()) as { checks: Record<string, string> };
-    expect(ready.statusCode, JSON.stringify(body)).toBe(200);
+    const readiness = async () => {
+      const ready = await request(`${primaryUrl}/readyz`);
+      return { status: ready.statusCode, body: (await ready.body.json()) as { checks: Record<string, string> } };
+    };
+    // The workers serve already (beforeAll waited for them); the primary may still be registering the last one.
+    await waitFor(async () => (await readiness()).status === 200, 10_000, '/readyz of the primary').catch(() => {});
+    const { status, body } = await readiness();
+    expect(status, JSON.stringify(body)).toBe(200);
     expect(body.checks.gateway).toBe('ok');
   });
 
