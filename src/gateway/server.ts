@@ -3,10 +3,11 @@ import net, { type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { InvalidationBus } from '../db/invalidation.js';
 import { newId } from '../lib/ids.js';
+import { GatewayMeter, KEPT_LOGS_PER_CONTAINER } from './meter.js';
 import { startLoop } from '../lib/loop.js';
 import { writeGatewayError } from './answers.js';
 import type { OutboundClient } from '../lib/outbound.js';
-import type { ContainerTraffic, GatewayRoute, RequestLogEntry } from '../modules/containers/traffic.js';
+import type { ContainerTraffic, GatewayRoute } from '../modules/containers/traffic.js';
 import type { GatewayFront } from './front.js';
 import { ContainerHealth } from './health.js';
 import type { BuiltinRuntime } from './runtime/index.js';
@@ -45,14 +46,6 @@ export { upstreamTarget } from './upstream.js';
 const ROUTE_CACHE_MS = 30_000;
 /** Routes are cached by Host; random Host headers must not grow the cache without bound. */
 const MAX_CACHED_ROUTES = 10_000;
-const KEPT_LOGS_PER_CONTAINER = 1000;
-
-interface UsageCounter {
-  requests: number;
-  requestBytes: number;
-  responseBytes: number;
-}
-
 /** How one request through the gateway went: what is metered and logged. */
 interface Outcome {
   status: number;
@@ -80,12 +73,8 @@ interface CachedRoute {
 export class Gateway {
   private server: http.Server | null = null;
   private readonly routes = new Map<string, CachedRoute>();
-  private day = { name: '', endsAt: 0 };
-  /** Usage per `container|day|hostname|status class`, counted in memory and added to the database on flush. */
-  private meter = new Map<string, UsageCounter>();
+  private readonly meter = new GatewayMeter();
   private readonly health: ContainerHealth;
-  /** Sampled logs per container since the last flush: the newest KEPT_LOGS_PER_CONTAINER (older would be trimmed). */
-  private logs = new Map<string, { entries: RequestLogEntry[]; next: number }>();
   private flushLoop: { stop(): Promise<void> } | null = null;
 
   private readonly traffic: ContainerTraffic;
@@ -143,45 +132,15 @@ export class Gateway {
 
   /** Writes buffered usage counts and sampled logs, then trims the logs of the containers that got new ones. */
   async flush(): Promise<void> {
-    const counters = this.meter;
-    this.meter = new Map();
-    const buffers = this.logs;
-    this.logs = new Map();
-    const logs = [...buffers.values()].flatMap((buffer) => buffer.entries);
-    const usage = [...counters].map(([key, counter]) => {
-      const [containerId, day, hostname, statusClass] = key.split('|');
-      return { containerId, day, hostname, statusClass, ...counter };
-    });
+    const batch = this.meter.take();
     try {
-      await this.traffic.record(usage, logs);
+      await this.traffic.record(batch.usage, batch.logs);
     } catch (error) {
-      for (const [key, counter] of counters) this.count(key, counter);
+      batch.restore();
       throw error;
     }
-    await this.traffic.trimLogs(buffers.keys(), KEPT_LOGS_PER_CONTAINER);
+    await this.traffic.trimLogs(batch.containers, KEPT_LOGS_PER_CONTAINER);
     await this.runtime?.flush();
-  }
-
-  private count(key: string, { requests, requestBytes, responseBytes }: UsageCounter) {
-    const counter = this.meter.get(key);
-    if (!counter) return void this.meter.set(key, { requests, requestBytes, responseBytes });
-    counter.requests += requests;
-    counter.requestBytes += requestBytes;
-    counter.responseBytes += responseBytes;
-  }
-
-  /** Keeps a sampled log, overwriting the oldest one of its container once the buffer is full. */
-  private keepLog(entry: RequestLogEntry) {
-    let buffer = this.logs.get(entry.containerId);
-    if (!buffer) {
-      buffer = { entries: [], next: 0 };
-      this.logs.set(entry.containerId, buffer);
-    }
-    if (buffer.entries.length < KEPT_LOGS_PER_CONTAINER) buffer.entries.push(entry);
-    else {
-      buffer.entries[buffer.next] = entry;
-      buffer.next = (buffer.next + 1) % KEPT_LOGS_PER_CONTAINER;
-    }
   }
 
   private async loadRoute(hostname: string): Promise<CachedRoute> {
@@ -252,27 +211,12 @@ export class Gateway {
     );
   }
 
-  /** The current UTC day, recomputed only when it ends (metering needs it for every request). */
-  private today(): string {
-    const now = Date.now();
-    if (now >= this.day.endsAt) {
-      const name = new Date(now).toISOString().slice(0, 10);
-      this.day = { name, endsAt: Date.parse(`${name}T00:00:00Z`) + 86_400_000 };
-    }
-    return this.day.name;
-  }
-
   private record(req: http.IncomingMessage, { route, hostname, started }: Routed, outcome: Outcome) {
-    this.count(`${route.containerId}|${this.today()}|${hostname}|${Math.floor(outcome.status / 100)}xx`, {
-      requests: 1,
-      requestBytes: outcome.requestBytes,
-      responseBytes: outcome.responseBytes,
-    });
+    this.meter.count(route.containerId, hostname, outcome.status, outcome.requestBytes, outcome.responseBytes);
     if (Math.random() < this.settings.logSampleRate) {
-      this.keepLog({
-        id: newId('requestLog'),
+      this.meter.sample({
         containerId: route.containerId,
-        at: new Date(),
+        at: Date.now(),
         hostname,
         method: req.method ?? 'GET',
         path: (req.url ?? '/').slice(0, 2000),
