@@ -134,11 +134,14 @@ export async function startFloor(upstreamBase: string, tls: Certificate) {
  * A database for one gateway: PGlite in a temp directory for a single process (as a default install runs), or for
  * GATEWAY_WORKERS > 1 a fresh database on the PostgreSQL server BENCH_DATABASE_URL names, dropped afterwards.
  */
-async function benchDatabase(workers: number): Promise<{ env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
+async function benchDatabase(
+  workers: number,
+  dedicated: boolean,
+): Promise<{ env: NodeJS.ProcessEnv; drop(): Promise<void> }> {
   const serverUrl = process.env.BENCH_DATABASE_URL;
-  if (workers > 1 && !serverUrl)
-    throw new Error('A gateway with more than one worker needs PostgreSQL: set BENCH_DATABASE_URL (a server URL).');
-  if (workers === 1 || !serverUrl) {
+  if ((workers > 1 || dedicated) && !serverUrl)
+    throw new Error('A gateway in other processes needs PostgreSQL: set BENCH_DATABASE_URL (a server URL).');
+  if ((workers === 1 && !dedicated) || !serverUrl) {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-bench-gateway-'));
     return {
       env: { PGLITE_DATA_DIR: dataDir, DATABASE_URL: '' },
@@ -173,10 +176,18 @@ export async function startTagportGateway(
     nodeArgs = [],
     tls,
     workers = 1,
-  }: { root?: string; nodeArgs?: string[]; tls?: Certificate; workers?: number } = {},
+    dedicated = false,
+  }: {
+    root?: string;
+    nodeArgs?: string[];
+    tls?: Certificate;
+    workers?: number;
+    /** The gateway in a process of its own (`TAGPORT_ROLES=gateway`) beside an API and worker process, on PostgreSQL. */
+    dedicated?: boolean;
+  } = {},
 ) {
   const bin = path.join(root, 'bin/tagport.js');
-  const database = await benchDatabase(workers);
+  const database = await benchDatabase(workers, dedicated);
   const env: NodeJS.ProcessEnv = {
     ...database.env,
     ALLOW_PRIVATE_NETWORKS: 'true',
@@ -225,17 +236,39 @@ export async function startTagportGateway(
   );
   // The API answers first; with GATEWAY_WORKERS the gateway's listeners come up in the workers a little later.
   await waitFor(() => accepts(tlsPort ?? gatewayPort), 60_000, 'the gateway to listen');
+  const gateway = dedicated ? await startDedicatedGateway(bin, env, nodeArgs, tls) : null;
   return {
-    base: tls ? `https://127.0.0.1:${tlsPort}` : `http://127.0.0.1:${gatewayPort}`,
-    pid: server.pid,
+    base: gateway?.base ?? (tls ? `https://127.0.0.1:${tlsPort}` : `http://127.0.0.1:${gatewayPort}`),
+    pid: gateway?.pid ?? server.pid,
     host: container.default_hostname as string,
     api,
     containerId: container.id as string,
     stop: async () => {
+      await gateway?.stop();
       await server.stop();
       await database.drop();
     },
   };
+}
+
+/** `tagport serve` with only the gateway role: how the data plane is deployed beside API and worker processes. */
+async function startDedicatedGateway(bin: string, env: NodeJS.ProcessEnv, nodeArgs: string[], tls?: Certificate) {
+  const port = await freePort();
+  const tlsPort = tls ? await freePort() : null;
+  const server = await startProcess(
+    [...nodeArgs, bin, 'serve'],
+    {
+      ...env,
+      TAGPORT_ROLES: 'gateway',
+      GATEWAY_PORT: String(port),
+      ...gatewayOverrides(),
+      ...(tls
+        ? { GATEWAY_TLS_PORT: String(tlsPort), GATEWAY_TLS_CERT: tls.certFile, GATEWAY_TLS_KEY: tls.keyFile }
+        : {}),
+    },
+    '/readyz',
+  );
+  return { ...server, base: tls ? `https://127.0.0.1:${tlsPort}` : `http://127.0.0.1:${port}` };
 }
 
 const accepts = (port: number) =>

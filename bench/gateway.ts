@@ -142,6 +142,13 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
         const name = workers === 1 ? 'tagport gateway' : `tagport gateway (${workers} workers)`;
         targets.push({ name, protocol, url: at(gateway.base), host: gateway.host, pid: gateway.pid });
       }
+      // With PostgreSQL, also the gateway as it is deployed at scale: its own `--role gateway` process.
+      if (process.env.BENCH_DATABASE_URL && process.env.BENCH_GATEWAY_DEDICATED !== '0') {
+        const gateway = started(await startTagportGateway(upstream.base, { nodeArgs, tls, dedicated: true }));
+        gateways.push(gateway);
+        const name = 'tagport gateway (role gateway, PostgreSQL)';
+        targets.push({ name, protocol, url: at(gateway.base), host: gateway.host, pid: gateway.pid });
+      }
       if (baselineTree) {
         const baseline = started(await startTagportGateway(upstream.base, { root: path.resolve(baselineTree), tls }));
         const name = `tagport gateway (${path.basename(baselineTree)})`;
