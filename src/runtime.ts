@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import { lockDataDirectory } from './db/data-directory-lock.js';
+import { openEmbeddedCluster } from './db/embedded-postgres.js';
 import { openDatabase, type Database } from './db/index.js';
 
 export interface Runtime {
@@ -18,22 +19,31 @@ export interface Runtime {
  * second process refuses before it reads or writes anything; closing the database releases the lock.
  */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
+  const cluster =
+    !config.databaseUrl && config.databaseEngine === 'embedded-postgres'
+      ? await openEmbeddedCluster(config.embeddedPostgresDir)
+      : null;
+  const databaseUrl = config.databaseUrl ?? cluster?.url ?? null;
   const lock =
-    config.databaseUrl || config.pgliteDataDir.startsWith('memory://') ? null : lockDataDirectory(config.pgliteDataDir);
+    databaseUrl || config.pgliteDataDir.startsWith('memory://') ? null : lockDataDirectory(config.pgliteDataDir);
+  const release = async () => {
+    lock?.release();
+    await cluster?.stop();
+  };
   let database: Database | undefined;
   try {
     database = await openDatabase({
-      databaseUrl: config.databaseUrl,
+      databaseUrl,
       pgliteDataDir: config.pgliteDataDir,
       poolSize: config.databasePoolSize,
     });
     if (config.runMigrations) await database.migrate();
   } catch (error) {
     await database?.close().catch(() => {});
-    lock?.release();
+    await release();
     throw error;
   }
-  if (!lock) return database;
+  if (!lock && !cluster) return database;
   const opened = database;
   return {
     ...opened,
@@ -41,7 +51,7 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
       try {
         await opened.close();
       } finally {
-        lock.release();
+        await release();
       }
     },
   };
