@@ -72,7 +72,8 @@ function planProblems(node: PlanNode, bigTables: Set<string>, resultRows = node[
   return problems;
 }
 
-describe.skipIf(!postgresUrl)('query plans with 100k rows per big table (PostgreSQL)', () => {
+// Each test sends dozens of requests and EXPLAINs each statement: seconds here, far more on a loaded CI machine.
+describe.skipIf(!postgresUrl)('query plans with 100k rows per big table (PostgreSQL)', { timeout: 180_000 }, () => {
   let testDatabase: TestDatabase;
   let pool: pg.Pool;
   let app: TestApp;
@@ -216,11 +217,14 @@ describe.skipIf(!postgresUrl)('query plans with 100k rows per big table (Postgre
   });
 
   it('no list runs a query per row: a page of 100 takes as many statements as a page of 1', async () => {
-    // Reads only: a buffered `last_used_at` flush may land in the window.
-    const statementsFor = async (url: string) =>
+    // Reads only: a buffered `last_used_at` flush may land in the window. The fewer of two calls in a row: the
+    // cached key (60 s) may expire during either, which adds its lookup to that one call (a loaded CI machine runs
+    // this file for longer than the cache lasts).
+    const selectsOf = async (url: string) =>
       (await capture(() => app.inject({ method: 'GET', url, token: ids.token }))).filter((s) =>
         /^[\s(]*select/i.test(s.sql),
       ).length;
+    const statementsFor = async (url: string) => Math.min(await selectsOf(url), await selectsOf(url));
     await statementsFor('/api/tenants/');
     const perRow: string[] = [];
     for (const path of lists()) {
