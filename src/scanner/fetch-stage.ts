@@ -1,6 +1,6 @@
 import { ScanTargetRefusedError } from './errors.js';
 import { fetchPage, type FetchOutcome } from './fetch.js';
-import type { ScannerOptions } from './index.js';
+import type { ScannerOptions } from './options.js';
 import { hardLimit, messageOf, type StageOutcome } from './optional-stages.js';
 import { parseHtml, type StaticFindings } from './parse.js';
 import type { Language, StageStatus } from './schema.js';

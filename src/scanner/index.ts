@@ -1,15 +1,25 @@
-import { BrowserPool, DEFAULT_HOST_RESOLVER_RULES, capturePage, type RuntimeFindings } from './browser.js';
+import { BrowserPool, CaptureSession, capturePage, type RuntimeFindings } from './browser.js';
 import { detect, registrableDomain } from './detect.js';
 import { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.js';
 import { LOCALES, stageFetch } from './fetch-stage.js';
 import { consentNeverGranted, estimateLoss } from './loss.js';
 import { LANGUAGES, type Language, type ScanResult } from './schema.js';
 import { localiseWarning, type WarningDraft } from './warnings.js';
-import { SsrfGuard, type ResolveHost } from './ssrf.js';
+import { SsrfGuard } from './ssrf.js';
 import { hardLimit, messageOf, pagespeedStage, summaryStage, type StageOutcome } from './optional-stages.js';
 import { buildConsentCheck } from './consent-check.js';
 import type { ConsentAction } from './autoconsent.js';
 import { detectBehaviours } from './behaviours.js';
+import { DEFAULT_SCANNER_OPTIONS, type ScannerOptions } from './options.js';
+import {
+  MAX_PAGES,
+  describePages,
+  mergeRuntime,
+  mergeStatic,
+  pickInternalLinks,
+  visitPages,
+  type PageVisit,
+} from './pages.js';
 
 export { LANGUAGES, ScanResultSchema } from './schema.js';
 export type {
@@ -30,35 +40,8 @@ export {
   type ScanTargetRefusedCode,
 } from './errors.js';
 export { DEFAULT_HOST_RESOLVER_RULES } from './browser.js';
+export { DEFAULT_SCANNER_OPTIONS, type ScannerOptions } from './options.js';
 export { blockedAddressReason, type ResolveHost } from './ssrf.js';
-
-export interface ScannerOptions {
-  /** Chromium binary for the browser stage and Lighthouse. Default '/usr/lib/chromium/chromium'. */
-  chromiumPath: string;
-  /** Chromium --host-resolver-rules. Default 'MAP * ~NOTFOUND , EXCLUDE 127.0.0.1' (no outside network); '' passes none. */
-  hostResolverRules?: string;
-  /** Test-only: allow targets on loopback/private networks. Default false. */
-  allowPrivateNetworks: boolean;
-  /** Extra PEM CA certificates trusted by the stage-1 fetch (in addition to Node's bundled roots). */
-  extraCaCertificates?: string[];
-  /** base64 SHA-256 SPKI hashes passed to Chromium's --ignore-certificate-errors-spki-list (test certificates). */
-  ignoreCertSpkiList?: string[];
-  /** Browser scans at a time. Default 2. */
-  browserConcurrency: number;
-  /** Total time limit of one scan; past it, what was gathered is returned with warnings. Default 45000. */
-  scanTimeoutMs: number;
-  /**
-   * Longest observation in the browser after load (a simulated visitor, then waiting for network quiet and due
-   * timers). Default 10000.
-   */
-  observationCapMs: number;
-  /** Stage-1 body cap in bytes. Default 5 MB. */
-  maxPageBytes: number;
-  /** OpenAI-compatible chat completions endpoint for ai_summary; builtin writer when null. */
-  ai?: { baseUrl: string; model: string; apiKey: string } | null;
-  /** DNS resolution used by the SSRF guard (tests map hostnames to 127.0.0.1). Default: the system resolver. */
-  resolveHost?: ResolveHost;
-}
 
 export interface ScanRequest {
   url: string;
@@ -67,20 +50,14 @@ export interface ScanRequest {
   language: Language;
   /** Also load the page after "reject all" and after "accept all" (autoconsent clicks) and compare. Default false. */
   consentCheck?: boolean;
+  /**
+   * Pages to scan, 1–5 (default 1): the start page, then internal pages linked from it, in one browser session and
+   * within the scan's time limit; the result is merged, with `pages` listing each.
+   */
+  pages?: number;
   /** Receives a failure of ours (the browser could not start) for the log; the result describes it in plain words. */
   onInternalError?: (error: unknown) => void;
 }
-
-export const DEFAULT_SCANNER_OPTIONS: ScannerOptions = {
-  chromiumPath: '/usr/lib/chromium/chromium',
-  hostResolverRules: DEFAULT_HOST_RESOLVER_RULES,
-  allowPrivateNetworks: false,
-  browserConcurrency: 2,
-  scanTimeoutMs: 45_000,
-  observationCapMs: 10_000,
-  maxPageBytes: 5 * 1024 * 1024,
-  ai: null,
-};
 
 const AI_RESERVE_MS = 8_000;
 const ASSEMBLY_RESERVE_MS = 300;
@@ -110,6 +87,9 @@ export class Scanner {
 
   async scan(request: ScanRequest): Promise<ScanResult> {
     if (!LANGUAGES.includes(request.language)) throw new RangeError(`language must be one of ${LANGUAGES.join(', ')}`);
+    const pages = request.pages ?? 1;
+    if (!Number.isInteger(pages) || pages < 1 || pages > MAX_PAGES)
+      throw new RangeError(`pages must be an integer from 1 to ${MAX_PAGES}`);
     const started = Date.now();
     const scannedAt = new Date(started).toISOString();
     const deadline = started + this.options.scanTimeoutMs;
@@ -164,7 +144,24 @@ export class Scanner {
 
     const finalUrl = runtime?.finalUrl ?? outcome?.finalUrl ?? target.href;
     const siteDomain = registrableDomain(new URL(finalUrl).hostname);
-    const detection = detect(finalUrl, fetchStage.value, runtime, request.language);
+    const visits = browserStage.morePages ?? [];
+    const startVisit = (): PageVisit => ({
+      url: request.url,
+      finalUrl,
+      status: runtime ? browserStage.status : fetchStage.status,
+      httpStatus: outcome?.status ?? null,
+      durationMs: Math.max(fetchStage.durationMs, browserStage.durationMs),
+      static: fetchStage.value,
+      runtime,
+      error: browserStage.error,
+    });
+    const merged = mergeRuntime([runtime, ...visits.map((visit) => visit.runtime)]);
+    const detection = detect(
+      finalUrl,
+      mergeStatic([fetchStage.value, ...visits.map((visit) => visit.static)]),
+      merged,
+      request.language,
+    );
     warnings.push(...detection.warnings);
     const lossEstimate = estimateLoss({
       trackers: detection.trackers,
@@ -209,7 +206,8 @@ export class Scanner {
       ...(request.consentCheck
         ? { consent_check: buildConsentCheck(finalUrl, runtime, browserStage.consentRuns, request.language) }
         : {}),
-      ...(runtime ? { behaviours: detectBehaviours(runtime) } : {}),
+      ...(merged ? { behaviours: detectBehaviours(merged) } : {}),
+      ...(pages > 1 ? { pages: describePages(startVisit(), visits, pages, warnings, request.language) } : {}),
       warnings: [], // written in the scan's language once every stage has reported
     };
 
@@ -245,6 +243,7 @@ export class Scanner {
       error: string | null;
       failure?: unknown;
       consentRuns?: { rejected: RuntimeFindings | null; accepted: RuntimeFindings | null };
+      morePages?: PageVisit[];
     }
   > {
     const started = Date.now();
@@ -258,21 +257,24 @@ export class Scanner {
         throw (error as { code?: string }).code === 'browser_busy' ? error : new BrowserUnavailableError(error);
       });
       const browser = slot.browser;
-      const capture = (consentAction?: ConsentAction) =>
-        hardLimit(
-          capturePage(browser, target.href, {
-            guard,
-            deadline,
-            observationCapMs: this.options.observationCapMs,
-            quietMs: 700,
-            longLivedMs: 1_500,
-            locale: LOCALES[request.language],
-            hostRules: this.options.hostResolverRules,
-            consentAction,
-            signal: stageAbort.signal,
-          }),
-          deadline - Date.now() + 3_000,
-          'browser_timeout',
+      const sessionOptions = {
+        guard,
+        locale: LOCALES[request.language],
+        hostRules: this.options.hostResolverRules,
+        signal: stageAbort.signal,
+      };
+      const pageOptions = (pageDeadline: number) => ({
+        deadline: pageDeadline,
+        observationCapMs: this.options.observationCapMs,
+        quietMs: 700,
+        longLivedMs: 1_500,
+      });
+      const limited = <T>(run: Promise<T>, pageDeadline: number) =>
+        hardLimit(run, pageDeadline - Date.now() + 3_000, 'browser_timeout');
+      const capture = (consentAction: ConsentAction) =>
+        limited(
+          capturePage(browser, target.href, { ...sessionOptions, ...pageOptions(deadline), consentAction }),
+          deadline,
         );
       // The consent check's runs share the browser and the deadline (one scan): parallel contexts.
       const clicked = (action: ConsentAction) =>
@@ -280,8 +282,27 @@ export class Scanner {
           if (error instanceof ScanTargetRefusedError) throw error;
           return null;
         });
-      const [findings, rejected, accepted] = await Promise.all([
-        capture(),
+      // The start page, then the internal pages it links to, as one visitor: one session (context) for all.
+      const visit = async () => {
+        const session = await CaptureSession.open(browser, sessionOptions);
+        try {
+          const start = await limited(session.capture(target.href, pageOptions(deadline)), deadline);
+          const links = pickInternalLinks(start.finalUrl, start.links ?? [], (request.pages ?? 1) - 1);
+          const morePages = await visitPages(links, {
+            capture: (url, options) => limited(session.capture(url, options), options.deadline),
+            guard,
+            language: request.language,
+            deadline,
+            signal: stageAbort.signal,
+            options: this.options,
+          });
+          return { start, morePages };
+        } finally {
+          await session.close();
+        }
+      };
+      const [{ start: findings, morePages }, rejected, accepted] = await Promise.all([
+        visit(),
         request.consentCheck ? clicked('optOut') : null,
         request.consentCheck ? clicked('optIn') : null,
       ]);
@@ -309,6 +330,7 @@ export class Scanner {
         warnings,
         error: null,
         consentRuns,
+        morePages,
       };
     } catch (error) {
       if (error instanceof ScanTargetRefusedError) throw error;

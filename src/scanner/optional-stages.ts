@@ -1,5 +1,5 @@
 import { registrableDomain } from './detect.js';
-import type { ScannerOptions } from './index.js';
+import type { ScannerOptions } from './options.js';
 import { runPagespeed } from './pagespeed.js';
 import type { AiSummary, Language, PagespeedResult, ScanResult, StageStatus } from './schema.js';
 import type { SsrfGuard } from './ssrf.js';

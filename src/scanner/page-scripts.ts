@@ -166,3 +166,6 @@ export const TCF_PING_SCRIPT = `new Promise((resolve) => {
     resolve(null);
   }
 })`;
+
+/** Link targets of the page's anchors (resolved by the browser), in document order, for scans of more than one page. */
+export const LINKS_SCRIPT = `Array.from(document.querySelectorAll('a[href]'), (a) => a.href).slice(0, 500)`;

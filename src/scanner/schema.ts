@@ -201,6 +201,27 @@ const stageTiming = (description: string) =>
     { additionalProperties: false, description },
   );
 
+export const PageSchema = Type.Object(
+  {
+    url: Type.String({
+      description: 'The page visited: the start page first, then the internal pages linked from it.',
+    }),
+    final_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'The URL after redirects; null when not loaded.',
+    }),
+    status: StageStatus,
+    http_status: Type.Optional(Type.Integer({ description: 'HTTP status of the final response of the plain fetch.' })),
+    duration_ms: Type.Integer({ minimum: 0, description: 'Time spent on this page (fetch and browser side by side).' }),
+    trackers: Type.Array(Type.String(), {
+      description: "Keys of the trackers found on this page (the top-level `trackers` holds every page's, merged).",
+    }),
+    error: Type.Union([Type.String(), Type.Null()], {
+      description: "Why the page was not scanned in full, in the network's or the browser's words; null when it was.",
+    }),
+  },
+  { additionalProperties: false },
+);
+
 export const ScanResultSchema = Type.Object(
   {
     url: Type.String({ description: 'The URL that was asked for.' }),
@@ -257,6 +278,12 @@ export const ScanResultSchema = Type.Object(
     ),
     consent_check: Type.Optional(ConsentCheckSchema),
     behaviours: Type.Optional(BehavioursSchema),
+    pages: Type.Optional(
+      Type.Array(PageSchema, {
+        description:
+          "Present when more than one page was asked for (`pages`): every page visited, in order, in one browser session (cookies carry over, as for a visitor who follows links). Trackers, consent, cookies, loss estimate and behaviours above are merged over these pages; the observation, consent check and pagespeed are the start page's. Pages the time limit left no room for are `skipped`.",
+      }),
+    ),
     warnings: Type.Array(WarningSchema, { description: 'Problems met during the scan; the result may be partial.' }),
   },
   { additionalProperties: false, description: 'Result of a tracking scan.' },
@@ -276,3 +303,4 @@ export type AiSummary = Static<typeof AiSummarySchema>;
 export type PagespeedResult = Static<typeof PagespeedSchema>;
 export type ScanWarning = Static<typeof WarningSchema>;
 export type ScanResult = Static<typeof ScanResultSchema>;
+export type PageResult = Static<typeof PageSchema>;

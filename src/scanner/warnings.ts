@@ -17,6 +17,8 @@ export type WarningFacts =
   | { kind: 'http_status'; status: number }
   | { kind: 'browser_partial' }
   | { kind: 'consent_run_cut' }
+  | { kind: 'pages_fewer'; asked: number; found: number }
+  | { kind: 'pages_skipped'; count: number }
   | { kind: 'observation_cut'; ms: number }
   | { kind: 'browser_incomplete'; detail: string }
   | { kind: 'browser_failed'; timedOut: boolean; detail: string }
@@ -56,6 +58,10 @@ function write(texts: WarningTexts, facts: WarningFacts): string {
       return texts.browserPartial;
     case 'consent_run_cut':
       return texts.consentRunCut;
+    case 'pages_fewer':
+      return texts.pagesFewer(facts.asked, facts.found);
+    case 'pages_skipped':
+      return texts.pagesSkipped(facts.count);
     case 'observation_cut':
       return texts.observationCut(facts.ms);
     case 'browser_incomplete':

@@ -13,7 +13,9 @@ export const scans = pgTable(
     apiKeyId: text('api_key_id'),
     url: text('url').notNull(),
     language: text('language').notNull(),
-    options: jsonb('options').$type<{ ai_summary: boolean; pagespeed: boolean; consent_check?: boolean }>().notNull(),
+    options: jsonb('options')
+      .$type<{ ai_summary: boolean; pagespeed: boolean; consent_check?: boolean; pages?: number }>()
+      .notNull(),
     status: text('status').notNull(),
     /** While running: what the worker is doing (`scanning`, `storing`). */
     stage: text('stage'),

@@ -30,6 +30,15 @@ export const ScanRequestBody = Type.Object(
           'Also load the page after clicking "reject all" and after "accept all" on its consent banner (DuckDuckGo autoconsent rules, hundreds of consent platforms) and add `consent_check` to the result: what each tracker does in each case, and the trackers that fire or set cookies after "reject all" (violations) first. The three page loads run side by side within the scan time limit and count as one scan.',
       }),
     ),
+    pages: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 5,
+        default: 1,
+        description:
+          'Pages to scan: the start page, then internal pages linked from it (same registrable domain, one per site section first), visited one after another in one browser session as a visitor who follows links, within the scan time limit. The result merges them and lists each under `pages`. Counts as one scan.',
+      }),
+    ),
     language: Type.Optional(
       Type.String({
         default: 'en',
@@ -131,6 +140,7 @@ export const ScanSummary = Type.Object(
     language: StringEnum(LANGUAGES),
     ai_summary: Type.Boolean(),
     pagespeed: Type.Boolean(),
+    pages: Type.Integer({ minimum: 1, description: 'Pages asked for (`pages` of the request).' }),
     status: StringEnum(['queued', 'running', 'completed', 'failed'] as const, {
       description: '`queued` until a worker takes it, `running` while it scans.',
     }),

@@ -160,6 +160,7 @@ export class TrackingCheckerService {
       ai_summary: input.ai_summary ?? false,
       pagespeed: input.pagespeed ?? false,
       consent_check: input.consent_check ?? false,
+      pages: input.pages ?? 1,
     };
     const limit = await this.hourlyQuota(auth.tenantId);
     const id = newId('scan');
@@ -223,6 +224,7 @@ export class TrackingCheckerService {
       aiSummary: input.ai_summary ?? false,
       pagespeed: input.pagespeed ?? false,
       consentCheck: input.consent_check ?? false,
+      pages: input.pages ?? 1,
       language: resolveLanguage(input.language),
     };
     let outcome: AnonymousScanOutcome;
@@ -249,6 +251,7 @@ export class TrackingCheckerService {
       language: row.language as Language,
       ai_summary: row.options.ai_summary,
       pagespeed: row.options.pagespeed,
+      pages: row.options.pages ?? 1,
       status: row.status as ScanSummaryDto['status'],
       stage: row.status === 'running' ? ((row.stage ?? 'scanning') as ScanStage) : null,
       tracker_count: row.trackerCount === null ? null : Number(row.trackerCount),

@@ -24,6 +24,7 @@ export interface AnonymousScanJob {
   aiSummary: boolean;
   pagespeed: boolean;
   consentCheck?: boolean;
+  pages?: number;
   language: Language;
 }
 
@@ -84,6 +85,7 @@ export class ScanWorker {
         aiSummary: scan.options.ai_summary,
         pagespeed: scan.options.pagespeed,
         consentCheck: scan.options.consent_check ?? false,
+        pages: scan.options.pages ?? 1,
         language: scan.language as Language,
         onInternalError: logInternalError,
       });

@@ -108,6 +108,10 @@ export const warnings: WarningTexts = {
     `Die Seite war noch aktiv, als die Beobachtung nach ${ms} ms endete; später feuernde Tags wurden nicht gesehen.`,
   consentRunCut:
     'Die Einwilligungsprüfung konnte nicht jeden Durchlauf innerhalb des Zeitlimits beenden („Alle ablehnen“ oder „Alle akzeptieren“ wurde abgebrochen); der Vergleich deckt ab, was bis dahin beobachtet wurde.',
+  pagesFewer: (asked, found) =>
+    `Von der Startseite aus waren nur ${found} interne Seite${found === 1 ? '' : 'n'} verlinkt, die zu den ${asked} angefragten Seiten hinzukommen konnte${found === 1 ? '' : 'n'}.`,
+  pagesSkipped: (count) =>
+    `${count} Seite${count === 1 ? ' wurde' : 'n wurden'} übersprungen: Das Zeitlimit des Scans ließ keinen Raum mehr.`,
   browserPartial:
     'Die Seite wurde nicht rechtzeitig fertig geladen; die Ergebnisse zeigen, was sie bis dahin getan hat.',
   browserIncomplete: (detail) => `Einige Seitendaten konnten nicht gelesen werden: ${detail}`,

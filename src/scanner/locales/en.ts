@@ -106,6 +106,10 @@ export const warnings: WarningTexts = {
     `The page was still busy when observation ended after ${ms} ms; tags that fire later were not seen.`,
   consentRunCut:
     'The consent check could not finish every run within the scan time limit (reject all or accept all was cut short); its comparison covers what was observed until then.',
+  pagesFewer: (asked, found) =>
+    `Only ${found} internal page${found === 1 ? '' : 's'} linked from the start page could be added to the ${asked} pages asked for.`,
+  pagesSkipped: (count) =>
+    `${count} page${count === 1 ? ' was' : 's were'} skipped: the scan time limit left no room for ${count === 1 ? 'it' : 'them'}.`,
   browserPartial: 'The page did not finish loading in time; findings cover what it did until then.',
   browserIncomplete: (detail) => `Some page data could not be read: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -110,6 +110,10 @@ export const warnings: WarningTexts = {
     `La página seguía activa cuando la observación terminó tras ${ms} ms; no se vieron las etiquetas que se activan después.`,
   consentRunCut:
     'La comprobación del consentimiento no pudo terminar cada pasada dentro del límite de tiempo («rechazar todo» o «aceptar todo» se interrumpió); la comparación cubre lo observado hasta entonces.',
+  pagesFewer: (asked, found) =>
+    `Solo ${found} página${found === 1 ? '' : 's'} interna${found === 1 ? '' : 's'} enlazada${found === 1 ? '' : 's'} desde la página inicial para las ${asked} páginas pedidas.`,
+  pagesSkipped: (count) =>
+    `Se ${count === 1 ? 'omitió 1 página' : `omitieron ${count} páginas`}: el límite de tiempo del análisis no dejaba margen.`,
   browserPartial: 'La página no terminó de cargarse a tiempo; los resultados cubren lo que hizo hasta entonces.',
   browserIncomplete: (detail) => `No se pudieron leer algunos datos de la página: ${detail}`,
   browserFailed: (timedOut, detail) =>

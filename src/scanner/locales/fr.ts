@@ -110,6 +110,10 @@ export const warnings: WarningTexts = {
     `La page était encore active quand l'observation s'est arrêtée après ${ms} ms ; les balises plus tardives n'ont pas été vues.`,
   consentRunCut:
     "La vérification du consentement n'a pas pu terminer chaque passage dans le temps imparti (« tout refuser » ou « tout accepter » a été interrompu) ; la comparaison couvre ce qui a été observé jusque-là.",
+  pagesFewer: (asked, found) =>
+    `Seulement ${found} page${found > 1 ? 's' : ''} interne${found > 1 ? 's' : ''} liée${found > 1 ? 's' : ''} depuis la page de départ pour les ${asked} pages demandées.`,
+  pagesSkipped: (count) =>
+    `${count} page${count > 1 ? 's ont' : ' a'} été ignorée${count > 1 ? 's' : ''} : la limite de temps de l’analyse ne laissait plus de place.`,
   browserPartial: "La page n'a pas fini de se charger à temps ; les résultats couvrent ce qu'elle a fait jusque-là.",
   browserIncomplete: (detail) => `Certaines données de la page n'ont pas pu être lues : ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -109,6 +109,10 @@ export const warnings: WarningTexts = {
     `La pagina era ancora attiva quando l'osservazione è terminata dopo ${ms} ms; i tag che si attivano dopo non sono stati visti.`,
   consentRunCut:
     'Il controllo del consenso non ha potuto completare ogni passaggio entro il limite di tempo («rifiuta tutto» o «accetta tutto» è stato interrotto); il confronto copre ciò che è stato osservato fino ad allora.',
+  pagesFewer: (asked, found) =>
+    `Solo ${found} pagin${found === 1 ? 'a interna collegata' : 'e interne collegate'} dalla pagina iniziale per le ${asked} pagine richieste.`,
+  pagesSkipped: (count) =>
+    `${count === 1 ? '1 pagina è stata saltata' : `${count} pagine sono state saltate`}: il limite di tempo della scansione non lasciava spazio.`,
   browserPartial: 'La pagina non ha finito di caricarsi in tempo; i risultati coprono ciò che ha fatto fino ad allora.',
   browserIncomplete: (detail) => `Non è stato possibile leggere alcuni dati della pagina: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -107,6 +107,10 @@ export const warnings: WarningTexts = {
     `De pagina was nog bezig toen de observatie na ${ms} ms stopte; tags die later afgaan zijn niet gezien.`,
   consentRunCut:
     'De toestemmingscontrole kon niet elke doorloop binnen de tijdslimiet afronden (“alles weigeren” of “alles accepteren” werd afgebroken); de vergelijking dekt wat tot dan toe is waargenomen.',
+  pagesFewer: (asked, found) =>
+    `Vanaf de startpagina ${found === 1 ? 'was maar 1 interne pagina' : `waren maar ${found} interne pagina's`} gelinkt voor de ${asked} gevraagde pagina's.`,
+  pagesSkipped: (count) =>
+    `${count === 1 ? '1 pagina is' : `${count} pagina's zijn`} overgeslagen: de tijdslimiet van de scan liet geen ruimte.`,
   browserPartial: 'De pagina was niet op tijd geladen; de bevindingen dekken wat ze tot dan toe deed.',
   browserIncomplete: (detail) => `Sommige paginagegevens konden niet worden gelezen: ${detail}`,
   browserFailed: (timedOut, detail) =>

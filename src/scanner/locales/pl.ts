@@ -116,6 +116,9 @@ export const warnings: WarningTexts = {
     `Strona była nadal aktywna, gdy obserwacja zakończyła się po ${ms} ms; tagi uruchamiane później nie zostały zauważone.`,
   consentRunCut:
     'Sprawdzenie zgody nie zdążyło ukończyć każdego przebiegu w limicie czasu („odrzuć wszystkie” lub „akceptuj wszystkie” zostało przerwane); porównanie obejmuje to, co zaobserwowano do tego momentu.',
+  pagesFewer: (asked, found) =>
+    `Ze strony startowej prowadziło tylko ${found} łącz${found === 1 ? 'e' : 'y'} do stron wewnętrznych, wobec ${asked} żądanych stron.`,
+  pagesSkipped: (count) => `Pominięto stron: ${count}; limit czasu skanowania nie zostawił na nie miejsca.`,
   browserPartial: 'Strona nie załadowała się w czasie; wyniki obejmują to, co zrobiła do tego momentu.',
   browserIncomplete: (detail) => `Nie udało się odczytać części danych strony: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -109,6 +109,10 @@ export const warnings: WarningTexts = {
     `A página ainda estava ativa quando a observação terminou após ${ms} ms; as tags que disparam depois não foram vistas.`,
   consentRunCut:
     'A verificação do consentimento não conseguiu terminar cada execução dentro do limite de tempo («rejeitar tudo» ou «aceitar tudo» foi interrompido); a comparação cobre o que foi observado até então.',
+  pagesFewer: (asked, found) =>
+    `Apenas ${found} página${found === 1 ? '' : 's'} interna${found === 1 ? '' : 's'} ligada${found === 1 ? '' : 's'} a partir da página inicial para as ${asked} páginas pedidas.`,
+  pagesSkipped: (count) =>
+    `${count === 1 ? '1 página foi ignorada' : `${count} páginas foram ignoradas`}: o limite de tempo da análise não deixava margem.`,
   browserPartial: 'A página não terminou de carregar a tempo; os resultados cobrem o que fez até então.',
   browserIncomplete: (detail) => `Não foi possível ler alguns dados da página: ${detail}`,
   browserFailed: (timedOut, detail) =>

@@ -76,6 +76,10 @@ export interface WarningTexts {
   httpStatus: (status: number) => string;
   observationCut: (ms: number) => string;
   consentRunCut: string;
+  /** A scan of `asked` pages found only `found` internal pages linked from the start page. */
+  pagesFewer: (asked: number, found: number) => string;
+  /** Pages left out because the scan time limit was reached. */
+  pagesSkipped: (count: number) => string;
   browserPartial: string;
   browserIncomplete: (detail: string) => string;
   browserFailed: (timedOut: boolean, detail: string) => string;

@@ -227,6 +227,44 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
       expect(stored.json().consent_check).toEqual(result.consent_check);
     });
 
+    it('pages: 2 scans the start page and a linked page as one scan; pages outside 1–5 are refused', async () => {
+      const tenant = await t.tenantWithKey('agency');
+      for (const pages of [0, 6, 1.5, '2']) {
+        const refused = await t.inject({
+          method: 'POST',
+          url: SCAN,
+          token: tenant.token,
+          payload: { url: fixture.url('www.i15e-shop.test', '/'), pages },
+        });
+        expect(refused.statusCode, `pages: ${pages}`).toBe(400);
+        expect(refused.json().error).toMatchObject({ param: 'pages' });
+      }
+      const response = await t.inject({
+        method: 'POST',
+        url: SCAN,
+        token: tenant.token,
+        payload: { url: fixture.url('www.i15e-shop.test', '/'), pages: 2 },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const result = response.json();
+      expect(result.pages.map((page: { url: string }) => new URL(page.url).pathname)).toEqual(['/', '/products/shoes']);
+      expect(result.trackers.map((tracker: { key: string }) => tracker.key).sort()).toEqual([
+        'google_analytics_4',
+        'meta_pixel',
+      ]);
+      expect(response.headers.ratelimit).toMatch(/"scan-hourly";r=299;/);
+      const list = (
+        await t.inject({ method: 'GET', url: '/api/v1/tracking-checker/scans/', token: tenant.token })
+      ).json();
+      expect(list.results[0]).toMatchObject({ scan_id: result.scan_id, pages: 2 });
+      const stored = await t.inject({
+        method: 'GET',
+        url: `/api/v1/tracking-checker/scans/${result.scan_id}/`,
+        token: tenant.token,
+      });
+      expect(stored.json().pages).toEqual(result.pages);
+    });
+
     it('is described in the OpenAPI document with the request fields, their defaults and allowed languages', async () => {
       const document = (await t.inject({ method: 'GET', url: '/api/openapi.json' })).json();
       const operation = document.paths['/api/v1/tracking-checker/scan/'].post;
@@ -236,6 +274,7 @@ describe('tracking checker API end to end (real scanner, fixture sites on loopba
       expect(body.properties.language.description).toContain('en, de, fr, es, it, nl, pt, pl');
       expect(body.properties.ai_summary.default).toBe(false);
       expect(body.properties.consent_check).toMatchObject({ type: 'boolean', default: false });
+      expect(body.properties.pages).toMatchObject({ type: 'integer', minimum: 1, maximum: 5, default: 1 });
       expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '429']));
       expect(operation.responses['200'].content['application/json'].schema.allOf).toEqual([
         { $ref: '#/components/schemas/ScanResult' },

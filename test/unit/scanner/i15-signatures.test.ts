@@ -1,6 +1,6 @@
 import thirdPartyWeb from 'third-party-web';
 import { describe, expect, it } from 'vitest';
-import type { RuntimeFindings } from '../../../src/scanner/browser.js';
+import { emptyRuntimeFindings, type RuntimeFindings } from '../../../src/scanner/browser.js';
 import { detect } from '../../../src/scanner/detect.js';
 import { missingV2Keys } from '../../../src/scanner/detect/consent.js';
 import { TPW_CATEGORIES } from '../../../src/scanner/detect/third-party-web.js';
@@ -139,7 +139,7 @@ describe('GTM custom loaders (item 8)', () => {
 
 describe('a ccm/collect ping without a tag id (item 7)', () => {
   const runtime = (urls: string[]): RuntimeFindings => ({
-    finalUrl: 'https://www.site.test/',
+    ...emptyRuntimeFindings('https://www.site.test/'),
     requests: urls.map((url, index) => ({
       url,
       method: 'GET',
@@ -150,18 +150,6 @@ describe('a ccm/collect ping without a tag id (item 7)', () => {
       atMs: index,
       postData: null,
     })),
-    refused: [],
-    cookies: [],
-    globals: [],
-    googleTagIds: [],
-    dataLayer: [],
-    banner: { visible: false, via: null, cmp: null },
-    tcfApi: false,
-    tcfCmpId: null,
-    cspViolations: [],
-    observation: null,
-    timedOut: false,
-    problems: [],
   });
   const ping = 'https://www.google.com/ccm/collect?en=page_view&gcs=G100';
   const firing = (urls: string[]) =>
