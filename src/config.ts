@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { aiConfig } from './config/ai.js';
 import { DATABASE_ENGINES, type DatabaseEngine } from './db/embedded-postgres.js';
 import { randomBytes } from 'node:crypto';
@@ -30,7 +31,10 @@ export interface Config {
   databaseUrl: string | null;
   /** Directory of the embedded PGlite database; 'memory://' keeps it in memory. */
   pgliteDataDir: string;
-  databaseEngine: DatabaseEngine; // without DATABASE_URL: PGlite in-process, or a cluster Tagport starts itself
+  /** Without DATABASE_URL: PGlite in the process, or a PostgreSQL cluster Tagport starts itself (see databaseEngineOf). */
+  databaseEngine: DatabaseEngine;
+  /** The engine was not chosen (DATABASE_ENGINE unset): when the embedded cluster cannot start here, PGlite is used. */
+  databaseEngineFallback: boolean;
   embeddedPostgresDir: string;
   databasePoolSize: number;
   /** Redis connection string; when set, rate limits are shared through Redis. */
@@ -280,11 +284,22 @@ function cookieSecret(
   return { cookieSecret: processCookieSecret, cookieSecretFile: file };
 }
 
+/**
+ * DATABASE_ENGINE when set. Otherwise embedded PostgreSQL (it holds load: `npm run bench embedded`), except where PGlite
+ * is asked for (PGLITE_DATA_DIR set) or already holds this installation's data (a database in the PGlite directory),
+ * so that an upgrade never starts on an empty database.
+ */
+export function databaseEngineOf(env: Env, pgliteDataDir: string): DatabaseEngine {
+  if (env.DATABASE_ENGINE) return oneOf(env, 'DATABASE_ENGINE', DATABASE_ENGINES);
+  if (env.PGLITE_DATA_DIR || fs.existsSync(path.join(pgliteDataDir, 'PG_VERSION'))) return 'pglite';
+  return 'embedded-postgres';
+}
+
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const key = secretsKey(env);
   const databaseUrl = optional(env, 'DATABASE_URL');
   const pgliteDataDir = env.PGLITE_DATA_DIR || path.resolve('data', 'pglite');
-  const databaseEngine = oneOf(env, 'DATABASE_ENGINE', DATABASE_ENGINES);
+  const databaseEngine = databaseEngineOf(env, pgliteDataDir);
   const embeddedPostgresDir = env.EMBEDDED_POSTGRES_DIR || path.resolve('data', 'postgres');
   const config: Config = {
     host: env.HOST || '127.0.0.1',
@@ -293,6 +308,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseUrl,
     pgliteDataDir,
     databaseEngine,
+    databaseEngineFallback: !env.DATABASE_ENGINE && databaseEngine === 'embedded-postgres',
     embeddedPostgresDir,
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1),
     redisUrl: optional(env, 'REDIS_URL'),
@@ -384,7 +400,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (Boolean(config.gateway.tlsCertFile) !== Boolean(config.gateway.tlsKeyFile))
     throw new ConfigError('Set both GATEWAY_TLS_CERT and GATEWAY_TLS_KEY (PEM files), or neither');
   if ((config.gateway.workers ?? 1) > 1 && !config.databaseUrl && config.databaseEngine === 'pglite')
-    throw new ConfigError('GATEWAY_WORKERS above 1 needs PostgreSQL (DATABASE_URL): PGlite serves one process only');
+    throw new ConfigError(
+      'GATEWAY_WORKERS above 1 needs PostgreSQL (DATABASE_URL, or DATABASE_ENGINE=embedded-postgres): PGlite serves one process only',
+    );
   if (config.cookieSecret.length < COOKIE_SECRET_MIN_LENGTH)
     throw new ConfigError(`COOKIE_SECRET must be at least ${COOKIE_SECRET_MIN_LENGTH} characters`);
   return config;

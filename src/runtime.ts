@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import { lockDataDirectory } from './db/data-directory-lock.js';
-import { openEmbeddedCluster } from './db/embedded-postgres.js';
+import { openEmbeddedCluster, type EmbeddedCluster } from './db/embedded-postgres.js';
 import { openDatabase, type Database } from './db/index.js';
 
 export interface Runtime {
@@ -20,9 +20,7 @@ export interface Runtime {
  */
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
   const cluster =
-    !config.databaseUrl && config.databaseEngine === 'embedded-postgres'
-      ? await openEmbeddedCluster(config.embeddedPostgresDir)
-      : null;
+    !config.databaseUrl && config.databaseEngine === 'embedded-postgres' ? await startCluster(config) : null;
   const databaseUrl = config.databaseUrl ?? cluster?.url ?? null;
   const lock =
     databaseUrl || config.pgliteDataDir.startsWith('memory://') ? null : lockDataDirectory(config.pgliteDataDir);
@@ -55,6 +53,23 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
       }
     },
   };
+}
+
+/**
+ * The embedded PostgreSQL cluster. When it was not asked for by name (the default) and cannot run here (as root with
+ * no `postgres` user, no binaries for the platform, a directory PostgreSQL may not use), PGlite is used instead and
+ * stderr says why and how to choose.
+ */
+async function startCluster(config: Config): Promise<EmbeddedCluster | null> {
+  try {
+    return await openEmbeddedCluster(config.embeddedPostgresDir);
+  } catch (error) {
+    if (!config.databaseEngineFallback || (config.gateway.workers ?? 1) > 1) throw error;
+    process.stderr.write(
+      `tagport: embedded PostgreSQL could not start (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); using PGlite in ${config.pgliteDataDir}. Set DATABASE_ENGINE=pglite to choose it, or DATABASE_ENGINE=embedded-postgres to make this an error.\n`,
+    );
+    return null;
+  }
 }
 
 /** Opens the database, runs migrations and builds the app: what `tagport serve` and the tests start. */

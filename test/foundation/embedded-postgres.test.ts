@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { databaseEngineOf, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
 import { openConfiguredDatabase } from '../../src/runtime.js';
 
@@ -44,6 +44,42 @@ describe('DATABASE_ENGINE=embedded-postgres', () => {
     await restarted.close();
     expect(clusterRuns()).toBe(false);
   }, 120_000);
+
+  it('is the default, except where PGlite is asked for or already holds the data', () => {
+    const pgliteDir = path.join(root, 'pglite');
+    expect(databaseEngineOf({}, pgliteDir)).toBe('embedded-postgres');
+    expect(databaseEngineOf({ PGLITE_DATA_DIR: 'memory://' }, 'memory://')).toBe('pglite');
+    fs.mkdirSync(pgliteDir, { recursive: true });
+    fs.writeFileSync(path.join(pgliteDir, 'PG_VERSION'), '17\n');
+    expect(databaseEngineOf({}, pgliteDir)).toBe('pglite');
+    expect(databaseEngineOf({ DATABASE_ENGINE: 'embedded-postgres' }, pgliteDir)).toBe('embedded-postgres');
+    expect(loadConfig({ DATABASE_ENGINE: 'embedded-postgres' }).databaseEngineFallback).toBe(false);
+  });
+
+  it('by default falls back to PGlite, saying why, where the cluster cannot start; by name it fails', async () => {
+    const blocker = path.join(root, 'not-a-directory');
+    fs.writeFileSync(blocker, '');
+    const unusable = {
+      ...config,
+      databaseEngine: 'embedded-postgres' as const,
+      embeddedPostgresDir: path.join(blocker, 'postgres'),
+      pgliteDataDir: 'memory://',
+    };
+    await expect(openConfiguredDatabase({ ...unusable, databaseEngineFallback: false })).rejects.toThrow();
+    const written: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => written.push(String(chunk)) > 0) as typeof process.stderr.write;
+    try {
+      const database = await openConfiguredDatabase({ ...unusable, databaseEngineFallback: true });
+      expect(database.kind).toBe('pglite');
+      await database.close();
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(written.join('')).toMatch(
+      /embedded PostgreSQL could not start .*; using PGlite in memory:\/\/\. Set DATABASE_ENGINE=pglite/,
+    );
+  }, 60_000);
 
   it('is refused with an unknown engine name', () => {
     expect(() => loadConfig({ DATABASE_ENGINE: 'sqlite' })).toThrow(

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Agent, request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -48,7 +47,11 @@ const accepts = (port: number) =>
   });
 
 describe.runIf(process.platform === 'linux')('npm start', () => {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-npm-start-'));
+  // Under the repository, not the system temp dir: as root the embedded PostgreSQL runs as `postgres`, which must reach it.
+  const root = fs.mkdtempSync(path.join(path.resolve('.tmp'), 'npm-start-'));
+  fs.chmodSync(root, 0o755);
+  const pgliteDir = path.join(root, 'pglite');
+  const postgresDir = path.join(root, 'postgres');
   let npm: ChildProcess | undefined;
   let tree: number[] = [];
 
@@ -56,22 +59,29 @@ describe.runIf(process.platform === 'linux')('npm start', () => {
     // Leave nothing behind if the test failed: the npm process group and anything that escaped it.
     if (npm?.pid && npm.exitCode === null) process.kill(-npm.pid, 'SIGKILL');
     for (const pid of tree) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-    for (const file of [dataDir, `${dataDir}.lock`, `${dataDir}.cookie-secret`])
-      fs.rmSync(file, { recursive: true, force: true });
+    const postmaster = path.join(postgresDir, 'postmaster.pid');
+    if (fs.existsSync(postmaster)) process.kill(Number(fs.readFileSync(postmaster, 'utf8').split('\n')[0]), 'SIGKILL');
+    fs.rmSync(root, { recursive: true, force: true });
   });
 
-  it('shuts the server down on SIGTERM to the npm process: ports closed, no process left, lock released', async () => {
+  /** Starts `npm start`, waits until ready, then SIGTERMs npm: ports closed, no process left. */
+  async function startAndStop(env: NodeJS.ProcessEnv, whileRunning: () => void) {
     const [port, gatewayPort] = [await freePort(), await freePort()];
-    const env = {
-      ...process.env,
-      PORT: String(port),
-      GATEWAY_PORT: String(gatewayPort),
-      PGLITE_DATA_DIR: dataDir,
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      LOG_LEVEL: 'info',
-    };
-    npm = spawn('npm', ['start'], { cwd: path.resolve('.'), env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const { DATABASE_ENGINE: _engine, PGLITE_DATA_DIR: _pglite, ...inherited } = process.env;
+    npm = spawn('npm', ['start'], {
+      cwd: path.resolve('.'),
+      env: {
+        ...inherited,
+        PORT: String(port),
+        GATEWAY_PORT: String(gatewayPort),
+        DATABASE_URL: '',
+        REDIS_URL: '',
+        LOG_LEVEL: 'info',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let output = '';
     npm.stdout!.on('data', (chunk) => (output += chunk));
     npm.stderr!.on('data', (chunk) => (output += chunk));
@@ -84,6 +94,7 @@ describe.runIf(process.platform === 'linux')('npm start', () => {
     expect(await accepts(gatewayPort)).toBe(true);
     tree = descendants(npm.pid!);
     expect(tree.length).toBeGreaterThan(0);
+    whileRunning();
 
     // A browser-like client keeps its connection open; shutting down must not wait for it.
     const agent = new Agent({ keepAliveTimeout: 60_000 });
@@ -91,12 +102,26 @@ describe.runIf(process.platform === 'linux')('npm start', () => {
     await kept.body.dump();
 
     process.kill(npm.pid!, 'SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await exited, output).toBe(0);
     expect(output).toContain('"msg":"shutting down"');
     await waitFor(async () => tree.every((pid) => !isAlive(pid)), 10_000, `processes ${tree.join(', ')} to exit`);
     expect(await accepts(port)).toBe(false);
     expect(await accepts(gatewayPort)).toBe(false);
-    expect(fs.existsSync(`${dataDir}.lock`)).toBe(false);
     await agent.close();
+  }
+
+  it('shuts the server down on SIGTERM to the npm process: ports closed, no process left, lock released', async () => {
+    await startAndStop({ PGLITE_DATA_DIR: pgliteDir }, () => expect(fs.existsSync(`${pgliteDir}.lock`)).toBe(true));
+    expect(fs.existsSync(`${pgliteDir}.lock`)).toBe(false);
+  }, 120_000);
+
+  it('by default starts its own PostgreSQL cluster with the server and stops it with the server', async () => {
+    let postmasterPid = 0;
+    await startAndStop({ EMBEDDED_POSTGRES_DIR: postgresDir }, () => {
+      postmasterPid = Number(fs.readFileSync(path.join(postgresDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+      expect(isAlive(postmasterPid)).toBe(true);
+    });
+    expect(fs.existsSync(path.join(postgresDir, 'postmaster.pid'))).toBe(false);
+    expect(isAlive(postmasterPid)).toBe(false);
   }, 120_000);
 });

@@ -15,8 +15,12 @@ const REQUESTS = 40;
 describe('GATEWAY_WORKERS', () => {
   it('needs PostgreSQL above 1 (PGlite serves one process) and is at least 1', () => {
     expect(loadConfig({}).gateway.workers).toBe(1);
-    expect(() => loadConfig({ GATEWAY_WORKERS: '2' })).toThrow(ConfigError);
-    expect(() => loadConfig({ GATEWAY_WORKERS: '2' })).toThrow(/needs PostgreSQL \(DATABASE_URL\)/);
+    const onPglite = { GATEWAY_WORKERS: '2', DATABASE_ENGINE: 'pglite' };
+    expect(() => loadConfig(onPglite)).toThrow(ConfigError);
+    expect(() => loadConfig(onPglite)).toThrow(
+      /needs PostgreSQL \(DATABASE_URL, or DATABASE_ENGINE=embedded-postgres\)/,
+    );
+    expect(loadConfig({ GATEWAY_WORKERS: '2', DATABASE_ENGINE: 'embedded-postgres' }).gateway.workers).toBe(2);
     expect(() => loadConfig({ GATEWAY_WORKERS: '0' })).toThrow(/GATEWAY_WORKERS must be an integer >= 1/);
     expect(loadConfig({ GATEWAY_WORKERS: '2', DATABASE_URL: 'postgres://db.invalid/tagport' }).gateway.workers).toBe(2);
   });
@@ -51,7 +55,10 @@ const childrenOf = (pid: number) =>
     .filter((name) => /^\d+$/.test(name))
     .filter((name) => {
       try {
-        return fs.readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid);
+        // Node children only (the gateway workers; Node 24 names its main thread MainThread): the worker role may also
+        // have started Chromium.
+        const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+        return /^\d+ \((node|MainThread)\) /.test(stat) && stat.split(') ')[1].split(' ')[1] === String(pid);
       } catch {
         return false;
       }
