@@ -6,13 +6,14 @@ import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printEmbeddedBench, runEmbeddedBench } from './embedded.js';
 import { printScaleBench, runScaleBench } from './scale.js';
+import { printPeerBench, runPeerBench } from './peer.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
 import { printPagespeedBench, runPagespeedBench } from './scanner-pagespeed.js';
 
 /**
- * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded]`: all benchmarks, or one (`scale` only
- * when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
+ * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer]`: all benchmarks, or one (`scale`,
+ * `embedded` and `peer` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
  * and BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score).
  */
 const only = process.argv[2];
@@ -60,4 +61,8 @@ if (only === 'embedded') {
 
 if (only === 'scale') {
   printScaleBench(await runScaleBench());
+}
+
+if (only === 'peer') {
+  printPeerBench(await runPeerBench());
 }

@@ -1,6 +1,8 @@
 import type { Database, Unlisten } from './index.js';
 
 const CHANNEL = 'tagport_invalidate';
+/** PostgreSQL refuses NOTIFY payloads of 8,000 bytes or more. */
+const MAX_PAYLOAD_BYTES = 7_500;
 
 export type Invalidation = { kind: string; id: string };
 
@@ -10,15 +12,24 @@ export type Invalidation = { kind: string; id: string };
  */
 export const EVERYTHING: Invalidation = { kind: 'all', id: '*' };
 type Subscriber = (invalidation: Invalidation) => void;
+interface Queued {
+  payload: string;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
 
 /**
  * Cache invalidation for every instance: published with NOTIFY, received with LISTEN, on PGlite and
  * PostgreSQL alike. Publishers also notify local subscribers synchronously, so the writing instance
- * never serves stale data after its own write.
+ * never serves stale data after its own write. One NOTIFY is in flight at a time and carries every invalidation
+ * published meanwhile (a JSON array): NOTIFY serialises committing transactions on a cluster-wide lock, so one per
+ * write would make that lock the write path's limit.
  */
 export class InvalidationBus {
   private readonly subscribers = new Set<Subscriber>();
   private unlisten: Unlisten | null = null;
+  private readonly queued: Queued[] = [];
+  private sending = false;
 
   constructor(private readonly database: Database) {}
 
@@ -27,7 +38,8 @@ export class InvalidationBus {
       CHANNEL,
       (payload) => {
         try {
-          this.deliver(JSON.parse(payload) as Invalidation);
+          const parsed = JSON.parse(payload) as Invalidation | Invalidation[];
+          for (const invalidation of Array.isArray(parsed) ? parsed : [parsed]) this.deliver(invalidation);
         } catch {
           /* ignore payloads that are not ours */
         }
@@ -45,9 +57,42 @@ export class InvalidationBus {
     this.subscribers.add(subscriber);
   }
 
-  async publish(invalidation: Invalidation): Promise<void> {
+  /** Delivers locally at once; resolves when a NOTIFY carrying it has been sent. */
+  publish(invalidation: Invalidation): Promise<void> {
     this.deliver(invalidation);
-    await this.database.notify(CHANNEL, JSON.stringify(invalidation));
+    return new Promise((resolve, reject) => {
+      this.queued.push({ payload: JSON.stringify(invalidation), resolve, reject });
+      if (!this.sending) void this.sendQueued();
+    });
+  }
+
+  private async sendQueued(): Promise<void> {
+    this.sending = true;
+    try {
+      while (this.queued.length > 0) {
+        const batch = this.takeBatch();
+        try {
+          await this.database.notify(CHANNEL, `[${[...new Set(batch.map((item) => item.payload))].join(',')}]`);
+          for (const item of batch) item.resolve();
+        } catch (error) {
+          for (const item of batch) item.reject(error);
+        }
+      }
+    } finally {
+      this.sending = false;
+    }
+  }
+
+  /** The queued invalidations that fit one payload (at least one). */
+  private takeBatch(): Queued[] {
+    let bytes = 2;
+    let count = 0;
+    while (count < this.queued.length) {
+      bytes += Buffer.byteLength(this.queued[count].payload) + 1;
+      if (count > 0 && bytes > MAX_PAYLOAD_BYTES) break;
+      count++;
+    }
+    return this.queued.splice(0, count);
   }
 
   private deliver(invalidation: Invalidation): void {

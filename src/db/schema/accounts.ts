@@ -38,6 +38,8 @@ export const tenants = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     archivedAt: timestamp('archived_at', { withTimezone: true }),
+    /** Active client tenants, kept by a trigger (migration 0022): the plan limit is checked on this row alone. */
+    clientCount: integer('client_count').notNull().default(0),
   },
   (t) => [
     index('tenants_parent_idx').on(t.parentId),

@@ -128,24 +128,23 @@ export async function insertTenant(db: Db, row: typeof tenants.$inferInsert): Pr
 }
 
 /**
- * Inserts a client tenant unless the parent already has `limit` active clients. The parent row is locked while
- * counting, so parallel requests cannot both take the last place.
+ * Inserts a client tenant unless the parent already has `limit` active clients, in one statement: the parent's row is
+ * locked and its `client_count` (kept by a trigger) checked, so parallel requests cannot both take the last place. A
+ * request that waited for the lock re-reads the count the other one left.
  */
 export async function insertClientTenantWithinLimit(
   db: Db,
-  row: typeof tenants.$inferInsert & { parentId: string },
+  row: { id: string; name: string; planId: string; parentId: string },
   limit: number,
 ): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, row.parentId)).for('update');
-    const [{ clients }] = await tx
-      .select({ clients: count() })
-      .from(tenants)
-      .where(and(eq(tenants.parentId, row.parentId), eq(tenants.status, 'active')));
-    if (clients >= limit) return false;
-    await tx.insert(tenants).values(row);
-    return true;
-  });
+  const result = await db.execute(sql`
+    with place as (
+      select id from tenants where id = ${row.parentId} and client_count < ${limit} for update
+    )
+    insert into tenants (id, name, plan_id, parent_id)
+    select ${row.id}, ${row.name}, ${row.planId}, place.id from place
+    returning id`);
+  return (result as unknown as { rows: unknown[] }).rows.length === 1;
 }
 
 export async function updateTenant(db: Db, id: string, changes: Partial<typeof tenants.$inferInsert>): Promise<void> {

@@ -68,6 +68,35 @@ describe.each(backends)('max_client_tenants on %s', (backend) => {
       expect((await create(agency.token, 'Fourth')).statusCode).toBe(402);
     });
 
+    it('keeps each parent’s client_count equal to its active clients through creates, archives and deletes', async () => {
+      const agency = await t.tenantWithKey('agency');
+      const other = await t.tenantWithKey('agency');
+      const ids = [];
+      for (const name of ['A', 'B', 'C']) ids.push((await create(agency.token, name)).json().id);
+      await t.inject({ method: 'DELETE', url: `/api/tenants/${ids[0]}/`, token: agency.token });
+      await t.tenants.create({ name: 'By the operator', plan: 'free', parentId: agency.tenantId });
+      // Moves and deletes happen only in SQL (support work): the trigger follows them too.
+      await t.database.db.execute(sql`update tenants set parent_id = ${other.tenantId} where id = ${ids[1]}`);
+      await t.database.db.execute(sql`update tenants set status = 'active' where id = ${ids[0]}`);
+      await t.database.db.execute(sql`delete from tenants where id = ${ids[2]}`);
+      for (const parent of [agency.tenantId, other.tenantId]) {
+        const [kept] = await t.database.db
+          .select({ clientCount: tenants.clientCount })
+          .from(tenants)
+          .where(eq(tenants.id, parent));
+        const [counted] = await t.database.db
+          .select({ clients: count() })
+          .from(tenants)
+          .where(sql`${tenants.parentId} = ${parent} and ${tenants.status} = 'active'`);
+        expect(kept.clientCount, parent).toBe(counted.clients);
+      }
+      const [agencyRow] = await t.database.db
+        .select({ clientCount: tenants.clientCount })
+        .from(tenants)
+        .where(eq(tenants.id, agency.tenantId));
+      expect(agencyRow.clientCount).toBe(2); // A (archived, then active again) and the operator's
+    });
+
     it('documents the 402 in the OpenAPI document', async () => {
       const document = (await t.inject({ method: 'GET', url: '/api/openapi.json' })).json();
       expect(Object.keys(document.paths['/api/tenants/'].post.responses)).toContain('402');
