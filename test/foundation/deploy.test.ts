@@ -55,7 +55,10 @@ const deploymentOf = (role: string) => ofKind('Deployment').find((d) => d.metada
 const configMap = ofKind('ConfigMap')[0];
 const secretExample = ofKind('Secret')[0];
 
-const configSource = ['src/config.ts', 'src/config/env.ts']
+const configSource = [
+  'src/config.ts',
+  ...fs.readdirSync(path.join(ROOT, 'src/config')).map((file) => path.join('src/config', file)),
+]
   .map((file) => fs.readFileSync(path.join(ROOT, file), 'utf8'))
   .join('\n');
 /** Every variable src/config.ts (and its readers in src/config/) reads: `env.NAME` and the names passed to its readers (`integer(env, 'NAME', …)`). */
