@@ -289,7 +289,8 @@ export class Scanner {
           const start = await limited(session.capture(target.href, pageOptions(deadline)), deadline);
           const links = pickInternalLinks(start.finalUrl, start.links ?? [], (request.pages ?? 1) - 1);
           const morePages = await visitPages(links, {
-            capture: (url, options) => limited(session.capture(url, options), options.deadline),
+            capture: (url, pageDeadline) =>
+              limited(session.capture(url, { ...pageOptions(pageDeadline), typeIntoForms: false }), pageDeadline),
             guard,
             language: request.language,
             deadline,

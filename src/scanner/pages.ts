@@ -6,7 +6,6 @@ import type { ScannerOptions } from './options.js';
 import { messageOf } from './optional-stages.js';
 import type { StaticFindings } from './parse.js';
 import type { Language, PageResult, StageStatus } from './schema.js';
-import type { PageCaptureOptions } from './session.js';
 import type { SsrfGuard } from './ssrf.js';
 import type { WarningDraft } from './warnings.js';
 
@@ -133,7 +132,8 @@ export interface PageVisit {
 }
 
 export interface VisitContext {
-  capture: (url: string, options: PageCaptureOptions) => Promise<RuntimeFindings>;
+  /** Loads `url` in the start page's session, finishing by `deadline` (the scan's page settings otherwise). */
+  capture: (url: string, deadline: number) => Promise<RuntimeFindings>;
   guard: SsrfGuard;
   language: Language;
   /** The browser stage's end: pages that would end later are skipped. */
@@ -171,13 +171,7 @@ export async function visitPages(urls: string[], context: VisitContext): Promise
     const target = new URL(url);
     const [fetched, browsed] = await Promise.allSettled([
       stageFetch(target, context.guard, deadline, context.language, context.signal, context.options),
-      context.capture(url, {
-        deadline,
-        observationCapMs: context.options.observationCapMs,
-        quietMs: 700,
-        longLivedMs: 1_500,
-        typeIntoForms: false,
-      }),
+      context.capture(url, deadline),
     ]);
     const fetch = fetched.status === 'fulfilled' ? fetched.value : null;
     const runtime = browsed.status === 'fulfilled' ? browsed.value : null;
