@@ -43,6 +43,12 @@ function linkTo(request: FastifyRequest, baseUrl: string, pageSize: number, set:
   return url.toString();
 }
 
+/** A list's count; not `exact` when it was taken with a bound (then a count at the bound is a lower bound). */
+interface Counted {
+  count: number;
+  exact: boolean;
+}
+
 const baseUrlOf = (request: FastifyRequest) => request.server.config.publicBaseUrl ?? requestOrigin(request);
 
 /**
@@ -52,7 +58,7 @@ const baseUrlOf = (request: FastifyRequest) => request.server.config.publicBaseU
 export function pageEnvelope<T>(
   request: FastifyRequest,
   window: ListWindow & { kind: 'offset' },
-  count: number,
+  { count, exact }: Counted,
   results: T[],
 ) {
   const pageSize = window.limit;
@@ -67,7 +73,7 @@ export function pageEnvelope<T>(
     page,
     page_size: pageSize,
     total_pages: totalPages,
-    ...(countReachedLimit(count, window.limit, window.offset) ? { count_estimated: true as const } : {}),
+    ...(!exact && countReachedLimit(count, window.limit, window.offset) ? { count_estimated: true as const } : {}),
     next: hasNext ? pageLink(page + 1) : null,
     previous: hasPrevious ? pageLink(Math.min(page - 1, Math.max(totalPages, 1))) : null,
     results,
@@ -83,7 +89,7 @@ export function pageEnvelope<T>(
 export function cursorEnvelope<T>(
   request: FastifyRequest,
   window: ListWindow & { kind: 'after' | 'before' },
-  count: number,
+  { count, exact }: Counted,
   rows: T[],
   cursorOf: (item: T) => string,
 ) {
@@ -101,7 +107,7 @@ export function cursorEnvelope<T>(
     page: null,
     page_size: pageSize,
     total_pages: Math.ceil(count / pageSize),
-    ...(countReachedLimit(count, window.limit, window.offset) ? { count_estimated: true as const } : {}),
+    ...(!exact && countReachedLimit(count, window.limit, window.offset) ? { count_estimated: true as const } : {}),
     next: hasNext ? cursorLink('after', results[results.length - 1]) : null,
     previous: hasPrevious ? cursorLink('before', results[0]) : null,
     results,
@@ -123,15 +129,16 @@ export function requestOrigin(request: FastifyRequest): string {
  */
 export async function listPage<T>(
   request: FastifyRequest & { query: ListQuery },
-  load: (window: ListWindow) => Promise<{ results: T[]; total: number }>,
+  load: (window: ListWindow) => Promise<{ results: T[]; total: number; exact?: boolean }>,
   cursorOf: (item: T) => string = (item) => (item as { id: string }).id,
 ) {
   const window = listWindow(request);
   try {
-    const { results, total } = await load(window);
+    const { results, total, exact = false } = await load(window);
+    const counted = { count: total, exact };
     return window.kind === 'offset'
-      ? pageEnvelope(request, window, total, results)
-      : cursorEnvelope(request, window, total, results, cursorOf);
+      ? pageEnvelope(request, window, counted, results)
+      : cursorEnvelope(request, window, counted, results, cursorOf);
   } catch (error) {
     if (!(error instanceof UnknownCursorError)) throw error;
     throw HttpCodes.invalidCursor.error(

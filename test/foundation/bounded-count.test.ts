@@ -5,7 +5,8 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { backends } from '../helpers/database.js';
 
 // Lists count only up to a bound (src/lib/count-bound.ts), so a count never reads a whole table; past the bound the
-// envelope says `count_estimated: true` and its count is a lower bound. Shown on the events list; every list shares it.
+// envelope says `count_estimated: true` and its count is a lower bound. Shown on the events list; every list shares it
+// but the active tenants, counted exactly from the caller's `client_count`.
 describe.each(backends)('bounded list counts on %s', (backend) => {
   let t: TestApp;
   let tenant: { tenantId: string; token: string };
@@ -53,6 +54,47 @@ describe.each(backends)('bounded list counts on %s', (backend) => {
       const filtered = await page('type=domain.verified');
       expect(filtered).toMatchObject({ count: 0, total_pages: 0, next: null, results: [] });
       expect(filtered).not.toHaveProperty('count_estimated');
+    });
+  });
+
+  describe('listTenants · GET /api/tenants/', () => {
+    let agency: { tenantId: string; token: string };
+    const tenants = async (query: string) => {
+      const response = await t.inject({ method: 'GET', url: `/api/tenants/?${query}`, token: agency.token });
+      expect(response.statusCode, response.body).toBe(200);
+      return response.json();
+    };
+
+    beforeAll(async () => {
+      agency = await t.tenantWithKey('partner');
+      await t.database.db.execute(sql`insert into tenants (id, name, plan_id, parent_id, status)
+        select 'ten_' || lpad(i::text, 26, '0'), 'Client ' || i, 'free', ${agency.tenantId},
+               case when i % 10 = 0 then 'archived' else 'active' end
+        from generate_series(1, ${total}::int) i`);
+    }, 60_000);
+
+    const clientId = (i: number) => `ten_${String(i).padStart(26, '0')}`;
+    const activeClients = total - Math.floor(total / 10);
+
+    it('counts active tenants exactly past the bound, from the maintained client count', async () => {
+      const first = await tenants('page_size=50');
+      expect(first).toMatchObject({ count: activeClients + 1, total_pages: Math.ceil((activeClients + 1) / 50) });
+      expect(first).not.toHaveProperty('count_estimated');
+      const byCursor = await tenants(`page_size=50&starting_after=${clientId(2)}`);
+      expect(byCursor).toMatchObject({ count: activeClients + 1 });
+      expect(byCursor).not.toHaveProperty('count_estimated');
+    });
+
+    it('keeps the exact count when a client is archived', async () => {
+      const before = (await tenants('status=archived')).count;
+      const archive = await t.inject({ method: 'DELETE', url: `/api/tenants/${clientId(1)}/`, token: agency.token });
+      expect(archive.statusCode, archive.body).toBeLessThan(300);
+      expect((await tenants('page_size=50')).count).toBe(activeClients);
+      expect((await tenants('status=archived')).count).toBe(before + 1);
+    });
+
+    it('counts all tenants up to the bound', async () => {
+      expect(await tenants('status=all')).toMatchObject({ count: COUNT_BOUND + 1, count_estimated: true });
     });
   });
 });

@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.js';
 import type { Role } from '../../http/context.js';
 import { apiKeys, deprecatedCalls, tenants, type ApiKeyRow } from '../../db/schema.js';
 import { readList } from '../../db/keyset.js';
+import { prepareOnce } from '../../db/prepared.js';
 import type { ListWindow } from '../../lib/list-window.js';
 
 export interface KeyCredential {
@@ -14,8 +15,8 @@ export interface KeyCredential {
   revokedAt: Date | null;
 }
 
-export async function findCredentialByHash(db: Db, tokenHash: string): Promise<KeyCredential | null> {
-  const rows = await db
+const credentialByHash = prepareOnce((db) =>
+  db
     .select({
       keyId: apiKeys.id,
       tenantId: apiKeys.tenantId,
@@ -26,9 +27,15 @@ export async function findCredentialByHash(db: Db, tokenHash: string): Promise<K
     })
     .from(apiKeys)
     .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
-    .where(eq(apiKeys.tokenHash, tokenHash))
-    .limit(1);
-  return rows[0] ?? null;
+    .where(eq(apiKeys.tokenHash, sql.placeholder('tokenHash')))
+    .limit(1)
+    .prepare('api_key_credential_by_hash'),
+);
+
+/** The key behind a token's hash, read on every request its credential is not cached. */
+export async function findCredentialByHash(db: Db, tokenHash: string): Promise<KeyCredential | null> {
+  const rows = await credentialByHash(db).execute({ tokenHash });
+  return (rows[0] as KeyCredential | undefined) ?? null;
 }
 
 export async function insertKey(db: Db, row: typeof apiKeys.$inferInsert): Promise<ApiKeyRow> {

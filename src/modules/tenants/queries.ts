@@ -1,9 +1,10 @@
-import { and, count, eq, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, or, type Placeholder, sql, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import { readWindow } from '../../db/keyset.js';
 import { countLimit } from '../../lib/count-bound.js';
 import type { ListWindow } from '../../lib/list-window.js';
 import type { Db } from '../../db/index.js';
+import { prepareOnce } from '../../db/prepared.js';
 import { plans, tenants } from '../../db/schema.js';
 
 const tenantWithPlan = {
@@ -43,55 +44,108 @@ function statusCondition(status: TenantStatusFilter): SQL | undefined {
   return status === 'all' ? undefined : eq(tenants.status, status);
 }
 
+/** The list's order (oldest first) and scope, for cursors. */
+const listOrder = (tenantId: string, statusIs: SQL | undefined) => ({
+  table: tenants,
+  scope: and(visibleTo(tenantId), statusIs),
+  sortKey: tenants.createdAt,
+  id: tenants.id,
+  descending: false,
+});
+
+type Bound = number | Placeholder;
+
 /**
- * The caller and its clients, oldest first. Two index reads, the caller by id and the first `offset + limit` of its
- * clients in (parent_id, status?, created_at, id) order (from the cursor on, for a window by cursor), in a UNION ALL
- * that sorts only those: one OR would fetch and sort every client. The count stops at its bound
- * (src/lib/count-bound.ts).
+ * The caller and its clients, oldest first. Two index reads, the caller by id and the first `reach` (offset + limit)
+ * of its clients in (parent_id, status?, created_at, id) order (from the cursor on, for a window by cursor), in a
+ * UNION ALL that sorts only those: one OR would fetch and sort every client.
  */
-export async function listVisibleTenants(db: Db, tenantId: string, status: TenantStatusFilter, window: ListWindow) {
-  const statusIs = statusCondition(status);
-  const order = {
-    table: tenants,
-    scope: and(visibleTo(tenantId), statusIs),
-    sortKey: tenants.createdAt,
-    id: tenants.id,
-    descending: false,
-  };
-  const visible = (condition: SQL, cursor: SQL | undefined) =>
+function visibleWindow(
+  db: Db,
+  tenantId: string | Placeholder,
+  statusIs: SQL | undefined,
+  window: { cursor: SQL | undefined; orderBy: SQL[]; limit: Bound; offset: Bound; reach: Bound },
+) {
+  const visible = (condition: SQL) =>
     db
       .select(tenantWithPlan)
       .from(tenants)
       .innerJoin(plans, eq(plans.id, tenants.planId))
-      .where(and(condition, statusIs, cursor));
+      .where(and(condition, statusIs, window.cursor));
+  return unionAll(
+    visible(eq(tenants.id, tenantId)),
+    visible(eq(tenants.parentId, tenantId))
+      .orderBy(...window.orderBy)
+      .limit(window.reach),
+  )
+    .orderBy(...window.orderBy)
+    .limit(window.limit)
+    .offset(window.offset);
+}
+
+/** Pages by number, one prepared statement per status filter (the list every dashboard and API client reads). */
+const preparedPage = (status: TenantStatusFilter) =>
+  prepareOnce((db) =>
+    visibleWindow(db, sql.placeholder('tenantId'), statusCondition(status), {
+      cursor: undefined,
+      orderBy: [asc(tenants.createdAt), asc(tenants.id)],
+      limit: sql.placeholder('limit'),
+      offset: sql.placeholder('offset'),
+      reach: sql.placeholder('reach'),
+    }).prepare(`tenants_visible_page_${status}`),
+  );
+const pageByOffset = { active: preparedPage('active'), archived: preparedPage('archived'), all: preparedPage('all') };
+
+/** Active tenants a caller sees, exactly, from its row: itself (when active) and its `client_count` (kept by a trigger). */
+const activeVisibleCount = prepareOnce((db) =>
+  db
+    .select({ total: sql<number>`${tenants.clientCount} + (${tenants.status} = 'active')::int` })
+    .from(tenants)
+    .where(eq(tenants.id, sql.placeholder('tenantId')))
+    .prepare('tenants_active_visible_count'),
+);
+
+/** How many tenants of `status` the caller sees: exact for active ones, else counted up to the bound (src/lib/count-bound.ts). */
+async function countVisibleTenants(db: Db, tenantId: string, status: TenantStatusFilter, window: ListWindow) {
+  if (status === 'active') {
+    const [row] = await activeVisibleCount(db).execute({ tenantId });
+    return { total: Number(row?.total ?? 0), exact: true };
+  }
+  const statusIs = statusCondition(status);
   const upTo = countLimit(window.limit, window.offset);
-  const [rows, [{ total }]] = await Promise.all([
-    readWindow(db, window, order, ({ cursor, orderBy, limit, offset }) =>
-      unionAll(
-        visible(eq(tenants.id, tenantId), cursor),
-        visible(eq(tenants.parentId, tenantId), cursor)
-          .orderBy(...orderBy)
-          .limit(offset + limit),
-      )
-        .orderBy(...orderBy)
-        .limit(limit)
-        .offset(offset),
-    ),
-    db.select({ total: count() }).from(
-      unionAll(
-        db
-          .select({ one: sql`1` })
-          .from(tenants)
-          .where(and(eq(tenants.id, tenantId), statusIs)),
-        db
-          .select({ one: sql`1` })
-          .from(tenants)
-          .where(and(eq(tenants.parentId, tenantId), statusIs))
-          .limit(upTo),
-      ).as('visible'),
-    ),
+  const [{ total }] = await db.select({ total: count() }).from(
+    unionAll(
+      db
+        .select({ one: sql`1` })
+        .from(tenants)
+        .where(and(eq(tenants.id, tenantId), statusIs)),
+      db
+        .select({ one: sql`1` })
+        .from(tenants)
+        .where(and(eq(tenants.parentId, tenantId), statusIs))
+        .limit(upTo),
+    ).as('visible'),
+  );
+  return { total: Math.min(total, upTo), exact: false };
+}
+
+/** One window of the tenants the caller sees, and how many there are (`exact` false: a bounded count). */
+export async function listVisibleTenants(db: Db, tenantId: string, status: TenantStatusFilter, window: ListWindow) {
+  const statusIs = statusCondition(status);
+  const [rows, counted] = await Promise.all([
+    window.kind === 'offset'
+      ? pageByOffset[status](db).execute({
+          tenantId,
+          limit: window.limit,
+          offset: window.offset,
+          reach: window.offset + window.limit,
+        })
+      : readWindow(db, window, listOrder(tenantId, statusIs), ({ cursor, orderBy, limit, offset }) =>
+          visibleWindow(db, tenantId, statusIs, { cursor, orderBy, limit, offset, reach: offset + limit }),
+        ),
+    countVisibleTenants(db, tenantId, status, window),
   ]);
-  return { rows: rows as TenantRecord[], total: Math.min(total, upTo) };
+  return { rows: rows as TenantRecord[], ...counted };
 }
 
 export async function findVisibleTenant(db: Db, callerTenantId: string, id: string): Promise<TenantRecord | null> {
@@ -113,14 +167,19 @@ export async function findClientTenant(db: Db, parentId: string, id: string) {
   return rows[0] ?? null;
 }
 
-export async function findTenantById(db: Db, id: string): Promise<TenantRecord | null> {
-  const rows = await db
+const tenantById = prepareOnce((db) =>
+  db
     .select(tenantWithPlan)
     .from(tenants)
     .innerJoin(plans, eq(plans.id, tenants.planId))
-    .where(eq(tenants.id, id))
-    .limit(1);
-  return rows[0] ?? null;
+    .where(eq(tenants.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare('tenant_by_id'),
+);
+
+export async function findTenantById(db: Db, id: string): Promise<TenantRecord | null> {
+  const rows = await tenantById(db).execute({ id });
+  return (rows[0] as TenantRecord | undefined) ?? null;
 }
 
 export async function insertTenant(db: Db, row: typeof tenants.$inferInsert): Promise<void> {
@@ -128,24 +187,46 @@ export async function insertTenant(db: Db, row: typeof tenants.$inferInsert): Pr
 }
 
 /**
- * Inserts a client tenant unless the parent already has `limit` active clients, in one statement: the parent's row is
- * locked and its `client_count` (kept by a trigger) checked, so parallel requests cannot both take the last place. A
- * request that waited for the lock re-reads the count the other one left.
+ * Inserts a client tenant unless the parent already has `limit` active clients, in one statement that returns the new
+ * tenant (null at the limit): the parent's row is locked and its `client_count` (kept by a trigger) checked, so
+ * parallel requests cannot both take the last place. A request that waited for the lock re-reads the count the other
+ * one left.
  */
 export async function insertClientTenantWithinLimit(
   db: Db,
   row: { id: string; name: string; planId: string; parentId: string },
   limit: number,
-): Promise<boolean> {
+): Promise<TenantRecord | null> {
   const result = await db.execute(sql`
     with place as (
       select id from tenants where id = ${row.parentId} and client_count < ${limit} for update
+    ), created as (
+      insert into tenants (id, name, plan_id, parent_id)
+      select ${row.id}, ${row.name}, ${row.planId}, place.id from place
+      returning *
     )
-    insert into tenants (id, name, plan_id, parent_id)
-    select ${row.id}, ${row.name}, ${row.planId}, place.id from place
-    returning id`);
-  return (result as unknown as { rows: unknown[] }).rows.length === 1;
+    select created.id, created.name, created.plan_id as "planId", created.parent_id as "parentId", created.status,
+      plans.features as "planFeatures", created.feature_overrides as "featureOverrides",
+      created.require_two_factor as "requireTwoFactor", created.created_at as "createdAt",
+      created.updated_at as "updatedAt", created.archived_at as "archivedAt"
+    from created join plans on plans.id = created.plan_id`);
+  const [created] = (result as unknown as { rows: RawTenantRecord[] }).rows;
+  return created ? fromDriver(created) : null;
 }
+
+/** A tenant row read by raw SQL: timestamps come as text (drizzle maps them only in its own selects). */
+type RawTenantRecord = Omit<TenantRecord, 'createdAt' | 'updatedAt' | 'archivedAt'> & {
+  createdAt: string;
+  updatedAt: string;
+  archivedAt: string | null;
+};
+
+const fromDriver = (row: RawTenantRecord): TenantRecord => ({
+  ...row,
+  createdAt: new Date(row.createdAt),
+  updatedAt: new Date(row.updatedAt),
+  archivedAt: row.archivedAt === null ? null : new Date(row.archivedAt),
+});
 
 export async function updateTenant(db: Db, id: string, changes: Partial<typeof tenants.$inferInsert>): Promise<void> {
   await db

@@ -34,7 +34,7 @@ export function effectiveFeatures(row: TenantRecord): Record<string, number | bo
   return { ...row.planFeatures, ...row.featureOverrides };
 }
 
-type TenantPage = { results: TenantDto[]; total: number };
+type TenantPage = { results: TenantDto[]; total: number; exact: boolean };
 
 export class TenantService {
   /** Tenant lists are read on every dashboard load and rarely change: cached, and cleared on any tenant write. */
@@ -76,8 +76,8 @@ export class TenantService {
 
   async list(auth: AuthContext, status: TenantStatusFilter, window: ListWindow): Promise<TenantPage> {
     return this.lists.get(`${auth.tenantId}|${status}|${windowKey(window)}`, async () => {
-      const { rows, total } = await queries.listVisibleTenants(this.db, auth.tenantId, status, window);
-      return { results: rows.map(toTenantDto), total };
+      const { rows, total, exact } = await queries.listVisibleTenants(this.db, auth.tenantId, status, window);
+      return { results: rows.map(toTenantDto), total, exact };
     });
   }
 
@@ -101,9 +101,10 @@ export class TenantService {
     const limit = Number(effectiveFeatures(parent).max_client_tenants ?? 0);
     const id = newId('tenant');
     const row = { id, name: input.name.trim(), planId: input.plan ?? 'free', parentId: parent.id };
-    if (!(await queries.insertClientTenantWithinLimit(this.db, row, limit)))
-      throw TenantErrors.clientLimitReached(limit);
-    return this.changed(id);
+    const created = await queries.insertClientTenantWithinLimit(this.db, row, limit);
+    if (!created) throw TenantErrors.clientLimitReached(limit);
+    await this.invalidations.publish({ kind: 'tenant', id });
+    return toTenantDto(created);
   }
 
   /** Operator path (CLI): any plan, optional parent; the operator is not bound by `max_client_tenants`. */
