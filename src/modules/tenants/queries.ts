@@ -1,5 +1,5 @@
 import { and, asc, count, eq, or, type Placeholder, sql, type SQL } from 'drizzle-orm';
-import { unionAll } from 'drizzle-orm/pg-core';
+import { type SelectedFields, unionAll } from 'drizzle-orm/pg-core';
 import { readWindow } from '../../db/keyset.js';
 import { countLimit } from '../../lib/count-bound.js';
 import type { ListWindow } from '../../lib/list-window.js';
@@ -65,10 +65,11 @@ function visibleWindow(
   tenantId: string | Placeholder,
   statusIs: SQL | undefined,
   window: { cursor: SQL | undefined; orderBy: SQL[]; limit: Bound; offset: Bound; reach: Bound },
+  columns: SelectedFields,
 ) {
   const visible = (condition: SQL) =>
     db
-      .select(tenantWithPlan)
+      .select(columns)
       .from(tenants)
       .innerJoin(plans, eq(plans.id, tenants.planId))
       .where(and(condition, statusIs, window.cursor));
@@ -83,32 +84,45 @@ function visibleWindow(
     .offset(window.offset);
 }
 
-/** Pages by number, one prepared statement per status filter (the list every dashboard and API client reads). */
+/** The active tenants the caller sees, exactly, from its row: itself (when active) and its `client_count` (a trigger keeps it). */
+const activeVisibleCount = (tenantId: string | Placeholder) =>
+  sql<number>`(select caller.client_count + (caller.status = 'active')::int from tenants as caller where caller.id = ${tenantId})`;
+
+/**
+ * Pages by number (the list every dashboard and API client reads), one prepared statement per status filter. The
+ * active list's rows also carry the list's exact count, so that page costs one statement.
+ */
 const preparedPage = (status: TenantStatusFilter) =>
   prepareOnce((db) =>
-    visibleWindow(db, sql.placeholder('tenantId'), statusCondition(status), {
-      cursor: undefined,
-      orderBy: [asc(tenants.createdAt), asc(tenants.id)],
-      limit: sql.placeholder('limit'),
-      offset: sql.placeholder('offset'),
-      reach: sql.placeholder('reach'),
-    }).prepare(`tenants_visible_page_${status}`),
+    visibleWindow(
+      db,
+      sql.placeholder('tenantId'),
+      statusCondition(status),
+      {
+        cursor: undefined,
+        orderBy: [asc(tenants.createdAt), asc(tenants.id)],
+        limit: sql.placeholder('limit'),
+        offset: sql.placeholder('offset'),
+        reach: sql.placeholder('reach'),
+      },
+      status === 'active'
+        ? { ...tenantWithPlan, visibleCount: activeVisibleCount(sql.placeholder('tenantId')) }
+        : tenantWithPlan,
+    ).prepare(`tenants_visible_page_${status}`),
   );
 const pageByOffset = { active: preparedPage('active'), archived: preparedPage('archived'), all: preparedPage('all') };
 
-/** Active tenants a caller sees, exactly, from its row: itself (when active) and its `client_count` (kept by a trigger). */
-const activeVisibleCount = prepareOnce((db) =>
+const activeCountAlone = prepareOnce((db) =>
   db
-    .select({ total: sql<number>`${tenants.clientCount} + (${tenants.status} = 'active')::int` })
-    .from(tenants)
-    .where(eq(tenants.id, sql.placeholder('tenantId')))
+    .select({ total: activeVisibleCount(sql.placeholder('tenantId')) })
+    .from(sql`(values (1)) as one`)
     .prepare('tenants_active_visible_count'),
 );
 
 /** How many tenants of `status` the caller sees: exact for active ones, else counted up to the bound (src/lib/count-bound.ts). */
 async function countVisibleTenants(db: Db, tenantId: string, status: TenantStatusFilter, window: ListWindow) {
   if (status === 'active') {
-    const [row] = await activeVisibleCount(db).execute({ tenantId });
+    const [row] = await activeCountAlone(db).execute({ tenantId });
     return { total: Number(row?.total ?? 0), exact: true };
   }
   const statusIs = statusCondition(status);
@@ -132,8 +146,8 @@ async function countVisibleTenants(db: Db, tenantId: string, status: TenantStatu
 /** One window of the tenants the caller sees, and how many there are (`exact` false: a bounded count). */
 export async function listVisibleTenants(db: Db, tenantId: string, status: TenantStatusFilter, window: ListWindow) {
   const statusIs = statusCondition(status);
-  const [rows, counted] = await Promise.all([
-    window.kind === 'offset'
+  const page = async () =>
+    (await (window.kind === 'offset'
       ? pageByOffset[status](db).execute({
           tenantId,
           limit: window.limit,
@@ -141,11 +155,20 @@ export async function listVisibleTenants(db: Db, tenantId: string, status: Tenan
           reach: window.offset + window.limit,
         })
       : readWindow(db, window, listOrder(tenantId, statusIs), ({ cursor, orderBy, limit, offset }) =>
-          visibleWindow(db, tenantId, statusIs, { cursor, orderBy, limit, offset, reach: offset + limit }),
-        ),
-    countVisibleTenants(db, tenantId, status, window),
-  ]);
-  return { rows: rows as TenantRecord[], ...counted };
+          visibleWindow(
+            db,
+            tenantId,
+            statusIs,
+            { cursor, orderBy, limit, offset, reach: offset + limit },
+            tenantWithPlan,
+          ),
+        ))) as Array<TenantRecord & { visibleCount?: number }>;
+  if (window.kind === 'offset' && status === 'active') {
+    const rows = await page();
+    if (rows.length > 0) return { rows, total: Number(rows[0].visibleCount), exact: true };
+  }
+  const [rows, counted] = await Promise.all([page(), countVisibleTenants(db, tenantId, status, window)]);
+  return { rows, ...counted };
 }
 
 export async function findVisibleTenant(db: Db, callerTenantId: string, id: string): Promise<TenantRecord | null> {
