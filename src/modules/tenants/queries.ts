@@ -210,19 +210,24 @@ export async function insertTenant(db: Db, row: typeof tenants.$inferInsert): Pr
 }
 
 /**
- * Inserts a client tenant unless the parent already has `limit` active clients, in one statement that returns the new
- * tenant (null at the limit): the parent's row is locked and its `client_count` (kept by a trigger) checked, so
- * parallel requests cannot both take the last place. A request that waited for the lock re-reads the count the other
- * one left.
+ * Inserts a client tenant and returns it, in one statement, when the parent may own clients (a top-level tenant whose
+ * effective `can_own_clients` is true) and has fewer active clients than its effective `max_client_tenants`; null
+ * otherwise. Effective features are the plan's with the tenant's overrides on top, as in `effectiveFeatures`. The
+ * parent's row is locked and its `client_count` (kept by a trigger) checked, so parallel requests cannot both take
+ * the last place; a request that waited for the lock re-reads the count the other one left.
  */
 export async function insertClientTenantWithinLimit(
   db: Db,
   row: { id: string; name: string; planId: string; parentId: string },
-  limit: number,
 ): Promise<TenantRecord | null> {
+  const feature = (name: string) => sql`coalesce(parent.feature_overrides -> ${name}, plans.features -> ${name})`;
   const result = await db.execute(sql`
     with place as (
-      select id from tenants where id = ${row.parentId} and client_count < ${limit} for update
+      select parent.id from tenants as parent join plans on plans.id = parent.plan_id
+      where parent.id = ${row.parentId} and parent.parent_id is null
+        and ${feature('can_own_clients')} = 'true'::jsonb
+        and parent.client_count < coalesce(${feature('max_client_tenants')}, '0'::jsonb)::numeric
+      for update of parent
     ), created as (
       insert into tenants (id, name, plan_id, parent_id)
       select ${row.id}, ${row.name}, ${row.planId}, place.id from place

@@ -15,7 +15,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'listTenants',
       summary: 'List tenants',
       description:
-        'The tenant of the credential and, for agencies and partners, its client tenants. Archived tenants are listed with `status=archived` or `status=all`.',
+        'The tenant of the credential and, for agencies and partners, its client tenants. Archived tenants are listed with `status=archived` or `status=all`. The `count` of active tenants is exact at any size (each parent keeps its count of active clients); with `status=archived` or `status=all` it is bounded as in every list.',
       tags,
       querystring: ListTenantsQuery,
       response: { 200: listEnvelope(Tenant, 'A page of tenants.'), ...errorResponses() },

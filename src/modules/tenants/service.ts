@@ -94,17 +94,20 @@ export class TenantService {
 
   /** Creates a client tenant under the caller, which must be allowed to own clients (agency, partner), within its plan's `max_client_tenants`. */
   async createClient(auth: AuthContext, input: CreateTenantInput): Promise<TenantDto> {
-    const parent = await queries.findTenantById(this.db, auth.tenantId);
-    if (!parent || parent.parentId || effectiveFeatures(parent).can_own_clients !== true) {
-      throw TenantErrors.clientsNotAllowed();
-    }
-    const limit = Number(effectiveFeatures(parent).max_client_tenants ?? 0);
     const id = newId('tenant');
-    const row = { id, name: input.name.trim(), planId: input.plan ?? 'free', parentId: parent.id };
-    const created = await queries.insertClientTenantWithinLimit(this.db, row, limit);
-    if (!created) throw TenantErrors.clientLimitReached(limit);
+    const row = { id, name: input.name.trim(), planId: input.plan ?? 'free', parentId: auth.tenantId };
+    const created = await queries.insertClientTenantWithinLimit(this.db, row);
+    if (!created) throw await this.clientRefusal(auth.tenantId);
     await this.invalidations.publish({ kind: 'tenant', id });
     return toTenantDto(created);
+  }
+
+  /** Why a client tenant was not created: its parent may not own clients, or has reached its plan's limit. */
+  private async clientRefusal(parentId: string) {
+    const parent = await queries.findTenantById(this.db, parentId);
+    if (!parent || parent.parentId || effectiveFeatures(parent).can_own_clients !== true)
+      return TenantErrors.clientsNotAllowed();
+    return TenantErrors.clientLimitReached(Number(effectiveFeatures(parent).max_client_tenants ?? 0));
   }
 
   /** Operator path (CLI): any plan, optional parent; the operator is not bound by `max_client_tenants`. */

@@ -53,6 +53,44 @@ describe.each(backends)('max_client_tenants on %s', (backend) => {
       expect(stored.clients).toBe(3);
     });
 
+    it('reads can_own_clients and max_client_tenants with the tenant’s overrides over its plan', async () => {
+      const business = await t.tenantWithKey('business');
+      expect((await create(business.token, 'Not allowed')).json().error.code).toBe('clients_not_allowed');
+      await t.database.db.execute(
+        sql`update tenants set feature_overrides = '{"can_own_clients": true, "max_client_tenants": 1}'
+            where id = ${business.tenantId}`,
+      );
+      const client = await create(business.token, 'Allowed by override');
+      expect(client.statusCode, client.body).toBe(201);
+      expect(client.json()).toMatchObject({ parent_id: business.tenantId, name: 'Allowed by override', plan: 'free' });
+      expect((await create(business.token, 'Over the limit')).json().error.code).toBe('plan_limit_reached');
+
+      const agency = await t.tenantWithKey('agency');
+      await t.database.db.execute(
+        sql`update tenants set feature_overrides = '{"can_own_clients": false}' where id = ${agency.tenantId}`,
+      );
+      expect((await create(agency.token, 'Switched off')).json().error.code).toBe('clients_not_allowed');
+    });
+
+    it('never lets a client tenant own clients, whatever its features say', async () => {
+      const agency = await t.tenantWithKey('agency');
+      const client = (await create(agency.token, 'Client')).json();
+      await t.database.db.execute(
+        sql`update tenants set plan_id = 'agency', feature_overrides = '{"can_own_clients": true}' where id = ${client.id}`,
+      );
+      const key = await t.inject({
+        method: 'POST',
+        url: '/api/api-keys/',
+        token: agency.token,
+        headers: { 'tagport-tenant': client.id },
+        payload: { name: 'client key' },
+      });
+      expect(key.statusCode, key.body).toBe(201);
+      const nested = await create(key.json().token, 'Grandchild');
+      expect(nested.statusCode, nested.body).toBe(403);
+      expect(nested.json().error.code).toBe('clients_not_allowed');
+    });
+
     it('does not count archived clients', async () => {
       const agency = await t.tenantWithKey('agency');
       await t.database.db.execute(
