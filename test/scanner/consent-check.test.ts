@@ -1,30 +1,21 @@
 import { Value } from 'typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Scanner, ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
+import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // Issue 15, item 12: the consent check clicks "reject all" and "accept all" with autoconsent (pages-i15c.ts).
 
-let fixture: FixtureServer;
-let scanner: Scanner;
 const results = new Map<string, Promise<ScanResult>>();
 
-beforeAll(async () => {
-  fixture = await startFixtureServer({ bigPageBytes: 10_000 });
-  scanner = new Scanner(fixture.scannerOptions({ observationCapMs: 4_000 }));
-});
-afterAll(async () => {
-  await scanner?.close();
-  await fixture?.close();
-});
+const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 4_000 });
 
 function scan(host: string, consentCheck = true): Promise<ScanResult> {
   const key = `${host} ${consentCheck}`;
   if (!results.has(key)) {
     results.set(
       key,
-      scanner
-        .scan({ url: fixture.url(host, '/'), aiSummary: false, pagespeed: false, language: 'en', consentCheck })
+      setup.scanner
+        .scan({ url: setup.fixture.url(host, '/'), aiSummary: false, pagespeed: false, language: 'en', consentCheck })
         .then((result) => {
           expect([...Value.Errors(ScanResultSchema, result)].slice(0, 5)).toEqual([]);
           return result;
@@ -90,10 +81,10 @@ describe('consent check (item 12)', () => {
   });
 
   it('warns when a clicked run is cut short by the scan time limit', async () => {
-    const short = new Scanner(fixture.scannerOptions({ observationCapMs: 4_000, scanTimeoutMs: 9_000 }));
+    const short = new Scanner(setup.fixture.scannerOptions({ observationCapMs: 4_000, scanTimeoutMs: 9_000 }));
     try {
       const result = await short.scan({
-        url: fixture.url('www.i15c-nobanner.test', '/'),
+        url: setup.fixture.url('www.i15c-nobanner.test', '/'),
         aiSummary: false,
         pagespeed: false,
         language: 'en',

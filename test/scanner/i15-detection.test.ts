@@ -1,23 +1,14 @@
 import { Value } from 'typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Scanner, ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
+import { describe, expect, it } from 'vitest';
+import { ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
 import { I15_IDS } from '../fixtures/scanner/pages-i15.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
+import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // Issue 15, items 4–8, end to end in Chromium on the loopback fixture server (pages in fixtures/scanner/pages-i15.ts).
 
-let fixture: FixtureServer;
-let scanner: Scanner;
 const results = new Map<string, Promise<ScanResult>>();
 
-beforeAll(async () => {
-  fixture = await startFixtureServer({ bigPageBytes: 10_000 });
-  scanner = new Scanner(fixture.scannerOptions({ observationCapMs: 6_000 }));
-});
-afterAll(async () => {
-  await scanner?.close();
-  await fixture?.close();
-});
+const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 6_000 });
 
 /** Each page is scanned once (with the builtin summary) and shared by the tests that read it. */
 function scan(host: string, path = '/'): Promise<ScanResult> {
@@ -25,8 +16,8 @@ function scan(host: string, path = '/'): Promise<ScanResult> {
   if (!results.has(key)) {
     results.set(
       key,
-      scanner
-        .scan({ url: fixture.url(host, path), aiSummary: true, pagespeed: false, language: 'en' })
+      setup.scanner
+        .scan({ url: setup.fixture.url(host, path), aiSummary: true, pagespeed: false, language: 'en' })
         .then((result) => {
           expect([...Value.Errors(ScanResultSchema, result)].slice(0, 5)).toEqual([]);
           return result;

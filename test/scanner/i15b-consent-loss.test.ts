@@ -1,25 +1,20 @@
 import { Value } from 'typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Scanner, ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
+import { describe, expect, it } from 'vitest';
+import { ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
+import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // Issue 15, item 9, end to end in Chromium: Consent Mode denied by default with no consent platform (nobody can ever
 // consent) against the same page with Cookiebot (fixtures/scanner/pages-i15b.ts).
 
-let fixture: FixtureServer;
-let scanner: Scanner;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer({ bigPageBytes: 10_000 });
-  scanner = new Scanner(fixture.scannerOptions({ observationCapMs: 5_000 }));
-});
-afterAll(async () => {
-  await scanner?.close();
-  await fixture?.close();
-});
+const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 5_000 });
 
 async function scan(host: string): Promise<ScanResult> {
-  const result = await scanner.scan({ url: fixture.url(host, '/'), aiSummary: true, pagespeed: false, language: 'en' });
+  const result = await setup.scanner.scan({
+    url: setup.fixture.url(host, '/'),
+    aiSummary: true,
+    pagespeed: false,
+    language: 'en',
+  });
   expect([...Value.Errors(ScanResultSchema, result)].slice(0, 5)).toEqual([]);
   return result;
 }

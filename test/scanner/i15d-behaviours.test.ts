@@ -1,27 +1,17 @@
 import { Value } from 'typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Scanner, ScanResultSchema, type Behaviour, type ScanResult } from '../../src/scanner/index.js';
+import { describe, expect, it } from 'vitest';
+import { ScanResultSchema, type Behaviour, type ScanResult } from '../../src/scanner/index.js';
 import { I15D_IDS } from '../fixtures/scanner/pages-i15d.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
+import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // Issue 15, item 13, end to end in Chromium: canvas fingerprinting, keystroke capture, session recording and
 // remarketing audiences, each against a look-alike that is not it (fixtures/scanner/pages-i15d.ts).
 
-let fixture: FixtureServer;
-let scanner: Scanner;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer({ bigPageBytes: 10_000 });
-  scanner = new Scanner(fixture.scannerOptions({ observationCapMs: 5_000 }));
-});
-afterAll(async () => {
-  await scanner?.close();
-  await fixture?.close();
-});
+const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 5_000 });
 
 async function behavioursOf(host: string): Promise<Behaviour[]> {
-  const result: ScanResult = await scanner.scan({
-    url: fixture.url(host, '/'),
+  const result: ScanResult = await setup.scanner.scan({
+    url: setup.fixture.url(host, '/'),
     aiSummary: false,
     pagespeed: false,
     language: 'en',

@@ -1,27 +1,17 @@
 import { Value } from 'typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Scanner, ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
+import { describe, expect, it } from 'vitest';
+import { ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
 import { I15E_IDS } from '../fixtures/scanner/pages-i15e.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
+import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // Issue 15, item 14, end to end in Chromium: `pages: 1..5` visits internal pages linked from the start page in one
 // browser session and merges what they show (fixtures/scanner/pages-i15e.ts).
 
-let fixture: FixtureServer;
-let scanner: Scanner;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer({ bigPageBytes: 10_000 });
-  scanner = new Scanner(fixture.scannerOptions({ observationCapMs: 4_000 }));
-});
-afterAll(async () => {
-  await scanner?.close();
-  await fixture?.close();
-});
+const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 4_000 });
 
 async function scan(host: string, pages?: number): Promise<ScanResult> {
-  const result = await scanner.scan({
-    url: fixture.url(host, '/'),
+  const result = await setup.scanner.scan({
+    url: setup.fixture.url(host, '/'),
     aiSummary: true,
     pagespeed: false,
     language: 'en',
@@ -39,7 +29,7 @@ describe('scans of more than one page', () => {
     const result = await scan('www.i15e-shop.test');
     expect(result.pages).toBeUndefined();
     expect(keys(result)).toEqual(['google_analytics_4']);
-    expect(fixture.log.filter((line) => line.startsWith('www.i15e-shop.test /products/'))).toEqual([]);
+    expect(setup.fixture.log.filter((line) => line.startsWith('www.i15e-shop.test /products/'))).toEqual([]);
   });
 
   it('visits one page per section in one session and merges their trackers, ids and cookies', async () => {
@@ -67,7 +57,7 @@ describe('scans of more than one page', () => {
   it('reports a linked page that cannot be reached as failed and goes on with the next', async () => {
     const result = await scan('www.i15e-shop.test', 5);
     expect(result.pages?.map((page) => [page.url.replace(/:\d+/, ''), page.status])).toEqual([
-      [fixture.url('www.i15e-shop.test', '/').replace(/:\d+/, ''), 'ok'],
+      [setup.fixture.url('www.i15e-shop.test', '/').replace(/:\d+/, ''), 'ok'],
       ['https://www.i15e-shop.test/products/shoes', 'ok'],
       ['https://www.i15e-shop.test/about', 'ok'],
       ['https://blog.i15e-shop.test/', 'failed'],
@@ -93,8 +83,8 @@ describe('scans of more than one page', () => {
   it('refuses a page count outside 1–5', async () => {
     for (const pages of [0, 6, 2.5]) {
       await expect(
-        scanner.scan({
-          url: fixture.url('www.i15e-shop.test', '/'),
+        setup.scanner.scan({
+          url: setup.fixture.url('www.i15e-shop.test', '/'),
           aiSummary: false,
           pagespeed: false,
           language: 'en',

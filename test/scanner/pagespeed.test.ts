@@ -1,24 +1,14 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Scanner } from '../../src/scanner/index.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
+import { expect, it } from 'vitest';
+import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // One real Lighthouse 13 run (performance only, mobile defaults) on a fixture page, through the guard proxy.
 
-let fixture: FixtureServer;
-let scanner: Scanner;
-beforeAll(async () => {
-  fixture = await startFixtureServer({ bigPageBytes: 1 });
-  scanner = new Scanner(fixture.scannerOptions());
-});
-afterAll(async () => {
-  await scanner?.close();
-  await fixture?.close();
-});
+const setup = useFixtureScanner({ bigPageBytes: 1 });
 
 it('scores a fixture page with Lighthouse', { timeout: 60_000 }, async () => {
-  const before = fixture.log.length;
-  const result = await scanner.scan({
-    url: fixture.url('shop.example.test'),
+  const before = setup.fixture.log.length;
+  const result = await setup.scanner.scan({
+    url: setup.fixture.url('shop.example.test'),
     aiSummary: true,
     pagespeed: true,
     language: 'it',
@@ -33,7 +23,7 @@ it('scores a fixture page with Lighthouse', { timeout: 60_000 }, async () => {
   expect(pagespeed.metrics.fcp_ms).toBeGreaterThan(0);
   expect(pagespeed.metrics.lcp_ms).toBeGreaterThanOrEqual(pagespeed.metrics.fcp_ms);
   // Lighthouse's browser loaded the page and its vendor scripts from the fixture server (via the guard proxy and host rules).
-  const served = fixture.log.slice(before);
+  const served = setup.fixture.log.slice(before);
   expect(served.filter((line) => line === 'shop.example.test /').length).toBeGreaterThanOrEqual(3); // stage 1, stage 2, Lighthouse
   expect(
     served.filter((line) => line.startsWith('connect.facebook.net /en_US/fbevents.js')).length,

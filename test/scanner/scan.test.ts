@@ -3,21 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Scanner, ScanResultSchema, ScanTargetUnreachableError, type ScanResult } from '../../src/scanner/index.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
+import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // End to end: real Chromium, real HTTPS fixture server on 127.0.0.1 under vendor host names, no outside network.
 
-let fixture: FixtureServer;
-let scanner: Scanner;
-
-beforeAll(async () => {
-  fixture = await startFixtureServer({ bigPageBytes: 1_500_000 });
-  scanner = new Scanner(fixture.scannerOptions());
-});
-afterAll(async () => {
-  await scanner?.close();
-  await fixture?.close();
-});
+const setup = useFixtureScanner({ bigPageBytes: 1_500_000 });
 
 function valid(result: ScanResult): ScanResult {
   const errors = [...Value.Errors(ScanResultSchema, result)].slice(0, 5);
@@ -35,7 +25,7 @@ const scan = (
 ) =>
   target
     .scan({
-      url: fixture.url(host, path),
+      url: setup.fixture.url(host, path),
       aiSummary: extra.aiSummary ?? false,
       pagespeed: false,
       language: extra.language ?? 'en',
@@ -47,13 +37,13 @@ const byKey = (result: ScanResult) => Object.fromEntries(result.trackers.map((tr
 describe('GTM + GA4 + Meta Pixel behind Cookiebot with Consent Mode v2', () => {
   let result: ScanResult;
   beforeAll(async () => {
-    result = await scan(scanner, 'shop.example.test');
+    result = await scan(setup.scanner, 'shop.example.test');
   });
 
   it('runs both stages', () => {
     expect(result.stages.fetch).toMatchObject({ status: 'ok', http_status: 200, redirects: [] });
     expect(result.stages.browser.status).toBe('ok');
-    expect(result.final_url).toBe(fixture.url('shop.example.test'));
+    expect(result.final_url).toBe(setup.fixture.url('shop.example.test'));
     expect(new Date(result.scanned_at).toISOString()).toBe(result.scanned_at);
     expect(result.warnings).toEqual([]);
   });
@@ -140,7 +130,7 @@ describe('GTM + GA4 + Meta Pixel behind Cookiebot with Consent Mode v2', () => {
 });
 
 it('Consent Mode basic: GTM waits, GA4 never loads', async () => {
-  const result = await scan(scanner, 'basic.example.test');
+  const result = await scan(setup.scanner, 'basic.example.test');
   expect(result.trackers.map((tracker) => tracker.key)).toEqual(['google_tag_manager']);
   expect(result.consent.consent_mode).toMatchObject({ detected: true, version: 'v2', mode: 'basic' });
   expect(result.consent.consent_mode.gcs).toBeUndefined();
@@ -149,7 +139,7 @@ it('Consent Mode basic: GTM waits, GA4 never loads', async () => {
 });
 
 it('first-party server-side GTM on a subdomain', async () => {
-  const result = await scan(scanner, 'www.firstparty.test');
+  const result = await scan(setup.scanner, 'www.firstparty.test');
   const trackers = byKey(result);
   expect(Object.keys(trackers).sort()).toEqual(['google_analytics_4', 'google_tag_manager']);
   for (const key of ['google_analytics_4', 'google_tag_manager'])
@@ -184,7 +174,7 @@ it('first-party server-side GTM on a subdomain', async () => {
 });
 
 it('a clean page has no findings', async () => {
-  const result = await scan(scanner, 'clean.example.test', '/', { aiSummary: true, language: 'de' });
+  const result = await scan(setup.scanner, 'clean.example.test', '/', { aiSummary: true, language: 'de' });
   expect(result.trackers).toEqual([]);
   expect(result.cookies).toEqual([]);
   expect(result.consent).toEqual({
@@ -211,7 +201,7 @@ it('a clean page has no findings', async () => {
 });
 
 it('many vendors without any consent mechanism', async () => {
-  const result = await scan(scanner, 'zoo.example.test');
+  const result = await scan(setup.scanner, 'zoo.example.test');
   expect(Object.fromEntries(result.trackers.map((tracker) => [tracker.key, tracker.ids]))).toEqual({
     linkedin_insight: ['1234567'],
     bing_uet: ['87654321'],
@@ -236,19 +226,24 @@ it('many vendors without any consent mechanism', async () => {
 });
 
 it('follows a redirect chain to another host', async () => {
-  const result = await scan(scanner, 'redirect.example.test', '/start');
-  expect(result.url).toBe(fixture.url('redirect.example.test', '/start'));
-  expect(result.final_url).toBe(fixture.url('shop.example.test'));
+  const result = await scan(setup.scanner, 'redirect.example.test', '/start');
+  expect(result.url).toBe(setup.fixture.url('redirect.example.test', '/start'));
+  expect(result.final_url).toBe(setup.fixture.url('shop.example.test'));
   expect(result.stages.fetch.redirects).toEqual([
-    fixture.url('redirect.example.test', '/start'),
-    fixture.url('redirect.example.test', '/step2'),
+    setup.fixture.url('redirect.example.test', '/start'),
+    setup.fixture.url('redirect.example.test', '/step2'),
   ]);
   expect(result.trackers.map((tracker) => tracker.key)).toContain('meta_pixel');
 });
 
 it('a redirect loop makes the target unreachable', async () => {
-  const error = await scanner
-    .scan({ url: fixture.url('redirect.example.test', '/loop/0'), aiSummary: false, pagespeed: false, language: 'en' })
+  const error = await setup.scanner
+    .scan({
+      url: setup.fixture.url('redirect.example.test', '/loop/0'),
+      aiSummary: false,
+      pagespeed: false,
+      language: 'en',
+    })
     .catch((caught: unknown) => caught);
   expect(error).toBeInstanceOf(ScanTargetUnreachableError);
   expect((error as Error).message).toContain('Stopped after 5 redirects');
@@ -256,7 +251,7 @@ it('a redirect loop makes the target unreachable', async () => {
 
 it('an unknown host is unreachable', async () => {
   await expect(
-    scanner.scan({ url: 'https://nowhere.example.test/', aiSummary: false, pagespeed: false, language: 'en' }),
+    setup.scanner.scan({ url: 'https://nowhere.example.test/', aiSummary: false, pagespeed: false, language: 'en' }),
   ).rejects.toMatchObject({ name: 'ScanTargetUnreachableError', code: 'target_unreachable' });
 });
 
@@ -264,13 +259,13 @@ it('runs scans in parallel up to the pool size', async () => {
   let maxActive = 0;
   let maxWaiting = 0;
   const poll = setInterval(() => {
-    maxActive = Math.max(maxActive, scanner.browserStats.active);
-    maxWaiting = Math.max(maxWaiting, scanner.browserStats.waiting);
+    maxActive = Math.max(maxActive, setup.scanner.browserStats.active);
+    maxWaiting = Math.max(maxWaiting, setup.scanner.browserStats.waiting);
   }, 20);
   try {
     const results = await Promise.all(
       ['shop.example.test', 'zoo.example.test', 'clean.example.test', 'www.firstparty.test'].map((host) =>
-        scan(scanner, host),
+        scan(setup.scanner, host),
       ),
     );
     expect(results.map((result) => result.stages.browser.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
@@ -280,13 +275,13 @@ it('runs scans in parallel up to the pool size', async () => {
   }
   expect(maxActive).toBe(2);
   expect(maxWaiting).toBeGreaterThan(0);
-  expect(scanner.browserStats).toEqual({ active: 0, waiting: 0 });
+  expect(setup.scanner.browserStats).toEqual({ active: 0, waiting: 0 });
 });
 
 describe('limits', () => {
   let limited: Scanner;
   beforeAll(() => {
-    limited = new Scanner(fixture.scannerOptions({ maxPageBytes: 200_000, scanTimeoutMs: 6_000 }));
+    limited = new Scanner(setup.fixture.scannerOptions({ maxPageBytes: 200_000, scanTimeoutMs: 6_000 }));
   });
   afterAll(() => limited?.close());
 
@@ -332,7 +327,7 @@ describe('limits', () => {
 });
 
 it('a failing browser stage leaves a stage-1 result with a warning', async () => {
-  const broken = new Scanner(fixture.scannerOptions({ chromiumPath: '/nonexistent/chromium' }));
+  const broken = new Scanner(setup.fixture.scannerOptions({ chromiumPath: '/nonexistent/chromium' }));
   try {
     const result = await scan(broken, 'shop.example.test');
     expect(result.stages.browser.status).toBe('failed');
@@ -385,7 +380,9 @@ describe('ai_summary through the scanner', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('uses the configured model, and falls back to the builtin writer when it fails', async () => {
-    const withAi = new Scanner(fixture.scannerOptions({ ai: { baseUrl: base, model: 'local-model', apiKey: 'k' } }));
+    const withAi = new Scanner(
+      setup.fixture.scannerOptions({ ai: { baseUrl: base, model: 'local-model', apiKey: 'k' } }),
+    );
     try {
       const ok = await scan(withAi, 'shop.example.test', '/', { aiSummary: true, language: 'de' });
       expect(ok.ai_summary).toEqual({

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Scanner, type ScanResult } from '../../src/scanner/index.js';
 import { I15_IDS, I15_PAGES } from '../fixtures/scanner/pages-i15.js';
 import { I15B_PAGES } from '../fixtures/scanner/pages-i15b.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
+import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // Issue 15, items 10 and 11: the builtin summary never contradicts the structured result, on every fixture page
 // (and on a scan whose browser stage failed).
@@ -24,20 +24,10 @@ const FIXTURE_PAGES: Array<[string, string]> = [
   ...I15B_PAGES,
 ];
 
-let fixture: FixtureServer;
-let scanner: Scanner;
+const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 4_000 });
 
-beforeAll(async () => {
-  fixture = await startFixtureServer({ bigPageBytes: 10_000 });
-  scanner = new Scanner(fixture.scannerOptions({ observationCapMs: 4_000 }));
-});
-afterAll(async () => {
-  await scanner?.close();
-  await fixture?.close();
-});
-
-const scan = (host: string, path: string, target = scanner) =>
-  target.scan({ url: fixture.url(host, path), aiSummary: true, pagespeed: false, language: 'en' });
+const scan = (host: string, path: string, target = setup.scanner) =>
+  target.scan({ url: setup.fixture.url(host, path), aiSummary: true, pagespeed: false, language: 'en' });
 
 /** What the English builtin summary says that the structured result does not support; empty when consistent. */
 function contradictions(result: ScanResult): string[] {
@@ -118,7 +108,7 @@ describe('the summary never contradicts the result', () => {
   });
 
   it('when the browser stage fails', async () => {
-    const broken = new Scanner(fixture.scannerOptions({ chromiumPath: '/nonexistent/chromium' }));
+    const broken = new Scanner(setup.fixture.scannerOptions({ chromiumPath: '/nonexistent/chromium' }));
     try {
       const result = await scan('zoo.example.test', '/', broken);
       expect(result.consent.banner_detected).toBeNull();

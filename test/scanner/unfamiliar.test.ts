@@ -1,25 +1,15 @@
 import { Value } from 'typebox/value';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Scanner, ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
-import { startFixtureServer, type FixtureServer } from '../fixtures/scanner/server.js';
+import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // Set-ups the first fixtures did not have (issues 15 and 18), end to end in Chromium on the loopback fixture server.
 
-let fixture: FixtureServer;
-let scanner: Scanner;
+const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 10_000 });
 
-beforeAll(async () => {
-  fixture = await startFixtureServer({ bigPageBytes: 10_000 });
-  scanner = new Scanner(fixture.scannerOptions({ observationCapMs: 10_000 }));
-});
-afterAll(async () => {
-  await scanner?.close();
-  await fixture?.close();
-});
-
-async function scan(host: string, path = '/', target = scanner): Promise<ScanResult> {
+async function scan(host: string, path = '/', target = setup.scanner): Promise<ScanResult> {
   const result = await target.scan({
-    url: fixture.url(host, path),
+    url: setup.fixture.url(host, path),
     aiSummary: false,
     pagespeed: false,
     language: 'en',
@@ -104,7 +94,7 @@ describe('tags that load late', () => {
   });
 
   it('reports a window cut short by the cap', async () => {
-    const capped = new Scanner(fixture.scannerOptions({ observationCapMs: 2_000 }));
+    const capped = new Scanner(setup.fixture.scannerOptions({ observationCapMs: 2_000 }));
     try {
       const result = await scan('busy.example.test', '/', capped);
       expect(result.stages.browser.observation?.ended_by).toBe('cap');
@@ -120,7 +110,7 @@ describe('products are named by their own evidence', () => {
   it('first-party proxies: PostHog, Zaraz, Plausible, Segment and Matomo on the site’s own domain', async () => {
     const result = await scan('www.proxied.test');
     const trackers = byKey(result);
-    const port = fixture.port;
+    const port = setup.fixture.port;
     expect(
       Object.fromEntries(
         result.trackers.map((tracker) => [tracker.key, [tracker.ids, tracker.first_party, tracker.endpoints]]),

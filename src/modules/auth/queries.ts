@@ -1,5 +1,6 @@
 import { and, eq, gt, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
+import { prepareOnce } from '../../db/prepared.js';
 import { memberships, sessions, setupTokens, tenants, users } from '../../db/schema.js';
 import type { Role } from '../../http/context.js';
 
@@ -14,8 +15,8 @@ export interface SessionCredential {
   enrollmentRequired: boolean;
 }
 
-export async function findSessionByHash(db: Db, tokenHash: string): Promise<SessionCredential | null> {
-  const rows = await db
+const sessionByHash = prepareOnce((db) =>
+  db
     .select({
       sessionId: sessions.id,
       userId: sessions.userId,
@@ -29,9 +30,14 @@ export async function findSessionByHash(db: Db, tokenHash: string): Promise<Sess
     .innerJoin(tenants, eq(tenants.id, sessions.tenantId))
     .innerJoin(users, eq(users.id, sessions.userId))
     .innerJoin(memberships, and(eq(memberships.userId, sessions.userId), eq(memberships.tenantId, sessions.tenantId)))
-    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, sql`now()`)))
-    .limit(1);
-  const row = rows[0];
+    .where(and(eq(sessions.tokenHash, sql.placeholder('tokenHash')), gt(sessions.expiresAt, sql`now()`)))
+    .limit(1)
+    .prepare('session_credential_by_hash'),
+);
+
+/** The live session behind a cookie token's hash, read on every request its credential is not cached. */
+export async function findSessionByHash(db: Db, tokenHash: string): Promise<SessionCredential | null> {
+  const [row] = await sessionByHash(db).execute({ tokenHash });
   return row ? { ...row, role: row.role as Role } : null;
 }
 
