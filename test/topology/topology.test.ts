@@ -54,7 +54,14 @@ async function call(base: string, method: string, path: string, token: string | 
   return { status: response.statusCode, headers: response.headers, body: parsed } as Answer;
 }
 
-const refused = (error: unknown) => (error as { code?: string }).code === 'ECONNREFUSED';
+/**
+ * The process never read the request: its listener was closed (refused), or the connection was still in the accept
+ * queue or not yet read when the stopping server closed it (reset; requests already being read are answered).
+ */
+const refused = (error: unknown) => {
+  const { code, cause } = error as { code?: string; cause?: { code?: string } };
+  return [code, cause?.code].some((value) => value === 'ECONNREFUSED' || value === 'ECONNRESET');
+};
 
 describe.runIf(postgresBinDir && redisServerPath)('topology: 2 api, 1 gateway, 2 worker processes', () => {
   const started = new Set<TagportProcess>();
@@ -308,6 +315,8 @@ describe.runIf(postgresBinDir && redisServerPath)('topology: 2 api, 1 gateway, 2
     }
     victim.kill('SIGKILL');
     await victim.exited;
+    // The child's exit can be seen before its sockets' close: releasing first would answer the dead victim's requests.
+    await waitFor(async () => pageGate.cutOff === 1 && hookGate.cutOff === 1, 20_000, 'the victim’s requests cut off');
     pageGate.release();
     hookGate.release();
     const replacement = startTagport('worker-3', 'worker', env, started);
