@@ -116,13 +116,29 @@ function keystrokeCapture(requests: RuntimeRequest[], typed: TypedSentinel | und
       type: 'keystroke_capture',
       vendor_or_host: host,
       first_party: siteOf(`https://${host}/`) === site,
-      evidence: list.slice(0, MAX_EVIDENCE).map(({ request, encoding }) => ({
-        kind: 'typed_value_sent',
-        url: short(request.url),
-        detail: `${request.method} request carried the value typed into a field (${encoding}), without a submit`,
-      })),
+      evidence: eachEncodingFirst(list)
+        .slice(0, MAX_EVIDENCE)
+        .map(({ request, encoding }) => ({
+          kind: 'typed_value_sent',
+          url: short(request.url),
+          detail: `${request.method} request carried the value typed into a field (${encoding}), without a submit`,
+        })),
     }),
   );
+}
+
+/**
+ * The first request of each encoding, in order, before any repeat: a recorder that sends every keystroke fills the
+ * evidence with one encoding otherwise, hiding the others the value also left in.
+ */
+function eachEncodingFirst<Hit extends { encoding: string }>(hits: Hit[]): Hit[] {
+  const seen = new Set<string>();
+  const [firsts, repeats] = [[] as Hit[], [] as Hit[]];
+  for (const hit of hits) {
+    (seen.has(hit.encoding) ? repeats : firsts).push(hit);
+    seen.add(hit.encoding);
+  }
+  return [...firsts, ...repeats];
 }
 
 interface RecorderRule {

@@ -62,6 +62,24 @@ describe('keystroke capture', () => {
     ]);
   });
 
+  it('shows each encoding the value left in before repeats of one, when the evidence is cut short', () => {
+    const partial = (n: number) => request(`https://collect.example/k?v=tgp0123456789${'@example.org'.slice(0, n)}`);
+    const base64 = Buffer.from('tgp0123456789@example.org').toString('base64');
+    const requests = [
+      ...[1, 2, 3, 4, 5, 6].map(partial),
+      request(`https://collect.example/k?v=${encodeURIComponent('tgp0123456789@example.org')}`),
+      request('https://collect.example/b', { method: 'POST', postData: `{"d":"${base64}"}` }),
+    ];
+    const [found] = detectBehaviours({ finalUrl, typed, requests });
+    expect(found.evidence.map((evidence) => evidence.detail.match(/\((.+)\)/)![1])).toEqual([
+      'plain',
+      'URL-encoded',
+      'base64',
+      'plain',
+      'plain',
+    ]);
+  });
+
   it('reports nothing when no field was typed into', () => {
     const requests = [request('https://collect.example/k?v=tgp0123456789')];
     expect(detectBehaviours({ finalUrl, typed: { ...typed, fields: 0 }, requests })).toEqual([]);
