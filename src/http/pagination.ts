@@ -43,10 +43,10 @@ function linkTo(request: FastifyRequest, baseUrl: string, pageSize: number, set:
   return url.toString();
 }
 
-/** A list's count; not `exact` when it was taken with a bound (then a count at the bound is a lower bound). */
+/** A list's count, and whether it is a lower bound (a bounded count that reached its bound). */
 interface Counted {
   count: number;
-  exact: boolean;
+  estimated: boolean;
 }
 
 const baseUrlOf = (request: FastifyRequest) => request.server.config.publicBaseUrl ?? requestOrigin(request);
@@ -58,7 +58,7 @@ const baseUrlOf = (request: FastifyRequest) => request.server.config.publicBaseU
 export function pageEnvelope<T>(
   request: FastifyRequest,
   window: ListWindow & { kind: 'offset' },
-  { count, exact }: Counted,
+  { count, estimated }: Counted,
   results: T[],
 ) {
   const pageSize = window.limit;
@@ -73,7 +73,7 @@ export function pageEnvelope<T>(
     page,
     page_size: pageSize,
     total_pages: totalPages,
-    ...(!exact && countReachedLimit(count, window.limit, window.offset) ? { count_estimated: true as const } : {}),
+    ...(estimated ? { count_estimated: true as const } : {}),
     next: hasNext ? pageLink(page + 1) : null,
     previous: hasPrevious ? pageLink(Math.min(page - 1, Math.max(totalPages, 1))) : null,
     results,
@@ -89,7 +89,7 @@ export function pageEnvelope<T>(
 export function cursorEnvelope<T>(
   request: FastifyRequest,
   window: ListWindow & { kind: 'after' | 'before' },
-  { count, exact }: Counted,
+  { count, estimated }: Counted,
   rows: T[],
   cursorOf: (item: T) => string,
 ) {
@@ -107,7 +107,7 @@ export function cursorEnvelope<T>(
     page: null,
     page_size: pageSize,
     total_pages: Math.ceil(count / pageSize),
-    ...(!exact && countReachedLimit(count, window.limit, window.offset) ? { count_estimated: true as const } : {}),
+    ...(estimated ? { count_estimated: true as const } : {}),
     next: hasNext ? cursorLink('after', results[results.length - 1]) : null,
     previous: hasPrevious ? cursorLink('before', results[0]) : null,
     results,
@@ -135,7 +135,7 @@ export async function listPage<T>(
   const window = listWindow(request);
   try {
     const { results, total, exact = false } = await load(window);
-    const counted = { count: total, exact };
+    const counted = { count: total, estimated: !exact && countReachedLimit(total, window.limit, window.offset) };
     return window.kind === 'offset'
       ? pageEnvelope(request, window, counted, results)
       : cursorEnvelope(request, window, counted, results, cursorOf);

@@ -166,6 +166,7 @@ export async function listVisibleTenants(db: Db, tenantId: string, status: Tenan
   if (window.kind === 'offset' && status === 'active') {
     const rows = await page();
     if (rows.length > 0) return { rows, total: Number(rows[0].visibleCount), exact: true };
+    return { rows, ...(await countVisibleTenants(db, tenantId, status, window)) };
   }
   const [rows, counted] = await Promise.all([page(), countVisibleTenants(db, tenantId, status, window)]);
   return { rows, ...counted };
