@@ -178,7 +178,9 @@ async function serve(config: Config) {
   const runtime = await startRuntime(config);
   const { app } = runtime;
   const gatewayWorkers =
-    (config.gateway.workers ?? 1) > 1 ? new GatewayWorkers(config.gateway.workers!, app.log) : null;
+    (config.gateway.workers ?? 1) > 1 && config.gateway.engine !== 'nginx'
+      ? new GatewayWorkers(config.gateway.workers!, app.log)
+      : null;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -224,6 +226,11 @@ async function listenWithWorkers(app: FastifyInstance, workers: GatewayWorkers) 
 }
 
 async function listenGateway(app: FastifyInstance, config: Config) {
+  if (app.services.nativeGateway) {
+    const { http, https } = await app.services.nativeGateway.start();
+    app.log.info({ gateway: http, tls: https, workers: config.gateway.workers }, 'gateway listening (nginx engine)');
+    return;
+  }
   const gatewayUrl = await app.services.gateway.listen(config.gateway.port, config.host);
   app.log.info({ gateway: gatewayUrl }, 'gateway listening');
   if (app.services.gatewayTls && config.gateway.tlsPort != null) {

@@ -14,6 +14,7 @@ import {
   pemCertificates,
   pemFile,
   type PemCertificates,
+  oneOf,
   trustProxy,
 } from './config/env.js';
 
@@ -123,8 +124,17 @@ export interface Config {
     /** Wildcard certificate and key files (PEM) for `*.<baseDomain>`; null: a self-signed one made at start. */
     tlsCertFile?: string | null;
     tlsKeyFile?: string | null;
-    /** Processes serving the gateway's listeners (node:cluster); above 1 needs PostgreSQL. Default 1: in-process. */
+    /**
+     * Processes serving the gateway's listeners: node:cluster workers (above 1 needs PostgreSQL), or with the nginx
+     * engine nginx's worker processes. Default 1.
+     */
     workers?: number;
+    /** `node`: the gateway serves its ports itself. `nginx`: nginx does, proxying `upstream` containers natively. */
+    engine?: 'node' | 'nginx';
+    /** The nginx binary of the nginx engine. */
+    nginxPath?: string;
+    /** CA bundle the nginx engine verifies https upstreams with. */
+    caFile?: string;
   };
   /** The built-in container runtime (src/gateway/runtime/): where Google's scripts and collection live, forwarding. */
   runtime: {
@@ -335,6 +345,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       tlsCertFile: optional(env, 'GATEWAY_TLS_CERT'),
       tlsKeyFile: optional(env, 'GATEWAY_TLS_KEY'),
       workers: integer(env, 'GATEWAY_WORKERS', 1, 1),
+      engine: oneOf(env, 'GATEWAY_ENGINE', ['node', 'nginx'] as const),
+      nginxPath: env.GATEWAY_NGINX || '/usr/sbin/nginx',
+      caFile: env.GATEWAY_CA_FILE || '/etc/ssl/certs/ca-certificates.crt',
     },
     runtime: {
       googleTagOrigin: origin(env, 'GOOGLE_TAG_ORIGIN', 'https://www.googletagmanager.com'),
@@ -359,7 +372,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   };
   if (Boolean(config.gateway.tlsCertFile) !== Boolean(config.gateway.tlsKeyFile))
     throw new ConfigError('Set both GATEWAY_TLS_CERT and GATEWAY_TLS_KEY (PEM files), or neither');
-  if ((config.gateway.workers ?? 1) > 1 && !config.databaseUrl && config.databaseEngine === 'pglite')
+  const clustered = (config.gateway.workers ?? 1) > 1 && config.gateway.engine !== 'nginx';
+  if (clustered && !config.databaseUrl && config.databaseEngine === 'pglite')
     throw new ConfigError(
       'GATEWAY_WORKERS above 1 needs PostgreSQL (DATABASE_URL, or DATABASE_ENGINE=embedded-postgres): PGlite serves one process only',
     );

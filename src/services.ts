@@ -29,6 +29,7 @@ import { DomainVerifier } from './modules/domains/dns.js';
 import { DomainService } from './modules/domains/service.js';
 import { Gateway } from './gateway/server.js';
 import { GatewayFront } from './gateway/front.js';
+import { NginxEngine, type NativeEngineSettings } from './gateway/native/engine.js';
 import { TlsGateway } from './gateway/tls.js';
 import { BuiltinRuntime } from './gateway/runtime/index.js';
 import { MetaConversionsSender } from './gateway/runtime/meta/sender.js';
@@ -90,6 +91,8 @@ export interface Services {
   gateway: Gateway;
   /** The gateway's TLS listener when GATEWAY_TLS_PORT is set; it listens once `listen()` is called (the CLI does). */
   gatewayTls: TlsGateway | null;
+  /** GATEWAY_ENGINE=nginx: nginx serves the gateway's ports; it starts once `start()` is called (the CLI does). */
+  nativeGateway: NginxEngine | null;
   /** What containers with `runtime: builtin` run on: the custom loader and event forwarding. */
   runtime: BuiltinRuntime;
   start(): Promise<void>;
@@ -99,6 +102,24 @@ export interface Services {
   serveGatewayElsewhere(listening: () => boolean): void;
   /** Stops background work; `graceful` lets jobs in hand finish (up to the shutdown timeout) or hands them back. */
   stop(options?: { graceful?: boolean }): Promise<void>;
+}
+
+function nativeEngineSettings(config: Config, onError: (error: unknown) => void): NativeEngineSettings {
+  const { gateway } = config;
+  return {
+    nginxPath: gateway.nginxPath ?? '/usr/sbin/nginx',
+    workers: gateway.workers ?? 1,
+    host: config.host,
+    httpPort: gateway.port,
+    tlsPort: gateway.tlsPort ?? null,
+    baseDomain: gateway.baseDomain,
+    certFile: gateway.tlsCertFile ?? null,
+    keyFile: gateway.tlsKeyFile ?? null,
+    caFile: gateway.caFile ?? '/etc/ssl/certs/ca-certificates.crt',
+    extraCaCertificates: config.outboundCaCertificates,
+    upstreamTimeoutMs: gateway.upstreamTimeoutMs,
+    onError,
+  };
 }
 
 /** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
@@ -201,7 +222,11 @@ export function createServices(
       runtime,
       invalidations,
       outbound,
-      front: new GatewayFront(certificates.enabled ? certificates : null, () => gatewayTls?.port ?? null, onError),
+      front: new GatewayFront(
+        certificates.enabled ? certificates : null,
+        () => nativeGateway?.tlsPort ?? gatewayTls?.port ?? null,
+        onError,
+      ),
     },
     { ...config.gateway, onError },
   );
@@ -218,6 +243,13 @@ export function createServices(
             onError,
           },
         );
+  const nativeGateway =
+    config.gateway.engine === 'nginx'
+      ? new NginxEngine(
+          { gateway, traffic, outbound, invalidations, certificates: certificates.enabled ? certificates : null },
+          nativeEngineSettings(config, onError),
+        )
+      : null;
   const containers = new ContainerService(
     { database, outbound, events, runtime: containerWorker, tenants, traffic: gateway, invalidations },
     { gatewayBaseDomain: config.gateway.baseDomain },
@@ -333,6 +365,7 @@ export function createServices(
     mailer,
     gateway,
     gatewayTls,
+    nativeGateway,
     runtime,
     readiness() {
       const states: Record<ProcessRole, () => string> = {
@@ -358,6 +391,7 @@ export function createServices(
     async stop({ graceful = true } = {}) {
       await jobs.stop({ graceful, timeoutMs: config.shutdownTimeoutMs });
       await gatewayTls?.close();
+      await nativeGateway?.stop();
       await gateway.close();
       await runtime.stop();
       await gateway.flush().catch(onError);

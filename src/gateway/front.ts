@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import type { TLSSocket } from 'node:tls';
+import { arrivedOverTls } from './client.js';
 
 const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 const TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -25,7 +25,7 @@ export class GatewayFront {
   /** True when the request was answered here (synchronously or by a pending challenge lookup). */
   answered(req: http.IncomingMessage, res: http.ServerResponse, hostname: string): boolean {
     const url = req.url ?? '/';
-    if ((req.socket as TLSSocket).encrypted) return false;
+    if (arrivedOverTls(req)) return false;
     if (url.startsWith(CHALLENGE_PREFIX) && this.challenges) {
       this.answerChallenge(url.slice(CHALLENGE_PREFIX.length), res);
       return true;

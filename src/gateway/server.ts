@@ -2,7 +2,10 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { InvalidationBus } from '../db/invalidation.js';
+import { timingSafeEqual } from 'node:crypto';
 import { newId } from '../lib/ids.js';
+import { markFronted } from './client.js';
+import type { NativeRequest } from './native/meter-log.js';
 import { GatewayMeter, KEPT_LOGS_PER_CONTAINER } from './meter.js';
 import { startLoop } from '../lib/loop.js';
 import { writeGatewayError } from './answers.js';
@@ -76,6 +79,9 @@ export class Gateway {
   private readonly meter = new GatewayMeter();
   private readonly health: ContainerHealth;
   private flushLoop: { stop(): Promise<void> } | null = null;
+  /** With the nginx engine: the listener nginx hands requests to, and where nginx's own requests are read from. */
+  private internal: http.Server | null = null;
+  private native: NativeSource | null = null;
 
   private readonly traffic: ContainerTraffic;
   private readonly outbound: OutboundClient;
@@ -102,6 +108,7 @@ export class Gateway {
   }
 
   get listening(): boolean {
+    if (this.native) return (this.internal?.listening ?? false) && this.native.running();
     return this.server?.listening ?? false;
   }
 
@@ -121,17 +128,40 @@ export class Gateway {
     return `http://${address.address}:${address.port}`;
   }
 
+  /**
+   * With the nginx engine (src/gateway/native/): listens on a loopback port for what nginx does not proxy itself,
+   * trusting the client address and scheme nginx reports only on requests carrying `secret`. Requests nginx
+   * proxied itself are read from `native` and metered like the gateway's own. Returns `127.0.0.1:<port>`.
+   */
+  async listenInternal(secret: string, native: NativeSource): Promise<string> {
+    const expected = Buffer.from(secret);
+    this.native = native;
+    this.internal = http.createServer((req, res) => {
+      const given = Buffer.from(String(req.headers['x-tagport-front'] ?? ''));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+        return void writeGatewayError(res, 403, 'forbidden', 'This listener serves the gateway front only.');
+      const tls = req.headers['x-tagport-scheme'] === 'https';
+      markFronted(req, { address: String(req.headers['x-tagport-client'] ?? ''), tls });
+      this.requestListener(req, res);
+    });
+    await new Promise<void>((resolve) => this.internal!.listen(0, '127.0.0.1', resolve));
+    this.flushLoop ??= startLoop(() => this.flush(), this.settings.flushMs, this.onError);
+    return `127.0.0.1:${(this.internal.address() as AddressInfo).port}`;
+  }
+
   async close(): Promise<void> {
     await this.flushLoop?.stop();
-    if (this.server) {
-      this.server.closeIdleConnections();
-      await new Promise((resolve) => this.server!.close(resolve));
+    for (const server of [this.server, this.internal]) {
+      if (!server) continue;
+      server.closeIdleConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
     await this.flush();
   }
 
   /** Writes buffered usage counts and sampled logs, then trims the logs of the containers that got new ones. */
   async flush(): Promise<void> {
+    if (this.native) for (const request of await this.native.read()) this.recordNative(request);
     const batch = this.meter.take();
     try {
       await this.traffic.record(batch.usage, batch.logs);
@@ -226,6 +256,24 @@ export class Gateway {
         upstreamMs: outcome.upstreamMs === null ? null : Math.round(outcome.upstreamMs),
       });
     }
+  }
+
+  /** A request nginx proxied itself, metered and sampled as if the gateway had. */
+  private recordNative(request: NativeRequest & { upstream: string | null }) {
+    const { containerId, hostname, status } = request;
+    this.meter.count(containerId, hostname, status, request.requestBytes, request.responseBytes);
+    if (Math.random() >= this.settings.logSampleRate) return;
+    this.meter.sample({
+      containerId,
+      at: request.at,
+      hostname,
+      method: request.method,
+      path: request.path.slice(0, 2000),
+      statusCode: status,
+      durationMs: request.durationMs,
+      upstream: request.upstream,
+      upstreamMs: request.upstreamMs === null ? null : Math.round(request.upstreamMs),
+    });
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -326,6 +374,12 @@ export class Gateway {
       exchange.onResponseError(null, error as Error);
     }
   }
+}
+
+/** The native data plane as the gateway sees it: whether nginx runs, and the requests it proxied since last read. */
+export interface NativeSource {
+  running(): boolean;
+  read(): Promise<Array<NativeRequest & { upstream: string | null }>>;
 }
 
 /** A routed request: its container, the hostname it came for and when it arrived. */

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { Dispatcher } from 'undici';
+import { peerAddress } from './client.js';
 
 /**
  * The upstream URL of a request: scheme, host and port always the container's upstream; only the path
@@ -81,6 +82,10 @@ const NOT_FORWARDED_UPSTREAM = new Set([
   // Set by the gateway's power-ups (bot detection, geo headers); a client's own would be believed upstream.
   'x-tagport-bot',
   'x-geo-country',
+  // What nginx tells the Node gateway when it hands a request on (the native engine); never the upstream's business.
+  'x-tagport-front',
+  'x-tagport-client',
+  'x-tagport-scheme',
 ]);
 
 /**
@@ -119,7 +124,7 @@ export function forwardedHeaders(req: http.IncomingMessage, hostname: string): s
   }
   headers.push(
     'x-forwarded-for',
-    forwardedFor + (req.socket.remoteAddress ?? ''),
+    forwardedFor + peerAddress(req),
     'x-forwarded-host',
     hostname,
     'x-forwarded-proto',

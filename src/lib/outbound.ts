@@ -62,6 +62,11 @@ export class OutboundClient {
     return url;
   }
 
+  /** The addresses a host (name or IP literal) resolves to, each passed by the SSRF guard; throws when refused. */
+  async resolveGuarded(host: string): Promise<string[]> {
+    return (await this.guard().checkHost(bareHost(host))).addresses;
+  }
+
   private guard(): SsrfGuard {
     return new SsrfGuard({
       allowPrivateNetworks: this.options.allowPrivateNetworks,

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import type http from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
+import { peerAddress } from '../client.js';
 import type { Visitor } from './types.js';
 
 /** Which peers may name the client with X-Forwarded-For (TRUST_PROXY, compiled as Fastify does); none when null. */
@@ -13,7 +14,9 @@ export function trustedProxies(trustProxy: false | string[]): TrustedProxies {
 
 /** The client's address: the connecting peer, or the address X-Forwarded-For names when the peer is a trusted proxy. */
 export function clientAddress(req: http.IncomingMessage, trust: TrustedProxies): string {
-  const address = trust ? proxyAddr(req, trust) : (req.socket.remoteAddress ?? '');
+  const peer = peerAddress(req);
+  // proxy-addr reads the peer from the socket: behind nginx, the peer is nginx's client.
+  const address = trust ? proxyAddr({ headers: req.headers, socket: { remoteAddress: peer } } as never, trust) : peer;
   return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 

@@ -137,6 +137,24 @@ export async function findServedByHostname(
   return row ?? null;
 }
 
+/** Every issued certificate being served (its domain live and active), with its hostname. */
+export async function listServed(
+  db: Db,
+): Promise<
+  Array<Pick<DomainCertificateRow, 'certificatePem' | 'privateKeySealed' | 'domainId'> & { hostname: string }>
+> {
+  return db
+    .select({
+      hostname: domains.hostname,
+      domainId: domainCertificates.domainId,
+      certificatePem: domainCertificates.certificatePem,
+      privateKeySealed: domainCertificates.privateKeySealed,
+    })
+    .from(domainCertificates)
+    .innerJoin(domains, eq(domains.id, domainCertificates.domainId))
+    .where(and(liveActiveDomain, sql`${domainCertificates.certificatePem} is not null`));
+}
+
 /** Certificates (and their sealed keys) of deleted domains, and challenges left by an order that never finished. */
 export async function purgeStale(db: Db, challengeTtlMs: number): Promise<void> {
   await db

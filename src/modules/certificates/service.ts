@@ -118,6 +118,20 @@ export class CertificateService {
     };
   }
 
+  /** Every certificate being served, by hostname, keys opened: what a native data plane writes for nginx. */
+  async servedAll(): Promise<Map<string, ServedCertificate>> {
+    const served = new Map<string, ServedCertificate>();
+    if (!this.settings.secrets) return served;
+    for (const row of await queries.listServed(this.db)) {
+      if (!row.certificatePem || !row.privateKeySealed) continue;
+      served.set(row.hostname, {
+        certificatePem: row.certificatePem,
+        privateKeyPem: this.settings.secrets.open(row.privateKeySealed, KEY_PURPOSE(row.domainId)),
+      });
+    }
+    return served;
+  }
+
   /** The worker's step: queues newly active domains, then orders every certificate due (first issue, renewal, retry). */
   async issueDue(limit = 5): Promise<number> {
     if (!this.issuer) return 0;

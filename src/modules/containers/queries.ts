@@ -301,6 +301,50 @@ export async function findRouteByHostname(db: Db, hostname: string): Promise<Rou
   return byDomain[0] ?? null;
 }
 
+/**
+ * Every running container on the `upstream` runtime with its hostnames (the default one, then its active custom
+ * domains): what a native data plane proxies without asking the Node gateway.
+ */
+export async function listRunningUpstreamRoutes(
+  db: Db,
+): Promise<Array<{ containerId: string; upstreamUrl: string; settings: unknown; hostnames: string[] }>> {
+  const rows = await db
+    .select({
+      containerId: containers.id,
+      upstreamUrl: containers.upstreamUrl,
+      settings: containers.settings,
+      defaultHostname: containers.defaultHostname,
+      domain: domains.hostname,
+    })
+    .from(containers)
+    .leftJoin(
+      domains,
+      and(eq(domains.containerId, containers.id), eq(domains.status, 'active'), isNull(domains.deletedAt)),
+    )
+    .where(
+      and(
+        eq(containers.status, 'running'),
+        eq(containers.runtime, 'upstream'),
+        sql`${containers.upstreamUrl} is not null`,
+      ),
+    )
+    .orderBy(containers.id, domains.hostname);
+  const routes = new Map<
+    string,
+    { containerId: string; upstreamUrl: string; settings: unknown; hostnames: string[] }
+  >();
+  for (const row of rows) {
+    let route = routes.get(row.containerId);
+    if (!route) {
+      route = { containerId: row.containerId, upstreamUrl: row.upstreamUrl!, settings: row.settings, hostnames: [] };
+      if (row.defaultHostname) route.hostnames.push(row.defaultHostname);
+      routes.set(row.containerId, route);
+    }
+    if (row.domain) route.hostnames.push(row.domain);
+  }
+  return [...routes.values()];
+}
+
 /** Sampled request logs older than `before`, in batches (the gateway also keeps only the newest per container). */
 export function deleteRequestLogsBefore(db: Db, before: Date, batches: BatchedDelete): Promise<number> {
   const { at } = containerRequestLogs;

@@ -48,6 +48,14 @@ export class ContainerTraffic {
     };
   }
 
+  /** Running containers on the `upstream` runtime with their hostnames and settings: the native data plane's routes. */
+  async upstreamRoutes(): Promise<
+    Array<{ containerId: string; upstreamUrl: string; settings: ContainerSettingsDto; hostnames: string[] }>
+  > {
+    const rows = await queries.listRunningUpstreamRoutes(this.database.db);
+    return rows.map((row) => ({ ...row, settings: settingsFromStored(row.settings) }));
+  }
+
   /**
    * Adds the usage counts, then writes the logs in chunks, yielding to the event loop between them: on PGlite
    * every statement runs in this thread, so one big insert would stall every request in flight.

@@ -18,9 +18,10 @@ export interface BotVerdict {
 /** Request headers by lower-case name, as Node gives them. */
 export type RequestHeaders = Record<string, string | string[] | undefined>;
 
-const HEADLESS = /\b(HeadlessChrome|PhantomJS|SlimerJS|Puppeteer|Playwright|Selenium|WebDriver)\b/i;
+/** Headless and automated browsers' user agents (also matched by the native data plane: src/gateway/native/). */
+export const HEADLESS = /\b(HeadlessChrome|PhantomJS|SlimerJS|Puppeteer|Playwright|Selenium|WebDriver)\b/i;
 // Headers that automation proxies and scripting tools add and browsers never send.
-const AUTOMATION_HEADERS = ['x-selenium', 'x-puppeteer', 'x-playwright'];
+export const AUTOMATION_HEADERS = ['x-selenium', 'x-puppeteer', 'x-playwright'];
 
 function header(headers: RequestHeaders, name: string): string {
   const value = headers[name];

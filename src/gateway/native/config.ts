@@ -1,0 +1,276 @@
+import net from 'node:net';
+import { getPattern } from 'isbot';
+import { AUTOMATION_HEADERS, HEADLESS } from '../runtime/powerups/bot-detection.js';
+
+/** A certificate and its key as files nginx reads (the key in a directory only the service's user can read). */
+export interface CertificateFiles {
+  certFile: string;
+  keyFile: string;
+}
+
+/** One hostname of a natively proxied container; `certificate` is its own (a custom domain's), else the default. */
+export interface NativeHostname {
+  name: string;
+  certificate: CertificateFiles | null;
+}
+
+/** A container nginx proxies itself: running, on the `upstream` runtime, with no power-up that needs Node. */
+export interface NativeRoute {
+  containerId: string;
+  hostnames: NativeHostname[];
+  upstream: {
+    scheme: 'http' | 'https';
+    /** `ip:port` (IPv6 in brackets), resolved and checked by the SSRF guard when the config was written. */
+    addresses: string[];
+    /** The Host header (and TLS name) the upstream expects: its URL's host. */
+    host: string;
+    serverName: string;
+    /** The upstream URL's path, without a trailing slash: every request goes under it. */
+    basePath: string;
+  };
+  /** Bot detection is on (`mark` or `drop`: on the upstream runtime both mark): nginx sets `X-Tagport-Bot: 1`. */
+  markBots: boolean;
+  /** Requests for the custom loader (`/<loader_path>.js`) go to Node, which serves it. */
+  loaderPath: string;
+}
+
+/** Everything nginx.conf is made of. */
+export interface NativePlan {
+  runDir: string;
+  workers: number;
+  host: string;
+  httpPort: number;
+  /** With a TLS port, container hostnames are served there; the plain port goes to Node (challenges, redirects). */
+  tlsPort: number | null;
+  defaultCertificate: CertificateFiles | null;
+  /** The Node gateway's internal listener (`127.0.0.1:port`): everything nginx does not proxy itself. */
+  fallback: string;
+  /** Sent to the internal listener, which trusts the client address nginx reports only with it. */
+  frontSecret: string;
+  meterLog: string;
+  /** CA bundle for verifying https upstreams. */
+  caFile: string;
+  upstreamTimeoutMs: number;
+  routes: NativeRoute[];
+}
+
+const HOSTNAME = /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/;
+const CONTAINER_ID = /^[A-Za-z0-9_]{1,64}$/;
+const UPSTREAM_HOST = /^(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+const BASE_PATH = /^(?:\/[A-Za-z0-9\-._~%]+)*$/;
+const LOADER_PATH = /^[a-z0-9-]{1,64}$/;
+
+/**
+ * Whether every value of a route that is written into nginx.conf is of a shape that cannot change its meaning
+ * (no quotes, braces, semicolons, `$` or spaces). A route that is not stays with the Node gateway, which serves
+ * it the same way, only slower.
+ */
+export function writableRoute(route: NativeRoute): boolean {
+  const { upstream } = route;
+  return (
+    CONTAINER_ID.test(route.containerId) &&
+    route.hostnames.length > 0 &&
+    route.hostnames.every(({ name }) => HOSTNAME.test(name)) &&
+    upstream.addresses.length > 0 &&
+    upstream.addresses.every(isAddressWithPort) &&
+    UPSTREAM_HOST.test(upstream.host) &&
+    HOSTNAME.test(upstream.serverName.replace(/^\[|\]$/g, '').replaceAll(':', '-')) &&
+    BASE_PATH.test(upstream.basePath) &&
+    LOADER_PATH.test(route.loaderPath)
+  );
+}
+
+function isAddressWithPort(address: string): boolean {
+  const match = /^(?:\[([0-9a-f:.]+)\]|([0-9.]+)):(\d{1,5})$/i.exec(address);
+  return match !== null && net.isIP(match[1] ?? match[2]) !== 0 && Number(match[3]) <= 65_535;
+}
+
+/**
+ * A request target nginx may pass as it is: the characters the URL parser keeps unchanged, no dot segment
+ * (plain or percent-encoded) and no lone trailing `?`: exactly the targets the Node gateway forwards unparsed.
+ * Anything else, and every chunked request body, goes to Node, which normalises or refuses it.
+ */
+const TARGET_MAPS = `map $request_uri $tagport_plain_target {
+    default 0;
+    "~*(/\\.|%2e|\\?$)" 0;
+    "~^/[A-Za-z0-9_.~!$&()*+,;=:@/%?-]*$" 1;
+  }
+  map $http_transfer_encoding $tagport_unframed { "" 0; default 1; }
+  map "$tagport_plain_target$tagport_unframed" $tagport_native { "10" 1; default 0; }`;
+
+/**
+ * The headers the Node gateway sets or drops for the upstream (see forwardedHeaders): the forwarding headers,
+ * no hop-by-hop header, and no power-up header a client sent itself. In each location: nginx inherits
+ * `proxy_set_header` only into a level that sets none.
+ */
+const forwardedHeaders = (markBots: boolean) =>
+  [
+    'Connection ""',
+    'X-Forwarded-For $proxy_add_x_forwarded_for',
+    'X-Forwarded-Proto https',
+    `X-Tagport-Bot ${markBots ? '$tagport_bot' : '""'}`,
+    'X-Geo-Country ""',
+    'TE ""',
+    'Upgrade ""',
+    'Keep-Alive ""',
+    'Trailer ""',
+    'Proxy-Authorization ""',
+    'Proxy-Connection ""',
+  ]
+    .map((header) => `proxy_set_header ${header};`)
+    .join('\n      ');
+
+/**
+ * Bot detection as detectBot() does it, in nginx maps: no or a headless user agent, one on isbot's list, an
+ * automation header, or no Accept-Language. isbot's pattern is JavaScript: PCRE refuses a hyphen after a class
+ * escape (`[\d-.]`) unless it is escaped; nothing else in it differs.
+ */
+function botMaps(): string {
+  const isbot = getPattern().source.replace(/(\\[wdsWDS])-/g, '$1\\-');
+  const automation = AUTOMATION_HEADERS.map((name) => `$http_${name.replaceAll('-', '_')}`).join('');
+  return `map $http_user_agent $tagport_bot_agent { "" 1; "~*${HEADLESS.source}" 1; "~*${isbot}" 1; default 0; }
+  map "${automation}" $tagport_automation { "" 0; default 1; }
+  map $http_accept_language $tagport_no_language { "" 1; default 0; }
+  map "$tagport_bot_agent$tagport_automation$tagport_no_language" $tagport_bot { "000" ""; default 1; }`;
+}
+
+/** The gateway's own error body for what nginx answers itself (the upstream unreachable, a malformed request). */
+const errorBody = (code: string, message: string) =>
+  `'{"error":{"code":"${code}","message":"${message.replaceAll("'", "\\'")}"},"api_meta":{"request_id":"$request_id"}}'`;
+
+/**
+ * A request nginx refuses before routing it (a target that climbs above the root, a malformed header). A named
+ * location cannot take it (nginx has no URI for it yet), so the error page is an internal-only path.
+ */
+const BAD_REQUEST = `error_page 400 /.tagport/bad-request;
+    location = /.tagport/bad-request {
+      internal;
+      default_type "application/json; charset=utf-8";
+      add_header X-Request-Id $request_id always;
+      return 400 ${errorBody('bad_request', 'The request is malformed: its target must be a path within the container, such as /g/collect?v=2.')};
+    }`;
+
+/** How nginx hands a request to the Node gateway: as it came, with the client's address and scheme vouched for. */
+function nodeProxy(plan: NativePlan): string {
+  return `proxy_pass http://tagport_node;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Tagport-Front "${plan.frontSecret}";
+      proxy_set_header X-Tagport-Client $remote_addr;
+      proxy_set_header X-Tagport-Scheme $scheme;
+      proxy_request_buffering off;
+      proxy_buffering off;
+      proxy_read_timeout ${Math.ceil(plan.upstreamTimeoutMs / 1000) + 5}s;
+      access_log off;`;
+}
+
+function upstreamBlock(route: NativeRoute): string {
+  const servers = route.upstream.addresses.map((address) => `server ${address};`).join(' ');
+  return `upstream c_${route.containerId} { ${servers} keepalive 32; keepalive_timeout 4s; }`;
+}
+
+function listenLine(plan: NativePlan, extra = ''): string {
+  const host = plan.host.includes(':') ? `[${plan.host}]` : plan.host;
+  return plan.tlsPort === null
+    ? `listen ${host}:${plan.httpPort}${extra};`
+    : `listen ${host}:${plan.tlsPort} ssl http2${extra};`;
+}
+
+function hostServer(plan: NativePlan, route: NativeRoute, hostname: NativeHostname): string {
+  const { upstream } = route;
+  const certificate = hostname.certificate
+    ? `ssl_certificate ${hostname.certificate.certFile}; ssl_certificate_key ${hostname.certificate.keyFile};`
+    : '';
+  const tlsUpstream =
+    upstream.scheme === 'https'
+      ? `proxy_ssl_server_name on; proxy_ssl_name ${upstream.serverName}; proxy_ssl_verify on;
+      proxy_ssl_trusted_certificate ${plan.caFile}; proxy_ssl_session_reuse on;`
+      : '';
+  return `server {
+    ${listenLine(plan)}
+    server_name ${hostname.name};
+    ${certificate}
+    set $tagport_container ${route.containerId};
+    error_page 418 = @node;
+    error_page 502 504 = @upstream_failed;
+    location / {
+      if ($tagport_native = 0) { return 418; }
+      proxy_pass ${upstream.scheme}://c_${route.containerId}${upstream.basePath}$request_uri;
+      proxy_set_header Host ${upstream.host};
+      proxy_set_header X-Forwarded-Host ${hostname.name};
+      ${forwardedHeaders(route.markBots)}
+      ${tlsUpstream}
+    }
+    location = /healthz { return 418; }
+    location = /${route.loaderPath}.js { return 418; }
+    location @node { ${nodeProxy(plan)} }
+    ${BAD_REQUEST}
+    location @upstream_failed {
+      default_type "application/json; charset=utf-8";
+      add_header X-Request-Id $request_id always;
+      return 502 ${errorBody('upstream_unreachable', "The container's tagging server could not be reached. Quote the request id if you contact us.")};
+    }
+  }`;
+}
+
+/** nginx.conf for a plan: one server per container hostname, and a default server handing the rest to Node. */
+export function renderNginxConfig(plan: NativePlan): string {
+  const routes = plan.routes.filter(writableRoute);
+  const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
+    .map((kind) => `${kind}_temp_path ${plan.runDir}/temp/${kind};`)
+    .join('\n  ');
+  const defaultTls =
+    plan.tlsPort !== null && plan.defaultCertificate
+      ? `ssl_certificate ${plan.defaultCertificate.certFile};
+  ssl_certificate_key ${plan.defaultCertificate.keyFile};
+  ssl_protocols TLSv1.2 TLSv1.3;
+  ssl_session_cache shared:tagport_tls:10m;`
+      : '';
+  const host = plan.host.includes(':') ? `[${plan.host}]` : plan.host;
+  const plainDefault = `listen ${host}:${plan.httpPort} default_server;`;
+  const tlsDefault = plan.tlsPort === null ? '' : `listen ${host}:${plan.tlsPort} ssl http2 default_server;`;
+  return `daemon off;
+master_process on;
+worker_processes ${plan.workers};
+pid ${plan.runDir}/nginx.pid;
+error_log ${plan.runDir}/error.log warn;
+events { worker_connections 8192; }
+http {
+  ${temp}
+  server_tokens off;
+  underscores_in_headers on;
+  large_client_header_buffers 4 16k;
+  client_max_body_size 0;
+  server_names_hash_max_size 65536;
+  server_names_hash_bucket_size 256;
+  map_hash_bucket_size 128;
+  keepalive_timeout 5s;
+  log_format tagport_meter escape=json '$msec\\t$tagport_container\\t$server_name\\t$status\\t$content_length\\t$body_bytes_sent\\t$request_method\\t$upstream_response_time\\t$request_time\\t$request_uri';
+  access_log ${plan.meterLog} tagport_meter buffer=64k flush=1s if=$tagport_metered;
+  map $tagport_container $tagport_metered { "" 0; default 1; }
+  ${TARGET_MAPS}
+  ${botMaps()}
+  proxy_http_version 1.1;
+  proxy_pass_header Server;
+  proxy_pass_header Date;
+  proxy_ignore_headers X-Accel-Redirect X-Accel-Expires X-Accel-Limit-Rate X-Accel-Buffering X-Accel-Charset;
+  proxy_request_buffering off;
+  proxy_connect_timeout ${Math.ceil(plan.upstreamTimeoutMs / 1000)}s;
+  proxy_read_timeout ${Math.ceil(plan.upstreamTimeoutMs / 1000)}s;
+  proxy_send_timeout ${Math.ceil(plan.upstreamTimeoutMs / 1000)}s;
+  proxy_next_upstream off;
+  ${defaultTls}
+  upstream tagport_node { server ${plan.fallback}; keepalive 64; }
+  ${routes.map(upstreamBlock).join('\n  ')}
+  server {
+    ${plainDefault}
+    ${tlsDefault}
+    set $tagport_container "";
+    location / { ${nodeProxy(plan)} }
+    ${BAD_REQUEST}
+  }
+  ${routes.flatMap((route) => route.hostnames.map((hostname) => hostServer(plan, route, hostname))).join('\n  ')}
+}
+`;
+}

@@ -1,0 +1,321 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { InvalidationBus } from '../../db/invalidation.js';
+import type { OutboundClient } from '../../lib/outbound.js';
+import type { ContainerTraffic } from '../../modules/containers/traffic.js';
+import type { Gateway } from '../server.js';
+import { selfSignedWildcard, type TlsKeyPair } from '../tls.js';
+import { type CertificateFiles, type NativeRoute, renderNginxConfig } from './config.js';
+import { MeterLogReader, type NativeRequest } from './meter-log.js';
+
+const run = promisify(execFile);
+/** Changes (a container stopped, a domain added) are written in one reload when they come in a burst. */
+const RELOAD_DEBOUNCE_MS = 200;
+/** Upstream names are resolved when the config is written: written again this often, reloaded if it changed. */
+const REFRESH_MS = 60_000;
+
+export interface NativeEngineSettings {
+  nginxPath: string;
+  workers: number;
+  host: string;
+  httpPort: number;
+  tlsPort: number | null;
+  baseDomain: string;
+  certFile: string | null;
+  keyFile: string | null;
+  /** Trusted CAs for https upstreams: the system bundle, plus any extra PEMs (tests' CA). */
+  caFile: string;
+  extraCaCertificates: string[];
+  upstreamTimeoutMs: number;
+  onError: (error: unknown) => void;
+}
+
+export interface NativeEngineDependencies {
+  gateway: Gateway;
+  traffic: ContainerTraffic;
+  outbound: OutboundClient;
+  invalidations: InvalidationBus;
+  /** Custom domains' certificates by hostname, keys opened; null without ACME. */
+  certificates: { servedAll(): Promise<Map<string, TlsKeyPair>> } | null;
+}
+
+/**
+ * The native data plane: nginx, run and configured by Tagport, proxies running `upstream` containers itself (one
+ * server block per hostname, keep-alive pools per upstream, TLS by SNI) and hands everything else to the Node
+ * gateway's internal listener: unknown hosts, stopped containers, the built-in runtime, the custom loader,
+ * `/healthz`, ACME challenges and the redirect to https, power-ups, and targets that need normalising. nginx
+ * logs what it proxied to a meter log the gateway reads on each flush, so usage and request logs are the same.
+ */
+export class NginxEngine {
+  private child: ChildProcess | null = null;
+  private runDir = '';
+  private written = '';
+  private writtenAt = 0;
+  private fallback = '';
+  private readonly secret = randomBytes(24).toString('base64url');
+  private defaultCertificate: CertificateFiles | null = null;
+  private caFile = '';
+  private reloadTimer: NodeJS.Timeout | null = null;
+  private origins = new Map<string, string>();
+  private meterLog: MeterLogReader | null = null;
+  private exited = false;
+  private readonly unread: NativeRequest[] = [];
+
+  constructor(
+    private readonly deps: NativeEngineDependencies,
+    private readonly settings: NativeEngineSettings,
+  ) {}
+
+  /** The TLS port nginx serves (where plain http redirects to); null without TLS or before start. */
+  get tlsPort(): number | null {
+    return this.running ? this.tlsPortInUse : null;
+  }
+
+  get running(): boolean {
+    return this.child !== null && !this.exited;
+  }
+
+  private httpPort = 0;
+  private tlsPortInUse: number | null = null;
+
+  /** Starts nginx on the gateway's ports (a free one for port 0); resolves once they accept connections. */
+  async start(): Promise<{ http: string; https: string | null }> {
+    this.httpPort = this.settings.httpPort || (await freePort());
+    this.tlsPortInUse = this.settings.tlsPort === null ? null : this.settings.tlsPort || (await freePort());
+    this.runDir = await fs.mkdtemp(path.join(os.tmpdir(), 'tagport-nginx-'));
+    await fs.chmod(this.runDir, 0o711); // nginx's workers (nobody, when started as root) use the temp dirs in it
+    await fs.mkdir(path.join(this.runDir, 'secrets'), { mode: 0o700 });
+    await fs.mkdir(path.join(this.runDir, 'temp'), { mode: 0o711 });
+    this.caFile = await this.writeCaBundle();
+    this.defaultCertificate = this.tlsPortInUse === null ? null : await this.writeDefaultCertificate();
+    const meterLogPath = path.join(this.runDir, 'meter.log');
+    this.meterLog = new MeterLogReader(meterLogPath, () => this.child?.kill('SIGUSR1'));
+    this.fallback = await this.deps.gateway.listenInternal(this.secret, {
+      running: () => this.running,
+      read: () => this.readMeterLog(),
+    });
+    await this.writeConfig(await this.render());
+    this.child = spawn(this.settings.nginxPath, ['-p', this.runDir, '-c', this.configPath, '-e', this.errorLogPath], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    this.child.stderr?.on('data', (chunk: Buffer) =>
+      this.settings.onError(new Error(`nginx: ${chunk.toString().trim()}`)),
+    );
+    this.child.once('exit', (code, signal) => {
+      this.exited = true;
+      if (this.runDir) this.settings.onError(new Error(`nginx exited (code ${code}, signal ${signal})`));
+    });
+    await this.waitForPort(this.httpPort);
+    if (this.tlsPortInUse !== null) await this.waitForPort(this.tlsPortInUse);
+    this.deps.invalidations.subscribe(({ kind }) => {
+      if (kind === 'container' || kind === 'domain' || kind === 'certificate' || kind === 'all') this.scheduleReload();
+    });
+    const host = this.settings.host.includes(':') ? `[${this.settings.host}]` : this.settings.host;
+    return {
+      http: `http://${host}:${this.httpPort}`,
+      https: this.tlsPortInUse === null ? null : `https://${host}:${this.tlsPortInUse}`,
+    };
+  }
+
+  async stop(): Promise<void> {
+    if (this.reloadTimer) clearTimeout(this.reloadTimer);
+    const child = this.child;
+    const runDir = this.runDir;
+    this.runDir = '';
+    if (child && !this.exited) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGQUIT');
+      const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(killer);
+    }
+    // nginx wrote its last lines as it quit: kept for the gateway's final flush, as the directory goes.
+    this.unread.push(...((await this.meterLog?.read().catch(() => [])) ?? []));
+    if (runDir) await fs.rm(runDir, { recursive: true, force: true });
+  }
+
+  /** Writes the config again from the database and reloads nginx when it changed. */
+  async refresh(): Promise<void> {
+    const text = await this.render();
+    if (text === this.written) return;
+    await this.writeConfig(text);
+    this.child?.kill('SIGHUP');
+  }
+
+  private scheduleReload() {
+    if (this.reloadTimer || !this.runDir) return;
+    this.reloadTimer = setTimeout(() => {
+      this.reloadTimer = null;
+      this.refresh().catch(this.settings.onError);
+    }, RELOAD_DEBOUNCE_MS);
+  }
+
+  /** The requests nginx proxied since the last read, with the upstream origin each went to (for the request logs). */
+  private async readMeterLog() {
+    if (Date.now() - this.writtenAt > REFRESH_MS) this.scheduleReload();
+    const requests = this.unread.splice(0);
+    if (this.runDir) requests.push(...((await this.meterLog?.read()) ?? []));
+    return requests.map((request) => ({ ...request, upstream: this.origins.get(request.containerId) ?? null }));
+  }
+
+  private get configPath() {
+    return path.join(this.runDir, 'nginx.conf');
+  }
+
+  private get errorLogPath() {
+    return path.join(this.runDir, 'error.log');
+  }
+
+  /** Tests the new config with `nginx -t` before it replaces the one nginx runs; a bad one is reported, not used. */
+  private async writeConfig(text: string) {
+    const next = path.join(this.runDir, 'nginx.next.conf');
+    await fs.writeFile(next, text, { mode: 0o600 });
+    try {
+      await run(this.settings.nginxPath, ['-t', '-q', '-p', this.runDir, '-c', next, '-e', this.errorLogPath]);
+    } catch (error) {
+      throw new Error(`nginx refused the generated config: ${(error as { stderr?: string }).stderr ?? error}`);
+    }
+    await fs.rename(next, this.configPath);
+    this.written = text;
+    this.writtenAt = Date.now();
+  }
+
+  private async render(): Promise<string> {
+    const routes = await this.routes();
+    this.origins = new Map(routes.map(({ route, origin }) => [route.containerId, origin]));
+    return renderNginxConfig({
+      runDir: this.runDir,
+      workers: this.settings.workers,
+      host: this.settings.host,
+      httpPort: this.httpPort,
+      tlsPort: this.tlsPortInUse,
+      defaultCertificate: this.defaultCertificate,
+      fallback: this.fallback,
+      frontSecret: this.secret,
+      meterLog: path.join(this.runDir, 'meter.log'),
+      caFile: this.caFile,
+      upstreamTimeoutMs: this.settings.upstreamTimeoutMs,
+      routes: routes.map(({ route }) => route),
+    });
+  }
+
+  /**
+   * The containers nginx proxies itself. Left to Node: containers with geo headers (a lookup in the geo
+   * database per request), and upstreams that do not resolve or that the SSRF guard refuses (Node answers those with
+   * its own error). Custom domains get their certificate files; the rest use the default certificate.
+   */
+  private async routes(): Promise<Array<{ route: NativeRoute; origin: string }>> {
+    const rows = await this.deps.traffic.upstreamRoutes();
+    const certificates =
+      this.tlsPortInUse === null ? new Map() : ((await this.deps.certificates?.servedAll()) ?? new Map());
+    const resolved = new Map<string, Promise<string[] | null>>();
+    const routes: Array<{ route: NativeRoute; origin: string }> = [];
+    for (const row of rows) {
+      if (row.settings.geo_headers.enabled) continue; // the country lookup is Node's (the geo database)
+      let url: URL;
+      try {
+        url = new URL(row.upstreamUrl);
+      } catch {
+        continue;
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
+      const host = url.hostname;
+      if (!resolved.has(host))
+        resolved.set(
+          host,
+          this.deps.outbound.resolveGuarded(host).catch(() => null),
+        );
+      const addresses = await resolved.get(host)!;
+      if (!addresses?.length) continue;
+      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+      const hostnames = [];
+      for (const name of row.hostnames) {
+        const pair = certificates.get(name);
+        hostnames.push({ name, certificate: pair ? await this.writeKeyPair(name, pair) : null });
+      }
+      routes.push({
+        origin: url.origin,
+        route: {
+          containerId: row.containerId,
+          hostnames,
+          upstream: {
+            scheme: url.protocol === 'https:' ? 'https' : 'http',
+            addresses: addresses.map((address) =>
+              net.isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`,
+            ),
+            host: url.host,
+            serverName: host,
+            basePath: url.pathname.replace(/\/+$/, ''),
+          },
+          loaderPath: row.settings.loader_path,
+          markBots: row.settings.bot_detection.mode !== 'off',
+        },
+      });
+    }
+    return routes;
+  }
+
+  /** A certificate and its key as files in the run directory's `secrets/` (mode 0700), written when they change. */
+  private async writeKeyPair(name: string, pair: TlsKeyPair): Promise<CertificateFiles> {
+    const files = {
+      certFile: path.join(this.runDir, 'secrets', `${name}.crt`),
+      keyFile: path.join(this.runDir, 'secrets', `${name}.key`),
+    };
+    const current = await fs.readFile(files.certFile, 'utf8').catch(() => null);
+    if (current !== pair.certificatePem) {
+      await fs.writeFile(files.keyFile, pair.privateKeyPem, { mode: 0o600 });
+      await fs.writeFile(files.certFile, pair.certificatePem, { mode: 0o600 });
+    }
+    return files;
+  }
+
+  private async writeDefaultCertificate(): Promise<CertificateFiles> {
+    const { certFile, keyFile, baseDomain } = this.settings;
+    if (certFile && keyFile) return { certFile, keyFile };
+    return this.writeKeyPair(`_default.${baseDomain}`, await selfSignedWildcard(baseDomain));
+  }
+
+  private async writeCaBundle(): Promise<string> {
+    const system = await fs.readFile(this.settings.caFile, 'utf8').catch(() => '');
+    const file = path.join(this.runDir, 'upstream-ca.pem');
+    await fs.writeFile(file, [system, ...this.settings.extraCaCertificates].join('\n'));
+    return file;
+  }
+
+  private async waitForPort(port: number) {
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      if (this.exited) throw new Error(`nginx exited at start: ${await this.errorLog()}`);
+      const open = await new Promise<boolean>((resolve) => {
+        const socket = net.connect(port, this.settings.host === '0.0.0.0' ? '127.0.0.1' : this.settings.host);
+        const done = (open: boolean) => {
+          socket.destroy();
+          resolve(open);
+        };
+        socket.once('connect', () => done(true)).once('error', () => done(false));
+        socket.setTimeout(500, () => done(false));
+      });
+      if (open) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`nginx did not listen on port ${port}: ${await this.errorLog()}`);
+  }
+
+  private async errorLog(): Promise<string> {
+    return (await fs.readFile(this.errorLogPath, 'utf8').catch(() => '')).slice(-2000);
+  }
+}
+
+/** A port free on loopback now (for port 0: nginx cannot report the one the kernel picks). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
