@@ -177,6 +177,7 @@ export async function startTagportGateway(
     tls,
     workers = 1,
     dedicated = false,
+    engine = 'node',
   }: {
     root?: string;
     nodeArgs?: string[];
@@ -184,10 +185,12 @@ export async function startTagportGateway(
     workers?: number;
     /** The gateway in a process of its own (`TAGPORT_ROLES=gateway`) beside an API and worker process, on PostgreSQL. */
     dedicated?: boolean;
+    /** GATEWAY_ENGINE: `nginx` serves the gateway's ports with nginx (src/gateway/native/). */
+    engine?: 'node' | 'nginx';
   } = {},
 ) {
   const bin = path.join(root, 'bin/tagport.js');
-  const database = await benchDatabase(workers, dedicated);
+  const database = await benchDatabase(engine === 'nginx' ? 1 : workers, dedicated);
   const env: NodeJS.ProcessEnv = {
     ...database.env,
     ALLOW_PRIVATE_NETWORKS: 'true',
@@ -211,6 +214,7 @@ export async function startTagportGateway(
       GATEWAY_PORT: String(gatewayPort),
       ...gatewayOverrides(),
       GATEWAY_WORKERS: String(workers),
+      GATEWAY_ENGINE: engine,
       ...(tls
         ? { GATEWAY_TLS_PORT: String(tlsPort), GATEWAY_TLS_CERT: tls.certFile, GATEWAY_TLS_KEY: tls.keyFile }
         : {}),

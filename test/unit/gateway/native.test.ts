@@ -1,0 +1,133 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type NativeRoute, renderNginxConfig, writableRoute } from '../../../src/gateway/native/config.js';
+import { MeterLogReader, parseMeterLine } from '../../../src/gateway/native/meter-log.js';
+
+const line = (path: string, status = 200) =>
+  `1795754126.460\tctr_1\tshop.example\t${status}\t12\t34\tPOST\t0.002, 0.004\t0.005\t${path}\n`;
+
+describe('the meter log of the nginx engine', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const logFile = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-meter-'));
+    dirs.push(dir);
+    return path.join(dir, 'meter.log');
+  };
+
+  it('reads a line as the request nginx proxied (the last upstream tried is the one that answered)', () => {
+    expect(parseMeterLine(line('/g/collect?v=2').trimEnd())).toEqual({
+      at: 1795754126460,
+      containerId: 'ctr_1',
+      hostname: 'shop.example',
+      status: 200,
+      requestBytes: 12,
+      responseBytes: 34,
+      method: 'POST',
+      upstreamMs: 4,
+      durationMs: 5,
+      path: '/g/collect?v=2',
+    });
+    expect(parseMeterLine('1795754126.460\t\tshop.example\t400\t\t0\tGET\t\t0.000\t/x')).toBeNull();
+    expect(parseMeterLine('not a meter line')).toBeNull();
+  });
+
+  it('has no upstream time when no upstream answered', () => {
+    expect(parseMeterLine('1795754126.460\tctr_1\th\t502\t\t0\tGET\t\t0.001\t/x')?.upstreamMs).toBeNull();
+  });
+
+  it('reads whole lines once each, leaving a half-written line for the next read', async () => {
+    const file = logFile();
+    const reader = new MeterLogReader(file, () => {});
+    expect(await reader.read()).toEqual([]);
+    fs.writeFileSync(file, `${line('/a')}${line('/b').slice(0, 20)}`);
+    expect((await reader.read()).map((request) => request.path)).toEqual(['/a']);
+    fs.appendFileSync(file, `${line('/b').slice(20)}${line('/c')}`);
+    expect((await reader.read()).map((request) => request.path)).toEqual(['/b', '/c']);
+    expect(await reader.read()).toEqual([]);
+  });
+
+  it('rotates a grown log without losing or repeating a line written before nginx reopens it', async () => {
+    const file = logFile();
+    let reopened = 0;
+    const reader = new MeterLogReader(file, () => reopened++, 200);
+    fs.writeFileSync(file, `${line('/1')}${line('/2')}${line('/3')}`);
+    const seen = (await reader.read()).map((request) => request.path);
+    expect(reopened).toBe(1);
+    expect(fs.existsSync(`${file}.1`)).toBe(true);
+    fs.appendFileSync(`${file}.1`, line('/4')); // nginx still writing to the renamed file
+    seen.push(...(await reader.read()).map((request) => request.path));
+    fs.writeFileSync(file, line('/5')); // nginx reopened: a new file
+    for (let i = 0; i < 3; i++) seen.push(...(await reader.read()).map((request) => request.path));
+    expect(seen).toEqual(['/1', '/2', '/3', '/4', '/5']);
+    expect(fs.existsSync(`${file}.1`)).toBe(false);
+  });
+});
+
+const route = (change: Partial<NativeRoute> = {}, upstream: Partial<NativeRoute['upstream']> = {}): NativeRoute => ({
+  containerId: 'ctr_01abc',
+  hostnames: [{ name: 'data.shop.example', certificate: null }],
+  upstream: {
+    scheme: 'https',
+    addresses: ['127.0.0.7:443', '[::1]:443'],
+    host: 'sgtm.shop.example',
+    serverName: 'sgtm.shop.example',
+    basePath: '',
+    ...upstream,
+  },
+  loaderPath: 'k3v9xq2m',
+  markBots: true,
+  ...change,
+});
+
+describe('the nginx config of the nginx engine', () => {
+  it.each([
+    ['a base path with a quote', route({}, { basePath: "/x'y" })],
+    ['a base path with a variable', route({}, { basePath: '/$host' })],
+    ['a base path with a brace', route({}, { basePath: '/a}b' })],
+    ['a hostname with a semicolon', route({ hostnames: [{ name: 'a.example;x', certificate: null }] })],
+    ['an address that is a name', route({}, { addresses: ['evil.example:80'] })],
+    ['a host header with a space', route({}, { host: 'a b' })],
+    ['a loader path with a slash', route({ loaderPath: 'a/b' })],
+  ])('leaves a route with %s to the Node gateway', (_why, unsafe) => {
+    expect(writableRoute(unsafe)).toBe(false);
+    expect(renderNginxConfig(plan([unsafe]))).not.toContain('ctr_01abc');
+  });
+
+  it('writes a safe route: its pool, its server, the raw target without a base path, bots marked', () => {
+    expect(writableRoute(route())).toBe(true);
+    const config = renderNginxConfig(plan([route()]));
+    expect(config).toContain('upstream c_ctr_01abc { server 127.0.0.7:443; server [::1]:443;');
+    expect(config).toContain('server_name data.shop.example;');
+    expect(config).toContain('proxy_pass https://c_ctr_01abc;');
+    expect(config).toContain('proxy_set_header X-Tagport-Bot $tagport_bot;');
+    expect(config).toContain('location = /k3v9xq2m.js { return 418; }');
+  });
+
+  it('appends the target to a base path, and sends no bot header when bot detection is off', () => {
+    const config = renderNginxConfig(plan([route({ markBots: false }, { basePath: '/sgtm' })]));
+    expect(config).toContain('proxy_pass https://c_ctr_01abc/sgtm$request_uri;');
+    expect(config).toContain('proxy_set_header X-Tagport-Bot "";');
+  });
+});
+
+function plan(routes: NativeRoute[]) {
+  return {
+    runDir: '/run/tagport',
+    workers: 1,
+    host: '0.0.0.0',
+    httpPort: 80,
+    tlsPort: 443,
+    defaultCertificate: { certFile: '/run/tagport/secrets/d.crt', keyFile: '/run/tagport/secrets/d.key' },
+    fallback: '127.0.0.1:4100',
+    frontSecret: 'secret',
+    meterLog: '/run/tagport/meter.log',
+    caFile: '/run/tagport/ca.pem',
+    upstreamTimeoutMs: 15_000,
+    routes,
+  };
+}
