@@ -135,6 +135,8 @@ export interface Config {
     nginxPath?: string;
     /** CA bundle the nginx engine verifies https upstreams with. */
     caFile?: string;
+    /** Where the nginx engine keeps its run directory (config, logs, certificate keys): best on tmpfs (/run). */
+    nginxDir?: string | null;
   };
   /** The built-in container runtime (src/gateway/runtime/): where Google's scripts and collection live, forwarding. */
   runtime: {
@@ -348,6 +350,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       engine: oneOf(env, 'GATEWAY_ENGINE', ['node', 'nginx'] as const),
       nginxPath: env.GATEWAY_NGINX || '/usr/sbin/nginx',
       caFile: env.GATEWAY_CA_FILE || '/etc/ssl/certs/ca-certificates.crt',
+      nginxDir: optional(env, 'GATEWAY_NGINX_DIR'),
     },
     runtime: {
       googleTagOrigin: origin(env, 'GOOGLE_TAG_ORIGIN', 'https://www.googletagmanager.com'),

@@ -118,6 +118,7 @@ function nativeEngineSettings(config: Config, onError: (error: unknown) => void)
     caFile: gateway.caFile ?? '/etc/ssl/certs/ca-certificates.crt',
     extraCaCertificates: config.outboundCaCertificates,
     upstreamTimeoutMs: gateway.upstreamTimeoutMs,
+    runParent: gateway.nginxDir ?? undefined,
     onError,
   };
 }

@@ -223,16 +223,11 @@ describe.each([
     });
     await t.app.services.containerWorker.idle();
     const host = created.json().default_hostname;
-    let response = await send(host, '/g/collect');
-    await waitFor(
-      async () => {
-        handedToNode.length = 0;
-        response = await send(host, '/g/collect');
-        return response.status === 502 && handedToNode.length === 0;
-      },
-      10_000,
-      'nginx to serve the new container',
-    );
+    await t.app.services.nativeGateway!.settled();
+    handedToNode.length = 0;
+    const response = await send(host, '/g/collect');
+    expect(response.status).toBe(502);
+    expect(handedToNode).toEqual([]); // nginx's own answer
     expect(response.headers['content-type']).toContain('application/json');
     const body = JSON.parse(response.body);
     expect(body.error.code).toBe('upstream_unreachable');
@@ -269,15 +264,9 @@ describe.each([
   it('stops serving a stopped container at once: the Node gateway says why', async () => {
     await t.inject({ method: 'POST', url: `/api/containers/${container.id}/stop/`, token });
     await t.app.services.containerWorker.idle();
-    let response = await send(container.default_hostname, '/g/collect');
-    await waitFor(
-      async () => {
-        response = await send(container.default_hostname, '/g/collect');
-        return response.status === 503;
-      },
-      10_000,
-      'nginx to stop serving the container',
-    );
+    await t.app.services.nativeGateway!.settled();
+    const response = await send(container.default_hostname, '/g/collect');
+    expect(response.status).toBe(503);
     expect(JSON.parse(response.body).error.code).toBe('container_not_running');
   });
 

@@ -217,6 +217,7 @@ function hostServer(plan: NativePlan, route: NativeRoute, hostname: NativeHostna
       ${tlsUpstream}
     }
     location = /healthz { return 418; }
+    location ^~ /.well-known/acme-challenge/ { return 418; }
     location = /${route.loaderPath}.js { return 418; }
     location @node { ${nodeProxy(plan)} }
     ${BAD_REQUEST}

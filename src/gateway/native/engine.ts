@@ -1,5 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -32,6 +33,8 @@ export interface NativeEngineSettings {
   caFile: string;
   extraCaCertificates: string[];
   upstreamTimeoutMs: number;
+  /** Where the run directory (config, logs, certificate keys) is made; default the system's temp directory. */
+  runParent?: string;
   onError: (error: unknown) => void;
 }
 
@@ -65,6 +68,7 @@ export class NginxEngine {
   private meterLog: MeterLogReader | null = null;
   private exited = false;
   private readonly unread: NativeRequest[] = [];
+  private reloading: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: NativeEngineDependencies,
@@ -87,7 +91,10 @@ export class NginxEngine {
   async start(): Promise<{ http: string; https: string | null }> {
     this.httpPort = this.settings.httpPort || (await freePort());
     this.tlsPortInUse = this.settings.tlsPort === null ? null : this.settings.tlsPort || (await freePort());
-    this.runDir = await fs.mkdtemp(path.join(os.tmpdir(), 'tagport-nginx-'));
+    await fs.access(this.settings.nginxPath, fs.constants.X_OK).catch(() => {
+      throw new Error(`GATEWAY_ENGINE=nginx needs nginx at ${this.settings.nginxPath} (set GATEWAY_NGINX)`);
+    });
+    this.runDir = await fs.mkdtemp(path.join(this.settings.runParent ?? os.tmpdir(), 'tagport-nginx-'));
     await fs.chmod(this.runDir, 0o711); // nginx's workers (nobody, when started as root) use the temp dirs in it
     await fs.mkdir(path.join(this.runDir, 'secrets'), { mode: 0o700 });
     await fs.mkdir(path.join(this.runDir, 'temp'), { mode: 0o711 });
@@ -107,6 +114,7 @@ export class NginxEngine {
     this.child = spawn(this.settings.nginxPath, ['-p', this.runDir, '-c', this.configPath, '-e', this.errorLogPath], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
+    this.child.on('error', (error) => this.settings.onError(error));
     this.child.stderr?.on('data', (chunk: Buffer) =>
       this.settings.onError(new Error(`nginx: ${chunk.toString().trim()}`)),
     );
@@ -140,13 +148,50 @@ export class NginxEngine {
     if (runDir) await fs.rm(runDir, { recursive: true, force: true });
   }
 
-  /** Writes the config again from the database and reloads nginx when it changed. */
-  async refresh(): Promise<void> {
+  /** Writes the config again from the database and reloads nginx when it changed; one reload at a time. */
+  refresh(): Promise<void> {
+    const reload = this.reloading.then(() => this.reloadIfChanged());
+    this.reloading = reload.catch(() => {});
+    return reload;
+  }
+
+  /** Resolves once every change seen so far is what nginx serves (the pending reload done, old workers gone). */
+  async settled(): Promise<void> {
+    while (this.reloadTimer) await new Promise((resolve) => setTimeout(resolve, RELOAD_DEBOUNCE_MS / 4));
+    await this.reloading;
+  }
+
+  private async reloadIfChanged() {
     const text = await this.render();
     this.renderedAt = Date.now();
-    if (text === this.written) return;
+    if (text === this.written || !this.child) return;
     await this.writeConfig(text);
-    this.child?.kill('SIGHUP');
+    const before = new Set(this.servingWorkers());
+    this.child.kill('SIGHUP');
+    // Until the old workers stop accepting, a new connection may still reach one of them (the old config).
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && this.servingWorkers().some((pid) => before.has(pid)))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+
+  /** nginx's workers that accept connections (an old one says "is shutting down" once it stopped accepting). */
+  private servingWorkers(): number[] {
+    const master = this.child?.pid;
+    if (!master) return [];
+    let children: number[];
+    try {
+      children = readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').trim().split(/\s+/).map(Number);
+    } catch {
+      return [];
+    }
+    return children.filter((pid) => {
+      try {
+        const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return title.includes('worker process') && !title.includes('shutting down');
+      } catch {
+        return false;
+      }
+    });
   }
 
   private scheduleReload() {
