@@ -29,7 +29,8 @@ import { DomainVerifier } from './modules/domains/dns.js';
 import { DomainService } from './modules/domains/service.js';
 import { Gateway } from './gateway/server.js';
 import { GatewayFront } from './gateway/front.js';
-import { NginxEngine, type NativeEngineSettings } from './gateway/native/engine.js';
+import { NginxEngine } from './gateway/native/engine.js';
+import { nativeEngineSettings } from './config/native-gateway.js';
 import { TlsGateway } from './gateway/tls.js';
 import { BuiltinRuntime } from './gateway/runtime/index.js';
 import { MetaConversionsSender } from './gateway/runtime/meta/sender.js';
@@ -102,25 +103,6 @@ export interface Services {
   serveGatewayElsewhere(listening: () => boolean): void;
   /** Stops background work; `graceful` lets jobs in hand finish (up to the shutdown timeout) or hands them back. */
   stop(options?: { graceful?: boolean }): Promise<void>;
-}
-
-function nativeEngineSettings(config: Config, onError: (error: unknown) => void): NativeEngineSettings {
-  const { gateway } = config;
-  return {
-    nginxPath: gateway.nginxPath ?? '/usr/sbin/nginx',
-    workers: gateway.workers ?? 1,
-    host: config.host,
-    httpPort: gateway.port,
-    tlsPort: gateway.tlsPort ?? null,
-    baseDomain: gateway.baseDomain,
-    certFile: gateway.tlsCertFile ?? null,
-    keyFile: gateway.tlsKeyFile ?? null,
-    caFile: gateway.caFile ?? '/etc/ssl/certs/ca-certificates.crt',
-    extraCaCertificates: config.outboundCaCertificates,
-    upstreamTimeoutMs: gateway.upstreamTimeoutMs,
-    runParent: gateway.nginxDir ?? undefined,
-    onError,
-  };
 }
 
 /** The scanner the config describes; tests pass their own (fixture CA, host mapping). */

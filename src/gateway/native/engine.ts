@@ -110,7 +110,7 @@ export class NginxEngine {
       running: () => this.running,
       read: () => this.readMeterLog(),
     });
-    await this.writeConfig(await this.render());
+    await this.refresh(); // through the reload queue, so a change seen meanwhile is never overwritten by this one
     this.child = spawn(this.settings.nginxPath, ['-p', this.runDir, '-c', this.configPath, '-e', this.errorLogPath], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
@@ -164,8 +164,9 @@ export class NginxEngine {
   private async reloadIfChanged() {
     const text = await this.render();
     this.renderedAt = Date.now();
-    if (text === this.written || !this.child) return;
+    if (text === this.written) return;
     await this.writeConfig(text);
+    if (!this.child) return; // not started yet: nginx reads this config when it starts
     const before = new Set(this.servingWorkers());
     this.child.kill('SIGHUP');
     // Until the old workers stop accepting, a new connection may still reach one of them (the old config).

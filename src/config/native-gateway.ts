@@ -1,0 +1,22 @@
+import type { Config } from '../config.js';
+import type { NativeEngineSettings } from '../gateway/native/engine.js';
+
+/** The nginx engine's settings (GATEWAY_ENGINE=nginx) from the gateway's configuration. */
+export function nativeEngineSettings(config: Config, onError: (error: unknown) => void): NativeEngineSettings {
+  const { gateway } = config;
+  return {
+    nginxPath: gateway.nginxPath ?? '/usr/sbin/nginx',
+    workers: gateway.workers ?? 1,
+    host: config.host,
+    httpPort: gateway.port,
+    tlsPort: gateway.tlsPort ?? null,
+    baseDomain: gateway.baseDomain,
+    certFile: gateway.tlsCertFile ?? null,
+    keyFile: gateway.tlsKeyFile ?? null,
+    caFile: gateway.caFile ?? '/etc/ssl/certs/ca-certificates.crt',
+    extraCaCertificates: config.outboundCaCertificates,
+    upstreamTimeoutMs: gateway.upstreamTimeoutMs,
+    runParent: gateway.nginxDir ?? undefined,
+    onError,
+  };
+}
