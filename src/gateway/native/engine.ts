@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import type { OutboundClient } from '../../lib/outbound.js';
+import { freeLoopbackPort } from '../../lib/ports.js';
 import type { ContainerTraffic } from '../../modules/containers/traffic.js';
 import type { Gateway } from '../server.js';
 import { selfSignedWildcard, type TlsKeyPair } from '../tls.js';
@@ -89,8 +90,8 @@ export class NginxEngine {
 
   /** Starts nginx on the gateway's ports (a free one for port 0); resolves once they accept connections. */
   async start(): Promise<{ http: string; https: string | null }> {
-    this.httpPort = this.settings.httpPort || (await freePort());
-    this.tlsPortInUse = this.settings.tlsPort === null ? null : this.settings.tlsPort || (await freePort());
+    this.httpPort = this.settings.httpPort || (await freeLoopbackPort());
+    this.tlsPortInUse = this.settings.tlsPort === null ? null : this.settings.tlsPort || (await freeLoopbackPort());
     await fs.access(this.settings.nginxPath, fs.constants.X_OK).catch(() => {
       throw new Error(`GATEWAY_ENGINE=nginx needs nginx at ${this.settings.nginxPath} (set GATEWAY_NGINX)`);
     });
@@ -357,13 +358,4 @@ export class NginxEngine {
   private async errorLog(): Promise<string> {
     return (await fs.readFile(this.errorLogPath, 'utf8').catch(() => '')).slice(-2000);
   }
-}
-
-/** A port free on loopback now (for port 0: nginx cannot report the one the kernel picks). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

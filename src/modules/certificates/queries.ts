@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.js';
 import {
   acmeAccounts,
@@ -119,30 +119,13 @@ export async function findByDomainIds(db: Db, domainIds: string[]): Promise<Doma
   return db.select().from(domainCertificates).where(inArray(domainCertificates.domainId, domainIds));
 }
 
-/** The issued certificate served for a hostname: only while its domain is live and active. */
-export async function findServedByHostname(
-  db: Db,
-  hostname: string,
-): Promise<Pick<DomainCertificateRow, 'certificatePem' | 'privateKeySealed' | 'domainId'> | null> {
-  const [row] = await db
-    .select({
-      domainId: domainCertificates.domainId,
-      certificatePem: domainCertificates.certificatePem,
-      privateKeySealed: domainCertificates.privateKeySealed,
-    })
-    .from(domainCertificates)
-    .innerJoin(domains, eq(domains.id, domainCertificates.domainId))
-    .where(and(eq(domains.hostname, hostname), liveActiveDomain, sql`${domainCertificates.certificatePem} is not null`))
-    .limit(1);
-  return row ?? null;
-}
+/** An issued certificate as the gateway serves it, with its domain's hostname. */
+export type ServedRow = Pick<DomainCertificateRow, 'certificatePem' | 'privateKeySealed' | 'domainId'> & {
+  hostname: string;
+};
 
-/** Every issued certificate being served (its domain live and active), with its hostname. */
-export async function listServed(
-  db: Db,
-): Promise<
-  Array<Pick<DomainCertificateRow, 'certificatePem' | 'privateKeySealed' | 'domainId'> & { hostname: string }>
-> {
+/** Issued certificates whose domain is live and active, joined with it; `where` narrows them further. */
+function selectServed(db: Db, where?: SQL) {
   return db
     .select({
       hostname: domains.hostname,
@@ -152,7 +135,18 @@ export async function listServed(
     })
     .from(domainCertificates)
     .innerJoin(domains, eq(domains.id, domainCertificates.domainId))
-    .where(and(liveActiveDomain, sql`${domainCertificates.certificatePem} is not null`));
+    .where(and(liveActiveDomain, sql`${domainCertificates.certificatePem} is not null`, where));
+}
+
+/** The issued certificate served for a hostname: only while its domain is live and active. */
+export async function findServedByHostname(db: Db, hostname: string): Promise<ServedRow | null> {
+  const [row] = await selectServed(db, eq(domains.hostname, hostname)).limit(1);
+  return row ?? null;
+}
+
+/** Every issued certificate being served (its domain live and active), with its hostname. */
+export function listServed(db: Db): Promise<ServedRow[]> {
+  return selectServed(db);
 }
 
 /** Certificates (and their sealed keys) of deleted domains, and challenges left by an order that never finished. */

@@ -111,11 +111,7 @@ export class CertificateService {
   async served(hostname: string): Promise<ServedCertificate | null> {
     if (!this.settings.secrets) return null;
     const row = await queries.findServedByHostname(this.db, hostname);
-    if (!row?.certificatePem || !row.privateKeySealed) return null;
-    return {
-      certificatePem: row.certificatePem,
-      privateKeyPem: this.settings.secrets.open(row.privateKeySealed, KEY_PURPOSE(row.domainId)),
-    };
+    return row ? this.opened(row) : null;
   }
 
   /** Every certificate being served, by hostname, keys opened: what a native data plane writes for nginx. */
@@ -123,13 +119,18 @@ export class CertificateService {
     const served = new Map<string, ServedCertificate>();
     if (!this.settings.secrets) return served;
     for (const row of await queries.listServed(this.db)) {
-      if (!row.certificatePem || !row.privateKeySealed) continue;
-      served.set(row.hostname, {
-        certificatePem: row.certificatePem,
-        privateKeyPem: this.settings.secrets.open(row.privateKeySealed, KEY_PURPOSE(row.domainId)),
-      });
+      const pair = this.opened(row);
+      if (pair) served.set(row.hostname, pair);
     }
     return served;
+  }
+
+  private opened(row: queries.ServedRow): ServedCertificate | null {
+    if (!row.certificatePem || !row.privateKeySealed || !this.settings.secrets) return null;
+    return {
+      certificatePem: row.certificatePem,
+      privateKeyPem: this.settings.secrets.open(row.privateKeySealed, KEY_PURPOSE(row.domainId)),
+    };
   }
 
   /** The worker's step: queues newly active domains, then orders every certificate due (first issue, renewal, retry). */

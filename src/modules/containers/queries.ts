@@ -301,13 +301,19 @@ export async function findRouteByHostname(db: Db, hostname: string): Promise<Rou
   return byDomain[0] ?? null;
 }
 
+/** A container a native data plane proxies: its upstream, its stored settings, its hostnames. */
+export interface UpstreamRouteRow {
+  containerId: string;
+  upstreamUrl: string;
+  settings: unknown;
+  hostnames: string[];
+}
+
 /**
  * Every running container on the `upstream` runtime with its hostnames (the default one, then its active custom
  * domains): what a native data plane proxies without asking the Node gateway.
  */
-export async function listRunningUpstreamRoutes(
-  db: Db,
-): Promise<Array<{ containerId: string; upstreamUrl: string; settings: unknown; hostnames: string[] }>> {
+export async function listRunningUpstreamRoutes(db: Db): Promise<UpstreamRouteRow[]> {
   const rows = await db
     .select({
       containerId: containers.id,
@@ -329,10 +335,7 @@ export async function listRunningUpstreamRoutes(
       ),
     )
     .orderBy(containers.id, domains.hostname);
-  const routes = new Map<
-    string,
-    { containerId: string; upstreamUrl: string; settings: unknown; hostnames: string[] }
-  >();
+  const routes = new Map<string, UpstreamRouteRow>();
   for (const row of rows) {
     let route = routes.get(row.containerId);
     if (!route) {

@@ -49,9 +49,7 @@ export class ContainerTraffic {
   }
 
   /** Running containers on the `upstream` runtime with their hostnames and settings: the native data plane's routes. */
-  async upstreamRoutes(): Promise<
-    Array<{ containerId: string; upstreamUrl: string; settings: ContainerSettingsDto; hostnames: string[] }>
-  > {
+  async upstreamRoutes(): Promise<Array<queries.UpstreamRouteRow & { settings: ContainerSettingsDto }>> {
     const rows = await queries.listRunningUpstreamRoutes(this.database.db);
     return rows.map((row) => ({ ...row, settings: settingsFromStored(row.settings) }));
   }
