@@ -144,7 +144,7 @@ export interface Config {
     googleTagOrigin: string;
     /** Origin GA4 hits are forwarded to (`/g/collect`). */
     ga4CollectOrigin: string;
-    /** Events waiting to be forwarded, at most; beyond, new ones are dropped and counted as failed. */
+    /** Forwards held, at most; beyond, new hits are answered 503 (not acknowledged) and counted as refused. */
     forwardQueueSize: number;
     /** Forwards in flight at once, across vendors. */
     forwardConcurrency: number;
@@ -153,6 +153,8 @@ export interface Config {
     forwardMaxAttempts: number;
     /** Backoff before the second attempt; doubled for each next one, with jitter. */
     forwardRetryBaseMs: number;
+    /** How long a stop waits for held forwards to be delivered before they count as failed. */
+    forwardDrainMs: number;
   };
   /** ACME certificates for custom domains; null when ACME_DIRECTORY_URL is unset (no certificate is requested). */
   acme: AcmeConfig | null;
@@ -356,10 +358,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       googleTagOrigin: origin(env, 'GOOGLE_TAG_ORIGIN', 'https://www.googletagmanager.com'),
       ga4CollectOrigin: origin(env, 'GA4_COLLECT_ORIGIN', 'https://region1.google-analytics.com'),
       forwardQueueSize: integer(env, 'RUNTIME_FORWARD_QUEUE_SIZE', 10_000, 1),
-      forwardConcurrency: integer(env, 'RUNTIME_FORWARD_CONCURRENCY', 32, 1),
+      forwardConcurrency: integer(env, 'RUNTIME_FORWARD_CONCURRENCY', 128, 1),
       forwardTimeoutMs: integer(env, 'RUNTIME_FORWARD_TIMEOUT_MS', 10_000, 100),
-      forwardMaxAttempts: integer(env, 'RUNTIME_FORWARD_MAX_ATTEMPTS', 5, 1),
+      forwardMaxAttempts: integer(env, 'RUNTIME_FORWARD_MAX_ATTEMPTS', 10, 1),
       forwardRetryBaseMs: integer(env, 'RUNTIME_FORWARD_RETRY_BASE_MS', 1000, 1),
+      forwardDrainMs: integer(env, 'RUNTIME_FORWARD_DRAIN_MS', 5_000, 0),
     },
     acme: acmeConfig(env, key),
     meta: metaConfig(env),

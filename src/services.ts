@@ -197,7 +197,7 @@ export function createServices(
   const traffic = new ContainerTraffic({ database });
   const runtime = new BuiltinRuntime(
     { dispatcher: outbound.dispatcher, traffic },
-    { ...config.runtime, trustProxy: config.trustProxy, onError },
+    { ...config.runtime, trustProxy: config.trustProxy, onError, log },
   );
   const gateway = new Gateway(
     {

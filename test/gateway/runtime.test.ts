@@ -201,6 +201,7 @@ describe('the built-in runtime (custom loader, GA4 collection)', () => {
         ga4_forwarded: 2,
         meta_forwarded: 0,
         forwards_failed: 1,
+        hits_refused: 0,
         bots_dropped: 0,
         cookies_restored: 0,
       };

@@ -66,6 +66,7 @@ export function testRuntime(origin: string): Config['runtime'] {
     forwardTimeoutMs: 2000,
     forwardMaxAttempts: 3,
     forwardRetryBaseMs: 10,
+    forwardDrainMs: 1000,
   };
 }
 

@@ -111,6 +111,7 @@ export const containerRuntimeUsage = pgTable(
     ga4Forwarded: integer('ga4_forwarded').notNull().default(0),
     metaForwarded: integer('meta_forwarded').notNull().default(0),
     forwardsFailed: integer('forwards_failed').notNull().default(0),
+    hitsRefused: integer('hits_refused').notNull().default(0),
     botsDropped: integer('bots_dropped').notNull().default(0),
     cookiesRestored: integer('cookies_restored').notNull().default(0),
   },

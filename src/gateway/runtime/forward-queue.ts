@@ -1,8 +1,9 @@
 /**
- * The built-in runtime's outbox: events waiting to be sent to a vendor (GA4, the Meta Conversions API, …),
- * bounded in memory, sent a few at a time, retried with exponential backoff and jitter. Hits are answered
- * before they are forwarded, so nothing here slows a visitor down; a vendor that is slow or down only fills
- * the queue up to its bound, after which new events are refused (and counted as failed by the caller).
+ * The built-in runtime's outbox: events waiting to be sent to a vendor (GA4, the Meta Conversions API, …), sent a
+ * few at a time, retried with exponential backoff and jitter. Hits are answered before they are forwarded, so
+ * nothing here slows a visitor down. Memory is bounded at the door, not here: the runtime asks `hasRoom` before it
+ * acknowledges a hit and answers 503 when there is none; what it has acknowledged is always taken (`enqueue`), so
+ * an acknowledged event is delivered, still held, or settled as failed with a reason; never dropped unseen.
  */
 
 /** What a sender makes of one attempt. */
@@ -33,7 +34,7 @@ export interface Settled {
 }
 
 export interface ForwardQueueSettings {
-  /** Jobs held at most: ready, in flight and waiting for a retry together. */
+  /** Jobs held before `hasRoom` says no: ready, in flight and waiting for a retry together. */
   maxSize: number;
   concurrency: number;
   timeoutMs: number;
@@ -45,6 +46,7 @@ export interface ForwardQueueSettings {
 }
 
 const MAX_BACKOFF_MS = 300_000;
+const DRAINING_RETRY_MS = 250;
 
 interface Entry {
   job: ForwardJob;
@@ -59,6 +61,7 @@ export class ForwardQueue {
   private readonly waiting = new Map<NodeJS.Timeout, Entry>();
   private readonly controllers = new Set<AbortController>();
   private stopped = false;
+  private draining = false;
   private idleWaiters: Array<() => void> = [];
 
   constructor(private readonly settings: ForwardQueueSettings) {}
@@ -68,13 +71,22 @@ export class ForwardQueue {
     return this.ready.length - this.head + this.inFlight + this.waiting.size;
   }
 
+  /** False once draining for a stop: new events are refused then. */
   get accepting(): boolean {
-    return !this.stopped;
+    return !this.draining && !this.stopped;
   }
 
-  /** Queues a job; false when the queue is full or stopped (the job is not taken). */
+  /** Whether `count` more jobs fit under the bound: asked before an event is acknowledged. */
+  hasRoom(count: number): boolean {
+    return this.accepting && this.size + count <= this.settings.maxSize;
+  }
+
+  /**
+   * Queues a job for an event already acknowledged: taken even past the bound (which `hasRoom` enforces at the
+   * door, so the overshoot is at most the forwards of the requests in progress). False only once stopped.
+   */
   enqueue(job: ForwardJob): boolean {
-    if (this.stopped || this.size >= this.settings.maxSize) return false;
+    if (this.stopped) return false;
     this.ready.push({ job, attempts: 0 });
     this.pump();
     return true;
@@ -86,8 +98,16 @@ export class ForwardQueue {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Stops taking jobs, aborts the attempts in flight and gives up on the waiting ones. */
-  async stop(): Promise<void> {
+  /**
+   * Refuses new events, then gives what is held up to `drainMs` to be delivered (retries waiting for their turn
+   * are tried again at once); what is still held then is aborted and settled as failed, so it is counted.
+   */
+  async stop(drainMs = 0): Promise<void> {
+    this.draining = true;
+    if (drainMs > 0 && this.size > 0) {
+      this.retryWaitingNow();
+      await Promise.race([this.idle(), new Promise((resolve) => setTimeout(resolve, drainMs).unref())]);
+    }
     this.stopped = true;
     for (const controller of this.controllers) controller.abort();
     for (const [timer, entry] of this.waiting) {
@@ -143,9 +163,20 @@ export class ForwardQueue {
     this.retryLater(entry, result.afterMs);
   }
 
+  private retryWaitingNow(): void {
+    for (const [timer, entry] of this.waiting) {
+      clearTimeout(timer);
+      this.ready.push(entry);
+    }
+    this.waiting.clear();
+    this.pump();
+  }
+
   private retryLater(entry: Entry, afterMs: number | undefined): void {
     const backoff = this.settings.retryBaseMs * 2 ** (entry.attempts - 1) * (0.5 + Math.random());
-    const delay = Math.min(MAX_BACKOFF_MS, Math.max(afterMs ?? 0, backoff));
+    const wanted = Math.min(MAX_BACKOFF_MS, Math.max(afterMs ?? 0, backoff));
+    // While draining for a stop, a long backoff would only outlast the drain: try again soon instead.
+    const delay = this.draining ? Math.min(wanted, DRAINING_RETRY_MS) : wanted;
     const timer = setTimeout(() => {
       this.waiting.delete(timer);
       this.ready.push(entry);

@@ -2,10 +2,11 @@ import type http from 'node:http';
 import { writeGatewayError } from '../answers.js';
 import type { Dispatcher } from 'undici';
 import type { ContainerTraffic, GatewayRoute } from '../../modules/containers/traffic.js';
-import { type ForwardJob, ForwardQueue } from './forward-queue.js';
+import type { ForwardJob } from './forward-queue.js';
+import { Forwarding } from './forwarding.js';
 import { forwardedHit, parseCollect, sendHit } from './ga4.js';
 import { parseDirectEvent } from './meta/direct-event.js';
-import { type RuntimeMetric, RuntimeMeter } from './meter.js';
+import { RuntimeMeter } from './meter.js';
 import { anonymize } from './powerups/index.js';
 import { ScriptCache } from './script-cache.js';
 import type { RuntimeEvent, Visitor } from './types.js';
@@ -20,11 +21,15 @@ export interface BuiltinRuntimeSettings {
   forwardTimeoutMs: number;
   forwardMaxAttempts: number;
   forwardRetryBaseMs: number;
+  /** How long a stop waits for held forwards to be delivered. */
+  forwardDrainMs: number;
   /** TRUST_PROXY: peers whose X-Forwarded-For names the visitor; unset or false trusts none. */
   trustProxy?: false | string[];
   /** The mmdb country database of the geo power-up; DB-IP Lite (shipped in an npm package) by default. */
   geoFile?: string;
   onError: (error: unknown) => void;
+  /** Where forwards that failed for good are logged at each flush, with their reasons and counts. */
+  log?: { warn(object: object, message: string): void };
 }
 
 /** How the runtime answered a request: what the gateway meters and logs. */
@@ -44,8 +49,8 @@ export interface CollectedEvent {
 /** Turns a collected event into forwards for one vendor; none when the container does not use that vendor. */
 export type EventSink = (collected: CollectedEvent) => ForwardJob[] | Promise<ForwardJob[]>;
 
-const FORWARDED_METRIC: Record<string, RuntimeMetric> = { ga4: 'ga4Forwarded', meta: 'metaForwarded' };
 const MAX_COLLECT_BODY_BYTES = 64 * 1024;
+const FAILURES_MESSAGE = 'Forwards failed for good: the vendor refused them or they ran out of attempts';
 /** The direct JSON event endpoint on a builtin container's hostnames. */
 export const DIRECT_EVENTS_PATH = '/events';
 const DATA_LAYER_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
@@ -57,7 +62,7 @@ const DATA_LAYER_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
  */
 export class BuiltinRuntime {
   private readonly scripts: ScriptCache;
-  private readonly queue: ForwardQueue;
+  private readonly forwarding: Forwarding;
   private readonly meter = new RuntimeMeter();
   private readonly sinks: EventSink[] = [];
   /** Sinks still working out their forwards (an async lookup of the container's pixels, say). */
@@ -76,29 +81,25 @@ export class BuiltinRuntime {
       maxEntries: 10_000,
       onError: settings.onError,
     });
-    this.queue = new ForwardQueue({
+    this.forwarding = new Forwarding(this.meter, {
       maxSize: settings.forwardQueueSize,
       concurrency: settings.forwardConcurrency,
       timeoutMs: settings.forwardTimeoutMs,
       maxAttempts: settings.forwardMaxAttempts,
       retryBaseMs: settings.forwardRetryBaseMs,
+      drainMs: settings.forwardDrainMs,
       onError: settings.onError,
-      onSettled: ({ job, delivered }) =>
-        this.meter.count(
-          job.containerId,
-          delivered ? (FORWARDED_METRIC[job.vendor] ?? 'ga4Forwarded') : 'forwardsFailed',
-        ),
     });
   }
 
   /** Ready to serve: forwarding accepts events. */
   get ready(): boolean {
-    return this.queue.accepting;
+    return this.forwarding.accepting;
   }
 
   /** Forwards waiting, in flight or waiting for a retry. */
   get queued(): number {
-    return this.queue.size;
+    return this.forwarding.held;
   }
 
   addSink(sink: EventSink): void {
@@ -135,8 +136,10 @@ export class BuiltinRuntime {
     return errorAnswer(res, 404, 'not_found', 'The container serves nothing at this path.');
   }
 
-  /** Writes the counts so far through the traffic service (the gateway's flush calls it). */
+  /** Writes the counts so far through the traffic service (the gateway's flush calls it), and reports failures. */
   async flush(): Promise<void> {
+    const failures = this.forwarding.takeFailures();
+    if (failures.length > 0) this.settings.log?.warn({ failures }, FAILURES_MESSAGE);
     const rows = this.meter.take();
     if (rows.length === 0) return;
     try {
@@ -149,8 +152,8 @@ export class BuiltinRuntime {
 
   /** Resolves once every queued forward is delivered or given up (tests, benchmarks). */
   async idle(): Promise<void> {
-    while (this.offering.size > 0) await Promise.all(this.offering);
-    return this.queue.idle();
+    await this.offered();
+    return this.forwarding.idle();
   }
 
   /** On the `upstream` runtime: the power-ups as request headers for the owner's tagging server. */
@@ -158,8 +161,14 @@ export class BuiltinRuntime {
     return this.powerups.upstreamHeaders(req, route.settings);
   }
 
+  /** Refuses new hits, lets the held forwards drain (up to `forwardDrainMs`), then stops. */
   async stop(): Promise<void> {
-    await this.queue.stop();
+    await this.offered();
+    await this.forwarding.stop();
+  }
+
+  private async offered(): Promise<void> {
+    while (this.offering.size > 0) await Promise.all(this.offering);
   }
 
   /** gtm.js for the container's GTM id, gtag/js for one of its GA4 ids; no other id (no open script proxy). */
@@ -224,6 +233,7 @@ export class BuiltinRuntime {
     );
     const headers = corsHeaders(req);
     if (hits.length === 0) return answer(res, 204, headers, body.bytes);
+    if (!this.forwarding.admits(hits.length)) return this.refuse(res, route, hits.length, headers);
     this.meter.count(route.containerId, 'hitsReceived', hits.length);
     const visit = await this.powerups.visit(req, route.settings, hits[0].event.pageUrl);
     if (visit.dropped) {
@@ -267,6 +277,7 @@ export class BuiltinRuntime {
     const parsed = parseDirectEvent(json, Date.now());
     if (!parsed.ok)
       return errorAnswer(res, 400, 'invalid_event', 'The event is not valid.', parsed.errors, corsHeaders(req));
+    if (!this.forwarding.admits(1)) return this.refuse(res, route, 1, corsHeaders(req));
     this.meter.count(route.containerId, 'hitsReceived');
     const visit = await this.powerups.visit(req, route.settings, parsed.event.pageUrl);
     const headers = corsHeaders(req);
@@ -293,7 +304,20 @@ export class BuiltinRuntime {
   }
 
   private forward(job: ForwardJob): void {
-    if (!this.queue.enqueue(job)) this.meter.count(job.containerId, 'forwardsFailed');
+    this.forwarding.forward(job);
+  }
+
+  /** No room to hold more forwards: 503, so the hit is not acknowledged and a sender that retries keeps it. */
+  private refuse(res: http.ServerResponse, route: GatewayRoute, hits: number, headers: http.OutgoingHttpHeaders) {
+    this.meter.count(route.containerId, 'hitsRefused', hits);
+    return errorAnswer(
+      res,
+      503,
+      'forwarding_backlog',
+      'This container is forwarding a backlog to its vendors; send the hit again shortly.',
+      undefined,
+      { ...headers, 'retry-after': '1' },
+    );
   }
 }
 

@@ -8,6 +8,7 @@ const EMPTY: Required<RuntimeCounter> = {
   ga4Forwarded: 0,
   metaForwarded: 0,
   forwardsFailed: 0,
+  hitsRefused: 0,
   botsDropped: 0,
   cookiesRestored: 0,
 };

@@ -163,6 +163,7 @@ const RUNTIME_COLUMNS = {
   ga4Forwarded: 'ga4_forwarded',
   metaForwarded: 'meta_forwarded',
   forwardsFailed: 'forwards_failed',
+  hitsRefused: 'hits_refused',
   botsDropped: 'bots_dropped',
   cookiesRestored: 'cookies_restored',
 } as const;

@@ -129,11 +129,17 @@ export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 
 const RuntimeCounts = Type.Object(
   {
-    hits_received: Type.Integer({ description: 'Events received on the collection endpoints (`/g/collect`).' }),
+    hits_received: Type.Integer({
+      description: 'Events received and acknowledged on the collection endpoints (`/g/collect`, `/events`).',
+    }),
     ga4_forwarded: Type.Integer({ description: 'Events delivered to Google Analytics 4.' }),
     meta_forwarded: Type.Integer({ description: 'Events delivered to the Meta Conversions API.' }),
     forwards_failed: Type.Integer({
-      description: 'Events a vendor refused, that ran out of retries, or that found the forward queue full.',
+      description: 'Forwards a vendor refused, or that ran out of retries (each is logged with the reason).',
+    }),
+    hits_refused: Type.Integer({
+      description:
+        'Events answered 503 (never acknowledged) because the forward queue was full: the browser may send them again.',
     }),
     bots_dropped: Type.Integer({ description: 'Hits from bots that bot detection dropped.' }),
     cookies_restored: Type.Integer({ description: 'Cookies the cookie keeper restored for visitors who lost them.' }),

@@ -32,6 +32,7 @@ export function runtimeCountsOf(row: Awaited<ReturnType<typeof queries.runtimeUs
     ga4_forwarded: row.ga4Forwarded,
     meta_forwarded: row.metaForwarded,
     forwards_failed: row.forwardsFailed,
+    hits_refused: row.hitsRefused,
     bots_dropped: row.botsDropped,
     cookies_restored: row.cookiesRestored,
   };
@@ -43,6 +44,7 @@ export function sumRuntimeCounts(days: Array<RuntimeCountsDto & { day: string }>
     ga4_forwarded: 0,
     meta_forwarded: 0,
     forwards_failed: 0,
+    hits_refused: 0,
     bots_dropped: 0,
     cookies_restored: 0,
   };

@@ -63,8 +63,8 @@ describe('ForwardQueue', () => {
     );
   });
 
-  it('holds at most maxSize jobs and refuses more', async () => {
-    const { q } = queue({ maxSize: 3, concurrency: 1 });
+  it('has room for maxSize jobs, and still takes a job past it (an acknowledged event is never turned away)', async () => {
+    const { q, settled } = queue({ maxSize: 3, concurrency: 1 });
     let release = () => {};
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -77,20 +77,65 @@ describe('ForwardQueue', () => {
         return { outcome: 'delivered' as const };
       },
     };
-    expect([q.enqueue(slow), q.enqueue(slow), q.enqueue(slow), q.enqueue(slow)]).toEqual([true, true, true, false]);
-    expect(q.size).toBe(3);
+    expect(q.hasRoom(3)).toBe(true);
+    expect(q.hasRoom(4)).toBe(false);
+    q.enqueue(slow);
+    q.enqueue(slow);
+    expect([q.hasRoom(1), q.hasRoom(2)]).toEqual([true, false]);
+    expect([q.enqueue(slow), q.enqueue(slow)]).toEqual([true, true]);
+    expect(q.size).toBe(4);
+    expect(q.hasRoom(1)).toBe(false);
     release();
     await q.idle();
     expect(q.size).toBe(0);
+    expect(settled.filter((s) => s.delivered)).toHaveLength(4);
+    expect(q.hasRoom(3)).toBe(true);
   });
 
-  it('settles waiting jobs as failed when stopped and refuses new ones', async () => {
+  it('on stop, tries the jobs waiting for a retry again at once and delivers what it can within the drain', async () => {
     const { q, settled } = queue({ retryBaseMs: 60_000 });
     q.enqueue(job([{ outcome: 'retry', reason: '503' }]));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await q.stop();
-    expect(settled).toHaveLength(1);
-    expect(settled[0].delivered).toBe(false);
+    await q.stop(1000);
+    expect(settled.map((s) => [s.delivered, s.attempts])).toEqual([[true, 2]]);
+    expect(q.hasRoom(1)).toBe(false);
     expect(q.enqueue(job([]))).toBe(false);
+  });
+
+  it('refuses new events while draining but takes the forwards of events already acknowledged', async () => {
+    const { q, settled } = queue();
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    q.enqueue({ vendor: 'ga4', containerId: 'c', send: () => gate.then(() => ({ outcome: 'delivered' as const })) });
+    const stopped = q.stop(5000);
+    expect(q.accepting).toBe(false);
+    expect(q.hasRoom(1)).toBe(false);
+    expect(q.enqueue(job([]))).toBe(true);
+    release();
+    await stopped;
+    expect(settled.filter((s) => s.delivered)).toHaveLength(2);
+  });
+
+  it('settles what is still held when the drain ends as failed, with the reason', async () => {
+    const { q, settled } = queue({ retryBaseMs: 60_000 });
+    q.enqueue(
+      job([
+        { outcome: 'retry', reason: '503' },
+        { outcome: 'retry', reason: '503' },
+      ]),
+    );
+    q.enqueue({
+      vendor: 'ga4',
+      containerId: 'c',
+      send: (signal) =>
+        new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await q.stop(50);
+    expect(settled).toHaveLength(2);
+    expect(settled.every((s) => !s.delivered && s.reason)).toBe(true);
+    expect(q.size).toBe(0);
   });
 });
