@@ -94,6 +94,7 @@ export function composeSummary(language: Language, facts: SummaryFacts): { text:
   const sentences: string[] = [];
   if (!facts.trackers.length && facts.tagManagers.length)
     sentences.push(t.onlyTagManagers(facts.host, facts.tagManagers));
+  else if (!facts.trackers.length && facts.bannerDetected === null) sentences.push(t.noTrackersUnchecked(facts.host));
   else {
     sentences.push(t.trackers(facts.host, facts.trackers));
     if (facts.tagManagers.length) sentences.push(t.tagManagers(facts.tagManagers));
@@ -156,6 +157,7 @@ export function composeSummary(language: Language, facts: SummaryFacts): { text:
     recommendations.push(t.rec.serverSide(facts.siteDomain, n(recoverable)));
   if (facts.metaPixelClientOnly) recommendations.push(t.rec.metaCapi);
   if (facts.pagespeed && facts.pagespeed.score < 50) recommendations.push(t.rec.pagespeed(facts.pagespeed.score));
-  if (!facts.trackers.length && !facts.tagManagers.length) recommendations.push(t.rec.noTracking);
+  const nothingFound = !facts.trackers.length && !facts.tagManagers.length;
+  if (nothingFound && facts.bannerDetected !== null) recommendations.push(t.rec.noTracking);
   return { text: sentences.join(' '), recommendations };
 }

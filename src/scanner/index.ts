@@ -3,7 +3,7 @@ import { detect, registrableDomain } from './detect.js';
 import { BrowserUnavailableError, ScanTargetRefusedError, ScanTargetUnreachableError } from './errors.js';
 import { LOCALES, stageFetch } from './fetch-stage.js';
 import { consentNeverGranted, estimateLoss } from './loss.js';
-import { LANGUAGES, type Language, type ScanResult } from './schema.js';
+import { LANGUAGES, type Language, type ScanResult, type ScanWarning } from './schema.js';
 import { localiseWarning, type WarningDraft } from './warnings.js';
 import { SsrfGuard } from './ssrf.js';
 import { hardLimit, messageOf, pagespeedStage, summaryStage, type StageOutcome } from './optional-stages.js';
@@ -59,6 +59,13 @@ export interface ScanRequest {
   onInternalError?: (error: unknown) => void;
 }
 
+/** The browser stage produced nothing: its warning (always there then) says why, in the scan's language. */
+function partialBecause(warnings: ScanWarning[]): NonNullable<ScanResult['partial']> {
+  const reason = warnings.find((warning) => BROWSER_FAILURES.has(warning.code));
+  return { code: reason?.code ?? 'browser_failed', message: reason?.message ?? 'The browser stage produced nothing.' };
+}
+
+const BROWSER_FAILURES = new Set(['browser_timeout', 'browser_failed', 'browser_busy']);
 const AI_RESERVE_MS = 8_000;
 const ASSEMBLY_RESERVE_MS = 300;
 
@@ -134,10 +141,12 @@ export class Scanner {
     warnings.push(...fetchStage.warnings, ...browserStage.warnings);
     const outcome = fetchStage.outcome;
     const runtime = browserStage.value;
-    if (!fetchStage.value && !runtime && fetchStage.status === 'failed' && browserStage.status === 'failed') {
+    // Neither stage produced anything (failed or timed out): there is no result to show, only why.
+    if (!fetchStage.value && !runtime) {
       abort.abort();
+      const fetchError = outcome?.error?.message ?? (fetchStage.status === 'timeout' ? 'no answer in time' : 'failed');
       throw new ScanTargetUnreachableError(
-        `The page could not be loaded: ${outcome?.error?.message ?? 'fetch failed'}; browser: ${browserStage.error ?? 'failed'}`,
+        `The page could not be loaded within the scan's time limit: fetch: ${fetchError}; browser: ${browserStage.error ?? browserStage.status}`,
         { cause: browserStage.failure },
       );
     }
@@ -228,6 +237,7 @@ export class Scanner {
       warnings.push({ code: 'scan_time_limit', facts: { kind: 'time_limit', ms: this.options.scanTimeoutMs } });
     }
     result.warnings = warnings.map((warning) => localiseWarning(request.language, warning));
+    if (!runtime) result.partial = partialBecause(result.warnings);
     return result;
   }
 

@@ -12,16 +12,21 @@ export interface StageOutcome<T> {
   durationMs: number;
 }
 
-/** Resolves with the promise's value, or rejects once `ms` has passed (the promise keeps running on its own). */
+/**
+ * Resolves with the promise's value, or rejects once `ms` has passed (the promise keeps running on its own). A limit
+ * already used up (`ms` ≤ 0: the deadline passed before the work began) rejects at once and says so.
+ */
 export function hardLimit<T>(promise: Promise<T>, ms: number, code: string): Promise<T> {
+  const limitMs = Math.max(0, Math.round(ms));
+  const message =
+    limitMs === 0
+      ? `${code}: the time limit was used up before it could start`
+      : `${code}: no answer within ${limitMs} ms`;
   let timer: NodeJS.Timeout;
   return Promise.race([
     promise.finally(() => clearTimeout(timer)),
     new Promise<T>((_, reject) => {
-      timer = setTimeout(
-        () => reject(Object.assign(new Error(`${code}: no answer within ${ms} ms`), { code })),
-        Math.max(0, ms),
-      );
+      timer = setTimeout(() => reject(Object.assign(new Error(message), { code })), limitMs);
     }),
   ]);
 }

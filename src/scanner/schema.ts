@@ -284,6 +284,21 @@ export const ScanResultSchema = Type.Object(
           "Present when more than one page was asked for (`pages`): every page visited, in order, in one browser session (cookies carry over, as for a visitor who follows links). Trackers, consent, cookies, loss estimate and behaviours above are merged over these pages; the observation, consent check and pagespeed are the start page's. Pages the time limit left no room for are `skipped`.",
       }),
     ),
+    partial: Type.Optional(
+      Type.Object(
+        {
+          code: Type.String({
+            description: "The browser stage's warning code: `browser_timeout`, `browser_failed` or `browser_busy`.",
+          }),
+          message: Type.String({ description: 'Why, in the scan language.' }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Present when the browser stage produced nothing: the findings come from the HTML alone (trackers loaded by scripts are not seen), so an empty list does not mean a clean page. Such a scan does not count against the hourly quota.',
+        },
+      ),
+    ),
     warnings: Type.Array(WarningSchema, { description: 'Problems met during the scan; the result may be partial.' }),
   },
   { additionalProperties: false, description: 'Result of a tracking scan.' },

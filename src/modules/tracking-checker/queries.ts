@@ -20,9 +20,10 @@ export const REFUSED = HttpCodes.urlNotAllowed.code;
 
 /**
  * Every scan of the window counts, except those that did no complete work: one interrupted by a crash, one refused
- * by the network guard, and one whose page could not be loaded (422 target_unreachable). They give their slot back.
+ * by the network guard, one whose page could not be loaded (422 target_unreachable), and a partial one (its browser
+ * stage produced nothing: `partial` in the result). They give their slot back.
  */
-const countsTowardQuota = sql`coalesce(${scans.error} ->> 'code', '') not in (${INTERRUPTED}, ${REFUSED}, ${TrackingCheckerCodes.targetUnreachable.code})`;
+const countsTowardQuota = sql`coalesce(${scans.error} ->> 'code', '') not in (${INTERRUPTED}, ${REFUSED}, ${TrackingCheckerCodes.targetUnreachable.code}) and (${scans.result} -> 'partial') is null`;
 
 export type ScanFailure = { code: string; message: string; reason?: string };
 

@@ -186,8 +186,12 @@ export class TrackingCheckerService {
     await this.jobs.send(SCANS, job);
     if (respondAsync) return { accepted: await this.state(auth, id) };
     const row = await this.waitForEnd(id);
-    if (row.status === 'completed')
-      return { completed: { scan_id: id, language, ...(row.result as unknown as ScanResult) } };
+    if (row.status === 'completed') {
+      const result = row.result as unknown as ScanResult;
+      // A partial result (no browser stage) leaves the quota (queries.countsTowardQuota).
+      if (result.partial) onQuota({ ...quota, remaining: quota.remaining + 1 });
+      return { completed: { scan_id: id, language, ...result } };
+    }
     const failure = row.error as queries.ScanFailure | null;
     if (failure?.code === queries.REFUSED) {
       await queries.releaseScan(this.database.db, id);

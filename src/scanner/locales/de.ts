@@ -15,6 +15,8 @@ export const summary: SummaryTexts = {
     banner
       ? 'Keine bekannte Consent-Management-Plattform erkannt, aber ein Cookie-Hinweis ist sichtbar.'
       : 'Weder eine Consent-Management-Plattform noch ein Cookie-Banner wurde erkannt.',
+  noTrackersUnchecked: (host) =>
+    `Im HTML von ${host} wurden keine Tracker gefunden; per Skript geladene Tracker konnten nicht geprüft werden, weil die Browser-Phase nicht abgeschlossen wurde.`,
   noCmpUnchecked:
     'Im Seitencode wurde keine Consent-Management-Plattform gefunden; ob ein Cookie-Banner erscheint, konnte nicht geprüft werden, weil die Browser-Phase nicht abgeschlossen wurde.',
   noscriptOnly: (names) =>

@@ -15,6 +15,8 @@ export const summary: SummaryTexts = {
     banner
       ? 'No known consent management platform was detected, but a cookie notice is visible.'
       : 'No consent management platform or cookie banner was detected.',
+  noTrackersUnchecked: (host) =>
+    `No trackers were found in the HTML of ${host}; trackers that scripts load could not be checked because the browser stage did not complete.`,
   noCmpUnchecked:
     'No consent management platform was found in the page code; whether a cookie banner is shown could not be checked because the browser stage did not complete.',
   noscriptOnly: (names) =>

@@ -15,6 +15,8 @@ export const summary: SummaryTexts = {
     banner
       ? 'No se detectó ninguna plataforma de gestión del consentimiento conocida, pero hay un aviso de cookies visible.'
       : 'No se detectó ninguna plataforma de gestión del consentimiento ni banner de cookies.',
+  noTrackersUnchecked: (host) =>
+    `No se encontraron rastreadores en el HTML de ${host}; los que cargan los scripts no se pudieron comprobar porque la fase del navegador no terminó.`,
   noCmpUnchecked:
     'No se encontró ninguna plataforma de gestión del consentimiento en el código de la página; no se pudo comprobar si se muestra un banner de cookies porque la fase del navegador no terminó.',
   noscriptOnly: (names) =>

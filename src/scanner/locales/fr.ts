@@ -15,6 +15,8 @@ export const summary: SummaryTexts = {
     banner
       ? "Aucune plateforme de gestion du consentement connue n'a été détectée, mais un bandeau cookies est visible."
       : "Aucune plateforme de gestion du consentement ni bandeau cookies n'a été détecté.",
+  noTrackersUnchecked: (host) =>
+    `Aucun traceur n'a été trouvé dans le HTML de ${host} ; les traceurs chargés par des scripts n'ont pas pu être vérifiés car l'étape navigateur n'a pas abouti.`,
   noCmpUnchecked:
     "Aucune plateforme de gestion du consentement n'a été trouvée dans le code de la page ; la présence d'un bandeau cookies n'a pas pu être vérifiée car l'étape navigateur n'a pas abouti.",
   noscriptOnly: (names) =>

@@ -15,6 +15,8 @@ export const summary: SummaryTexts = {
     banner
       ? 'Nessuna piattaforma di gestione del consenso nota rilevata, ma è visibile un avviso sui cookie.'
       : 'Non è stata rilevata alcuna piattaforma di gestione del consenso né un banner dei cookie.',
+  noTrackersUnchecked: (host) =>
+    `Nell'HTML di ${host} non è stato trovato alcun tracker; quelli caricati dagli script non sono stati verificati perché la fase del browser non è stata completata.`,
   noCmpUnchecked:
     'Nel codice della pagina non è stata trovata alcuna piattaforma di gestione del consenso; non è stato possibile verificare se compare un banner dei cookie perché la fase del browser non è stata completata.',
   noscriptOnly: (names) =>

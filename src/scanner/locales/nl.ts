@@ -15,6 +15,8 @@ export const summary: SummaryTexts = {
     banner
       ? 'Er is geen bekend consentmanagementplatform gevonden, maar er is een cookiemelding zichtbaar.'
       : 'Er is geen consentmanagementplatform of cookiebanner gevonden.',
+  noTrackersUnchecked: (host) =>
+    `In de HTML van ${host} zijn geen trackers gevonden; trackers die scripts laden, konden niet worden gecontroleerd omdat de browserfase niet is voltooid.`,
   noCmpUnchecked:
     'In de paginacode is geen consentmanagementplatform gevonden; of er een cookiebanner verschijnt, kon niet worden gecontroleerd omdat de browserfase niet is voltooid.',
   noscriptOnly: (names) =>

@@ -23,6 +23,8 @@ export const summary: SummaryTexts = {
     banner
       ? 'Nie wykryto znanej platformy do zarządzania zgodami, ale widoczny jest komunikat o plikach cookie.'
       : 'Nie wykryto platformy do zarządzania zgodami ani banera cookie.',
+  noTrackersUnchecked: (host) =>
+    `W kodzie HTML ${host} nie znaleziono trackerów; trackerów ładowanych przez skrypty nie można było sprawdzić, ponieważ etap przeglądarki nie został ukończony.`,
   noCmpUnchecked:
     'W kodzie strony nie znaleziono platformy do zarządzania zgodami; nie można było sprawdzić, czy wyświetla się baner cookie, ponieważ etap przeglądarki nie został ukończony.',
   noscriptOnly: (names) =>

@@ -15,6 +15,8 @@ export const summary: SummaryTexts = {
     banner
       ? 'Não foi detetada nenhuma plataforma de gestão de consentimento conhecida, mas há um aviso de cookies visível.'
       : 'Não foi detetada nenhuma plataforma de gestão de consentimento nem banner de cookies.',
+  noTrackersUnchecked: (host) =>
+    `Não foram encontrados rastreadores no HTML de ${host}; os carregados por scripts não puderam ser verificados porque a fase do navegador não terminou.`,
   noCmpUnchecked:
     'Não foi encontrada nenhuma plataforma de gestão de consentimento no código da página; não foi possível verificar se é mostrado um banner de cookies porque a fase do navegador não terminou.',
   noscriptOnly: (names) =>

@@ -18,6 +18,8 @@ export interface SummaryTexts {
   onlyTagManagers: (host: string, names: string[]) => string;
   cmp: (name: string) => string;
   noCmp: (banner: boolean | null) => string;
+  /** No tracker in the HTML and no browser stage: never "no trackers" when scripts could not run. */
+  noTrackersUnchecked: (host: string) => string;
   /** No CMP in the HTML and no browser stage: whether a banner shows is unknown. */
   noCmpUnchecked: string;
   /** Trackers present only inside <noscript>: a broken install. */
