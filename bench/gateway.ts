@@ -105,6 +105,8 @@ export async function load(target: Target, duration: number) {
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
   const requests = Number(/(\d+) requests in/.exec(stdout)?.[1] ?? Number.NaN);
   return {
+    requests,
+    non2xx,
     cpuPer1k: Number((((cpuMs(target.pid) - cpuBefore) / requests) * 1000).toFixed(1)),
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN),
     p50: percentile('50'),
