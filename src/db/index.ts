@@ -80,6 +80,10 @@ function openPostgres(connectionString: string, poolSize: number): Database {
   pool.on('error', () => {
     /* idle client errors are retried on next checkout */
   });
+  // pg-pool drops its own error listener while a client is checked out (a transaction between two statements):
+  // a server restart then emits 'error' with no one listening, which ends the process. The statement in flight, or
+  // the next one, fails with the error anyway, and the pool discards a client that is no longer queryable.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const listeners: ReconnectingListener[] = [];
   const jobs = jobStoreOf({ connectionString, poolSize });
