@@ -15,6 +15,7 @@ import {
   pemFile,
   type PemCertificates,
   oneOf,
+  port,
   trustProxy,
 } from './config/env.js';
 
@@ -37,6 +38,8 @@ export interface Config {
   /** The engine was not chosen (DATABASE_ENGINE unset): when the embedded cluster cannot start here, PGlite is used. */
   databaseEngineFallback: boolean;
   embeddedPostgresDir: string;
+  /** EMBEDDED_POSTGRES_PORT: the loopback port the embedded cluster listens on when this process starts it (0: a free one). */
+  embeddedPostgresPort: number;
   databasePoolSize: number;
   /** Redis connection string; when set, rate limits are shared through Redis. */
   redisUrl: string | null;
@@ -284,6 +287,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseEngine,
     databaseEngineFallback: !env.DATABASE_ENGINE && databaseEngine === 'embedded-postgres',
     embeddedPostgresDir,
+    embeddedPostgresPort: port(env, 'EMBEDDED_POSTGRES_PORT', 0),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1),
     redisUrl: optional(env, 'REDIS_URL'),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100, 1),

@@ -62,7 +62,12 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
  */
 async function startCluster(config: Config): Promise<EmbeddedCluster | null> {
   try {
-    return await openEmbeddedCluster(config.embeddedPostgresDir);
+    const cluster = await openEmbeddedCluster(config.embeddedPostgresDir, { port: config.embeddedPostgresPort });
+    if (cluster.ownership === 'adopted')
+      process.stderr.write(
+        `tagport: took over the embedded PostgreSQL cluster in ${config.embeddedPostgresDir}, left running by a process that is gone; it stops with the last process using it.\n`,
+      );
+    return cluster;
   } catch (error) {
     if (!config.databaseEngineFallback || (config.gateway.workers ?? 1) > 1) throw error;
     process.stderr.write(

