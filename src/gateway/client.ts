@@ -5,6 +5,8 @@ import type { TLSSocket } from 'node:tls';
 interface FrontedClient {
   address: string;
   tls: boolean;
+  /** The host nginx routed the request by (its `$host`: the absolute-form target's, else the Host header's). */
+  authority: string;
 }
 
 const fronted = new WeakMap<http.IncomingMessage, FrontedClient>();
@@ -23,4 +25,9 @@ export function peerAddress(req: http.IncomingMessage): string {
 export function arrivedOverTls(req: http.IncomingMessage): boolean {
   const client = fronted.get(req);
   return client ? client.tls : Boolean((req.socket as TLSSocket).encrypted);
+}
+
+/** The host nginx routed a request it passed on by; undefined when the request came to the gateway directly. */
+export function frontedAuthority(req: http.IncomingMessage): string | undefined {
+  return fronted.get(req)?.authority;
 }

@@ -10,9 +10,9 @@ export interface ChallengeSource {
 }
 
 /**
- * What the gateway answers before routing a request: ACME HTTP-01 challenges (on the plain port, for any host, so
- * the CA can validate a custom domain whichever instance it reaches), and, once the TLS listener is up, a 308 from
- * plain HTTP to https for everything but challenges and `/healthz`.
+ * What the gateway answers on its plain port besides routing: ACME HTTP-01 challenges (for any host, so the CA can
+ * validate a custom domain whichever instance it reaches), and, once the TLS listener is up, a 308 from plain HTTP
+ * to https for the hostnames it serves, for everything but challenges and `/healthz`.
  */
 export class GatewayFront {
   constructor(
@@ -22,16 +22,22 @@ export class GatewayFront {
     private readonly onError: (error: unknown) => void,
   ) {}
 
-  /** True when the request was answered here (synchronously or by a pending challenge lookup). */
-  answered(req: http.IncomingMessage, res: http.ServerResponse, hostname: string): boolean {
+  /** True when the request is an ACME HTTP-01 challenge on the plain port, answered here (for any host). */
+  challenged(req: http.IncomingMessage, res: http.ServerResponse): boolean {
     const url = req.url ?? '/';
-    if (arrivedOverTls(req)) return false;
-    if (url.startsWith(CHALLENGE_PREFIX) && this.challenges) {
-      this.answerChallenge(url.slice(CHALLENGE_PREFIX.length), res);
-      return true;
-    }
+    if (arrivedOverTls(req) || !url.startsWith(CHALLENGE_PREFIX) || !this.challenges) return false;
+    this.answerChallenge(url.slice(CHALLENGE_PREFIX.length), res);
+    return true;
+  }
+
+  /**
+   * True when a plain HTTP request was redirected to https: called only for a hostname the gateway serves, already
+   * validated (src/gateway/host.ts), so the location never carries what the client wrote in its Host.
+   */
+  redirected(req: http.IncomingMessage, res: http.ServerResponse, hostname: string): boolean {
+    const url = req.url ?? '/';
     const port = this.httpsPort();
-    if (port === null || url === '/healthz' || !hostname) return false;
+    if (arrivedOverTls(req) || port === null || url === '/healthz' || !hostname) return false;
     const location = `https://${hostname}${port === 443 ? '' : `:${port}`}${url.startsWith('/') ? url : '/'}`;
     res.writeHead(308, { location, 'content-length': 0 }).end();
     return true;

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { InvalidationBus } from '../db/invalidation.js';
 import { timingSafeEqual } from 'node:crypto';
@@ -13,6 +13,7 @@ import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute } from '../modules/containers/traffic.js';
 import type { GatewayFront } from './front.js';
 import { ContainerHealth } from './health.js';
+import { isGatewayHost, requestHost } from './host.js';
 import type { BuiltinRuntime } from './runtime/index.js';
 import {
   countedBody,
@@ -20,7 +21,6 @@ import {
   forwardedHeaders,
   parseUpstream,
   ProxyExchange,
-  requestHostname,
   type Upstream,
   upstreamPath,
 } from './upstream.js';
@@ -136,12 +136,14 @@ export class Gateway {
   async listenInternal(secret: string, native: NativeSource): Promise<string> {
     const expected = Buffer.from(secret);
     this.native = native;
-    this.internal = http.createServer((req, res) => {
+    // nginx sends no Host for an HTTP/1.0 request without one (it refuses HTTP/1.1 requests without one itself).
+    this.internal = http.createServer({ requireHostHeader: false }, (req, res) => {
       const given = Buffer.from(String(req.headers['x-tagport-front'] ?? ''));
       if (given.length !== expected.length || !timingSafeEqual(given, expected))
         return void writeGatewayError(res, 403, 'forbidden', 'This listener serves the gateway front only.');
       const tls = req.headers['x-tagport-scheme'] === 'https';
-      markFronted(req, { address: String(req.headers['x-tagport-client'] ?? ''), tls });
+      const authority = String(req.headers['x-tagport-authority'] ?? '');
+      markFronted(req, { address: String(req.headers['x-tagport-client'] ?? ''), tls, authority });
       this.requestListener(req, res);
     });
     await new Promise<void>((resolve) => this.internal!.listen(0, '127.0.0.1', resolve));
@@ -183,20 +185,6 @@ export class Gateway {
     if (this.routes.size >= MAX_CACHED_ROUTES) this.routes.clear();
     this.routes.set(hostname, cached);
     return cached;
-  }
-
-  /**
-   * The gateway's own liveness is answered on `/healthz` for a Host that names the gateway rather than a
-   * container: none, an IP address (load balancers and orchestrators probe by address), `localhost`, or the
-   * bare base domain. Any other Host is a container's (or no one's), so `/healthz` there is about the container.
-   */
-  private isGatewayHost(hostname: string): boolean {
-    return (
-      hostname === '' ||
-      hostname === 'localhost' ||
-      hostname === this.settings.baseDomain ||
-      net.isIP(hostname.replace(/^\[(.*)\]$/, '$1')) !== 0
-    );
   }
 
   private ok(res: http.ServerResponse) {
@@ -278,14 +266,17 @@ export class Gateway {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
-    const hostname = requestHostname(req);
-    if (this.front?.answered(req, res, hostname)) return;
-    if (req.url === '/healthz' && this.isGatewayHost(hostname)) return this.ok(res);
+    const host = requestHost(req);
+    if (host.problem !== undefined) return void writeGatewayError(res, 400, 'bad_request', host.problem);
+    const { hostname } = host;
+    if (this.front?.challenged(req, res)) return;
+    if (req.url === '/healthz' && isGatewayHost(hostname, this.settings.baseDomain)) return this.ok(res);
     const cached = this.routes.get(hostname);
     const { route, upstream } =
       cached && started - cached.at < ROUTE_CACHE_MS ? cached : await this.loadRoute(hostname);
     if (!route || route.status === 'deleted')
       return void writeGatewayError(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
+    if (this.front?.redirected(req, res, hostname)) return;
     if (req.url === '/healthz') return this.containerHealth(res, route);
     const routed = { route, hostname, started };
     if (route.status !== 'running')

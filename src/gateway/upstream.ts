@@ -86,6 +86,7 @@ const NOT_FORWARDED_UPSTREAM = new Set([
   'x-tagport-front',
   'x-tagport-client',
   'x-tagport-scheme',
+  'x-tagport-authority',
 ]);
 
 /**

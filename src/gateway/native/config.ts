@@ -88,7 +88,9 @@ function isAddressWithPort(address: string): boolean {
 /**
  * A request target nginx may pass as it is: the characters the URL parser keeps unchanged, no dot segment
  * (plain or percent-encoded) and no lone trailing `?`: exactly the targets the Node gateway forwards unparsed.
- * Anything else, and every chunked request body, goes to Node, which normalises or refuses it.
+ * Anything else, every chunked request body, and every request whose Host is not exactly the host nginx routed
+ * by (an absolute-form target naming another, a port that is not a number) goes to Node, which normalises or
+ * refuses it (src/gateway/host.ts, docs/gateway-routing.md).
  */
 const TARGET_MAPS = `map $request_uri $tagport_plain_target {
     default 0;
@@ -96,7 +98,8 @@ const TARGET_MAPS = `map $request_uri $tagport_plain_target {
     "~^/[A-Za-z0-9_.~!$&()*+,;=:@/%?-]*$" 1;
   }
   map $http_transfer_encoding $tagport_unframed { "" 0; default 1; }
-  map "$tagport_plain_target$tagport_unframed" $tagport_native { "10" 1; default 0; }`;
+  map "$host $http_host" $tagport_same_host { "~*^(\\S*) \\1\\.?(?::\\d{1,5})?$" 1; default 0; }
+  map "$tagport_plain_target$tagport_unframed$tagport_same_host" $tagport_native { "101" 1; default 0; }`;
 
 /**
  * The headers the Node gateway sets or drops for the upstream (see forwardedHeaders): the forwarding headers,
@@ -147,7 +150,7 @@ const BAD_REQUEST = `error_page 400 /.tagport/bad-request;
       internal;
       default_type "application/json; charset=utf-8";
       add_header X-Request-Id $request_id always;
-      return 400 ${errorBody('bad_request', 'The request is malformed: its target must be a path within the container, such as /g/collect?v=2.')};
+      return 400 ${errorBody('bad_request', 'The request is malformed: it needs exactly one valid Host header and a target that is a path within the container, such as /g/collect?v=2.')};
     }`;
 
 /** How nginx hands a request to the Node gateway: as it came, with the client's address and scheme vouched for. */
@@ -159,6 +162,7 @@ function nodeProxy(plan: NativePlan): string {
       proxy_set_header X-Tagport-Front "${plan.frontSecret}";
       proxy_set_header X-Tagport-Client $remote_addr;
       proxy_set_header X-Tagport-Scheme $scheme;
+      proxy_set_header X-Tagport-Authority $host;
       proxy_request_buffering off;
       proxy_buffering off;
       proxy_read_timeout ${Math.ceil(plan.upstreamTimeoutMs / 1000) + 5}s;
