@@ -157,6 +157,16 @@ export interface ExchangeResult {
   upstreamMs: number;
 }
 
+/** Why an exchange was given up when the client closed its connection first: the client's doing, not a failure. */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('The client closed the connection.');
+  }
+}
+
+/** The status metered for a request whose client went away before the answer (as nginx logs it). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** Called once when an exchange ends: with the error (and how far it got) when it failed. */
 export type ExchangeDone = (
   error: (Error & { status?: number; upstreamMs?: number }) | null,
@@ -183,7 +193,7 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
   }
 
   private onClientClose() {
-    if (!this.settled) this.controller?.abort(new Error('The client closed the connection.'));
+    if (!this.settled) this.controller?.abort(new ClientGoneError());
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
