@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { aiConfig } from './config/ai.js';
 import { COOKIE_SECRET_MIN_LENGTH, cookieSecret, databaseEngineOf } from './config/database.js';
+import { type NginxGatewayConfig, nginxGatewayConfig } from './config/nginx.js';
 import type { DatabaseEngine } from './db/embedded-postgres.js';
 import {
   bool,
@@ -134,13 +135,7 @@ export interface Config {
     workers?: number;
     /** `node`: the gateway serves its ports itself. `nginx`: nginx does, proxying `upstream` containers natively. */
     engine?: 'node' | 'nginx';
-    /** The nginx binary of the nginx engine. */
-    nginxPath?: string;
-    /** CA bundle the nginx engine verifies https upstreams with. */
-    caFile?: string;
-    /** Where the nginx engine keeps its run directory (config, logs, certificate keys): best on tmpfs (/run). */
-    nginxDir?: string | null;
-  };
+  } & NginxGatewayConfig;
   /** The built-in container runtime (src/gateway/runtime/): where Google's scripts and collection live, forwarding. */
   runtime: {
     /** Origin gtm.js and gtag/js are fetched from for the custom loader. */
@@ -354,9 +349,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       tlsKeyFile: optional(env, 'GATEWAY_TLS_KEY'),
       workers: integer(env, 'GATEWAY_WORKERS', 1, 1),
       engine: oneOf(env, 'GATEWAY_ENGINE', ['node', 'nginx'] as const),
-      nginxPath: env.GATEWAY_NGINX || '/usr/sbin/nginx',
-      caFile: env.GATEWAY_CA_FILE || '/etc/ssl/certs/ca-certificates.crt',
-      nginxDir: optional(env, 'GATEWAY_NGINX_DIR'),
+      ...nginxGatewayConfig(env),
     },
     runtime: {
       googleTagOrigin: origin(env, 'GOOGLE_TAG_ORIGIN', 'https://www.googletagmanager.com'),

@@ -17,6 +17,27 @@ export function integer(env: Env, name: string, fallback: number, min = 0): numb
   return value;
 }
 
+/** A TCP port (0: any free one). */
+export function port(env: Env, name: string, fallback: number): number {
+  const value = integer(env, name, fallback);
+  if (value > 65_535) throw new ConfigError(`${name} must be a port from 0 to 65535, got "${env[name]}"`);
+  return value;
+}
+
+/** A directory that must exist when set; null when unset. */
+export function existingDirectory(env: Env, name: string): string | null {
+  const directory = optional(env, name);
+  if (directory === null) return null;
+  let isDirectory: boolean;
+  try {
+    isDirectory = fs.statSync(directory).isDirectory();
+  } catch {
+    throw new ConfigError(`${name}: the directory ${directory} does not exist; create it or unset ${name}`);
+  }
+  if (!isDirectory) throw new ConfigError(`${name}: ${directory} is not a directory`);
+  return directory;
+}
+
 export function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;

@@ -16,6 +16,7 @@ export function nativeEngineSettings(config: Config, onError: (error: unknown) =
     caFile: gateway.caFile ?? '/etc/ssl/certs/ca-certificates.crt',
     extraCaCertificates: config.outboundCaCertificates,
     upstreamTimeoutMs: gateway.upstreamTimeoutMs,
+    internalPort: gateway.nginxInternalPort ?? 0,
     runParent: gateway.nginxDir ?? undefined,
     onError,
   };

@@ -16,8 +16,6 @@ import { ContainerHealth } from './health.js';
 import { isGatewayHost, requestHost } from './host.js';
 import type { BuiltinRuntime } from './runtime/index.js';
 import {
-  CLIENT_CLOSED_REQUEST,
-  ClientGoneError,
   countedBody,
   type ExchangeDone,
   forwardedHeaders,
@@ -135,7 +133,7 @@ export class Gateway {
    * trusting the client address and scheme nginx reports only on requests carrying `secret`. Requests nginx
    * proxied itself are read from `native` and metered like the gateway's own. Returns `127.0.0.1:<port>`.
    */
-  async listenInternal(secret: string, native: NativeSource): Promise<string> {
+  async listenInternal(secret: string, native: NativeSource, port = 0): Promise<string> {
     const expected = Buffer.from(secret);
     this.native = native;
     // nginx sends no Host for an HTTP/1.0 request without one (it refuses HTTP/1.1 requests without one itself).
@@ -148,7 +146,10 @@ export class Gateway {
       markFronted(req, { address: String(req.headers['x-tagport-client'] ?? ''), tls, authority });
       this.requestListener(req, res);
     });
-    await new Promise<void>((resolve) => this.internal!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      this.internal!.once('error', reject);
+      this.internal!.listen(port, '127.0.0.1', resolve);
+    });
     this.flushLoop ??= startLoop(() => this.flush(), this.settings.flushMs, this.onError);
     return `127.0.0.1:${(this.internal.address() as AddressInfo).port}`;
   }
@@ -320,8 +321,7 @@ export class Gateway {
           upstream: upstream.origin,
           upstreamMs: result.upstreamMs,
         };
-        if (error instanceof ClientGoneError) outcome.status = CLIENT_CLOSED_REQUEST;
-        else if (error) {
+        if (error) {
           outcome.status = error.status || 502;
           outcome.responseBytes = 0;
           if (res.headersSent) res.destroy();

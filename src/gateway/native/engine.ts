@@ -6,6 +6,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { ConfigError } from '../../config/env.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import type { OutboundClient } from '../../lib/outbound.js';
 import { freeLoopbackPort } from '../../lib/ports.js';
@@ -34,6 +35,8 @@ export interface NativeEngineSettings {
   caFile: string;
   extraCaCertificates: string[];
   upstreamTimeoutMs: number;
+  /** The port of the Node gateway's internal listener nginx hands requests to (on 127.0.0.1); 0: a free one. */
+  internalPort: number;
   /** Where the run directory (config, logs, certificate keys) is made; default the system's temp directory. */
   runParent?: string;
   onError: (error: unknown) => void;
@@ -93,12 +96,9 @@ export class NginxEngine {
     this.httpPort = this.settings.httpPort || (await freeLoopbackPort());
     this.tlsPortInUse = this.settings.tlsPort === null ? null : this.settings.tlsPort || (await freeLoopbackPort());
     await fs.access(this.settings.nginxPath, fs.constants.X_OK).catch(() => {
-      throw new Error(`GATEWAY_ENGINE=nginx needs nginx at ${this.settings.nginxPath} (set GATEWAY_NGINX)`);
+      throw new ConfigError(`GATEWAY_ENGINE=nginx needs nginx at ${this.settings.nginxPath} (set GATEWAY_NGINX)`);
     });
-    this.runDir = await fs.mkdtemp(path.join(this.settings.runParent ?? os.tmpdir(), 'tagport-nginx-'));
-    await fs.chmod(this.runDir, 0o711); // nginx's workers (nobody, when started as root) use the temp dirs in it
-    await fs.mkdir(path.join(this.runDir, 'secrets'), { mode: 0o700 });
-    await fs.mkdir(path.join(this.runDir, 'temp'), { mode: 0o711 });
+    this.runDir = await this.makeRunDirectory();
     // Before the first config is written: a container that starts meanwhile is then in the next one.
     this.deps.invalidations.subscribe(({ kind }) => {
       if (kind === 'container' || kind === 'domain' || kind === 'certificate' || kind === 'all') this.scheduleReload();
@@ -107,10 +107,7 @@ export class NginxEngine {
     this.defaultCertificate = this.tlsPortInUse === null ? null : await this.writeDefaultCertificate();
     const meterLogPath = path.join(this.runDir, 'meter.log');
     this.meterLog = new MeterLogReader(meterLogPath, () => this.child?.kill('SIGUSR1'));
-    this.fallback = await this.deps.gateway.listenInternal(this.secret, {
-      running: () => this.running,
-      read: () => this.readMeterLog(),
-    });
+    this.fallback = await this.listenInternal();
     await this.refresh(); // through the reload queue, so a change seen meanwhile is never overwritten by this one
     this.child = spawn(this.settings.nginxPath, ['-p', this.runDir, '-c', this.configPath, '-e', this.errorLogPath], {
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -130,6 +127,32 @@ export class NginxEngine {
       http: `http://${host}:${this.httpPort}`,
       https: this.tlsPortInUse === null ? null : `https://${host}:${this.tlsPortInUse}`,
     };
+  }
+
+  /** The run directory (config, logs, certificate keys), made in GATEWAY_NGINX_DIR or the system's temp directory. */
+  private async makeRunDirectory(): Promise<string> {
+    const parent = this.settings.runParent ?? os.tmpdir();
+    const runDir = await fs.mkdtemp(path.join(parent, 'tagport-nginx-')).catch((error: NodeJS.ErrnoException) => {
+      throw new ConfigError(
+        `GATEWAY_NGINX_DIR: cannot make the nginx engine's run directory in ${parent} (${error.code}); set it to a directory the service can write to`,
+      );
+    });
+    await fs.chmod(runDir, 0o711); // nginx's workers (nobody, when started as root) use the temp dirs in it
+    await fs.mkdir(path.join(runDir, 'secrets'), { mode: 0o700 });
+    await fs.mkdir(path.join(runDir, 'temp'), { mode: 0o711 });
+    return runDir;
+  }
+
+  /** The Node gateway's listener for what nginx hands on, on GATEWAY_NGINX_INTERNAL_PORT (0: any free port). */
+  private async listenInternal(): Promise<string> {
+    const { internalPort } = this.settings;
+    const source = { running: () => this.running, read: () => this.readMeterLog() };
+    return this.deps.gateway.listenInternal(this.secret, source, internalPort).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') throw error;
+      throw new ConfigError(
+        `GATEWAY_NGINX_INTERNAL_PORT: port ${internalPort} on 127.0.0.1 is in use; choose a free one, or 0 for any`,
+      );
+    });
   }
 
   async stop(): Promise<void> {
