@@ -16,6 +16,8 @@ import { ContainerHealth } from './health.js';
 import { isGatewayHost, requestHost } from './host.js';
 import type { BuiltinRuntime } from './runtime/index.js';
 import {
+  CLIENT_CLOSED_REQUEST,
+  ClientGoneError,
   countedBody,
   type ExchangeDone,
   forwardedHeaders,
@@ -321,7 +323,8 @@ export class Gateway {
           upstream: upstream.origin,
           upstreamMs: result.upstreamMs,
         };
-        if (error) {
+        if (error instanceof ClientGoneError) outcome.status = CLIENT_CLOSED_REQUEST;
+        else if (error) {
           outcome.status = error.status || 502;
           outcome.responseBytes = 0;
           if (res.headersSent) res.destroy();
