@@ -112,7 +112,10 @@ export interface Config {
   roles: ProcessRole[];
   /** How long a stopping process waits for requests and jobs in flight before handing them back. */
   shutdownTimeoutMs: number;
-  /** Extra CA certificates trusted by outbound monitor and webhook requests (tests' throw-away CA). */
+  /**
+   * EXTRA_CA_CERTS: extra CA certificates (PEM) every outbound request trusts besides the system's: the gateway's
+   * upstreams, monitors, webhooks, notifications and scans (with SCANNER_EXTRA_CA_CERTS, the scanner's older name).
+   */
   outboundCaCertificates: string[];
   gateway: {
     port: number;
@@ -161,6 +164,7 @@ export interface Config {
   /** 32-byte key (base64 or hex) encrypting secrets at rest (certificate keys, Meta access tokens); null when unset. */
   secretsKey: Buffer | null;
   containerTransitionDelayMs: number;
+  /** DNS_RESOLVERS: the DNS servers every outbound request and the domain checks resolve through (default: the system's). */
   dns: { resolvers: string[]; timeoutMs: number; recheckIntervalMs: number };
   /** A custom domain not verified within this many hours is released, so it cannot hold a hostname forever. */
   domainPendingTtlHours: number;
@@ -333,7 +337,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     roles: parseRoles(env.TAGPORT_ROLES || PROCESS_ROLES.join(',')),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100),
-    outboundCaCertificates: [],
+    outboundCaCertificates: pemCertificates(env, 'EXTRA_CA_CERTS')?.pems ?? [],
     runWorkers: bool(env, 'RUN_WORKERS', true),
     statusCheckMs: integer(env, 'STATUS_CHECK_MS', 30_000, 100),
     statusFailuresToOpen: integer(env, 'STATUS_INCIDENT_AFTER_FAILURES', 2, 1),

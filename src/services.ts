@@ -10,8 +10,9 @@ import { UserService } from './modules/auth/service.js';
 import { TenantService } from './modules/tenants/service.js';
 import { TrackingCheckerService } from './modules/tracking-checker/service.js';
 import { ScanWorker, type ScanLog } from './modules/tracking-checker/worker.js';
-import { Scanner, type ScannerOptions } from './scanner/index.js';
-import { OutboundClient } from './lib/outbound.js';
+import type { Scanner } from './scanner/index.js';
+import type { OutboundClient } from './lib/outbound.js';
+import { outboundClientFromConfig, scannerFromConfig } from './outbound-setup.js';
 import { JobEngine } from './jobs/engine.js';
 import { MonitorChecks } from './modules/monitors/checks.js';
 import { MonitorService } from './modules/monitors/service.js';
@@ -28,6 +29,7 @@ import { ContainerWorker } from './modules/containers/worker.js';
 import { DomainVerifier } from './modules/domains/dns.js';
 import { DomainService } from './modules/domains/service.js';
 import { Gateway } from './gateway/server.js';
+import { ContainerHealth } from './gateway/health.js';
 import { GatewayFront } from './gateway/front.js';
 import { NginxEngine } from './gateway/native/engine.js';
 import { nativeEngineSettings } from './config/native-gateway.js';
@@ -46,6 +48,8 @@ import { Mailer } from './lib/mail.js';
 import { defineJobs, MONITOR_DISPATCH_MS, monitoringLag, queueFigures } from './background-jobs.js';
 import { NotificationService } from './modules/notifications/service.js';
 import { NotificationWorker } from './modules/notifications/worker.js';
+
+export { scannerFromConfig, scannerOptionsFromConfig } from './outbound-setup.js';
 
 /** The domain services of one instance, shared by the HTTP routes and the CLI. */
 export interface Services {
@@ -105,23 +109,12 @@ export interface Services {
   stop(options?: { graceful?: boolean }): Promise<void>;
 }
 
-/** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
-export function scannerFromConfig(config: Config): Scanner {
-  return new Scanner(scannerOptionsFromConfig(config));
-}
-
-export function scannerOptionsFromConfig(config: Config): Partial<ScannerOptions> {
-  return {
-    chromiumPath: config.scanner.chromiumPath,
-    hostResolverRules: config.scanner.hostResolverRules ?? '',
-    extraCaCertificates: config.scanner.extraCaCertificates?.pems,
-    ignoreCertSpkiList: config.scanner.extraCaCertificates?.spkiSha256,
-    allowPrivateNetworks: config.allowPrivateNetworks,
-    browserConcurrency: config.scanner.concurrency,
-    scanTimeoutMs: config.scanner.scanTimeoutMs,
-    observationCapMs: config.scanner.observationCapMs,
-    ai: config.ai,
-  };
+/**
+ * Whether the built-in runtime serves: this process's runtime when it has the gateway role; a process without it
+ * (an API instance) cannot see the gateways' runtimes and does not call them unhealthy.
+ */
+function builtinRuntimeReady(config: Config, runtime: BuiltinRuntime): () => boolean {
+  return config.roles.includes('gateway') ? () => runtime.ready : () => true;
 }
 
 export function createServices(
@@ -142,10 +135,7 @@ export function createServices(
   // Counted like last_used_at: in memory, written in one statement per flush.
   const deprecatedCalls = new DeprecatedCallLog({ database }, { flushMs: config.lastUsedFlushMs });
   const tenants = new TenantService({ database, invalidations }, { cacheTtlMs: config.authCacheTtlMs });
-  const outbound = new OutboundClient({
-    allowPrivateNetworks: config.allowPrivateNetworks,
-    ca: config.outboundCaCertificates,
-  });
+  const outbound = outboundClientFromConfig(config);
   const isWorker = config.roles.includes('worker');
   /** RUN_WORKERS=false keeps background jobs off; a worker still runs the scans requests wait for. */
   const runsJobs = config.runWorkers && isWorker;
@@ -234,7 +224,16 @@ export function createServices(
         )
       : null;
   const containers = new ContainerService(
-    { database, outbound, events, runtime: containerWorker, tenants, traffic: gateway, invalidations },
+    {
+      database,
+      outbound,
+      events,
+      runtime: containerWorker,
+      tenants,
+      traffic: gateway,
+      invalidations,
+      health: new ContainerHealth(outbound, config.gateway.upstreamTimeoutMs, builtinRuntimeReady(config, runtime)),
+    },
     { gatewayBaseDomain: config.gateway.baseDomain },
   );
   const domains = new DomainService(

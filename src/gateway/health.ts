@@ -34,8 +34,13 @@ export class ContainerHealth {
     this.probes.clear();
   }
 
-  /** Null when the container is running and its upstream answers; otherwise why not. */
-  problem(route: GatewayRoute): Promise<HealthProblem | null> {
+  /**
+   * Null when the container is running and its upstream answers; otherwise why not. The gateway's `/healthz` and the
+   * API's `health` of a container both ask this.
+   */
+  problem(
+    route: Pick<GatewayRoute, 'containerId' | 'status' | 'upstreamUrl' | 'runtime'>,
+  ): Promise<HealthProblem | null> {
     if (route.status !== 'running')
       return Promise.resolve({ code: 'container_not_running', message: `The container is ${route.status}.` });
     if (route.runtime === 'builtin')

@@ -11,9 +11,12 @@ export interface ReceivedRequest {
 
 export type Handler = (request: ReceivedRequest) => { status: number; body?: string; delayMs?: number } | 'hang';
 
-/** A real https server on 127.0.0.1 with a throw-away CA; `handler` decides each answer, `received` records them. */
-export async function startHttpsTarget(handler: Handler) {
-  const certs = generateTestCertificates(['127.0.0.1']);
+/**
+ * A real https server on 127.0.0.1 with a throw-away CA; `handler` decides each answer, `received` records them. Its
+ * certificate is for 127.0.0.1, or for `hosts` (names a test DNS server points at 127.0.0.1).
+ */
+export async function startHttpsTarget(handler: Handler, { hosts = ['127.0.0.1'] }: { hosts?: string[] } = {}) {
+  const certs = generateTestCertificates(hosts);
   const received: ReceivedRequest[] = [];
   const hanging = new Set<import('node:http').ServerResponse>();
   const server = https.createServer({ cert: certs.certPem, key: certs.keyPem }, (req, res) => {
@@ -39,7 +42,8 @@ export async function startHttpsTarget(handler: Handler) {
   const { port } = server.address() as AddressInfo;
   return {
     ca: certs.caPem,
-    url: (path: string) => `https://127.0.0.1:${port}${path}`,
+    port,
+    url: (path: string, host = '127.0.0.1') => `https://${host}:${port}${path}`,
     received,
     async close() {
       for (const res of hanging) res.destroy();

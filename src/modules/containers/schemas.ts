@@ -42,6 +42,27 @@ const Config = Type.String({
   examples: ['aWQ9R1RNLUFCQzEyMyZlbnY9MSZhdXRoPWFiY2RlZmdoaWprbG1u'],
 });
 
+/** Why a running container is not healthy: the codes the gateway's `/healthz` answers on its hostnames. */
+export const HEALTH_PROBLEMS = ['no_upstream', 'upstream_unreachable', 'runtime_not_ready'] as const;
+
+export const ContainerHealth = Type.Object(
+  {
+    status: StringEnum(['healthy', 'unhealthy', 'not_checked'] as const, {
+      description:
+        '`healthy`: running, and its tagging server answers its health check (or, `runtime: builtin`, the built-in runtime is ready); `unhealthy`: running but not serving (see `code`); `not_checked`: not running (`status` says why).',
+    }),
+    code: Nullable(StringEnum(HEALTH_PROBLEMS), {
+      description: 'Why it is unhealthy, as the 503 of `/healthz` on its hostnames says; null otherwise.',
+    }),
+    message: Nullable(Type.String(), { description: 'The same in words; null when healthy or not checked.' }),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "The gateway's health check of the container (what `/healthz` on its hostnames answers), made when read; an answer is reused for up to 5 seconds.",
+  },
+);
+
 export const Container = Type.Object(
   {
     id: Type.String(),
@@ -50,6 +71,7 @@ export const Container = Type.Object(
     region: StringEnum(REGIONS, { description: `Where the container runs: ${REGIONS.join(', ')}.` }),
     status: StringEnum(CONTAINER_STATUSES, { description: STATE_MACHINE }),
     status_reason: Nullable(Type.String(), { description: 'Why the container is failed, or what it is doing.' }),
+    health: ContainerHealth,
     config: Config,
     gtm_container_id: Type.String({ description: 'The GTM container id read from config.' }),
     runtime: RuntimeField,
@@ -239,6 +261,7 @@ export const RequestLog = Type.Object(
 );
 
 export type ContainerDto = Static<typeof Container>;
+export type ContainerHealthDto = Static<typeof ContainerHealth>;
 export type CreateContainerInput = Static<typeof CreateContainerBody>;
 export type UpdateContainerInput = Static<typeof UpdateContainerBody>;
 export type UsageDto = Static<typeof Usage>;

@@ -7,6 +7,7 @@ import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js
 import type { EventLog } from '../events/service.js';
 import type { TenantService } from '../tenants/service.js';
 import { ContainerErrors } from './errors.js';
+import { type ContainerHealthCheck, healthOf } from './health.js';
 import * as queries from './queries.js';
 import { runtimeCountsOf, sumRuntimeCounts, sumUsage } from './usage.js';
 import {
@@ -25,6 +26,7 @@ import {
   TRANSITIONS,
   type ContainerAction,
   type ContainerDto,
+  type ContainerHealthDto,
   type ContainerStatus,
   type CreateContainerInput,
   type LogsFilter,
@@ -57,7 +59,7 @@ export function allowedActions(status: string): ContainerAction[] {
   return ACTIONS.filter((action) => TRANSITIONS[action].from.includes(status as ContainerStatus));
 }
 
-export function toContainerDto(row: ContainerRow): ContainerDto {
+export function toContainerDto(row: ContainerRow, health: ContainerHealthDto): ContainerDto {
   return {
     id: row.id,
     tenant_id: row.tenantId,
@@ -65,6 +67,7 @@ export function toContainerDto(row: ContainerRow): ContainerDto {
     region: row.region as ContainerDto['region'],
     status: row.status as ContainerDto['status'],
     status_reason: row.statusReason,
+    health,
     config: row.config,
     gtm_container_id: parseContainerConfig(row.config),
     runtime: row.runtime as ContainerRuntimeKind,
@@ -110,6 +113,8 @@ export interface ContainerServiceDependencies {
   traffic: PendingTraffic;
   /** Tells every gateway instance to drop its cached route of a changed container. */
   invalidations: InvalidationBus;
+  /** The gateway's health check, for the `health` of running containers. */
+  health: ContainerHealthCheck;
 }
 
 export class ContainerService {
@@ -120,9 +125,10 @@ export class ContainerService {
   private readonly tenants: TenantService;
   private readonly traffic: PendingTraffic;
   private readonly invalidations: InvalidationBus;
+  private readonly health: ContainerHealthCheck;
 
   constructor(
-    { database, outbound, events, runtime, tenants, traffic, invalidations }: ContainerServiceDependencies,
+    { database, outbound, events, runtime, tenants, traffic, invalidations, health }: ContainerServiceDependencies,
     private readonly settings: { gatewayBaseDomain: string },
   ) {
     this.database = database;
@@ -132,6 +138,12 @@ export class ContainerService {
     this.tenants = tenants;
     this.traffic = traffic;
     this.invalidations = invalidations;
+    this.health = health;
+  }
+
+  /** The container as the API shows it, with its health checked when it runs. */
+  private async present(row: ContainerRow): Promise<ContainerDto> {
+    return toContainerDto(row, await healthOf(this.health, row));
   }
 
   private get db() {
@@ -180,12 +192,12 @@ export class ContainerService {
       { from: null, to: 'provisioning' },
     );
     await this.runtime.enqueue(id);
-    return toContainerDto(row);
+    return this.present(row);
   }
 
   async list(tenantId: string, window: ListWindow) {
     const { rows, total } = await queries.listContainers(this.db, tenantId, window);
-    return { results: rows.map(toContainerDto), total };
+    return { results: await Promise.all(rows.map((row) => this.present(row))), total };
   }
 
   async find(tenantId: string, id: string): Promise<ContainerRow> {
@@ -207,7 +219,7 @@ export class ContainerService {
   }
 
   async get(tenantId: string, id: string): Promise<ContainerDto> {
-    return toContainerDto(await this.find(tenantId, id));
+    return this.present(await this.find(tenantId, id));
   }
 
   /** Requests and body bytes per day, hostname and status class over `from`..`to` (UTC days; default the last 30). */
@@ -306,7 +318,7 @@ export class ContainerService {
     });
     if (row) {
       await this.invalidations.publish({ kind: 'container', id });
-      return toContainerDto(row);
+      return this.present(row);
     }
     throw ContainerErrors.notChangeable((await this.find(tenantId, id)).status);
   }
@@ -332,6 +344,6 @@ export class ContainerService {
       { from: current.status, to, action },
     );
     await this.runtime.enqueue(id);
-    return toContainerDto(row);
+    return this.present(row);
   }
 }

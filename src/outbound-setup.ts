@@ -1,0 +1,64 @@
+import crypto from 'node:crypto';
+import type { Config } from './config.js';
+import { OutboundClient } from './lib/outbound.js';
+import { configuredResolveHost } from './lib/resolve.js';
+import { Scanner, type ScannerOptions } from './scanner/index.js';
+import type { ResolveHost } from './scanner/ssrf.js';
+
+/**
+ * The one outbound configuration: how names resolve (DNS_RESOLVERS) and which extra CAs are trusted (EXTRA_CA_CERTS).
+ * The gateway (proxy, health checks, the nginx engine's upstream addresses, the built-in runtime's forwards), monitors,
+ * webhooks, notifications and scans all take it from here.
+ */
+export interface OutboundSetup {
+  resolveHost: ResolveHost;
+  /** Extra trusted CA certificates (PEM). */
+  caCertificates: string[];
+  /** The base64 SHA-256 of each one's public key, for Chromium (which takes no CA file). */
+  caSpkiSha256: string[];
+}
+
+function spkiSha256(pem: string): string {
+  const spki = new crypto.X509Certificate(pem).publicKey.export({ type: 'spki', format: 'der' });
+  return crypto.createHash('sha256').update(spki).digest('base64');
+}
+
+export function outboundSetup(config: Config): OutboundSetup {
+  const caCertificates = [
+    ...new Set([...config.outboundCaCertificates, ...(config.scanner.extraCaCertificates?.pems ?? [])]),
+  ];
+  return {
+    resolveHost: configuredResolveHost(config.dns.resolvers, config.dns.timeoutMs),
+    caCertificates,
+    caSpkiSha256: caCertificates.map(spkiSha256),
+  };
+}
+
+/** The guarded HTTP client of every outbound request but the scanner's (which guards each scan itself). */
+export function outboundClientFromConfig(config: Config, setup = outboundSetup(config)): OutboundClient {
+  return new OutboundClient({
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    resolveHost: setup.resolveHost,
+    ca: setup.caCertificates,
+  });
+}
+
+export function scannerOptionsFromConfig(config: Config, setup = outboundSetup(config)): Partial<ScannerOptions> {
+  return {
+    chromiumPath: config.scanner.chromiumPath,
+    hostResolverRules: config.scanner.hostResolverRules ?? '',
+    extraCaCertificates: setup.caCertificates,
+    ignoreCertSpkiList: setup.caSpkiSha256,
+    resolveHost: setup.resolveHost,
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    browserConcurrency: config.scanner.concurrency,
+    scanTimeoutMs: config.scanner.scanTimeoutMs,
+    observationCapMs: config.scanner.observationCapMs,
+    ai: config.ai,
+  };
+}
+
+/** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
+export function scannerFromConfig(config: Config): Scanner {
+  return new Scanner(scannerOptionsFromConfig(config));
+}
