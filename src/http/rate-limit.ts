@@ -147,6 +147,23 @@ export class RateLimits {
     }
   }
 
+  /** Whether Redis answers a PING (null without REDIS_URL): reported by `/readyz`. */
+  async redisState(timeoutMs = 1000): Promise<'ok' | 'unreachable' | null> {
+    if (!this.redis) return null;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('Redis did not answer')), timeoutMs);
+    });
+    try {
+      await Promise.race([this.redis.ping(), late]);
+      return 'ok';
+    } catch {
+      return 'unreachable';
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   async close(): Promise<void> {
     this.redis?.disconnect();
   }

@@ -31,19 +31,24 @@ export const systemRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'readiness',
       summary: 'Readiness',
       description:
-        'The database answers and every role of this process can take work (`api`; `gateway`: listening; `worker`: running jobs); 503 otherwise, also while the process shuts down. `checks` has one entry per role.',
+        'The database answers and every role of this process can take work (`api`; `gateway`: listening; `worker`: running jobs); 503 otherwise, also while the process shuts down. `checks` has one entry per role, and `redis` when REDIS_URL is set: reported, not required (while it is unreachable the rate limits count per instance).',
       tags,
       security: [],
       response: { 200: withMeta(Health), ...errorResponses(), 503: withMeta(Health) },
     },
     handler: async (_request, reply) => {
-      const database = await app.database.ping().then(
-        () => 'ok',
-        () => 'unreachable',
-      );
+      const [database, redis] = await Promise.all([
+        app.database.ping().then(
+          () => 'ok',
+          () => 'unreachable',
+        ),
+        app.rateLimits.redisState(),
+      ]);
       const checks = { database, ...app.services.readiness() };
-      if (Object.values(checks).every((state) => state === 'ok')) return { status: 'ok' as const, checks };
-      return reply.code(503).send({ status: 'unavailable' as const, checks });
+      // Reported, not required: without Redis the rate limits count per instance, and the instance still serves.
+      const reported = redis ? { ...checks, redis } : checks;
+      if (Object.values(checks).every((state) => state === 'ok')) return { status: 'ok' as const, checks: reported };
+      return reply.code(503).send({ status: 'unavailable' as const, checks: reported });
     },
   });
 };

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { backends } from '../../helpers/database.js';
+import { redisServerPath, startRedis, waitFor } from '../../helpers/processes.js';
 
 describe.each(backends)('system on %s', (backend) => {
   let t: TestApp;
@@ -32,5 +33,32 @@ describe.each(backends)('system on %s', (backend) => {
       await isolated.app.close();
       await isolated.testDatabase.drop();
     });
+  });
+});
+
+describe.runIf(redisServerPath)('readiness · GET /readyz with REDIS_URL set', () => {
+  let redis: Awaited<ReturnType<typeof startRedis>>;
+  let t: TestApp;
+  let redisStopped = false;
+  beforeAll(async () => {
+    redis = await startRedis();
+    t = await startTestApp('pglite', { redisUrl: redis.url });
+  });
+  afterAll(async () => {
+    await t?.close();
+    if (!redisStopped) await redis?.stop();
+  });
+
+  const readiness = async () => {
+    const response = await t.inject({ method: 'GET', url: '/readyz' });
+    return { status: response.statusCode, body: response.json() };
+  };
+
+  it('reports Redis, and keeps the instance ready while Redis is unreachable (rate limits count per instance then)', async () => {
+    expect(await readiness()).toMatchObject({ status: 200, body: { status: 'ok', checks: { redis: 'ok' } } });
+    await redis.stop();
+    redisStopped = true;
+    await waitFor(async () => (await readiness()).body.checks.redis === 'unreachable', 10_000, 'Redis reported down');
+    expect(await readiness()).toMatchObject({ status: 200, body: { status: 'ok', checks: { database: 'ok' } } });
   });
 });
