@@ -125,7 +125,8 @@ function openPostgres(connectionString: string, poolSize: number): Database {
 }
 
 const RECONNECT_FIRST_DELAY_MS = 100;
-const RECONNECT_MAX_DELAY_MS = 5_000;
+// Short: the instance serves from caches it cannot invalidate until LISTEN is back.
+const RECONNECT_MAX_DELAY_MS = 1_000;
 
 /**
  * One LISTEN connection that comes back after PostgreSQL restarts or the connection drops: it reconnects

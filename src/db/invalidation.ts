@@ -3,6 +3,8 @@ import type { Database, Unlisten } from './index.js';
 const CHANNEL = 'tagport_invalidate';
 /** PostgreSQL refuses NOTIFY payloads of 8,000 bytes or more. */
 const MAX_PAYLOAD_BYTES = 7_500;
+const RESEND_FIRST_DELAY_MS = 100;
+const RESEND_MAX_DELAY_MS = 2_000;
 
 export type Invalidation = { kind: string; id: string };
 
@@ -30,10 +32,13 @@ export class InvalidationBus {
   private unlisten: Unlisten | null = null;
   private readonly queued: Queued[] = [];
   private sending = false;
+  private lossTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(private readonly database: Database) {}
 
   async start(): Promise<void> {
+    this.stopped = false;
     this.unlisten = await this.database.listen(
       CHANNEL,
       (payload) => {
@@ -49,6 +54,9 @@ export class InvalidationBus {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.lossTimer) clearTimeout(this.lossTimer);
+    this.lossTimer = null;
     await this.unlisten?.().catch(() => {});
     this.unlisten = null;
   }
@@ -76,11 +84,30 @@ export class InvalidationBus {
           for (const item of batch) item.resolve();
         } catch (error) {
           for (const item of batch) item.reject(error);
+          this.announceLoss();
         }
       }
     } finally {
       this.sending = false;
     }
+  }
+
+  /**
+   * A NOTIFY that failed may follow a write that committed (the connection dropped in between), and the caller cannot
+   * take the write back: every instance is told to drop everything instead, retried until the database takes it.
+   */
+  private announceLoss(delayMs = RESEND_FIRST_DELAY_MS): void {
+    if (this.lossTimer || this.stopped) return;
+    this.lossTimer = setTimeout(async () => {
+      try {
+        await this.database.notify(CHANNEL, JSON.stringify([EVERYTHING]));
+        this.lossTimer = null;
+      } catch {
+        this.lossTimer = null;
+        this.announceLoss(Math.min(RESEND_MAX_DELAY_MS, delayMs * 2));
+      }
+    }, delayMs);
+    this.lossTimer.unref();
   }
 
   /** The queued invalidations that fit one payload (at least one). */
