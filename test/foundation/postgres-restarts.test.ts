@@ -105,6 +105,7 @@ describe.runIf(postgresBinDir)('PostgreSQL restarted 10 times under a mixed load
       WEBHOOK_RETRY_BASE_MS: '200',
       DATABASE_POOL_SIZE: '6',
       RATE_LIMIT_PER_MINUTE: '100000',
+      ANONYMOUS_RATE_LIMIT_PER_MINUTE: '100000',
     };
     const config = loadConfig(env, { runMigrations: true });
     const database = await openConfiguredDatabase(config);
@@ -155,8 +156,29 @@ describe.runIf(postgresBinDir)('PostgreSQL restarted 10 times under a mixed load
     );
     expect(acknowledged.length).toBeGreaterThan(RESTARTS * WRITERS);
     expect(missing).toEqual([]);
-  }, 90_000);
+    // The workers went on too: every container created is brought up by a job, whatever restart it lived through.
+    const created = acknowledged.filter((write) => write.table === 'containers').map((write) => write.id);
+    await waitFor(
+      async () => (await notRunning(cluster.url, created)) === 0,
+      30_000,
+      `the ${created.length} containers to run`,
+    );
+  }, 120_000);
 });
+
+async function notRunning(url: string, containerIds: string[]): Promise<number> {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      "select count(*)::int as n from containers where id = any($1::text[]) and status <> 'running'",
+      [containerIds],
+    );
+    return rows[0].n;
+  } finally {
+    await client.end();
+  }
+}
 
 /** The acknowledged writes the database does not hold: rows missing, or a revoked key without its revocation. */
 async function missingWrites(url: string, written: Written[]): Promise<Written[]> {
