@@ -10,6 +10,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { installJobSchema, jobStoreOf, type JobStore } from './job-store.js';
+import { ReconnectingListener } from './listener.js';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -41,10 +42,12 @@ export interface DatabaseOptions {
   poolSize: number;
   /** An already opened PGlite instance (tests pass a clone of a migrated template). */
   pglite?: PGlite;
+  /** How often a LISTEN connection is checked (PostgreSQL); tests shorten it. */
+  listenHeartbeatMs?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize);
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize, options.listenHeartbeatMs);
   return openPglite(options.pglite ?? (await createPglite(options.pgliteDataDir)));
 }
 
@@ -75,8 +78,8 @@ function openPglite(client: PGlite): Database {
   };
 }
 
-function openPostgres(connectionString: string, poolSize: number): Database {
-  const pool = new pg.Pool({ connectionString, max: poolSize, idleTimeoutMillis: 30_000 });
+function openPostgres(connectionString: string, poolSize: number, heartbeatMs?: number): Database {
+  const pool = new pg.Pool({ connectionString, max: poolSize, idleTimeoutMillis: 30_000, keepAlive: true });
   pool.on('error', () => {
     /* idle client errors are retried on next checkout */
   });
@@ -106,7 +109,7 @@ function openPostgres(connectionString: string, poolSize: number): Database {
       await pool.query('select 1');
     },
     listen: async (channel, onMessage, onReconnect = () => {}) => {
-      const listener = new ReconnectingListener(connectionString, channel, onMessage, onReconnect);
+      const listener = new ReconnectingListener({ connectionString, channel, onMessage, onReconnect, heartbeatMs });
       await listener.start();
       listeners.push(listener);
       return async () => {
@@ -122,100 +125,4 @@ function openPostgres(connectionString: string, poolSize: number): Database {
       await pool.end();
     },
   };
-}
-
-const RECONNECT_FIRST_DELAY_MS = 100;
-// Short: the instance serves from caches it cannot invalidate until LISTEN is back.
-const RECONNECT_MAX_DELAY_MS = 1_000;
-
-/**
- * One LISTEN connection that comes back after PostgreSQL restarts or the connection drops: it reconnects
- * with capped exponential backoff (jittered, so many instances do not reconnect in step) and LISTENs again.
- */
-class ReconnectingListener {
-  private client: pg.Client | null = null;
-  /** A connection attempt under way, ended by stop() so that it does not keep the process alive. */
-  private connecting: pg.Client | null = null;
-  private retryTimer: NodeJS.Timeout | null = null;
-  private failures = 0;
-  private stopped = false;
-
-  constructor(
-    private readonly connectionString: string,
-    private readonly channel: string,
-    private readonly onMessage: (payload: string) => void,
-    private readonly onReconnect: () => void,
-  ) {}
-
-  /** The first connection must succeed: an instance that cannot listen does not start. */
-  async start(): Promise<void> {
-    await this.connect();
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    await Promise.all([this.client, this.connecting].map((client) => client?.end().catch(() => {})));
-    this.client = null;
-  }
-
-  private async connect(): Promise<void> {
-    const client = new pg.Client({
-      connectionString: this.connectionString,
-      application_name: 'tagport-listen',
-      // A connection that dies without a FIN (network partition) is noticed by keepalive, not never.
-      keepAlive: true,
-      connectionTimeoutMillis: 10_000,
-    });
-    // Errors are expected when the server goes away; without a handler they would crash the process.
-    client.on('error', () => {});
-    client.on('notification', (message) => {
-      if (message.channel === this.channel) this.onMessage(message.payload ?? '');
-    });
-    this.connecting = client;
-    try {
-      await client.connect();
-      await client.query(`LISTEN "${this.channel.replace(/"/g, '')}"`);
-    } catch (error) {
-      await client.end().catch(() => {});
-      throw error;
-    } finally {
-      this.connecting = null;
-    }
-    if (this.stopped) {
-      await client.end().catch(() => {});
-      return;
-    }
-    // Watched only once listening: a failed attempt is retried by reconnect(), not here as well.
-    let lost = false;
-    const onLost = () => {
-      if (lost || this.stopped || this.client !== client) return;
-      lost = true;
-      this.client = null;
-      void client.end().catch(() => {});
-      this.scheduleReconnect();
-    };
-    client.on('error', onLost);
-    client.on('end', onLost);
-    this.client = client;
-  }
-
-  private scheduleReconnect(): void {
-    if (this.stopped) return;
-    const ceiling = Math.min(RECONNECT_MAX_DELAY_MS, RECONNECT_FIRST_DELAY_MS * 2 ** this.failures);
-    this.retryTimer = setTimeout(() => void this.reconnect(), ceiling / 2 + Math.random() * (ceiling / 2));
-    this.retryTimer.unref();
-  }
-
-  private async reconnect(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      await this.connect();
-    } catch {
-      this.failures++;
-      return this.scheduleReconnect();
-    }
-    this.failures = 0;
-    if (!this.stopped) this.onReconnect();
-  }
 }
