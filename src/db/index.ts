@@ -10,7 +10,7 @@ import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { installJobSchema, jobStoreOf, type JobStore } from './job-store.js';
-import { ReconnectingListener } from './listener.js';
+import { ReconnectingListener, TCP_KEEPALIVE } from './listener.js';
 import * as schema from './schema.js';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -79,7 +79,7 @@ function openPglite(client: PGlite): Database {
 }
 
 function openPostgres(connectionString: string, poolSize: number, heartbeatMs?: number): Database {
-  const pool = new pg.Pool({ connectionString, max: poolSize, idleTimeoutMillis: 30_000, keepAlive: true });
+  const pool = new pg.Pool({ connectionString, max: poolSize, idleTimeoutMillis: 30_000, ...TCP_KEEPALIVE });
   pool.on('error', () => {
     /* idle client errors are retried on next checkout */
   });

@@ -4,6 +4,8 @@ const RECONNECT_FIRST_DELAY_MS = 100;
 // Short: the instance serves from caches it cannot invalidate until LISTEN is back.
 const RECONNECT_MAX_DELAY_MS = 1_000;
 const HEARTBEAT_MS = 10_000;
+/** Probes after 10 s of silence (the system default waits two hours): a peer gone without a FIN is found. */
+export const TCP_KEEPALIVE = { keepAlive: true, keepAliveInitialDelayMillis: 10_000 };
 
 export interface ListenerOptions {
   connectionString: string;
@@ -50,7 +52,7 @@ export class ReconnectingListener {
     const client = new pg.Client({
       connectionString: this.options.connectionString,
       application_name: 'tagport-listen',
-      keepAlive: true,
+      ...TCP_KEEPALIVE,
       connectionTimeoutMillis: 10_000,
     });
     // Errors are expected when the server goes away; without a handler they would crash the process.
