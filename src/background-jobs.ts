@@ -1,6 +1,7 @@
 import type { Config } from './config.js';
 import type { JobEngine } from './jobs/engine.js';
 import type { CertificateService } from './modules/certificates/service.js';
+import type { ForwardingAlerts } from './modules/containers/forwarding-alerts.js';
 import { CONTAINER_TRANSITIONS, type ContainerWorker } from './modules/containers/worker.js';
 import type { DomainService } from './modules/domains/service.js';
 import { MONITOR_CHECKS, MONITOR_DISPATCH, type MonitorChecks } from './modules/monitors/checks.js';
@@ -44,6 +45,9 @@ export async function queueFigures(jobs: JobEngine) {
   });
 }
 
+/** How often containers' forwarding losses flushed by the gateways are looked at for alerts. */
+const FORWARDING_ALERTS_MS = 60_000;
+
 /** How often due monitor checks are claimed and queued, and how often check workers look for checks come due. */
 export const MONITOR_DISPATCH_MS = 1000;
 const MONITOR_POLL_MS = 200;
@@ -68,6 +72,7 @@ export interface JobHandlers {
   certificates: CertificateService;
   trackingChecker: TrackingCheckerService;
   retention: RetentionService;
+  forwardingAlerts: ForwardingAlerts;
 }
 
 /** Declares every queue with its handler and retry policy, and every periodic job. */
@@ -85,6 +90,7 @@ export function defineJobs(jobs: JobEngine, handlers: JobHandlers, config: Confi
     certificates,
     trackingChecker,
     retention,
+    forwardingAlerts,
   } = handlers;
   jobs.define(WEBHOOK_DEAD_LETTERS, { retentionSeconds: 30 * 86_400 });
   jobs.define(WEBHOOK_DELIVERIES, deliveryQueueOptions(config.webhooks), webhooks.deliver.bind(webhooks), {
@@ -129,6 +135,9 @@ export function defineJobs(jobs: JobEngine, handlers: JobHandlers, config: Confi
   jobs.every('status-check', config.statusCheckMs, () => status.evaluate());
   jobs.every('domain-recheck', Math.min(config.dns.recheckIntervalMs, 60_000), () => domains.recheckDue());
   if (config.acme) jobs.every('certificate-issue', config.acme.pollMs, () => certificates.issueDue());
+  // A job of its own: an order waiting on an unreachable CA (minutes of retries) must not hold the alert back.
+  if (config.acme) jobs.every('certificate-expiry', config.acme.pollMs, () => certificates.alertExpiring());
   jobs.every('interrupted-scans', 60_000, () => trackingChecker.failInterruptedScans());
   jobs.every('retention', config.retention.intervalMs, () => retention.pruneOnce());
+  jobs.every('forwarding-alerts', FORWARDING_ALERTS_MS, () => forwardingAlerts.checkDue());
 }

@@ -48,6 +48,7 @@ import { Mailer } from './lib/mail.js';
 import { defineJobs, MONITOR_DISPATCH_MS, monitoringLag, queueFigures } from './background-jobs.js';
 import { NotificationService } from './modules/notifications/service.js';
 import { NotificationWorker } from './modules/notifications/worker.js';
+import { ForwardingAlerts } from './modules/containers/forwarding-alerts.js';
 
 export { scannerFromConfig, scannerOptionsFromConfig } from './outbound-setup.js';
 
@@ -311,6 +312,7 @@ export function createServices(
       certificates,
       trackingChecker,
       retention,
+      forwardingAlerts: new ForwardingAlerts({ database, events }),
     },
     config,
   );

@@ -6,6 +6,7 @@ const EVENTS: Array<[string, string]> = [
   ['incident.resolved', 'Incident resolved'],
   ['certificate.failed', 'Certificate failed'],
   ['container.failed', 'Container failed'],
+  ['container.forwarding_degraded', 'Forwards lost'],
 ];
 
 /** The Notifications page: channels, the form to add one, and a channel's deliveries (loaded by notifications.js). */

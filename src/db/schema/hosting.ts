@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { createdAt, updatedAt } from './columns.js';
 import { tenants } from './accounts.js';
 
@@ -118,6 +118,18 @@ export const containerRuntimeUsage = pgTable(
   (t) => [uniqueIndex('container_runtime_usage_key').on(t.containerId, t.day)],
 );
 
+/** Forwarding losses already alerted per container and UTC day (src/modules/containers/forwarding-alerts.ts). */
+export const containerForwardingAlerts = pgTable(
+  'container_forwarding_alerts',
+  {
+    containerId: text('container_id').notNull(),
+    day: text('day').notNull(),
+    lossesAlerted: integer('losses_alerted').notNull(),
+    alertedAt: timestamp('alerted_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.containerId, t.day] })],
+);
+
 export const containerRequestLogs = pgTable(
   'container_request_logs',
   {
@@ -160,6 +172,10 @@ export const domainCertificates = pgTable(
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
     /** An instance working on the order holds it until then, so two workers never order the same certificate. */
     lockedUntil: timestamp('locked_until', { withTimezone: true }),
+    /** From then on the certificate is near expiry: renewals have been failing for a while (alerted, on the overview). */
+    expiryWarningAt: timestamp('expiry_warning_at', { withTimezone: true }),
+    /** When its near expiry was alerted; null until then, and again for each newly issued certificate. */
+    expiryAlertedAt: timestamp('expiry_alerted_at', { withTimezone: true }),
     updatedAt: updatedAt(),
     createdAt: createdAt(),
   },

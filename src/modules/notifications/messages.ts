@@ -36,7 +36,7 @@ function incident(type: NotificationEventType, verb: string, data: Record<string
 
 /**
  * The notification an event calls for, or null: incidents opened, acknowledged and resolved, a certificate that
- * could not be issued, a container that failed.
+ * could not be issued, a container that failed, a container losing forwards.
  */
 export function notificationOf(type: EventType, data: Record<string, unknown>, baseUrl: string): Notification | null {
   switch (type) {
@@ -60,6 +60,8 @@ export function notificationOf(type: EventType, data: Record<string, unknown>, b
         },
       };
     }
+    case 'domain.certificate_expiring':
+      return certificateExpiring(data, baseUrl);
     case 'container.status_changed': {
       if (data.to !== 'failed') return null;
       const lines = [`Container: ${text(data.object_id)}`];
@@ -74,9 +76,46 @@ export function notificationOf(type: EventType, data: Record<string, unknown>, b
         },
       };
     }
+    case 'container.forwarding_degraded':
+      return forwardingDegraded(data, baseUrl);
     default:
       return null;
   }
+}
+
+function forwardingDegraded(data: Record<string, unknown>, baseUrl: string): Notification {
+  const containerId = text(data.object_id);
+  return {
+    type: 'container.forwarding_degraded',
+    monitorId: null,
+    message: {
+      title: `Forwards lost: ${containerId}`,
+      lines: [
+        `Day (UTC): ${text(data.day)}`,
+        `Forwards failed for good: ${Number(data.forwards_failed)} (the vendor refused them, or they ran out of attempts)`,
+        `Hits refused with 503 while the forward queue was full: ${Number(data.hits_refused)}`,
+      ],
+      link: { label: 'Open the containers', url: `${baseUrl}/dashboard/containers` },
+    },
+  };
+}
+
+/** A certificate near expiry goes to the channels of certificate failures: it is one, of every renewal so far. */
+function certificateExpiring(data: Record<string, unknown>, baseUrl: string): Notification {
+  const notAfter = text(data.not_after);
+  const expired = Date.parse(notAfter) <= Date.now();
+  const lines = [expired ? `Expired: ${notAfter}` : `Expires: ${notAfter}`];
+  if (data.last_error) lines.push(`The last renewal failed: ${text(data.last_error)}`);
+  lines.push('Renewals are retried; HTTPS on this domain fails once the certificate expires.');
+  return {
+    type: 'certificate.failed',
+    monitorId: null,
+    message: {
+      title: `Certificate expiring: ${text(data.hostname)}`,
+      lines,
+      link: { label: 'Open the containers', url: `${baseUrl}/dashboard/containers` },
+    },
+  };
 }
 
 export function testMessage(channelName: string, baseUrl: string): NotificationMessage {

@@ -12,6 +12,7 @@ export const NOTIFICATION_EVENT_TYPES = [
   'incident.resolved',
   'certificate.failed',
   'container.failed',
+  'container.forwarding_degraded',
 ] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
 /** A delivery's event: a notification event, or the test sent on request. */
@@ -34,7 +35,7 @@ const EventTypes = Type.Array(StringEnum(NOTIFICATION_EVENT_TYPES), {
   maxItems: NOTIFICATION_EVENT_TYPES.length,
   uniqueItems: true,
   description:
-    'What the channel is told about (default: everything). Incident events of a monitor reach only the channels chosen on that monitor (`notification_channel_ids`); certificate and container failures reach every channel of the tenant that subscribes to them.',
+    'What the channel is told about (default: everything). Incident events of a monitor reach only the channels chosen on that monitor (`notification_channel_ids`); certificate and container failures reach every channel of the tenant that subscribes to them. `certificate.failed` covers a certificate that could not be issued and one near expiry because its renewals keep failing.',
 });
 
 const channelProperties = {

@@ -128,6 +128,27 @@ export const EVENTS: Record<EventType, EventDocumentation> = {
       action: 'start',
     },
   },
+  'container.forwarding_degraded': {
+    summary:
+      'A builtin container lost forwards today: failed for good, or hits refused with its forward queue full. At most one an hour per container while the losses go on.',
+    data: closed({
+      ...objectFields('container'),
+      day: Type.String({ format: 'date', description: 'The UTC day the counts are for.' }),
+      forwards_failed: Type.Integer({
+        description: 'Forwards that failed for good that day (vendor refused, or out of attempts).',
+      }),
+      hits_refused: Type.Integer({ description: 'Hits answered 503 that day because the forward queue was full.' }),
+      new_losses: Type.Integer({ description: 'Losses since the previous alert of that day.' }),
+    }),
+    example: {
+      object_type: 'container',
+      object_id: 'ctr_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      day: '2026-11-27',
+      forwards_failed: 12,
+      hits_refused: 0,
+      new_losses: 12,
+    },
+  },
   'domain.verified': {
     summary: 'A domain passed DNS verification and is served.',
     data: closed({ ...objectFields('domain'), hostname: Type.String(), reason: Type.Null() }),
@@ -192,6 +213,23 @@ export const EVENTS: Record<EventType, EventDocumentation> = {
       hostname: 'data.shop.example',
       error: 'the ACME HTTP-01 challenge failed',
       still_served: false,
+    },
+  },
+  'domain.certificate_expiring': {
+    summary:
+      "A domain's certificate is near expiry because its renewals keep failing (sent once per certificate: halfway from when renewal was due to expiry, at most 14 days before it).",
+    data: closed({
+      ...objectFields('domain'),
+      hostname: Type.String(),
+      not_after: Type.String({ format: 'date-time', description: 'When the certificate expires.' }),
+      last_error: Nullable(Type.String(), { description: 'Why the last renewal failed; null when none was tried.' }),
+    }),
+    example: {
+      object_type: 'domain',
+      object_id: 'dom_01jdv3k2m8q4r7s9t0v1w2x3y4',
+      hostname: 'data.shop.example',
+      not_after: '2027-02-21T17:00:00.000Z',
+      last_error: 'the ACME HTTP-01 challenge failed',
     },
   },
   'report.ready': {

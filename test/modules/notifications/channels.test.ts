@@ -63,6 +63,7 @@ describe.each(backends)('notification channels on %s', (backend) => {
           'incident.resolved',
           'certificate.failed',
           'container.failed',
+          'container.forwarding_degraded',
         ],
       });
     });
