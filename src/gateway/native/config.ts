@@ -52,6 +52,11 @@ export interface NativePlan {
   caFile: string;
   upstreamTimeoutMs: number;
   routes: NativeRoute[];
+  /**
+   * Hostnames with their own certificate that nginx hands to Node whole (the built-in runtime, a stopped
+   * container, one left to Node): TLS ends in nginx, so without a server block they would get the default one.
+   */
+  nodeHostnames: NativeHostname[];
 }
 
 const HOSTNAME = /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/;
@@ -233,7 +238,31 @@ function hostServer(plan: NativePlan, route: NativeRoute, hostname: NativeHostna
   }`;
 }
 
-/** nginx.conf for a plan: one server per container hostname, and a default server handing the rest to Node. */
+type CertifiedHostname = NativeHostname & { certificate: CertificateFiles };
+
+/** A TLS server for a hostname Node serves, with the hostname's own certificate. */
+function nodeHostServer(plan: NativePlan, hostname: CertifiedHostname): string {
+  return `server {
+    ${listenLine(plan)}
+    server_name ${hostname.name};
+    ssl_certificate ${hostname.certificate.certFile}; ssl_certificate_key ${hostname.certificate.keyFile};
+    set $tagport_container "";
+    location / { ${nodeProxy(plan)} }
+    ${BAD_REQUEST}
+  }`;
+}
+
+function nodeHostServers(plan: NativePlan): string[] {
+  if (plan.tlsPort === null) return [];
+  return plan.nodeHostnames
+    .filter((hostname): hostname is CertifiedHostname => hostname.certificate !== null && HOSTNAME.test(hostname.name))
+    .map((hostname) => nodeHostServer(plan, hostname));
+}
+
+/**
+ * nginx.conf for a plan: one server per container hostname, one per other hostname with its own certificate, and
+ * a default server handing the rest to Node.
+ */
 export function renderNginxConfig(plan: NativePlan): string {
   const routes = plan.routes.filter(writableRoute);
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
@@ -291,6 +320,7 @@ http {
     ${BAD_REQUEST}
   }
   ${routes.flatMap((route) => route.hostnames.map((hostname) => hostServer(plan, route, hostname))).join('\n  ')}
+  ${nodeHostServers(plan).join('\n  ')}
 }
 `;
 }

@@ -1,6 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -13,8 +12,16 @@ import { freeLoopbackPort } from '../../lib/ports.js';
 import type { ContainerTraffic } from '../../modules/containers/traffic.js';
 import type { Gateway } from '../server.js';
 import { selfSignedWildcard, type TlsKeyPair } from '../tls.js';
-import { type CertificateFiles, type NativeRoute, renderNginxConfig } from './config.js';
+import { CertificateFileStore } from './certificate-files.js';
+import {
+  type CertificateFiles,
+  type NativeHostname,
+  type NativeRoute,
+  renderNginxConfig,
+  writableRoute,
+} from './config.js';
 import { MeterLogReader, type NativeRequest } from './meter-log.js';
+import { servingWorkers, waitForPort } from './nginx-process.js';
 
 const run = promisify(execFile);
 /** Changes (a container stopped, a domain added) are written in one reload when they come in a burst. */
@@ -66,6 +73,9 @@ export class NginxEngine {
   private fallback = '';
   private readonly secret = randomBytes(24).toString('base64url');
   private defaultCertificate: CertificateFiles | null = null;
+  private certificateFiles: CertificateFileStore | null = null;
+  /** The certificate files the config written last names: kept, every other one removed. */
+  private usedCertificates: CertificateFiles[] = [];
   private caFile = '';
   private reloadTimer: NodeJS.Timeout | null = null;
   private origins = new Map<string, string>();
@@ -120,8 +130,9 @@ export class NginxEngine {
       this.exited = true;
       if (this.runDir) this.settings.onError(new Error(`nginx exited (code ${code}, signal ${signal})`));
     });
-    await this.waitForPort(this.httpPort);
-    if (this.tlsPortInUse !== null) await this.waitForPort(this.tlsPortInUse);
+    const nginx = { exited: () => this.exited, errorLog: () => this.errorLog() };
+    await waitForPort(this.settings.host, this.httpPort, nginx);
+    if (this.tlsPortInUse !== null) await waitForPort(this.settings.host, this.tlsPortInUse, nginx);
     const host = this.settings.host.includes(':') ? `[${this.settings.host}]` : this.settings.host;
     return {
       http: `http://${host}:${this.httpPort}`,
@@ -139,6 +150,7 @@ export class NginxEngine {
     });
     await fs.chmod(runDir, 0o711); // nginx's workers (nobody, when started as root) use the temp dirs in it
     await fs.mkdir(path.join(runDir, 'secrets'), { mode: 0o700 });
+    this.certificateFiles = new CertificateFileStore(path.join(runDir, 'secrets'));
     await fs.mkdir(path.join(runDir, 'temp'), { mode: 0o711 });
     return runDir;
   }
@@ -190,33 +202,14 @@ export class NginxEngine {
     this.renderedAt = Date.now();
     if (text === this.written) return;
     await this.writeConfig(text);
+    await this.certificateFiles?.keepOnly(this.usedCertificates);
     if (!this.child) return; // not started yet: nginx reads this config when it starts
-    const before = new Set(this.servingWorkers());
+    const before = new Set(servingWorkers(this.child.pid));
     this.child.kill('SIGHUP');
     // Until the old workers stop accepting, a new connection may still reach one of them (the old config).
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && this.servingWorkers().some((pid) => before.has(pid)))
+    while (Date.now() < deadline && servingWorkers(this.child.pid).some((pid) => before.has(pid)))
       await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-
-  /** nginx's workers that accept connections (an old one says "is shutting down" once it stopped accepting). */
-  private servingWorkers(): number[] {
-    const master = this.child?.pid;
-    if (!master) return [];
-    let children: number[];
-    try {
-      children = readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').trim().split(/\s+/).map(Number);
-    } catch {
-      return [];
-    }
-    return children.filter((pid) => {
-      try {
-        const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-        return title.includes('worker process') && !title.includes('shutting down');
-      } catch {
-        return false;
-      }
-    });
   }
 
   private scheduleReload() {
@@ -258,8 +251,16 @@ export class NginxEngine {
   }
 
   private async render(): Promise<string> {
-    const routes = await this.routes();
+    const certificates = await this.certificatesByHostname();
+    const routes = await this.routes(certificates);
+    const nodeHostnames = this.nodeHostnames(certificates, routes);
     this.origins = new Map(routes.map(({ route, origin }) => [route.containerId, origin]));
+    this.usedCertificates = [
+      ...(this.defaultCertificate ? [this.defaultCertificate] : []),
+      ...[...routes.flatMap(({ route }) => route.hostnames), ...nodeHostnames].flatMap(({ certificate }) =>
+        certificate ? [certificate] : [],
+      ),
+    ];
     return renderNginxConfig({
       runDir: this.runDir,
       workers: this.settings.workers,
@@ -273,7 +274,32 @@ export class NginxEngine {
       caFile: this.caFile,
       upstreamTimeoutMs: this.settings.upstreamTimeoutMs,
       routes: routes.map(({ route }) => route),
+      nodeHostnames,
     });
+  }
+
+  /** Custom domains' certificates by hostname, as files nginx reads; none without a TLS port. */
+  private async certificatesByHostname(): Promise<Map<string, CertificateFiles>> {
+    const files = new Map<string, CertificateFiles>();
+    if (this.tlsPortInUse === null || !this.certificateFiles) return files;
+    const served = (await this.deps.certificates?.servedAll()) ?? new Map<string, TlsKeyPair>();
+    for (const [hostname, pair] of served) files.set(hostname, await this.certificateFiles.write(hostname, pair));
+    return files;
+  }
+
+  /** Hostnames with a certificate that no native route serves: nginx ends TLS with their own and hands them to Node. */
+  private nodeHostnames(
+    certificates: Map<string, CertificateFiles>,
+    routes: Array<{ route: NativeRoute }>,
+  ): NativeHostname[] {
+    const native = new Set(
+      routes
+        .filter(({ route }) => writableRoute(route))
+        .flatMap(({ route }) => route.hostnames.map(({ name }) => name)),
+    );
+    return [...certificates]
+      .filter(([name]) => !native.has(name))
+      .map(([name, certificate]) => ({ name, certificate }));
   }
 
   /**
@@ -281,10 +307,10 @@ export class NginxEngine {
    * database per request), and upstreams that do not resolve or that the SSRF guard refuses (Node answers those with
    * its own error). Custom domains get their certificate files; the rest use the default certificate.
    */
-  private async routes(): Promise<Array<{ route: NativeRoute; origin: string }>> {
+  private async routes(
+    certificates: Map<string, CertificateFiles>,
+  ): Promise<Array<{ route: NativeRoute; origin: string }>> {
     const rows = await this.deps.traffic.upstreamRoutes();
-    const certificates =
-      this.tlsPortInUse === null ? new Map() : ((await this.deps.certificates?.servedAll()) ?? new Map());
     const resolved = new Map<string, Promise<string[] | null>>();
     const routes: Array<{ route: NativeRoute; origin: string }> = [];
     for (const row of rows) {
@@ -305,11 +331,7 @@ export class NginxEngine {
       const addresses = await resolved.get(host)!;
       if (!addresses?.length) continue;
       const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-      const hostnames = [];
-      for (const name of row.hostnames) {
-        const pair = certificates.get(name);
-        hostnames.push({ name, certificate: pair ? await this.writeKeyPair(name, pair) : null });
-      }
+      const hostnames = row.hostnames.map((name) => ({ name, certificate: certificates.get(name) ?? null }));
       routes.push({
         origin: url.origin,
         route: {
@@ -332,24 +354,10 @@ export class NginxEngine {
     return routes;
   }
 
-  /** A certificate and its key as files in the run directory's `secrets/` (mode 0700), written when they change. */
-  private async writeKeyPair(name: string, pair: TlsKeyPair): Promise<CertificateFiles> {
-    const files = {
-      certFile: path.join(this.runDir, 'secrets', `${name}.crt`),
-      keyFile: path.join(this.runDir, 'secrets', `${name}.key`),
-    };
-    const current = await fs.readFile(files.certFile, 'utf8').catch(() => null);
-    if (current !== pair.certificatePem) {
-      await fs.writeFile(files.keyFile, pair.privateKeyPem, { mode: 0o600 });
-      await fs.writeFile(files.certFile, pair.certificatePem, { mode: 0o600 });
-    }
-    return files;
-  }
-
   private async writeDefaultCertificate(): Promise<CertificateFiles> {
     const { certFile, keyFile, baseDomain } = this.settings;
     if (certFile && keyFile) return { certFile, keyFile };
-    return this.writeKeyPair(`_default.${baseDomain}`, await selfSignedWildcard(baseDomain));
+    return this.certificateFiles!.write(`_default.${baseDomain}`, await selfSignedWildcard(baseDomain));
   }
 
   private async writeCaBundle(): Promise<string> {
@@ -357,25 +365,6 @@ export class NginxEngine {
     const file = path.join(this.runDir, 'upstream-ca.pem');
     await fs.writeFile(file, [system, ...this.settings.extraCaCertificates].join('\n'));
     return file;
-  }
-
-  private async waitForPort(port: number) {
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline) {
-      if (this.exited) throw new Error(`nginx exited at start: ${await this.errorLog()}`);
-      const open = await new Promise<boolean>((resolve) => {
-        const socket = net.connect(port, this.settings.host === '0.0.0.0' ? '127.0.0.1' : this.settings.host);
-        const done = (open: boolean) => {
-          socket.destroy();
-          resolve(open);
-        };
-        socket.once('connect', () => done(true)).once('error', () => done(false));
-        socket.setTimeout(500, () => done(false));
-      });
-      if (open) return;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`nginx did not listen on port ${port}: ${await this.errorLog()}`);
   }
 
   private async errorLog(): Promise<string> {

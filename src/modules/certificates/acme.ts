@@ -29,6 +29,20 @@ function trustDirectoryCa(caCertificates: string[]) {
   acme.axios.defaults.httpsAgent = new https.Agent({ ca: bundle, keepAlive: false });
 }
 
+/**
+ * Finds the account of the key, when it exists, so that auto() skips registering it: registering an existing
+ * account makes acme-client send the registration again as an update, which a CA may refuse as an update that
+ * changes nothing (Pebble does, failing every order after the first, renewals included).
+ */
+async function useExistingAccount(client: acme.Client): Promise<void> {
+  try {
+    await client.createAccount({ onlyReturnExisting: true });
+  } catch (error) {
+    // The CA answered that this key has no account yet: auto() registers it. A transport failure is the order's.
+    if ((error as { isAxiosError?: boolean }).isAxiosError) throw error;
+  }
+}
+
 /** Orders certificates from one ACME directory (RFC 8555) with HTTP-01, the answers kept in `challenges`. */
 export class AcmeIssuer {
   constructor(
@@ -55,6 +69,7 @@ export class AcmeIssuer {
       backoffMin: 1000,
       backoffMax: 10_000,
     });
+    await useExistingAccount(client);
     const privateKey = await acme.crypto.createPrivateEcdsaKey('P-256');
     const [, csr] = await acme.crypto.createCsr({ commonName: hostname, altNames: [hostname] }, privateKey);
     const certificatePem = await client.auto({

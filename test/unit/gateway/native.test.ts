@@ -2,7 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type NativeRoute, renderNginxConfig, writableRoute } from '../../../src/gateway/native/config.js';
+import {
+  type NativeHostname,
+  type NativeRoute,
+  renderNginxConfig,
+  writableRoute,
+} from '../../../src/gateway/native/config.js';
 import { MeterLogReader, parseMeterLine } from '../../../src/gateway/native/meter-log.js';
 
 const line = (path: string, status = 200) =>
@@ -113,9 +118,33 @@ describe('the nginx config of the nginx engine', () => {
     expect(config).toContain('proxy_pass https://c_ctr_01abc/sgtm$request_uri;');
     expect(config).toContain('proxy_set_header X-Tagport-Bot "";');
   });
+
+  it('writes a TLS server with its own certificate for a hostname Node serves, none for an unsafe name', () => {
+    const certificate = (name: string) => ({ certFile: `/s/${name}.crt`, keyFile: `/s/${name}.key` });
+    const config = renderNginxConfig(
+      plan(
+        [],
+        [
+          { name: 'builtin.shop.example', certificate: certificate('builtin') },
+          { name: 'bad.example;x', certificate: certificate('bad') },
+          { name: 'none.shop.example', certificate: null },
+        ],
+      ),
+    );
+    const server = config.slice(config.indexOf('server_name builtin.shop.example;'));
+    expect(server).toMatch(
+      /^server_name builtin\.shop\.example;\s+ssl_certificate \/s\/builtin\.crt; ssl_certificate_key \/s\/builtin\.key;/,
+    );
+    expect(server).toContain('proxy_pass http://tagport_node;');
+    expect(config).not.toContain('bad.example');
+    expect(config).not.toContain('none.shop.example');
+    expect(
+      renderNginxConfig({ ...plan([], [{ name: 'b.example', certificate: certificate('b') }]), tlsPort: null }),
+    ).not.toContain('b.example');
+  });
 });
 
-function plan(routes: NativeRoute[]) {
+function plan(routes: NativeRoute[], nodeHostnames: NativeHostname[] = []) {
   return {
     runDir: '/run/tagport',
     workers: 1,
@@ -129,5 +158,6 @@ function plan(routes: NativeRoute[]) {
     caFile: '/run/tagport/ca.pem',
     upstreamTimeoutMs: 15_000,
     routes,
+    nodeHostnames,
   };
 }
