@@ -133,7 +133,7 @@ export class JobEngine {
       instanceName: this.settings.instanceName,
       persistWarnings: false,
     });
-    boss.on('error', this.settings.onError);
+    boss.on('error', (error) => this.settings.onError(asError(error)));
     await boss.start();
     this.boss = boss;
     if (background && this.periodic.size)
@@ -356,4 +356,16 @@ export class JobEngine {
     if (!this.boss) throw new Error('the job engine is not started');
     return this.boss;
   }
+}
+
+/**
+ * pg-boss reports some failures as plain copies of the error (`{ ...error, message, stack, queue }`), which loggers
+ * print as "[object Object]": made an Error again, with its code, so the log says what failed and 503 logic sees it.
+ */
+function asError(error: unknown): unknown {
+  if (error instanceof Error || typeof error !== 'object' || error === null) return error;
+  const { message, stack, ...rest } = error as { message?: unknown; stack?: unknown };
+  const copy = Object.assign(new Error(String(message ?? 'pg-boss error')), rest);
+  if (typeof stack === 'string') copy.stack = stack;
+  return copy;
 }

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -121,6 +122,8 @@ describe.runIf(postgresBinDir)('PostgreSQL restarted 10 times under a mixed load
 
   afterAll(async () => {
     await stopAll(started);
+    // RESTART_LOGS=<file> keeps the server's log for a look at what the restarts made it say.
+    if (process.env.RESTART_LOGS) fs.writeFileSync(process.env.RESTART_LOGS, server?.output() ?? '');
     await Promise.all([receiver?.close(), cluster?.destroy()]);
   }, 60_000);
 
@@ -148,6 +151,8 @@ describe.runIf(postgresBinDir)('PostgreSQL restarted 10 times under a mixed load
     }
     expect(server.child.exitCode, server.output().slice(-3000)).toBeNull();
     expect(server.output()).not.toMatch(/Unhandled 'error' event|uncaught/i);
+    // What failed during a restart is logged as such, not as pg-boss's plain copies of errors.
+    expect(server.output()).not.toContain('[object Object]');
     expect(survived).toBe(RESTARTS);
 
     const missing = await missingWrites(cluster.url, acknowledged);
