@@ -66,6 +66,9 @@ export const users = pgTable(
     totpLastStep: bigint('totp_last_step', { mode: 'number' }),
     /** SHA-256 of each unused one-time recovery code. */
     recoveryCodeHashes: jsonb('recovery_code_hashes').$type<string[]>().notNull().default([]),
+    /** Wrong two-factor codes at sign-in since `failedCodesSince`, from any IP and instance (capped per account). */
+    failedCodes: integer('failed_codes').notNull().default(0),
+    failedCodesSince: timestamp('failed_codes_since', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('users_email_idx').on(t.email)],

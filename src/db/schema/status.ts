@@ -55,6 +55,11 @@ export const statusSubscriptions = pgTable(
     confirmTokenHash: text('confirm_token_hash'),
     unsubscribeToken: text('unsubscribe_token').notNull(),
     confirmedAt: timestamp('confirmed_at', { withTimezone: true }),
+    /** When the last confirmation mail went out: a repeat within the cool-down re-uses its link. */
+    confirmationSentAt: timestamp('confirmation_sent_at', { withTimezone: true }),
+    /** Confirmation mails sent since `confirmationsSince` (capped per address and day). */
+    confirmationsSent: integer('confirmations_sent').notNull().default(0),
+    confirmationsSince: timestamp('confirmations_since', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [

@@ -59,11 +59,15 @@ export class InvitationService {
     this.mailer = mailer;
   }
 
-  /** Invites `email` to the tenant the request acts for; `baseUrl` is where the acceptance page is served. */
+  /**
+   * Invites `email` to the tenant the request acts for. The link is emailed only with PUBLIC_BASE_URL (`publicBaseUrl`):
+   * a link in mail never comes from the request's Host. Without it the inviter gets the link, on the origin they used,
+   * to share themselves.
+   */
   async create(
     auth: AuthContext,
     input: { email: string; role: InvitationDto['role'] },
-    baseUrl: string,
+    links: { publicBaseUrl: string | null; requestOrigin: string },
   ): Promise<CreatedInvitationDto> {
     if (input.role === 'owner') requireRole(auth, 'owner', 'Inviting an owner');
     const db = this.database.db;
@@ -84,7 +88,8 @@ export class InvitationService {
     });
     await this.record(auth, 'member.invited', id, { email, role: input.role });
     const row = (await queries.findInvitation(db, auth.tenantId, id))!;
-    const accept_url = `${baseUrl}/invite/${token}`;
+    const accept_url = `${links.publicBaseUrl ?? links.requestOrigin}/invite/${token}`;
+    if (links.publicBaseUrl === null) return { ...toDto(row), accept_url, email_sent: false };
     const outcome = await this.mailer.send(await this.invitationMail(auth.tenantId, row, accept_url));
     return { ...toDto(row), accept_url, email_sent: outcome.sent };
   }

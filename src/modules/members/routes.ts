@@ -85,7 +85,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'createInvitation',
       summary: 'Invite someone',
       description:
-        'Emails a link to join the tenant with the role (when `SMTP_URL` is configured) and answers the link once in `accept_url`; it works once, for 7 days. Only owners invite owners. Inviting an address again revokes its earlier pending invitation.',
+        'Emails a link to join the tenant with the role (when `SMTP_URL` and `PUBLIC_BASE_URL` are configured: a link in an email is never built from the request) and answers the link once in `accept_url`; it works once, for 7 days. Only owners invite owners. Inviting an address again revokes its earlier pending invitation.',
       tags,
       body: CreateInvitationBody,
       response: {
@@ -94,8 +94,8 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     handler: async (request, reply) => {
-      const baseUrl = app.config.publicBaseUrl ?? requestOrigin(request);
-      return reply.code(201).send(await invitations.create(requireAuth(request), request.body, baseUrl));
+      const links = { publicBaseUrl: app.config.publicBaseUrl, requestOrigin: requestOrigin(request) };
+      return reply.code(201).send(await invitations.create(requireAuth(request), request.body, links));
     },
   });
 

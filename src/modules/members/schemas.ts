@@ -69,7 +69,8 @@ export const CreatedInvitation = Type.Object(
         'The link that accepts the invitation, shown only in this answer (only a hash of its token is stored): share it yourself when `email_sent` is false.',
     }),
     email_sent: Type.Boolean({
-      description: 'The invitation email went out; false when SMTP is not configured (`SMTP_URL`) or sending failed.',
+      description:
+        'The invitation email went out; false when SMTP (`SMTP_URL`) or `PUBLIC_BASE_URL` is not configured, or sending failed.',
     }),
   },
   { additionalProperties: false },

@@ -21,6 +21,10 @@ export const StatusCodes = {
   emailUnavailable: errorCode(503, 'email_subscriptions_unavailable', {
     message: 'Email subscriptions are not available on this instance; use the feed or a webhook.',
   }),
+  webhookSubscriptionLimit: errorCode(429, 'webhook_subscription_limit', {
+    message: 'hooks.example.com has 3 status webhook subscriptions already; unsubscribe one first.',
+    param: 'webhook_url',
+  }),
 } as const;
 
 export type StatusErrorCode = CodesOf<typeof StatusCodes>;
@@ -45,5 +49,14 @@ export const StatusErrors = {
   emailUnavailable: () =>
     StatusCodes.emailUnavailable.error(
       'Email subscriptions are not available on this instance; use the feed or a webhook.',
+    ),
+  emailNeedsPublicBaseUrl: () =>
+    StatusCodes.emailUnavailable.error(
+      'Email subscriptions need PUBLIC_BASE_URL: the links in the confirmation email are built from it. Use the feed or a webhook until the operator sets it.',
+    ),
+  webhookSubscriptionLimit: (hostname: string, cap: number) =>
+    StatusCodes.webhookSubscriptionLimit.error(
+      `${hostname} has ${cap} status webhook subscriptions already; unsubscribe one first.`,
+      { param: 'webhook_url' },
     ),
 };

@@ -21,6 +21,7 @@ const TokenQuery = Type.Object({ token: Type.Optional(Type.String({ maxLength: 2
 export const statusPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { status, statusSubscriptions: subscriptions } = app.services;
   const base = (request: FastifyRequest) => app.config.publicBaseUrl ?? requestOrigin(request);
+  const { publicBaseUrl } = app.config;
   // Forms post urlencoded bodies; only these routes (this plugin's scope) read them.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
     done(null, Object.fromEntries(new URLSearchParams(body as string))),
@@ -33,7 +34,12 @@ export const statusPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
       .send(layout({ title, body, styles: ['/assets/status.css'], modules: ['/assets/status.js'] }));
 
   const statusPage = async (reply: FastifyReply, notice?: string, code = 200) =>
-    sendPage(reply.header('refresh', '60'), 'Status', statusPageBody(await status.snapshot(), notice), code);
+    sendPage(
+      reply.header('refresh', '60'),
+      'Status',
+      statusPageBody(await status.snapshot(), notice, subscriptions.emailAvailable(publicBaseUrl)),
+      code,
+    );
 
   app.get('/status', { config: { public: true }, schema: { hide: true } }, async (_request, reply) =>
     statusPage(reply),
@@ -64,7 +70,7 @@ export const statusPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
         const { email, webhook_url } = request.body;
         const result = await subscriptions.subscribe(
           email ? { email } : { webhook_url: webhook_url ?? '' },
-          base(request),
+          publicBaseUrl,
         );
         return result.type === 'email'
           ? 'Check your inbox: follow the link in the email we sent to confirm the subscription.'

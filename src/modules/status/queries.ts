@@ -188,22 +188,91 @@ export async function addOperator(db: Db, tenantId: string) {
 }
 
 /** A subscription by kind and target; an existing one keeps its id and unsubscribe token (links already sent). */
-export async function upsertSubscription(
+/** A repeat subscription of a pending address within this re-uses the link already mailed: no new mail. */
+export const CONFIRMATION_COOL_DOWN_MINUTES = 10;
+/** At most this many confirmation mails go to one address in a day, however often it is subscribed. */
+export const CONFIRMATIONS_PER_DAY = 3;
+
+const confirmationWindowOpen = sql`${statusSubscriptions.confirmationsSince} >= now() - interval '1 day'`;
+
+/**
+ * Gives the pending email subscription of `email` (made if missing) a new confirmation token when a mail may go out:
+ * none within the cool-down and fewer than the day's cap. The row to mail, or null: nothing to send (confirmed
+ * already, cooling down, or capped). The update's condition is checked under the row's lock, so concurrent requests
+ * on any instance send one mail.
+ */
+export async function claimConfirmationMail(
   db: Db,
-  values: { kind: 'email' | 'webhook'; target: string; confirmTokenHash: string | null; unsubscribeToken: string },
-) {
-  const confirmed = values.confirmTokenHash === null ? sql`now()` : null;
-  const [row] = await db
+  values: { email: string; confirmTokenHash: string; unsubscribeToken: string },
+): Promise<SubscriptionRow | null> {
+  await db
     .insert(statusSubscriptions)
-    .values({ id: newId('statusSubscription'), ...values, confirmedAt: confirmed })
-    .onConflictDoUpdate({
-      target: [statusSubscriptions.kind, statusSubscriptions.target],
-      set: {
-        confirmTokenHash: sql`case when ${statusSubscriptions.confirmedAt} is null then excluded.confirm_token_hash else null end`,
-      },
+    .values({
+      id: newId('statusSubscription'),
+      kind: 'email',
+      target: values.email,
+      confirmTokenHash: null,
+      unsubscribeToken: values.unsubscribeToken,
     })
+    .onConflictDoNothing();
+  const [row] = await db
+    .update(statusSubscriptions)
+    .set({
+      confirmTokenHash: values.confirmTokenHash,
+      confirmationSentAt: sql`now()`,
+      confirmationsSent: sql`case when ${confirmationWindowOpen} then ${statusSubscriptions.confirmationsSent} + 1 else 1 end`,
+      confirmationsSince: sql`case when ${confirmationWindowOpen} then ${statusSubscriptions.confirmationsSince} else now() end`,
+    })
+    .where(
+      and(
+        eq(statusSubscriptions.kind, 'email'),
+        eq(statusSubscriptions.target, values.email),
+        isNull(statusSubscriptions.confirmedAt),
+        sql`(${statusSubscriptions.confirmationSentAt} is null or ${statusSubscriptions.confirmationSentAt} < now() - make_interval(mins => ${CONFIRMATION_COOL_DOWN_MINUTES}))`,
+        sql`(${statusSubscriptions.confirmationsSince} is null or not (${confirmationWindowOpen}) or ${statusSubscriptions.confirmationsSent} < ${CONFIRMATIONS_PER_DAY})`,
+      ),
+    )
     .returning();
-  return row;
+  return row ?? null;
+}
+
+/** The hostname of a stored webhook URL (a normalised href): no userinfo, no port. */
+const webhookHostname = sql`lower(regexp_replace(split_part(split_part(${statusSubscriptions.target}, '://', 2), '/', 1), '^.*@|:[0-9]+$', '', 'g'))`;
+
+/**
+ * Subscribes a webhook URL unless its hostname has `cap` webhook subscriptions already: the existing row for the same
+ * URL (re-used), the new row, or null when the cap is reached. Serialised per hostname across instances.
+ */
+export async function insertWebhookUnderCap(
+  db: Db,
+  values: { url: URL; unsubscribeToken: string; cap: number },
+): Promise<SubscriptionRow | null> {
+  const target = values.url.href;
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`status-webhook:${values.url.hostname}`}))`);
+    const [existing] = await tx
+      .select()
+      .from(statusSubscriptions)
+      .where(and(eq(statusSubscriptions.kind, 'webhook'), eq(statusSubscriptions.target, target)));
+    if (existing) return existing;
+    const [{ count }] = await tx
+      .select({ count: sql<number>`count(*)::int` })
+      .from(statusSubscriptions)
+      .where(and(eq(statusSubscriptions.kind, 'webhook'), sql`${webhookHostname} = ${values.url.hostname}`));
+    if (count >= values.cap) return null;
+    const [row] = await tx
+      .insert(statusSubscriptions)
+      .values({
+        id: newId('statusSubscription'),
+        kind: 'webhook',
+        target,
+        confirmTokenHash: null,
+        unsubscribeToken: values.unsubscribeToken,
+        confirmedAt: sql`now()`,
+      })
+      .returning();
+    return row;
+  });
 }
 
 export async function confirmSubscription(db: Db, confirmTokenHash: string) {

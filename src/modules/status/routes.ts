@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
 import { HttpCodes } from '../../http/errors.js';
-import { requestOrigin } from '../../http/pagination.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
 import { StatusCodes } from './errors.js';
 import {
@@ -115,7 +114,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'subscribeToStatus',
       summary: 'Subscribe to status notices',
       description:
-        'Subscribes an email address (it gets a confirmation link and hears nothing until it is followed; the answer is the same whether or not it was subscribed) or a webhook URL (active at once: each incident update and maintenance notice is POSTed as JSON with an `unsubscribe_url`). No credentials needed.',
+        'Subscribes an email address (it gets a confirmation link and hears nothing until it is followed; the answer is the same whether or not it was subscribed) or a webhook URL (active at once: each incident update and maintenance notice is POSTed as JSON with an `unsubscribe_url`). No credentials needed. Email needs `SMTP_URL` and `PUBLIC_BASE_URL` (the links are built from it, never from the request); a repeat within 10 minutes re-uses the link already sent, and one address gets at most 3 confirmation emails a day. At most 3 webhook subscriptions per hostname.',
       tags,
       security: [],
       body: SubscribeBody,
@@ -126,13 +125,12 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
           HttpCodes.httpsRequired,
           HttpCodes.urlNotAllowed,
           StatusCodes.emailUnavailable,
+          StatusCodes.webhookSubscriptionLimit,
         ),
       },
     },
     handler: async (request, reply) =>
-      reply
-        .code(202)
-        .send(await subscriptions.subscribe(request.body, app.config.publicBaseUrl ?? requestOrigin(request))),
+      reply.code(202).send(await subscriptions.subscribe(request.body, app.config.publicBaseUrl)),
   });
 
   app.post('/api/status/subscriptions/confirm/', {

@@ -31,6 +31,8 @@ export interface SubscriptionOutcome {
 }
 
 const token = () => randomBytes(24).toString('base64url');
+/** Anonymous webhook subscriptions per hostname: enough for a team's endpoints, too few to flood one host. */
+export const WEBHOOKS_PER_HOST = 3;
 
 /** Email (double opt-in) and webhook subscriptions to the status page, and the notices sent to them. */
 export class StatusSubscriptions {
@@ -56,26 +58,39 @@ export class StatusSubscriptions {
 
   /**
    * An email address gets a confirmation link and hears nothing until it is followed (the answer is the same
-   * whether or not the address was subscribed already); a webhook URL is active at once.
+   * whether or not the address was subscribed already, cooling down or capped); a webhook URL is active at once.
+   * `publicBaseUrl` (PUBLIC_BASE_URL) is where the links in mail point: never the request's Host.
    */
-  async subscribe(input: { email?: string; webhook_url?: string }, baseUrl: string): Promise<SubscriptionOutcome> {
+  async subscribe(
+    input: { email?: string; webhook_url?: string },
+    publicBaseUrl: string | null,
+  ): Promise<SubscriptionOutcome> {
     if ((input.email === undefined) === (input.webhook_url === undefined))
       throw StatusErrors.subscriptionTargetRequired();
-    if (input.email !== undefined) return this.subscribeEmail(input.email.trim().toLowerCase(), baseUrl);
+    if (input.email !== undefined) return this.subscribeEmail(input.email.trim().toLowerCase(), publicBaseUrl);
     return this.subscribeWebhook(input.webhook_url!);
   }
 
-  private async subscribeEmail(email: string, baseUrl: string): Promise<SubscriptionOutcome> {
+  /** Whether email subscriptions can work here: mail is configured, and PUBLIC_BASE_URL to build its links from. */
+  emailAvailable(publicBaseUrl: string | null): boolean {
+    return this.mailer.configured && publicBaseUrl !== null;
+  }
+
+  /**
+   * One pending confirmation per address: a repeat within the cool-down re-uses the link already mailed, a later
+   * one gets a fresh link, and at most CONFIRMATIONS_PER_DAY mails go to one address in a day.
+   */
+  private async subscribeEmail(email: string, publicBaseUrl: string | null): Promise<SubscriptionOutcome> {
     if (!isEmail(email)) throw StatusErrors.subscriptionTargetRequired();
     if (!this.mailer.configured) throw StatusErrors.emailUnavailable();
+    if (publicBaseUrl === null) throw StatusErrors.emailNeedsPublicBaseUrl();
     const confirmToken = token();
-    const row = await queries.upsertSubscription(this.database.db, {
-      kind: 'email',
-      target: email,
+    const row = await queries.claimConfirmationMail(this.database.db, {
+      email,
       confirmTokenHash: sha256Hex(confirmToken),
       unsubscribeToken: token(),
     });
-    if (!row.confirmedAt)
+    if (row)
       await this.mailer.send({
         to: email,
         subject: 'Confirm your subscription to Tagport status',
@@ -83,12 +98,13 @@ export class StatusSubscriptions {
           'Someone, hopefully you, asked to hear about Tagport incidents and maintenance at this address.',
           'Nothing will be sent until you confirm. If it was not you, ignore this email.',
         ],
-        action: { label: 'Confirm the subscription', url: `${baseUrl}/status/confirm?token=${confirmToken}` },
-        footer: `Changed your mind? ${baseUrl}/status/unsubscribe?token=${row.unsubscribeToken}`,
+        action: { label: 'Confirm the subscription', url: `${publicBaseUrl}/status/confirm?token=${confirmToken}` },
+        footer: `Changed your mind? ${publicBaseUrl}/status/unsubscribe?token=${row.unsubscribeToken}`,
       });
     return { type: 'email', status: 'pending_confirmation', unsubscribe_token: null };
   }
 
+  /** Active at once; at most WEBHOOKS_PER_HOST subscriptions per hostname, a repeat of one re-uses it. */
   private async subscribeWebhook(raw: string): Promise<SubscriptionOutcome> {
     let url: URL;
     try {
@@ -98,12 +114,12 @@ export class StatusSubscriptions {
       throw error;
     }
     const unsubscribeToken = token();
-    const row = await queries.upsertSubscription(this.database.db, {
-      kind: 'webhook',
-      target: url.href,
-      confirmTokenHash: null,
+    const row = await queries.insertWebhookUnderCap(this.database.db, {
+      url,
       unsubscribeToken,
+      cap: WEBHOOKS_PER_HOST,
     });
+    if (!row) throw StatusErrors.webhookSubscriptionLimit(url.hostname, WEBHOOKS_PER_HOST);
     // An existing subscription keeps its token: telling it to whoever sends the URL again would let them remove it.
     return {
       type: 'webhook',

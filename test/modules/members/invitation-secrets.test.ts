@@ -19,7 +19,12 @@ describe('invitation tokens and SMTP credentials stay out of the log', () => {
     // Nothing listens on this port: every send fails.
     const smtpUrl = `smtp://mailer:${SMTP_PASSWORD}@127.0.0.1:${await freePort()}`;
     app = await buildApp({
-      config: testConfig({ logLevel: 'info', runWorkers: false, mail: { smtpUrl, from: 'Tagport <t@example.com>' } }),
+      config: testConfig({
+        logLevel: 'info',
+        runWorkers: false,
+        mail: { smtpUrl, from: 'Tagport <t@example.com>' },
+        publicBaseUrl: 'https://tagport.example',
+      }),
       database: testDatabase.database,
       logStream: { write: (line) => lines.push(line) },
     });

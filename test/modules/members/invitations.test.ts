@@ -15,7 +15,10 @@ describe.each(backends)('invitations on %s', (backend) => {
 
   beforeAll(async () => {
     smtp = await startSmtpServer();
-    t = await startTestApp(backend, { mail: { smtpUrl: smtp.url, from: 'Tagport <no-reply@tagport.test>' } });
+    t = await startTestApp(backend, {
+      mail: { smtpUrl: smtp.url, from: 'Tagport <no-reply@tagport.test>' },
+      publicBaseUrl: 'https://tagport.example',
+    });
   }, 60_000);
   afterAll(async () => {
     await t?.close();
@@ -43,7 +46,7 @@ describe.each(backends)('invitations on %s', (backend) => {
       const created = response.json();
       expect(created).toMatchObject({ email, role: 'admin', status: 'pending', email_sent: true, accepted_at: null });
       expect(created.id).toMatch(/^inv_/);
-      expect(created.accept_url).toMatch(/^http:\/\/localhost(:80)?\/invite\/tgi_[A-Za-z0-9_-]{43}$/);
+      expect(created.accept_url).toMatch(/^https:\/\/tagport\.example\/invite\/tgi_[A-Za-z0-9_-]{43}$/);
       const days = (Date.parse(created.expires_at) - Date.parse(created.created_at)) / 86_400_000;
       expect(days).toBeCloseTo(7, 3);
 
