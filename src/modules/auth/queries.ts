@@ -4,6 +4,8 @@ import { prepareOnce } from '../../db/prepared.js';
 import { memberships, sessions, setupTokens, tenants, users } from '../../db/schema.js';
 import type { Role } from '../../http/context.js';
 
+export type UserRow = typeof users.$inferSelect;
+
 export interface SessionCredential {
   sessionId: string;
   userId: string;
@@ -101,4 +103,26 @@ export async function deleteSetupTokens(db: Db) {
 export async function findUser(db: Db, userId: string) {
   const rows = await db.select().from(users).where(eq(users.id, userId)).limit(1);
   return rows[0] ?? null;
+}
+
+const failedCodesWindowOpen = (windowSeconds: number) =>
+  sql`${users.failedCodesSince} >= now() - make_interval(secs => ${windowSeconds})`;
+
+/**
+ * Counts a wrong two-factor code at sign-in for the account, in the database so that every IP and instance adds to
+ * the same count: a window starts with the first failure and lasts `windowSeconds`.
+ */
+export async function countFailedCode(db: Db, userId: string, windowSeconds: number): Promise<void> {
+  const open = failedCodesWindowOpen(windowSeconds);
+  await db
+    .update(users)
+    .set({
+      failedCodes: sql`case when ${open} then ${users.failedCodes} + 1 else 1 end`,
+      failedCodesSince: sql`case when ${open} then ${users.failedCodesSince} else now() end`,
+    })
+    .where(eq(users.id, userId));
+}
+
+export async function clearFailedCodes(db: Db, userId: string): Promise<void> {
+  await db.update(users).set({ failedCodes: 0, failedCodesSince: null }).where(eq(users.id, userId));
 }

@@ -20,6 +20,9 @@ const LOGIN_ATTEMPTS = 10;
 // Advisory lock key that serialises first-run set-ups (an arbitrary constant of our own).
 const SETUP_LOCK = 7_301_455_211;
 const LOGIN_WINDOW_SECONDS = 15 * 60;
+/** Wrong two-factor codes per account in a window, from any IP and instance: past it even the right code waits. */
+const CODE_ATTEMPTS_PER_ACCOUNT = 10;
+const CODE_WINDOW_SECONDS = 15 * 60;
 // Compared against when the email is unknown, so both paths take the same time.
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
@@ -157,9 +160,7 @@ export class UserService {
     const valid = await verifyPassword(input.password, user?.passwordHash ?? DUMMY_HASH);
     if (!user || !valid) throw await this.failedLogin(throttleKey, AuthErrors.invalidLogin());
     const twoFactor = Boolean(user.totpSecretSealed);
-    if (twoFactor && !input.code) throw SecurityErrors.twoFactorRequired();
-    if (twoFactor && !(await this.security.verifySignInCode(user, input.code!)))
-      throw await this.failedLogin(throttleKey, SecurityErrors.invalidTwoFactorCode());
+    if (twoFactor) await this.checkSecondFactor(user, input.code, throttleKey);
     await this.failedLogins.delete(throttleKey);
     const tenants = await queries.membershipsOf(this.database.db, user.id);
     const active = tenants.filter((membership) => membership.tenantStatus === 'active');
@@ -178,6 +179,22 @@ export class UserService {
       twoFactor,
     });
     return { token, expiresAt };
+  }
+
+  /**
+   * The sign-in code of an account with two-factor sign-in. Wrong codes count per email and IP (with wrong passwords)
+   * and per account in the database, so that many addresses or instances together get no more guesses than one.
+   */
+  private async checkSecondFactor(user: queries.UserRow, code: string | undefined, throttleKey: string) {
+    if (!code) throw SecurityErrors.twoFactorRequired();
+    const lockedFor = accountLockSeconds(user);
+    if (lockedFor > 0) throw AuthErrors.tooManyLoginAttempts(lockedFor);
+    if (await this.security.verifySignInCode(user, code)) {
+      if (user.failedCodes > 0) await queries.clearFailedCodes(this.database.db, user.id);
+      return;
+    }
+    await queries.countFailedCode(this.database.db, user.id, CODE_WINDOW_SECONDS);
+    throw await this.failedLogin(throttleKey, SecurityErrors.invalidTwoFactorCode());
   }
 
   /** Counts a failed sign-in; answers the error to throw (429 once the attempts are used up). */
@@ -221,6 +238,13 @@ async function requireSetupToken(db: Db, token: string | undefined): Promise<voi
   if (!(await queries.isValidSetupToken(db, sha256Hex(token)))) {
     throw AuthErrors.invalidSetupToken();
   }
+}
+
+/** Seconds until the account takes two-factor codes again; 0 while it has wrong codes left in its window. */
+function accountLockSeconds(user: queries.UserRow): number {
+  if (user.failedCodes < CODE_ATTEMPTS_PER_ACCOUNT || !user.failedCodesSince) return 0;
+  const endsAt = user.failedCodesSince.getTime() + CODE_WINDOW_SECONDS * 1000;
+  return Math.max(0, Math.ceil((endsAt - Date.now()) / 1000));
 }
 
 function tooManyAttempts(state: RateLimiterRes): ApiError {
