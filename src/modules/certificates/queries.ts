@@ -30,6 +30,8 @@ export async function queueActiveDomains(db: Db): Promise<void> {
           attempts: sql<number>`0`.as('attempts'),
           nextAttemptAt: sql<Date>`now()`.as('next_attempt_at'),
           lockedUntil: sql<null>`null`.as('locked_until'),
+          expiryWarningAt: sql<null>`null`.as('expiry_warning_at'),
+          expiryAlertedAt: sql<null>`null`.as('expiry_alerted_at'),
           updatedAt: sql<Date>`now()`.as('updated_at'),
           createdAt: sql<Date>`now()`.as('created_at'),
         })
@@ -83,6 +85,7 @@ export async function saveIssued(
     certificatePem: string;
     privateKeySealed: string;
     renewAt: Date;
+    expiryWarningAt: Date;
   },
 ): Promise<void> {
   await db
@@ -98,6 +101,8 @@ export async function saveIssued(
       attempts: 0,
       nextAttemptAt: issued.renewAt,
       lockedUntil: null,
+      expiryWarningAt: issued.expiryWarningAt,
+      expiryAlertedAt: null,
       updatedAt: sql`now()`,
     })
     .where(eq(domainCertificates.domainId, domainId));
@@ -112,6 +117,53 @@ export async function saveFailure(
     .update(domainCertificates)
     .set({ ...failure, lockedUntil: null, updatedAt: sql`now()` })
     .where(eq(domainCertificates.domainId, domainId));
+}
+
+/** A certificate near expiry, claimed for its one alert. */
+export interface ExpiringRow {
+  domainId: string;
+  tenantId: string;
+  hostname: string;
+  notAfter: Date;
+  lastError: string | null;
+}
+
+/**
+ * Marks the certificates of live, active domains that reached their expiry warning and were not alerted yet as
+ * alerted, and returns them: one UPDATE, so that each is alerted by exactly one instance.
+ */
+export async function claimExpiring(db: Db, limit: number): Promise<ExpiringRow[]> {
+  const due = db
+    .select({ id: domainCertificates.domainId })
+    .from(domainCertificates)
+    .innerJoin(domains, eq(domains.id, domainCertificates.domainId))
+    .where(
+      and(
+        liveActiveDomain,
+        isNull(domainCertificates.expiryAlertedAt),
+        lte(domainCertificates.expiryWarningAt, sql`now()`),
+      ),
+    )
+    .limit(limit);
+  const rows = await db
+    .update(domainCertificates)
+    .set({ expiryAlertedAt: sql`now()` })
+    .from(domains)
+    .where(
+      and(
+        eq(domains.id, domainCertificates.domainId),
+        inArray(domainCertificates.domainId, due),
+        isNull(domainCertificates.expiryAlertedAt),
+      ),
+    )
+    .returning({
+      domainId: domainCertificates.domainId,
+      tenantId: domains.tenantId,
+      hostname: domains.hostname,
+      notAfter: domainCertificates.notAfter,
+      lastError: domainCertificates.lastError,
+    });
+  return rows.flatMap((row) => (row.notAfter ? [{ ...row, notAfter: row.notAfter }] : []));
 }
 
 export async function findByDomainIds(db: Db, domainIds: string[]): Promise<DomainCertificateRow[]> {

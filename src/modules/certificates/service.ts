@@ -10,6 +10,9 @@ import type { CertificateDto, CertificateStatus } from './schemas.js';
 
 /** Longer than an order takes (acme-client gives up after ~10 polls); an instance that dies releases it then. */
 const ORDER_LOCK_MS = 10 * 60_000;
+/** Near expiry at the latest this long before it (see expiryWarningAt). */
+const EXPIRY_WARNING_MAX_MS = 14 * 86_400_000;
+const EXPIRY_ALERTS_PER_RUN = 50;
 const KEY_PURPOSE = (domainId: string) => `certificate-key:${domainId}`;
 const ACCOUNT_PURPOSE = 'acme-account-key';
 
@@ -149,6 +152,18 @@ export class CertificateService {
     return worked;
   }
 
+  /** Alerts each certificate that reached its expiry warning, once, as an event: notification channels and webhooks get it. */
+  async alertExpiring(): Promise<void> {
+    for (const row of await queries.claimExpiring(this.db, EXPIRY_ALERTS_PER_RUN)) {
+      await this.events.record(
+        row.tenantId,
+        'domain.certificate_expiring',
+        { type: 'domain', id: row.domainId },
+        { hostname: row.hostname, not_after: row.notAfter.toISOString(), last_error: row.lastError },
+      );
+    }
+  }
+
   private async order(row: DomainCertificateRow & { tenantId: string }, issuer: AcmeIssuer): Promise<void> {
     const object = { type: 'domain', id: row.domainId };
     try {
@@ -162,6 +177,7 @@ export class CertificateService {
         certificatePem: issued.certificatePem,
         privateKeySealed: this.settings.secrets!.seal(issued.privateKeyPem, KEY_PURPOSE(row.domainId)),
         renewAt: new Date(issued.notBefore.getTime() + lifetime * acme.renewAfterFraction),
+        expiryWarningAt: expiryWarningAt(issued, acme.renewAfterFraction),
       });
       await this.invalidations.publish({ kind: 'certificate', id: row.hostname });
       await this.events.record(row.tenantId, 'domain.certificate_issued', object, {
@@ -192,6 +208,19 @@ export class CertificateService {
     const { retryBaseMs, retryMaxMs } = this.settings.acme!;
     return Math.min(retryBaseMs * 2 ** (attempts - 1), retryMaxMs);
   }
+}
+
+/**
+ * When a certificate counts as near expiry: halfway from when its renewal was due to its expiry, and 14 days before
+ * it at the earliest. A 90-day certificate renewed at two thirds: 14 days before, after 16 days of failed renewals.
+ */
+export function expiryWarningAt(
+  { notBefore, notAfter }: { notBefore: Date; notAfter: Date },
+  renewAfterFraction: number,
+): Date {
+  const lifetime = notAfter.getTime() - notBefore.getTime();
+  const warning = Math.min(EXPIRY_WARNING_MAX_MS, (lifetime * (1 - renewAfterFraction)) / 2);
+  return new Date(notAfter.getTime() - warning);
 }
 
 /** The CA's problem detail (what the owner can act on), without stack or key material; one line, bounded. */

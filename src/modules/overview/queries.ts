@@ -25,7 +25,7 @@ export async function containerCounts(db: Db, tenantId: string) {
     .groupBy(containers.status);
 }
 
-/** Containers failed or stopped, custom domains not verified or failed, and certificates that failed. */
+/** Containers failed or stopped, custom domains not verified or failed, and certificates failed or near expiry. */
 export async function attentionRows(db: Db, tenantId: string, limit: number) {
   const live = and(eq(containers.tenantId, tenantId), inArray(containers.status, ['failed', 'stopped']));
   const [stuckContainers, stuckDomains] = await Promise.all([
@@ -48,6 +48,8 @@ export async function attentionRows(db: Db, tenantId: string, limit: number) {
         failureReason: domains.failureReason,
         certificateStatus: domainCertificates.status,
         certificateError: domainCertificates.lastError,
+        certificateNotAfter: domainCertificates.notAfter,
+        certificateExpiring: sql<boolean>`coalesce(${domainCertificates.expiryWarningAt} <= now(), false)`,
         containerId: containers.id,
         containerName: containers.name,
       })
@@ -58,7 +60,7 @@ export async function attentionRows(db: Db, tenantId: string, limit: number) {
         and(
           eq(domains.tenantId, tenantId),
           isNull(domains.deletedAt),
-          sql`(${domains.status} <> 'active' or ${domainCertificates.status} = 'failed')`,
+          sql`(${domains.status} <> 'active' or ${domainCertificates.status} = 'failed' or ${domainCertificates.expiryWarningAt} <= now())`,
         ),
       )
       .orderBy(desc(domains.createdAt))

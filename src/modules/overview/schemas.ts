@@ -6,6 +6,7 @@ import { MONITOR_STATUSES } from '../monitors/schemas.js';
 export const ATTENTION_REASONS = [
   'container_failed',
   'certificate_failed',
+  'certificate_expiring',
   'domain_failed',
   'container_stopped',
   'domain_not_verified',
@@ -27,14 +28,16 @@ const countsOf = (statuses: readonly string[], description: string) =>
 const AttentionItem = Type.Object(
   {
     reason: StringEnum(ATTENTION_REASONS, {
-      description: 'Why it needs you; the list is ordered by this, most urgent first.',
+      description:
+        'Why it needs you; the list is ordered by this, most urgent first. `certificate_expiring`: renewals have been failing and the certificate expires soon (at most 14 days ahead).',
     }),
     container_id: Type.String(),
     container_name: Type.String(),
     domain_id: Nullable(Type.String(), { description: 'Set for domain and certificate reasons.' }),
     hostname: Nullable(Type.String(), { description: 'The custom domain, for domain and certificate reasons.' }),
     detail: Nullable(Type.String(), {
-      description: "The stored reason: the container's, the DNS check's or the CA's.",
+      description:
+        "The stored reason: the container's, the DNS check's or the CA's; for `certificate_expiring`, when the certificate expires and why its last renewal failed.",
     }),
   },
   { additionalProperties: false },

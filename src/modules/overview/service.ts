@@ -158,6 +158,11 @@ function percent(up: number, all: number): number | null {
   return all === 0 ? null : Math.round((up / all) * 100_000) / 1000;
 }
 
+function expiryDetail(row: { certificateNotAfter: Date | null; certificateError: string | null }): string {
+  const expires = `Expires ${row.certificateNotAfter?.toISOString()}`;
+  return row.certificateError ? `${expires}; the last renewal failed: ${row.certificateError}` : expires;
+}
+
 function attentionItems({
   stuckContainers,
   stuckDomains,
@@ -174,6 +179,8 @@ function attentionItems({
     const domain = { container_id: row.containerId, container_name: row.containerName, domain_id: row.domainId };
     if (row.certificateStatus === 'failed') {
       items.push({ reason: 'certificate_failed', ...domain, hostname: row.hostname, detail: row.certificateError });
+    } else if (row.certificateExpiring && row.certificateNotAfter) {
+      items.push({ reason: 'certificate_expiring', ...domain, hostname: row.hostname, detail: expiryDetail(row) });
     }
     if (row.domainStatus !== 'active') {
       const reason: AttentionReason = row.domainStatus === 'failed' ? 'domain_failed' : 'domain_not_verified';

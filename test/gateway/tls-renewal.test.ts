@@ -1,0 +1,215 @@
+import { randomBytes, X509Certificate } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import tls from 'node:tls';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { domainCertificates, notificationDeliveries } from '../../src/db/schema.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startDns, type TestDns } from '../helpers/dns.js';
+import { CONFIG, createBuiltinContainer, testGateway } from '../helpers/gateway-app.js';
+import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble.js';
+import { freePort, waitFor } from '../helpers/processes.js';
+
+const BASE_DOMAIN = 'containers.tagport.test';
+const UPSTREAM_HOSTNAME = 'renew.shop.test';
+const BUILTIN_HOSTNAME = 'builtin.shop.test';
+/**
+ * Short enough that the certificate loop renews within the test (at two thirds, ~13 s) and warns before it
+ * expires (halfway between renewal and expiry); long enough that a loaded machine still sees each certificate.
+ */
+const VALIDITY_SECONDS = 20;
+
+/** The certificate the TLS port presents for `servername` (unverified: the test compares it). */
+function presented(port: number, servername: string) {
+  return new Promise<X509Certificate>((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
+      resolve(new X509Certificate(socket.getPeerX509Certificate()!.raw));
+      socket.end();
+    });
+    socket.on('error', reject);
+  });
+}
+
+describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
+  'certificates through their life (%s engine): every hostname its own, renewals served, expiry alerted',
+  (engine) => {
+    let dns: TestDns;
+    let pebble: Pebble;
+    let t: TestApp;
+    let token: string;
+    let tlsPort: number;
+    let pebbleStopped = false;
+    const upstream = http.createServer((_req, res) => res.writeHead(200).end('tagging server'));
+
+    /** The certificate the database holds for a hostname, as the API would report it. */
+    async function stored(hostname: string) {
+      const [row] = await t.database.db
+        .select()
+        .from(domainCertificates)
+        .where(eq(domainCertificates.hostname, hostname));
+      return row;
+    }
+
+    async function addDomain(containerId: string, hostname: string) {
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/domains/',
+        token,
+        payload: { hostname, container_id: containerId },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      const domain = created.json();
+      const txt = domain.dns_records.find((record: { type: string }) => record.type === 'TXT');
+      dns.records.set(hostname, [{ type: 'A', value: '127.0.0.1' }]);
+      dns.records.set(txt.name, [{ type: 'TXT', value: txt.value }]);
+      const verified = await t.inject({ method: 'POST', url: `/api/domains/${domain.id}/verify/`, token });
+      expect(verified.json().status).toBe('active');
+      await waitFor(
+        async () => (await stored(hostname))?.status === 'issued',
+        30_000,
+        `the certificate loop to issue ${hostname}'s certificate`,
+      );
+      return domain.id as string;
+    }
+
+    /**
+     * Polls until the TLS port presents the certificate the database holds for the hostname now; then, for nginx,
+     * until its reload is done (while it lasts, a connection may still reach a worker of the config before).
+     */
+    async function untilServedAsStored(hostname: string, deadlineMs: number) {
+      await waitFor(
+        async () => {
+          const pem = (await stored(hostname))?.certificatePem;
+          if (!pem) return false;
+          return (await presented(tlsPort, hostname)).fingerprint256 === new X509Certificate(pem).fingerprint256;
+        },
+        deadlineMs,
+        `${hostname} to be served its stored certificate`,
+      );
+      await t.app.services.nativeGateway?.settled();
+    }
+
+    beforeAll(async () => {
+      dns = await startDns();
+      await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+      const gatewayPort = await freePort();
+      pebble = await startPebble({ httpPort: gatewayPort, dnsPort: dns.port, validitySeconds: VALIDITY_SECONDS });
+      t = await startTestApp('pglite', {
+        allowPrivateNetworks: true,
+        containerTransitionDelayMs: 10,
+        gateway: testGateway({
+          port: gatewayPort,
+          baseDomain: BASE_DOMAIN,
+          publicIps: ['127.0.0.1'],
+          tlsPort: 0,
+          engine,
+        }),
+        dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 600_000 },
+        secretsKey: randomBytes(32),
+        acme: {
+          directoryUrl: pebble.directoryUrl,
+          email: null,
+          caCertificates: [pebble.directoryCa],
+          renewAfterFraction: 2 / 3,
+          retryBaseMs: 1000,
+          retryMaxMs: 2000,
+          pollMs: 100,
+        },
+      });
+      if (engine === 'nginx') tlsPort = Number(new URL((await t.app.services.nativeGateway!.start()).https!).port);
+      else {
+        await t.app.services.gateway.listen(gatewayPort, '127.0.0.1');
+        tlsPort = Number(new URL(await t.app.services.gatewayTls!.listen(0, '127.0.0.1')).port);
+      }
+      token = (await t.tenantWithKey('business')).token;
+    }, 60_000);
+
+    afterAll(async () => {
+      await t?.close();
+      if (!pebbleStopped) await pebble?.stop();
+      dns?.close();
+      upstream.close();
+    });
+
+    it("serves a built-in runtime container's custom domain its own certificate, not the wildcard", async () => {
+      const container = await createBuiltinContainer(t, token, { name: 'Built-in' });
+      await addDomain(container.id, BUILTIN_HOSTNAME);
+      await untilServedAsStored(BUILTIN_HOSTNAME, 15_000);
+      expect((await presented(tlsPort, BUILTIN_HOSTNAME)).checkHost(BUILTIN_HOSTNAME)).toBe(BUILTIN_HOSTNAME);
+    }, 45_000);
+
+    it('serves the renewed certificate once the loop renews it, before the old one expires', async () => {
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/containers/',
+        token,
+        payload: {
+          name: 'Upstream',
+          region: 'eu-central',
+          config: CONFIG,
+          upstream_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/sgtm`,
+        },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      await t.app.services.containerWorker.idle();
+      await addDomain(created.json().id, UPSTREAM_HOSTNAME);
+      await untilServedAsStored(UPSTREAM_HOSTNAME, 15_000);
+      const first = await presented(tlsPort, UPSTREAM_HOSTNAME);
+      await waitFor(
+        async () => (await stored(UPSTREAM_HOSTNAME)).notBefore!.getTime() > new Date(first.validFrom).getTime(),
+        30_000,
+        'the certificate loop to renew the certificate',
+      );
+      await untilServedAsStored(UPSTREAM_HOSTNAME, Math.max(1000, new Date(first.validTo).getTime() - Date.now()));
+      const renewed = await presented(tlsPort, UPSTREAM_HOSTNAME);
+      expect(renewed.fingerprint256).not.toBe(first.fingerprint256);
+      expect(renewed.checkHost(UPSTREAM_HOSTNAME)).toBe(UPSTREAM_HOSTNAME);
+    }, 60_000);
+
+    it('alerts the notification channels and lists it on the overview when renewals fail near expiry', async () => {
+      const channel = await t.inject({
+        method: 'POST',
+        url: '/api/notification-channels/',
+        token,
+        payload: { name: 'On-call', type: 'email', target: 'oncall@example.com' },
+      });
+      expect(channel.statusCode, channel.body).toBe(201);
+      await pebble.stop(); // every renewal from here on fails: the CA is gone
+      pebbleStopped = true;
+      const titles = async () =>
+        (
+          await t.inject({ method: 'GET', url: `/api/notification-channels/${channel.json().id}/deliveries/`, token })
+        ).json().results as Array<{ event_type: string; title: string }>;
+      // Polled in the database: the API's rate limit would refuse polling it this often.
+      await waitFor(
+        async () =>
+          (
+            await t.database.db
+              .select()
+              .from(notificationDeliveries)
+              .where(eq(notificationDeliveries.channelId, channel.json().id))
+          ).some((row) => (row.message as { title?: string }).title === `Certificate expiring: ${UPSTREAM_HOSTNAME}`),
+        30_000,
+        'the expiry alert to reach the channel',
+      );
+      const expiring = (await titles()).filter((delivery) => delivery.title.startsWith('Certificate expiring'));
+      expect(expiring.filter((delivery) => delivery.title.endsWith(UPSTREAM_HOSTNAME))).toEqual([
+        expect.objectContaining({
+          event_type: 'certificate.failed',
+          title: `Certificate expiring: ${UPSTREAM_HOSTNAME}`,
+        }),
+      ]);
+      const overview = (await t.inject({ method: 'GET', url: '/api/overview/', token })).json();
+      expect(overview.containers.needs_attention).toContainEqual(
+        expect.objectContaining({ reason: 'certificate_expiring', hostname: UPSTREAM_HOSTNAME }),
+      );
+      const events = (
+        await t.inject({ method: 'GET', url: '/api/events/?type=domain.certificate_expiring', token })
+      ).json();
+      expect(events.results.map((event: { data: { hostname: string } }) => event.data.hostname)).toContain(
+        UPSTREAM_HOSTNAME,
+      );
+    }, 60_000);
+  },
+);
