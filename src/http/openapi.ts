@@ -1,6 +1,6 @@
 import fastifySwagger, { type OpenAPIV3_2 } from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import { registerApiConsole } from './api-console.js';
 import type { Role } from './context.js';
 import { type Deprecation, documentDeprecations } from './deprecations.js';
 import { completeDocument } from './openapi-document.js';
@@ -121,21 +121,17 @@ export async function registerOpenApi(
     return reply.type('application/yaml; charset=utf-8').send(app.swagger({ yaml: true }));
   });
 
-  await app.register(scalar, {
-    routePrefix: '/api/docs',
-    logLevel: 'warn',
-    configuration: {
-      url: '/api/openapi.json',
-      title: 'Tagport API console',
-      withDefaultFonts: false,
-      hideClientButton: false,
-      // A self-hosted API: none of Scalar's hosted-service controls (Ask AI, Generate MCP, the developer
-      // toolbar's Deploy/Share/Configure), and no telemetry, so the console stays offline.
-      agent: { disabled: true },
-      mcp: { disabled: true },
-      showDeveloperTools: 'never',
-      telemetry: false,
-    },
+  registerApiConsole(app, {
+    url: '/api/openapi.json',
+    title: 'Tagport API console',
+    withDefaultFonts: false,
+    hideClientButton: false,
+    // A self-hosted API: none of Scalar's hosted-service controls (Ask AI, Generate MCP, the developer
+    // toolbar's Deploy/Share/Configure), and no telemetry, so the console stays offline.
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    showDeveloperTools: 'never',
+    telemetry: false,
   });
 }
 
