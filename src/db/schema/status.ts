@@ -76,3 +76,11 @@ export const platformOperators = pgTable('platform_operators', {
     .references(() => tenants.id, { onDelete: 'cascade' }),
   createdAt: createdAt(),
 });
+
+/** What the workers' status checks found last, per component: status.json is served from it on every instance. */
+export const statusComponents = pgTable('status_components', {
+  component: text('component').primaryKey(),
+  status: text('status').notNull(),
+  detail: text('detail').notNull(),
+  checkedAt: timestamp('checked_at', { withTimezone: true }).notNull(),
+});

@@ -6,6 +6,7 @@ import {
   platformIncidentUpdates,
   platformOperators,
   statusCheckDays,
+  statusComponents,
   statusSubscriptions,
 } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
@@ -33,6 +34,26 @@ export async function countChecks(db: Db, day: string, results: Array<{ componen
         failures: sql`${statusCheckDays.failures} + excluded.failures`,
       },
     });
+}
+
+/** Records what the status checks found, replacing what they found before. */
+export async function saveComponents(db: Db, results: Array<{ name: string; status: string; detail: string }>) {
+  if (results.length === 0) return;
+  await db
+    .insert(statusComponents)
+    .values(results.map(({ name, status, detail }) => ({ component: name, status, detail, checkedAt: sql`now()` })))
+    .onConflictDoUpdate({
+      target: statusComponents.component,
+      set: { status: sql`excluded.status`, detail: sql`excluded.detail`, checkedAt: sql`excluded.checked_at` },
+    });
+}
+
+/** What the status checks found within the last `freshForMs`, by component. */
+export async function freshComponents(db: Db, freshForMs: number) {
+  return db
+    .select()
+    .from(statusComponents)
+    .where(sql`${statusComponents.checkedAt} >= now() - make_interval(secs => ${freshForMs / 1000})`);
 }
 
 export async function checkDays(db: Db, fromDay: string): Promise<CheckDayRow[]> {

@@ -155,6 +155,9 @@ export class StatusService {
       .catch(() => {
         /* the database itself may be the failing component */
       });
+    await queries.saveComponents(this.database.db, results).catch(() => {
+      /* then every instance shows its own checks until the database answers again */
+    });
     for (const component of results) {
       const failed = component.status === 'outage';
       const count = failed ? (this.failures.get(component.name) ?? 0) + 1 : 0;
@@ -184,6 +187,25 @@ export class StatusService {
     if (row) await this.incidents.announce(row);
   }
 
+  /**
+   * What the workers' checks found last (any instance's, through the database), in the order the checks are
+   * registered: every instance serves the same components. Null when there is none fresh, or no database.
+   */
+  private async sharedComponents(): Promise<ComponentStatus[] | null> {
+    const rows = await queries.freshComponents(this.database.db, this.freshForMs).catch(() => []);
+    if (rows.length === 0) return null;
+    const order = [...this.checks.keys()];
+    const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
+    return rows
+      .map(({ component, status, detail }) => ({ name: component, status: status as ComponentState, detail }))
+      .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
+  }
+
+  /** This instance's own checks (recent ones re-used): without workers running anywhere, or without the database. */
+  private async ownComponents(): Promise<ComponentStatus[]> {
+    return Date.now() - this.latestAt <= this.freshForMs ? this.latest : (await this.runChecks()).results;
+  }
+
   private async readHistory(): Promise<History> {
     const db = this.database.db;
     const rows = await queries.recentIncidents(db);
@@ -205,7 +227,7 @@ export class StatusService {
    * the history from the last successful read (`stale` is then true), and the database is shown as down.
    */
   async snapshot() {
-    let components = Date.now() - this.latestAt <= this.freshForMs ? this.latest : (await this.runChecks()).results;
+    let components = (await this.sharedComponents()) ?? (await this.ownComponents());
     let history: History;
     let stale = false;
     let queues: QueueFigure[] = [];
