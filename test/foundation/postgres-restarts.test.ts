@@ -55,7 +55,7 @@ describe.runIf(postgresBinDir)('PostgreSQL restarted 10 times under a mixed load
     return { status: response.statusCode, body: text ? JSON.parse(text) : null };
   }
 
-  /** One write of a random kind; acknowledged ones are remembered. */
+  /** One write, the kind taken in turn (container, webhook, key, revocation); acknowledged ones are remembered. */
   async function writeOnce(writer: number, n: number): Promise<void> {
     const kind = n % 4;
     const keys = acknowledged.filter((written) => written.table === 'api_keys');
