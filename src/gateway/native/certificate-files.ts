@@ -15,7 +15,8 @@ export class CertificateFileStore {
   /** The files of a certificate and key, written unless a certificate with the same fingerprint already is. */
   async write(name: string, pair: TlsKeyPair): Promise<CertificateFiles> {
     const fingerprint = createHash('sha256').update(pair.certificatePem).digest('hex').slice(0, 16);
-    const base = path.join(this.directory, `${name}.${fingerprint}`);
+    // Hostnames are checked DNS names; anything else still cannot leave the directory.
+    const base = path.join(this.directory, `${name.replace(/[^a-z0-9.-]/gi, '_')}.${fingerprint}`);
     const files = { certFile: `${base}.crt`, keyFile: `${base}.key` };
     const present = await fs.access(files.certFile).then(
       () => true,

@@ -255,12 +255,7 @@ export class NginxEngine {
     const routes = await this.routes(certificates);
     const nodeHostnames = this.nodeHostnames(certificates, routes);
     this.origins = new Map(routes.map(({ route, origin }) => [route.containerId, origin]));
-    this.usedCertificates = [
-      ...(this.defaultCertificate ? [this.defaultCertificate] : []),
-      ...[...routes.flatMap(({ route }) => route.hostnames), ...nodeHostnames].flatMap(({ certificate }) =>
-        certificate ? [certificate] : [],
-      ),
-    ];
+    this.usedCertificates = [...(this.defaultCertificate ? [this.defaultCertificate] : []), ...certificates.values()];
     return renderNginxConfig({
       runDir: this.runDir,
       workers: this.settings.workers,
