@@ -90,26 +90,6 @@ const NOT_FORWARDED_UPSTREAM = new Set([
 ]);
 
 /**
- * The hostname a request is for: its Host (HTTP/2: `:authority`, which the TLS listener puts in `headers.host`),
- * lower-cased, without port or trailing dot. HTTP/1 requests are read from `rawHeaders`, so no header object is built.
- */
-export function requestHostname(req: http.IncomingMessage): string {
-  let host = '';
-  if (req.httpVersionMajor === 2) host = req.headers.host ?? '';
-  else {
-    const raw = req.rawHeaders;
-    for (let i = 0; i < raw.length; i += 2)
-      if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') {
-        host = raw[i + 1];
-        break;
-      }
-  }
-  let hostname = host.toLowerCase();
-  if (hostname.includes(':')) hostname = hostname.replace(/:\d+$/, '');
-  return hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
-}
-
-/**
  * The client's headers for the upstream as a flat [name, value, …] list, read from `rawHeaders` (no header
  * object is built), with the forwarding headers appended: the client's address after any X-Forwarded-For.
  */
