@@ -90,6 +90,8 @@ function section(id: string, title: string, items: Html[], empty?: string) {
 /** Offered only where email subscriptions can work (mail configured, and PUBLIC_BASE_URL for the links). */
 const EMAIL_FORM = html`<form method="post" action="/status/subscribe" class="inline-form"><label for="subscribe-email">Email address</label><input id="subscribe-email" name="email" type="email" autocomplete="email" required><button type="submit">Subscribe by email</button></form>`;
 
+const NO_EMAIL = html`<p class="hint">Email subscriptions are not available on this instance: use a feed or a webhook.</p>`;
+
 export function statusPageBody(document: StatusDocument, notice?: string, emailSubscriptions = true): Html {
   const inProgress = document.maintenance.filter((window) => window.state === 'in_progress');
   const upcoming = document.maintenance.filter((window) => window.state === 'scheduled');
@@ -126,7 +128,7 @@ ${section('maintenance-past', 'Past maintenance', past.map(maintenanceArticle))}
 <tbody>${document.queues.map((queue) => html`<tr><td>${queue.name}</td><td>${String(queue.waiting)}</td><td>${String(queue.running)}</td><td>${String(queue.oldest_wait_seconds)} s</td></tr>`)}</tbody></table></div></section>
 <section aria-labelledby="subscribe" class="subscribe"><h2 id="subscribe">Subscribe to updates</h2>
 <p>Feeds: <a href="/status/feed.atom" type="application/atom+xml">Atom</a> · <a href="/status/feed.rss" type="application/rss+xml">RSS</a> · JSON: <a href="/api/status.json">/api/status.json</a> · <a href="/changelog">Changelog</a></p>
-${emailSubscriptions ? EMAIL_FORM : ''}
+${emailSubscriptions ? EMAIL_FORM : NO_EMAIL}
 <form method="post" action="/status/subscribe" class="inline-form"><label for="subscribe-webhook">Webhook URL (https)</label><input id="subscribe-webhook" name="webhook_url" type="url" placeholder="https://example.com/hooks/status" required><button type="submit">Subscribe a webhook</button></form>
 </section>
 </div>`;
