@@ -1,14 +1,16 @@
 import crypto from 'node:crypto';
+import tls from 'node:tls';
+import { Agent } from 'undici';
 import type { Config } from './config.js';
 import { OutboundClient } from './lib/outbound.js';
-import { configuredResolveHost } from './lib/resolve.js';
+import { configuredResolveHost, lookupThrough } from './lib/resolve.js';
 import { Scanner, type ScannerOptions } from './scanner/index.js';
 import type { ResolveHost } from './scanner/ssrf.js';
 
 /**
  * The one outbound configuration: how names resolve (DNS_RESOLVERS) and which extra CAs are trusted (EXTRA_CA_CERTS).
  * The gateway (proxy, health checks, the nginx engine's upstream addresses, the built-in runtime's forwards), monitors,
- * webhooks, notifications and scans all take it from here.
+ * webhooks, notifications, scans and the AI summary endpoint all take it from here.
  */
 export interface OutboundSetup {
   resolveHost: ResolveHost;
@@ -43,6 +45,12 @@ export function outboundClientFromConfig(config: Config, setup = outboundSetup(c
   });
 }
 
+/** Connections to a service the operator configured (not a user's URL): the resolvers and CAs, without the guard. */
+function unguardedDispatcher(setup: OutboundSetup): Agent {
+  const ca = setup.caCertificates.length ? { ca: [...tls.rootCertificates, ...setup.caCertificates] } : {};
+  return new Agent({ connect: { lookup: lookupThrough(setup.resolveHost), ...ca } });
+}
+
 export function scannerOptionsFromConfig(config: Config, setup = outboundSetup(config)): Partial<ScannerOptions> {
   return {
     chromiumPath: config.scanner.chromiumPath,
@@ -54,7 +62,8 @@ export function scannerOptionsFromConfig(config: Config, setup = outboundSetup(c
     browserConcurrency: config.scanner.concurrency,
     scanTimeoutMs: config.scanner.scanTimeoutMs,
     observationCapMs: config.scanner.observationCapMs,
-    ai: config.ai,
+    // The AI endpoint may be a model on the operator's own network: resolvers and CAs, not the SSRF guard.
+    ai: config.ai ? { ...config.ai, dispatcher: unguardedDispatcher(setup) } : null,
   };
 }
 

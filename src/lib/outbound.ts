@@ -1,4 +1,5 @@
 import net, { type LookupFunction } from 'node:net';
+import tls from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import { ScanTargetRefusedError } from '../scanner/errors.js';
 import { bareHost, SsrfGuard, type ResolveHost } from '../scanner/ssrf.js';
@@ -7,7 +8,7 @@ export interface OutboundOptions {
   /** Test-only: allow loopback/private targets and plain http. */
   allowPrivateNetworks: boolean;
   resolveHost?: ResolveHost;
-  /** Extra trusted CAs (tests' throw-away CA). */
+  /** Extra trusted CAs, besides the system's (EXTRA_CA_CERTS; tests' throw-away CA). */
   ca?: string[];
 }
 
@@ -77,7 +78,8 @@ export class OutboundClient {
   private guardedConnector(): buildConnector.connector {
     const connect = buildConnector({
       lookup: this.guardedLookup(),
-      ...(this.options.ca?.length ? { ca: this.options.ca } : {}),
+      // Node's `ca` replaces the trusted roots: the extra CAs are added to them.
+      ...(this.options.ca?.length ? { ca: [...tls.rootCertificates, ...this.options.ca] } : {}),
     });
     return (options, callback) => {
       const host = bareHost(options.hostname);

@@ -1,5 +1,6 @@
 import { DEFAULT_HOST_RESOLVER_RULES } from './browser-pool.js';
 import type { ResolveHost } from './ssrf.js';
+import type { OpenAiCompatibleConfig } from './summary.js';
 
 /** How a Scanner runs: the browser, the network it may reach, its limits and the summary writer. */
 export interface ScannerOptions {
@@ -25,7 +26,7 @@ export interface ScannerOptions {
   /** Stage-1 body cap in bytes. Default 5 MB. */
   maxPageBytes: number;
   /** OpenAI-compatible chat completions endpoint for ai_summary; builtin writer when null. */
-  ai?: { baseUrl: string; model: string; apiKey: string } | null;
+  ai?: OpenAiCompatibleConfig | null;
   /** DNS resolution used by the SSRF guard (tests map hostnames to 127.0.0.1). Default: the system resolver. */
   resolveHost?: ResolveHost;
 }

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { composeSummary, type SummaryFacts } from './i18n.js';
 import type { AiSummary, Language, ScanResult } from './schema.js';
 
@@ -105,6 +105,8 @@ export interface OpenAiCompatibleConfig {
   baseUrl: string;
   model: string;
   apiKey: string;
+  /** How to connect (the service's resolvers and CA certificates); undici's global dispatcher when unset. */
+  dispatcher?: Dispatcher;
 }
 
 /** The findings handed to the model: only what the scan observed, nothing more. */
@@ -186,6 +188,7 @@ export class OpenAiCompatibleProvider implements SummaryProvider {
         accept: 'application/json',
       },
       body: JSON.stringify(this.buildRequestBody(findings, language)),
+      ...(this.config.dispatcher ? { dispatcher: this.config.dispatcher } : {}),
       signal: AbortSignal.any(signals),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
