@@ -117,6 +117,8 @@ export class Gateway {
   /** The request handler of every listener: the plain one here and the TLS one (src/gateway/tls.ts). */
   readonly requestListener = (req: http.IncomingMessage, res: http.ServerResponse): void =>
     void this.handle(req, res).catch((error) => {
+      // A client that went away mid-request (its body cut short: "aborted") is the client's doing, not ours.
+      if (clientWentAway(req, res)) return void res.destroy();
       this.onError(error);
       if (!res.headersSent) writeGatewayError(res, 500, 'gateway_error', 'The gateway failed to handle the request.');
       else res.destroy();
@@ -387,3 +389,8 @@ interface Routed {
 }
 
 const GATEWAY_ANSWER = { requestBytes: 0, upstream: null, upstreamMs: null } as const;
+
+/** The client closed its connection before its request was read whole or answered. */
+function clientWentAway(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  return (req.destroyed && !req.complete) || (res.destroyed && !res.writableFinished);
+}
