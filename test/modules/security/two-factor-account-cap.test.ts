@@ -1,13 +1,15 @@
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../../src/db/index.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { backends } from '../../helpers/database.js';
 
 const PASSWORD = 'a long enough password';
 const EMAIL = 'guarded@example.com';
 const codeAt = (secret: string, offsetSteps: number) =>
   generate({ secret, epoch: Math.floor(Date.now() / 1000) + offsetSteps * 30 });
 
-describe('wrong two-factor codes are capped per account, across IPs and instances', () => {
+describe.each(backends)('wrong two-factor codes are capped per account, across IPs and instances (%s)', (backend) => {
   /** Two instances on one database, each with its own in-memory request limits (no Redis). */
   let first: TestApp;
   let second: TestApp;
@@ -21,8 +23,14 @@ describe('wrong two-factor codes are capped per account, across IPs and instance
     });
 
   beforeAll(async () => {
-    first = await startTestApp('pglite');
-    second = await startTestApp('pglite', {}, first.testDatabase);
+    first = await startTestApp(backend);
+    if (backend === 'pglite') second = await startTestApp(backend, {}, first.testDatabase);
+    else {
+      // Its own pool, as a second process would have.
+      const url = first.testDatabase.url!;
+      const own = await openDatabase({ databaseUrl: url, pgliteDataDir: '', poolSize: 5 });
+      second = await startTestApp(backend, {}, { database: own, url, drop: () => own.close() });
+    }
     const tenant = await first.tenants.create({ name: 'Guarded', plan: 'business' });
     await first.users.createUser({ email: EMAIL, name: 'Pat', password: PASSWORD, tenantId: tenant.id, role: 'owner' });
     const login = await first.inject({
@@ -45,6 +53,7 @@ describe('wrong two-factor codes are capped per account, across IPs and instance
   }, 60_000);
   afterAll(async () => {
     await second?.close();
+    if (backend === 'postgres') await second?.testDatabase.drop();
     await first?.close();
   });
   let secret = '';
