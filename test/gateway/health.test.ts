@@ -1,8 +1,9 @@
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/processes.js';
 import type { TestApp } from '../helpers/app.js';
 import { startAppWithGateway } from '../helpers/gateway-app.js';
 
@@ -19,15 +20,6 @@ async function startTaggingServer(healthStatus: number) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}/sgtm`, probes, close: () => new Promise((r) => server.close(r)) };
-}
-
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe('container health · GET /healthz on the gateway', () => {
@@ -100,7 +92,7 @@ describe('container health · GET /healthz on the gateway', () => {
   });
 
   it('answers 503 upstream_unreachable when nothing listens at the upstream', async () => {
-    const container = await runningContainer(`http://127.0.0.1:${await closedPort()}/`);
+    const container = await runningContainer(`http://127.0.0.1:${await freePort()}/`);
     const answer = await health(container.default_hostname);
     expect(answer.status).toBe(503);
     expect(answer.body.error.code).toBe('upstream_unreachable');

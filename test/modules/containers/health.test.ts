@@ -1,7 +1,8 @@
 import http from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../helpers/processes.js';
 import type { TestApp } from '../../helpers/app.js';
 import { CONFIG, startAppWithGateway } from '../../helpers/gateway-app.js';
 
@@ -11,16 +12,6 @@ async function startTaggingServer() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 describe("a container's health in the API is the gateway's health check", () => {
@@ -52,7 +43,7 @@ describe("a container's health in the API is the gateway's health check", () => 
   }
 
   it('a running container whose upstream is unreachable shows as unhealthy, with the reason, in get and list', async () => {
-    const container = await runningContainer(`http://127.0.0.1:${await closedPort()}`);
+    const container = await runningContainer(`http://127.0.0.1:${await freePort()}`);
     const gateway = await request(`${gatewayUrl}/healthz`, { headers: { host: container.default_hostname } });
     expect(gateway.statusCode).toBe(503);
     expect(((await gateway.body.json()) as { error: { code: string } }).error.code).toBe('upstream_unreachable');
