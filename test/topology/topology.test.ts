@@ -220,11 +220,11 @@ describe.runIf(postgresBinDir && redisServerPath)('topology: 2 api, 1 gateway, 2
     fs.rmSync(caFile, { force: true });
   }, 60_000);
 
-  it('each role answers its own probes: /readyz lists only its roles', async () => {
+  it('each role answers its own probes: /readyz lists only its roles, with the database and Redis', async () => {
     for (const p of [...apis, gateway, ...workers]) {
       const { status, checks } = await p.readiness();
       expect(status, p.name).toBe(200);
-      expect(Object.keys(checks).sort(), p.name).toEqual(['database', ...p.roles.split(',')].sort());
+      expect(Object.keys(checks).sort(), p.name).toEqual(['database', 'redis', ...p.roles.split(',')].sort());
     }
     // The API is served by the api processes only.
     expect((await call(workers[0].base, 'GET', '/api/tenants/', token)).status).toBe(404);
