@@ -1,4 +1,5 @@
-import { eq } from 'drizzle-orm';
+import fs from 'node:fs';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationChannels, notificationDeliveries } from '../../../src/db/schema.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -94,6 +95,33 @@ describe.each(backends)('notification channels on %s', (backend) => {
       });
       expect(response.statusCode).toBe(400);
       expect(response.json().error).toMatchObject({ code: 'invalid_email', param: 'target' });
+    });
+  });
+
+  describe('migration 0028: channels told about everything stay so', () => {
+    const EARLIER_TYPES = [
+      'incident.opened',
+      'incident.acknowledged',
+      'incident.resolved',
+      'certificate.failed',
+      'container.failed',
+    ];
+    const migrate = () =>
+      t.database.db.execute(sql.raw(fs.readFileSync('src/db/migrations/0028_channels_forwarding_alerts.sql', 'utf8')));
+    const typesOf = async (id: string) =>
+      (await t.database.db.select().from(notificationChannels).where(eq(notificationChannels.id, id)))[0].eventTypes;
+
+    it('adds container.forwarding_degraded to a channel of every earlier type, once, and to no other', async () => {
+      const everything = await email();
+      const incidents = await email({ event_types: ['incident.opened'] });
+      await t.database.db
+        .update(notificationChannels)
+        .set({ eventTypes: EARLIER_TYPES })
+        .where(eq(notificationChannels.id, everything.id));
+      await migrate();
+      await migrate();
+      expect(await typesOf(everything.id)).toEqual([...EARLIER_TYPES, 'container.forwarding_degraded']);
+      expect(await typesOf(incidents.id)).toEqual(['incident.opened']);
     });
   });
 
