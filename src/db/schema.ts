@@ -6,3 +6,4 @@ export * from './schema/scans.js';
 export * from './schema/meta.js';
 export * from './schema/notifications.js';
 export * from './schema/status.js';
+export * from './schema/tagging-servers.js';
