@@ -1,14 +1,20 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
-import { Deployment } from 'kubernetes-models/apps/v1';
-import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
-import { Secret, Service } from 'kubernetes-models/v1';
+import { podsOf, type Rollout, withDeploymentStatus } from './kube-controller.js';
+import {
+  groupVersion,
+  HttpError,
+  notFound,
+  RESOURCE_TYPES,
+  type ResourceType,
+  statusBody,
+  validate,
+} from './kube-resources.js';
 import { parse as parseYaml } from 'yaml';
 
 /**
@@ -23,17 +29,6 @@ import { parse as parseYaml } from 'yaml';
  * pods), and the test drives their fate with `setRollout`; Deployment status is derived from the same state.
  */
 
-export type Rollout =
-  | 'progressing'
-  | 'available'
-  /** The container exits: CrashLoopBackOff, with this as its last termination message. */
-  | { crashLoop: string }
-  /** The image cannot be pulled: ImagePullBackOff, with this message. */
-  | { imagePull: string }
-  | 'deadlineExceeded'
-  /** The ReplicaSet cannot create pods (quota, admission): ReplicaFailure with this message. */
-  | { replicaFailure: string };
-
 export interface KubeRequest {
   method: string;
   path: string;
@@ -43,84 +38,6 @@ export interface KubeRequest {
 }
 
 type Loose = any;
-type Model = new (data: Loose) => { validate(): void };
-
-interface ResourceType {
-  group: string;
-  version: string;
-  plural: string;
-  kind: string;
-  model?: Model;
-  hasSpec: boolean;
-}
-
-const RESOURCE_TYPES: ResourceType[] = [
-  { group: '', version: 'v1', plural: 'secrets', kind: 'Secret', model: Secret, hasSpec: false },
-  { group: '', version: 'v1', plural: 'services', kind: 'Service', model: Service, hasSpec: true },
-  { group: '', version: 'v1', plural: 'pods', kind: 'Pod', hasSpec: true },
-  { group: 'apps', version: 'v1', plural: 'deployments', kind: 'Deployment', model: Deployment, hasSpec: true },
-  {
-    group: 'autoscaling',
-    version: 'v2',
-    plural: 'horizontalpodautoscalers',
-    kind: 'HorizontalPodAutoscaler',
-    model: HorizontalPodAutoscaler,
-    hasSpec: true,
-  },
-  {
-    group: 'policy',
-    version: 'v1',
-    plural: 'poddisruptionbudgets',
-    kind: 'PodDisruptionBudget',
-    model: PodDisruptionBudget,
-    hasSpec: true,
-  },
-];
-
-const groupVersion = (type: ResourceType) => (type.group ? `${type.group}/${type.version}` : type.version);
-const qualified = (type: ResourceType) => (type.group ? `${type.plural}.${type.group}` : type.plural);
-
-class HttpError extends Error {
-  constructor(
-    readonly code: number,
-    readonly reason: string,
-    message: string,
-    readonly details?: object,
-  ) {
-    super(message);
-  }
-}
-
-function statusBody(error: HttpError): object {
-  return {
-    kind: 'Status',
-    apiVersion: 'v1',
-    metadata: {},
-    status: 'Failure',
-    message: error.message,
-    reason: error.reason,
-    ...(error.details ? { details: error.details } : {}),
-    code: error.code,
-  };
-}
-
-function notFound(type: ResourceType, name: string): HttpError {
-  return new HttpError(404, 'NotFound', `${qualified(type)} "${name}" not found`, {
-    name,
-    group: type.group,
-    kind: type.plural,
-  });
-}
-
-function invalid(type: ResourceType, name: string, causes: { field: string; message: string }[]): HttpError {
-  const summary = causes.map((cause) => `${cause.field}: ${cause.message}`).join(', ');
-  return new HttpError(422, 'Invalid', `${type.kind}.${type.group || 'core'} "${name}" is invalid: ${summary}`, {
-    name,
-    group: type.group,
-    kind: type.kind,
-    causes: causes.map((cause) => ({ reason: 'FieldValueInvalid', ...cause })),
-  });
-}
 
 /** RFC 7386: objects merge recursively, null deletes, anything else replaces. */
 function mergePatch(target: Loose, patch: Loose): Loose {
@@ -143,39 +60,6 @@ function matchesSelector(labels: Record<string, string> | undefined, selector: s
   });
 }
 
-function shortHash(value: unknown, length: number): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, length);
-}
-
-/** What the API server itself checks beyond the OpenAPI schema, for the objects the driver writes. */
-function semanticProblems(kind: string, object: Loose): { field: string; message: string }[] {
-  const problems: { field: string; message: string }[] = [];
-  if (kind === 'Deployment') {
-    const selector = object.spec?.selector?.matchLabels ?? {};
-    const labels = object.spec?.template?.metadata?.labels ?? {};
-    if (Object.entries(selector).some(([key, value]) => labels[key] !== value)) {
-      problems.push({ field: 'spec.template.metadata.labels', message: '`selector` does not match template `labels`' });
-    }
-  }
-  if (kind === 'HorizontalPodAutoscaler' && object.spec?.maxReplicas < (object.spec?.minReplicas ?? 1)) {
-    problems.push({ field: 'spec.maxReplicas', message: 'must be greater than or equal to `minReplicas`' });
-  }
-  for (const [index, owner] of (object.metadata?.ownerReferences ?? []).entries()) {
-    if (!owner.uid)
-      problems.push({
-        field: `metadata.ownerReferences[${index}].uid`,
-        message: 'Invalid value: "": uid must not be empty',
-      });
-  }
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(object.metadata?.name ?? '')) {
-    problems.push({
-      field: 'metadata.name',
-      message: "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-'",
-    });
-  }
-  return problems;
-}
-
 export async function startKubeApi(options: { token?: string } = {}) {
   const token = options.token ?? `stand-in-${randomUUID()}`;
   const objects = new Map<string, Loose>();
@@ -189,118 +73,6 @@ export async function startKubeApi(options: { token?: string } = {}) {
   const key = (type: ResourceType, namespace: string, name: string) => `${type.plural}/${namespace}/${name}`;
   const stored = (type: ResourceType, namespace: string) =>
     [...objects.entries()].filter(([k]) => k.startsWith(`${type.plural}/${namespace}/`)).map(([, object]) => object);
-
-  function podsOf(deployment: Loose): Loose[] {
-    const replicas = deployment.spec?.replicas ?? 1;
-    const rollout = rollouts.get(deployment.metadata.name) ?? 'progressing';
-    if (replicas === 0 || (typeof rollout === 'object' && 'replicaFailure' in rollout)) return [];
-    const template = deployment.spec.template;
-    const templateHash = shortHash(template, 10);
-    return Array.from({ length: replicas }, (_, index) => {
-      const name = `${deployment.metadata.name}-${templateHash}-${shortHash([templateHash, index], 5)}`;
-      const uid = shortHash(name, 32);
-      const metadata = {
-        name,
-        namespace: deployment.metadata.namespace,
-        uid,
-        labels: { ...template.metadata?.labels, 'pod-template-hash': templateHash },
-        annotations: template.metadata?.annotations,
-      };
-      const containers = template.spec.containers;
-      return {
-        apiVersion: 'v1',
-        kind: 'Pod',
-        metadata,
-        spec: template.spec,
-        status: podStatus(rollout, containers, `${name}_${metadata.namespace}(${uid})`),
-      };
-    });
-  }
-
-  function podStatus(rollout: Rollout, containers: Loose[], podRef: string): Loose {
-    const status = (container: Loose, state: Loose, extra: Loose = {}) => ({
-      name: container.name,
-      image: container.image,
-      ready: rollout === 'available',
-      restartCount: 0,
-      state,
-      ...extra,
-    });
-    if (rollout === 'available') {
-      const running = { running: { startedAt: '2026-11-27T12:00:00Z' } };
-      return { phase: 'Running', containerStatuses: containers.map((c) => status(c, running)) };
-    }
-    if (typeof rollout === 'object' && 'crashLoop' in rollout) {
-      return {
-        phase: 'Running',
-        containerStatuses: containers.map((c) =>
-          status(
-            c,
-            {
-              waiting: {
-                reason: 'CrashLoopBackOff',
-                message: `back-off 5m0s restarting failed container=${c.name} pod=${podRef}`,
-              },
-            },
-            {
-              restartCount: 7,
-              lastState: { terminated: { exitCode: 1, reason: 'Error', message: rollout.crashLoop } },
-            },
-          ),
-        ),
-      };
-    }
-    if (typeof rollout === 'object' && 'imagePull' in rollout) {
-      const waiting = { waiting: { reason: 'ImagePullBackOff', message: rollout.imagePull } };
-      return { phase: 'Pending', containerStatuses: containers.map((c) => status(c, waiting)) };
-    }
-    const creating = { waiting: { reason: 'ContainerCreating' } };
-    return { phase: 'Pending', containerStatuses: containers.map((c) => status(c, creating)) };
-  }
-
-  function withStatus(type: ResourceType, object: Loose): Loose {
-    if (type.kind !== 'Deployment') return object;
-    const replicas = object.spec.replicas ?? 1;
-    const rollout = rollouts.get(object.metadata.name) ?? 'progressing';
-    const ready = rollout === 'available' ? replicas : 0;
-    const conditions: Loose[] = [
-      {
-        type: 'Available',
-        status: ready > 0 || replicas === 0 ? 'True' : 'False',
-        reason: ready > 0 || replicas === 0 ? 'MinimumReplicasAvailable' : 'MinimumReplicasUnavailable',
-        message: ready > 0 ? 'Deployment has minimum availability.' : 'Deployment does not have minimum availability.',
-      },
-      rollout === 'deadlineExceeded'
-        ? {
-            type: 'Progressing',
-            status: 'False',
-            reason: 'ProgressDeadlineExceeded',
-            message: `ReplicaSet "${object.metadata.name}-${shortHash(object.spec.template, 10)}" has timed out progressing.`,
-          }
-        : { type: 'Progressing', status: 'True', reason: ready ? 'NewReplicaSetAvailable' : 'ReplicaSetUpdated' },
-    ];
-    if (typeof rollout === 'object' && 'replicaFailure' in rollout) {
-      conditions.push({
-        type: 'ReplicaFailure',
-        status: 'True',
-        reason: 'FailedCreate',
-        message: rollout.replicaFailure,
-      });
-    }
-    const created = podsOf(object).length;
-    return {
-      ...object,
-      status: {
-        observedGeneration: object.metadata.generation,
-        replicas: created,
-        updatedReplicas: created,
-        readyReplicas: ready,
-        availableReplicas: ready,
-        unavailableReplicas: replicas - ready,
-        conditions,
-      },
-    };
-  }
 
   function write(type: ResourceType, namespace: string, name: string, next: Loose, previous: Loose | undefined) {
     if (next.kind !== type.kind || next.apiVersion !== groupVersion(type)) {
@@ -334,22 +106,6 @@ export async function startKubeApi(options: { token?: string } = {}) {
     return object;
   }
 
-  function validate(type: ResourceType, object: Loose) {
-    if (!type.model) throw new HttpError(405, 'MethodNotAllowed', `${type.plural} are read-only here`);
-    const causes = semanticProblems(type.kind, object);
-    try {
-      new type.model(object).validate();
-    } catch (error) {
-      const errors = (error as { errors?: { instancePath: string; message: string }[] }).errors ?? [];
-      causes.push(
-        ...(errors.length
-          ? errors.map((e) => ({ field: e.instancePath.slice(1).replaceAll('/', '.'), message: e.message }))
-          : [{ field: '', message: String(error) }]),
-      );
-    }
-    if (causes.length) throw invalid(type, object.metadata.name, causes);
-  }
-
   function remove(type: ResourceType, namespace: string, name: string) {
     if (!objects.delete(key(type, namespace, name))) throw notFound(type, name);
     collectGarbage();
@@ -365,9 +121,13 @@ export async function startKubeApi(options: { token?: string } = {}) {
     if (orphans.length) collectGarbage();
   }
 
+  const rolloutOf = (deployment: Loose): Rollout => rollouts.get(deployment.metadata.name) ?? 'progressing';
+  const withStatus = (type: ResourceType, object: Loose) =>
+    type.kind === 'Deployment' ? withDeploymentStatus(object, rolloutOf(object)) : object;
+
   function allPods(namespace: string): Loose[] {
     const deployments = RESOURCE_TYPES.find((t) => t.kind === 'Deployment')!;
-    return stored(deployments, namespace).flatMap(podsOf);
+    return stored(deployments, namespace).flatMap((deployment) => podsOf(deployment, rolloutOf(deployment)));
   }
 
   function podLog(namespace: string, name: string, query: URLSearchParams): string {
@@ -617,4 +377,5 @@ export async function startKubeApi(options: { token?: string } = {}) {
   };
 }
 
+export type { Rollout };
 export type KubeApi = Awaited<ReturnType<typeof startKubeApi>>;

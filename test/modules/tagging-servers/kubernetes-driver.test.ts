@@ -1,34 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubernetesOrchestrator } from '../../../src/modules/tagging-servers/kubernetes-driver.js';
-import {
-  OrchestratorUnavailableError,
-  type TaggingServerSpec,
-} from '../../../src/modules/tagging-servers/orchestrator.js';
 import { type KubeApi, startKubeApi } from '../../helpers/kube-api.js';
+import {
+  CONFIG,
+  IMAGE,
+  lastRequest,
+  makeAvailable,
+  NAMESPACE,
+  nameOf,
+  podsOf,
+  specFor,
+} from '../../helpers/kube-fixtures.js';
 
 // The kubernetes driver through the real client library (@kubernetes/client-node) against a stand-in API server
-// that validates every object it is given against the official schemas and plays the Deployment controller.
-
-const NAMESPACE = 'tagport-sgtm';
-const IMAGE = 'gcr.io/cloud-tagging-10302018/gtm-cloud-image';
-const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=s3cr3t-4uth-t0ken').toString('base64');
-
-let counter = 0;
-function specFor(overrides: Partial<TaggingServerSpec> = {}): TaggingServerSpec {
-  counter += 1;
-  return {
-    containerId: `ctr_01jdv3k2m8q4r7s9t0v1w2x3y${counter}`,
-    tenantId: 'ten_01jdv3k2m8q4r7s9t0v1w2aaaa',
-    config: CONFIG,
-    previewServerUrl: 'https://preview.example.test',
-    version: '2.4.0',
-    replicas: { min: 2, max: 5 },
-    resources: { cpuMillis: 250, memoryMiB: 512 },
-    ...overrides,
-  };
-}
-const lastRequest = (method: string) => kube.requests.filter((r) => r.method === method).at(-1);
-const nameOf = (spec: TaggingServerSpec) => `sgtm-${spec.containerId.replace(/^ctr_/, '')}`;
+// that validates every object it is given against the official schemas and plays the Deployment controller:
+// the objects it applies and the lifecycle. Logs, endpoints and errors: kubernetes-driver-errors.test.ts.
 
 let kube: KubeApi;
 let driver: KubernetesOrchestrator;
@@ -250,14 +236,13 @@ describe('lifecycle', () => {
     const spec = specFor();
     const name = nameOf(spec);
     await driver.apply(spec);
-    kube.setRollout(name, 'available');
-    kube.setRollout(`${name}-preview`, 'available');
+    makeAvailable(kube, spec);
 
     await driver.stop(spec.containerId);
     expect(kube.object('HorizontalPodAutoscaler', NAMESPACE, name)).toBeUndefined();
     expect(kube.object('Deployment', NAMESPACE, name).spec.replicas).toBe(0);
     expect(kube.object('Deployment', NAMESPACE, `${name}-preview`).spec.replicas).toBe(0);
-    expect(kube.objects('Pod', NAMESPACE).filter((p) => p.metadata.name.startsWith(name))).toEqual([]);
+    expect([...podsOf(kube, spec), ...podsOf(kube, spec, 'preview')]).toEqual([]);
     expect(await driver.observe(spec.containerId)).toEqual({
       phase: 'stopped',
       reason: null,
@@ -275,41 +260,35 @@ describe('lifecycle', () => {
     const spec = specFor();
     const name = nameOf(spec);
     await driver.apply(spec);
-    const podsBefore = kube
-      .objects('Pod', NAMESPACE)
-      .filter((p) => p.metadata.labels['tagport.io/container'] === spec.containerId);
+    const podsBefore = podsOf(kube, spec).map((p) => p.metadata.name);
 
     await driver.apply({ ...spec, version: '2.5.0' });
     const deployment = kube.object('Deployment', NAMESPACE, name);
     expect(deployment.spec.template.spec.containers[0].image).toBe(`${IMAGE}:2.5.0`);
     expect(deployment.spec.strategy.type).toBe('RollingUpdate');
     expect(deployment.metadata.generation).toBe(2);
-    const podsAfter = kube
-      .objects('Pod', NAMESPACE)
-      .filter((p) => p.metadata.labels['tagport.io/container'] === spec.containerId);
-    expect(podsAfter.map((p) => p.metadata.name)).not.toEqual(expect.arrayContaining([podsBefore[0].metadata.name]));
+    const podsAfter = podsOf(kube, spec).map((p) => p.metadata.name);
+    expect(podsAfter).toHaveLength(2);
+    expect(podsAfter.filter((pod) => podsBefore.includes(pod))).toEqual([]);
     expect((await driver.observe(spec.containerId)).version).toBe('2.5.0');
   });
 
-  it('restart sets kubectl’s restartedAt annotation on both pod templates', async () => {
+  it('restart sets kubectl’s restartedAt annotation on both pod templates, which replaces the pods', async () => {
     const spec = specFor();
-    const name = nameOf(spec);
     await driver.apply(spec);
+    const podsBefore = podsOf(kube, spec, 'preview').map((p) => p.metadata.name);
     const startedAt = Date.now();
     await driver.restart(spec.containerId);
-    for (const deployment of [name, `${name}-preview`]) {
-      const annotation = kube.object('Deployment', NAMESPACE, deployment).spec.template.metadata.annotations[
-        'kubectl.kubernetes.io/restartedAt'
-      ];
-      expect(Date.parse(annotation)).toBeGreaterThanOrEqual(startedAt - 1000);
+    for (const deployment of [nameOf(spec), `${nameOf(spec)}-preview`]) {
+      const { annotations } = kube.object('Deployment', NAMESPACE, deployment).spec.template.metadata;
+      expect(Date.parse(annotations['kubectl.kubernetes.io/restartedAt'])).toBeGreaterThanOrEqual(startedAt - 1000);
     }
-    const patch = lastRequest('PATCH');
-    expect(patch?.contentType).toBe('application/merge-patch+json');
+    expect(lastRequest(kube, 'PATCH')?.contentType).toBe('application/merge-patch+json');
+    expect(podsOf(kube, spec, 'preview').map((p) => p.metadata.name)).not.toEqual(podsBefore);
     // A later apply leaves the annotation (it belongs to the restart, not to the applied configuration).
     await driver.apply(spec);
-    expect(kube.object('Deployment', NAMESPACE, name).spec.template.metadata.annotations).toHaveProperty(
-      'kubectl.kubernetes.io/restartedAt',
-    );
+    const template = kube.object('Deployment', NAMESPACE, nameOf(spec)).spec.template;
+    expect(template.metadata.annotations).toHaveProperty('kubectl.kubernetes.io/restartedAt');
   });
 
   it('remove deletes the Secret in the background and the garbage collector takes the rest', async () => {
@@ -319,7 +298,7 @@ describe('lifecycle', () => {
     await driver.apply(other);
 
     await driver.remove(spec.containerId);
-    const deletion = lastRequest('DELETE');
+    const deletion = lastRequest(kube, 'DELETE');
     expect(deletion?.path).toBe(`/api/v1/namespaces/${NAMESPACE}/secrets/${nameOf(spec)}`);
     expect(deletion?.query.get('propagationPolicy')).toBe('Background');
     for (const kind of ['Secret', 'Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Pod']) {
@@ -331,114 +310,5 @@ describe('lifecycle', () => {
     expect(await driver.observe(spec.containerId)).toMatchObject({ phase: 'absent' });
     expect(kube.object('Deployment', NAMESPACE, nameOf(other))).toBeDefined();
     await driver.remove(spec.containerId); // nothing left: still fine
-  });
-});
-
-describe('logs and endpoints', () => {
-  it('returns each pod’s last lines, timestamped, oldest first', async () => {
-    const spec = specFor({ replicas: { min: 1, max: 3 } });
-    const name = nameOf(spec);
-    await driver.apply(spec);
-    kube.setRollout(name, 'available');
-    kube.setRollout(`${name}-preview`, 'available');
-    const [tagging] = kube
-      .objects('Pod', NAMESPACE)
-      .filter((p) => p.metadata.name.startsWith(`${name}-`) && !p.metadata.name.startsWith(`${name}-preview`));
-    const [preview] = kube.objects('Pod', NAMESPACE).filter((p) => p.metadata.name.startsWith(`${name}-preview-`));
-    kube.addLogLines(tagging.metadata.name, ['old line', 'Listening on port 8080']);
-    kube.addLogLines(preview.metadata.name, ['preview ready']);
-    kube.addLogLines(tagging.metadata.name, ['GET /g/collect 200']);
-
-    const lines = await driver.logs(spec.containerId, { lines: 2 });
-    expect(lines.map(({ replica, line }) => [replica, line])).toEqual([
-      [tagging.metadata.name, 'Listening on port 8080'],
-      [preview.metadata.name, 'preview ready'],
-      [tagging.metadata.name, 'GET /g/collect 200'],
-    ]);
-    expect(lines.every((l) => l.stream === 'stdout' && /^\d{4}-\d\d-\d\dT.*Z$/.test(l.at))).toBe(true);
-    const logRequest = kube.requests.find((r) => r.path.endsWith('/log'));
-    expect(logRequest?.query.get('timestamps')).toBe('true');
-    expect(logRequest?.query.get('tailLines')).toBe('2');
-  });
-
-  it('a pod still starting has no log yet and adds no line', async () => {
-    const spec = specFor();
-    await driver.apply(spec);
-    expect(await driver.logs(spec.containerId, { lines: 10 })).toEqual([]);
-  });
-
-  it('names the Services by their cluster DNS names', async () => {
-    const spec = specFor();
-    expect(await driver.endpoints(spec.containerId)).toEqual({
-      tagging: [`http://${nameOf(spec)}.${NAMESPACE}.svc.cluster.local:8080`],
-      preview: [`http://${nameOf(spec)}-preview.${NAMESPACE}.svc.cluster.local:8080`],
-    });
-  });
-});
-
-describe('errors', () => {
-  it('a 5xx from the API server is OrchestratorUnavailableError; another 4xx a plain Error with its Status message', async () => {
-    const spec = specFor();
-    kube.failNext(500, 'etcdserver: request timed out');
-    const unavailable = await driver.apply(spec).catch((error) => error);
-    expect(unavailable).toBeInstanceOf(OrchestratorUnavailableError);
-    expect(unavailable.message).toContain(kube.url);
-    expect(unavailable.message).toContain('etcdserver: request timed out');
-
-    kube.failNext(
-      403,
-      `secrets "${nameOf(spec)}" is forbidden: User "system:serviceaccount:tagport:tagport" cannot patch`,
-    );
-    const forbidden = await driver.apply(spec).catch((error) => error);
-    expect(forbidden).not.toBeInstanceOf(OrchestratorUnavailableError);
-    expect(forbidden.message).toContain('answered 403: secrets');
-    expect(forbidden.message).toContain('cannot patch');
-  });
-
-  it('never repeats the config string, even when the API server echoes it', async () => {
-    const spec = specFor();
-    await driver.observe(spec.containerId); // discovery done: the next request is the Secret's apply
-    kube.failNext(422, `Secret "x" is invalid: data[CONTAINER_CONFIG]: Invalid value: "${CONFIG}"`);
-    const error = await driver.apply(spec).catch((e) => e);
-    expect(error.message).toContain('[redacted]');
-    expect(error.message).not.toContain(CONFIG);
-    expect(JSON.stringify(error)).not.toContain(CONFIG);
-  });
-
-  it('an API server that does not answer in time is unavailable', async () => {
-    const slow = new KubernetesOrchestrator({
-      kubeConfig: kube.kubeConfig(),
-      namespace: NAMESPACE,
-      imageRepository: IMAGE,
-      requestTimeoutMs: 300,
-    });
-    kube.hangNext();
-    const error = await slow.observe(specFor().containerId).catch((e) => e);
-    expect(error).toBeInstanceOf(OrchestratorUnavailableError);
-    expect(error.message).toContain('timed out');
-  });
-
-  it('a stopped API server is OrchestratorUnavailableError naming it, from a kubeconfig file too', async () => {
-    const own = await startKubeApi();
-    const fromFile = KubernetesOrchestrator.fromSource({
-      kubeConfig: { file: own.writeKubeconfig() },
-      namespace: NAMESPACE,
-      imageRepository: IMAGE,
-    });
-    const spec = specFor();
-    await fromFile.apply(spec);
-    expect(own.object('Secret', NAMESPACE, nameOf(spec))).toBeDefined();
-
-    await own.stop();
-    for (const action of [
-      () => fromFile.apply(spec),
-      () => fromFile.observe(spec.containerId),
-      () => fromFile.stop(spec.containerId),
-    ]) {
-      const error = await action().catch((e) => e);
-      expect(error).toBeInstanceOf(OrchestratorUnavailableError);
-      expect(error.message).toContain(own.url);
-      expect(error.message).not.toContain(CONFIG);
-    }
   });
 });
