@@ -1,5 +1,6 @@
 -- Google's tagging servers of `sgtm` containers on the `process` driver: what should run (written by the container
--- worker), what runs (written by the supervising process: one row per replica) and what the replicas printed.
+-- worker), what runs (written by the supervising process: one row per replica and generation, so a rollout's new
+-- replica and the old one it replaces are both seen) and what the replicas printed.
 CREATE TABLE "tagging_server_deployments" (
 	"container_id" text PRIMARY KEY NOT NULL REFERENCES "containers"("id"),
 	"sealed_config" text NOT NULL,
@@ -21,7 +22,7 @@ CREATE TABLE "tagging_server_replicas" (
 	"restarts" integer DEFAULT 0 NOT NULL,
 	"generation" integer NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
-	CONSTRAINT "tagging_server_replicas_pkey" PRIMARY KEY ("container_id", "name")
+	CONSTRAINT "tagging_server_replicas_pkey" PRIMARY KEY ("container_id", "name", "generation")
 );
 --> statement-breakpoint
 CREATE TABLE "tagging_server_logs" (

@@ -17,7 +17,10 @@ export const taggingServerDeployments = pgTable('tagging_server_deployments', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** One replica (tagging or preview) as the supervising process last saw it. */
+/**
+ * One replica (tagging or preview) of one generation as the supervising process last saw it: during a rollout the
+ * new generation's `tagging-0` runs next to the old one until it is ready.
+ */
 export const taggingServerReplicas = pgTable(
   'tagging_server_replicas',
   {
@@ -38,7 +41,7 @@ export const taggingServerReplicas = pgTable(
     generation: integer('generation').notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.containerId, t.name] })],
+  (t) => [primaryKey({ columns: [t.containerId, t.name, t.generation] })],
 );
 
 /** What the replicas printed, the newest lines kept per container. */
