@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
+import { parse as parseYaml } from 'yaml';
 import { podsOf, type Rollout, withDeploymentStatus } from './kube-controller.js';
 import {
   groupVersion,
@@ -15,7 +16,6 @@ import {
   statusBody,
   validate,
 } from './kube-resources.js';
-import { parse as parseYaml } from 'yaml';
 
 /**
  * A stand-in for the Kubernetes API server on 127.0.0.1 (plain HTTP, bearer token), speaking its REST protocol for
@@ -50,15 +50,18 @@ function mergePatch(target: Loose, patch: Loose): Loose {
   return result;
 }
 
+/** Equality-based selectors: `k=v`, `k==v`, `k!=v`, `k` (exists), `!k` (does not). */
 function matchesSelector(labels: Record<string, string> | undefined, selector: string | null): boolean {
   if (!selector) return true;
   return selector.split(',').every((term) => {
-    const [key, value] = term.split(/!?=+/);
-    const actual = labels?.[key.trim()];
-    if (value === undefined) return term.startsWith('!') ? actual === undefined : actual !== undefined;
-    return term.includes('!=') ? actual !== value.trim() : actual === value.trim();
+    const [, absent, key, operator, value] = /^(!?)([^!=]+)(?:(!=|==|=)(.*))?$/.exec(term.trim()) ?? [];
+    const actual = labels?.[key];
+    if (!operator) return absent ? actual === undefined : actual !== undefined;
+    return operator === '!=' ? actual !== value : actual === value;
   });
 }
+
+const REASONS: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound', 422: 'Invalid' };
 
 export async function startKubeApi(options: { token?: string } = {}) {
   const token = options.token ?? `stand-in-${randomUUID()}`;
@@ -300,13 +303,18 @@ export async function startKubeApi(options: { token?: string } = {}) {
     if (next?.kind === 'hang') return;
     try {
       if (request.headers.authorization !== `Bearer ${token}`) throw new HttpError(401, 'Unauthorized', 'Unauthorized');
-      if (next?.kind === 'status')
-        throw new HttpError(next.code, next.code >= 500 ? 'InternalError' : 'Forbidden', next.message);
+      if (next?.kind === 'status') {
+        throw new HttpError(
+          next.code,
+          REASONS[next.code] ?? (next.code >= 500 ? 'InternalError' : 'BadRequest'),
+          next.message,
+        );
+      }
       const answer = route(recorded.method, recorded.path, recorded.query, recorded.contentType, recorded.body);
       send(answer.status, 'text' in answer ? (answer.text as string) : answer.body);
     } catch (error) {
-      if (!(error instanceof HttpError)) throw error;
-      send(error.code, statusBody(error));
+      const failure = error instanceof HttpError ? error : new HttpError(500, 'InternalError', String(error));
+      send(failure.code, statusBody(failure));
     }
   });
   server.on('connection', (socket) => {
@@ -315,6 +323,7 @@ export async function startKubeApi(options: { token?: string } = {}) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const temporaryDirectories: string[] = [];
 
   function kubeConfig(namespace = 'default'): KubeConfig {
     const config = new KubeConfig();
@@ -334,7 +343,9 @@ export async function startKubeApi(options: { token?: string } = {}) {
     kubeConfig,
     /** A kubeconfig file pointing at the stand-in, as `SGTM_KUBECONFIG` would name. */
     writeKubeconfig(): string {
-      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'kube-api-')), 'config');
+      const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'kube-api-'));
+      temporaryDirectories.push(directory);
+      const file = path.join(directory, 'config');
       fs.writeFileSync(file, kubeConfig().exportConfig());
       return file;
     },
@@ -346,10 +357,6 @@ export async function startKubeApi(options: { token?: string } = {}) {
     },
     object(kind: string, namespace: string, name: string): Loose | undefined {
       return this.objects(kind, namespace).find((object) => object.metadata.name === name);
-    },
-    /** Every object stored, serialised: to look for what must not be anywhere. */
-    dump(): string {
-      return JSON.stringify([...objects.values()]);
     },
     setRollout(deployment: string, rollout: Rollout) {
       rollouts.set(deployment, rollout);
@@ -373,6 +380,7 @@ export async function startKubeApi(options: { token?: string } = {}) {
     async stop() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const directory of temporaryDirectories) fs.rmSync(directory, { recursive: true, force: true });
     },
   };
 }
