@@ -54,8 +54,10 @@ describe('apply', () => {
         { apiVersion: 'v1', kind: 'Secret', name, uid: secret.metadata.uid },
       ]);
     }
-    // The Secret was applied first: its uid had to exist before anything could name it as owner.
+    // Seven applies, each accepted (the stand-in answers 422 to what the schemas refuse, and apply would throw), the
+    // Secret's first: its uid had to exist before anything could name it as owner.
     const applied = kube.requests.filter((r) => r.method === 'PATCH' && r.path.includes(name));
+    expect(applied).toHaveLength(7);
     expect(applied[0].path).toBe(`/api/v1/namespaces/${NAMESPACE}/secrets/${name}`);
     for (const request of applied) {
       expect(request.contentType).toBe('application/apply-patch+yaml');
