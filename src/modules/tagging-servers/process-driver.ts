@@ -46,7 +46,7 @@ export class ProcessOrchestrator implements TaggingServerOrchestrator {
         current !== null &&
         (current.version !== spec.version ||
           current.previewServerUrl !== spec.previewServerUrl ||
-          secrets.open(current.sealedConfig, purpose) !== spec.config);
+          openedOrNull(secrets, current.sealedConfig, purpose) !== spec.config);
       return {
         sealedConfig: changed || !current ? secrets.seal(spec.config, purpose) : current.sealedConfig,
         previewServerUrl: spec.previewServerUrl,
@@ -102,6 +102,15 @@ export class ProcessOrchestrator implements TaggingServerOrchestrator {
 
   private async wakeSupervisor(containerId: string): Promise<void> {
     await this.dependencies.invalidations.publish({ kind: TAGGING_SERVER_INVALIDATION, id: containerId });
+  }
+}
+
+/** The sealed value, or null when it no longer opens (SECRETS_KEY changed): then it is replaced. */
+function openedOrNull(secrets: SecretBox, sealed: string, purpose: string): string | null {
+  try {
+    return secrets.open(sealed, purpose);
+  } catch {
+    return null;
   }
 }
 

@@ -1,12 +1,5 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import type { TLSSocket } from 'node:tls';
 import { eq } from 'drizzle-orm';
 import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -16,7 +9,6 @@ import { SecretBox } from '../../../src/lib/secrets.js';
 import type { TaggingServerSpec, TaggingServerState } from '../../../src/modules/tagging-servers/orchestrator.js';
 import { ProcessOrchestrator } from '../../../src/modules/tagging-servers/process-driver.js';
 import { TaggingServerSupervisor } from '../../../src/modules/tagging-servers/supervisor.js';
-import { generateTestCertificates } from '../../fixtures/scanner/certs.js';
 import { backends, createTestDatabase, type TestDatabase } from '../../helpers/database.js';
 import { type GoogleFixture, startGoogleFixture } from '../../helpers/google-fixture.js';
 import { waitFor } from '../../helpers/processes.js';
@@ -24,12 +16,12 @@ import {
   alive,
   containerConfig,
   groupAlive,
+  PREVIEW_HOST,
   seedContainer,
   STANDIN_COMMAND,
-  STANDIN_SERVER,
+  startPreviewGateway,
 } from '../../helpers/tagging-servers.js';
 
-const PREVIEW_HOST = 'preview.sgtm.test';
 const CONTAINER = 'ctr_sgtm1';
 const CONFIG = containerConfig();
 const DECODED_CONFIG = Buffer.from(CONFIG, 'base64').toString('utf8');
@@ -47,65 +39,9 @@ function spec(changes: Partial<TaggingServerSpec> = {}): TaggingServerSpec {
   };
 }
 
-/**
- * The gateway's part for preview requests: an https server for PREVIEW_HOST (its CA given to the replicas through
- * NODE_EXTRA_CA_CERTS) that hands each request to the container's preview replica, as the gateway would.
- */
-async function startPreviewGateway(previewEndpoint: () => Promise<string | undefined>) {
-  const certs = generateTestCertificates([PREVIEW_HOST]);
-  const caFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sgtm-ca-')), 'ca.pem');
-  fs.writeFileSync(caFile, certs.caPem);
-  const seen: { servername: string | false | null; host: string | undefined; preview: string | undefined }[] = [];
-  const server = https.createServer({ cert: certs.certPem, key: certs.keyPem }, async (req, res) => {
-    seen.push({
-      servername: (req.socket as TLSSocket).servername,
-      host: req.headers.host,
-      preview: req.headers['x-gtm-server-preview'] as string | undefined,
-    });
-    const target = await previewEndpoint();
-    if (!target) return void res.writeHead(503).end();
-    const upstream = http.request(`${target}${req.url}`, { method: req.method, headers: req.headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    upstream.on('error', () => res.writeHead(502).end());
-    req.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    caFile,
-    port: (server.address() as AddressInfo).port,
-    seen,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
-
-describe('the stand-in tagging server', () => {
-  it('refuses a missing or malformed CONTAINER_CONFIG on stderr and exits 1', async () => {
-    for (const [config, message] of [
-      [undefined, 'Invalid CONTAINER_CONFIG: it is not set'],
-      ['not base64!', 'Invalid CONTAINER_CONFIG: it is not base64'],
-      [Buffer.from('id=nope&env=1&auth=abcdefgh').toString('base64'), 'the container id "nope" is not a GTM-… id'],
-    ] as const) {
-      const child = spawn(process.execPath, [STANDIN_SERVER], {
-        env: { PATH: process.env.PATH, PORT: '0', ...(config ? { CONTAINER_CONFIG: config } : {}) },
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk) => {
-        stderr += chunk;
-      });
-      const code = await new Promise((resolve) => child.on('close', resolve));
-      expect(code).toBe(1);
-      expect(stderr).toContain(message);
-    }
-  });
-});
-
 for (const backend of backends) {
-  describe(`the process driver and its supervisor (${backend})`, () => {
+  // Replicas are real Node processes: on a busy two-core machine a start takes seconds, hence the generous timeouts.
+  describe(`the process driver and its supervisor (${backend})`, { timeout: 60_000 }, () => {
     let testDatabase: TestDatabase;
     let invalidations: InvalidationBus;
     let driver: ProcessOrchestrator;
@@ -167,7 +103,7 @@ for (const backend of backends) {
       );
     }
 
-    async function until(condition: (state: TaggingServerState) => boolean, what: string, timeoutMs = 15_000) {
+    async function until(condition: (state: TaggingServerState) => boolean, what: string, timeoutMs = 30_000) {
       await waitFor(async () => condition(await driver.observe(CONTAINER)), timeoutMs, what);
       return driver.observe(CONTAINER);
     }
@@ -258,12 +194,28 @@ for (const backend of backends) {
       expect(await generation()).toBe(2);
       await waitFor(
         async () => (await replicaRows()).every((row) => row.generation === 2 && row.state === 'ready'),
-        15_000,
+        30_000,
         'generation 2 everywhere',
       );
       const script = await request(`${(await driver.endpoints(CONTAINER)).tagging[0]}/gtm.js?id=GTM-NEWONE1`);
       expect(script.statusCode).toBe(200);
       for (const pid of pids) expect(alive(pid)).toBe(false);
+    });
+
+    it('a new minimum of replicas scales up and down without replacing the others', async () => {
+      await driver.apply(spec({ replicas: { min: 1, max: 3 } }));
+      await until((s) => s.phase === 'available', 'available');
+      const first = supervisor.processes(CONTAINER).find((replica) => replica.name === 'tagging-0')?.pid;
+      await driver.apply(spec({ replicas: { min: 3, max: 3 } }));
+      await until((s) => s.phase === 'available' && s.replicas.ready === 3, 'three ready');
+      expect((await driver.endpoints(CONTAINER)).tagging).toHaveLength(3);
+      await driver.apply(spec({ replicas: { min: 1, max: 3 } }));
+      await waitFor(async () => (await replicaRows()).length === 2, 30_000, 'tagging-1 and tagging-2 gone');
+      expect((await replicaRows()).map((row) => [row.name, row.generation]).sort()).toEqual([
+        ['preview-0', 1],
+        ['tagging-0', 1],
+      ]);
+      expect(supervisor.processes(CONTAINER).find((replica) => replica.name === 'tagging-0')?.pid).toBe(first);
     });
 
     it('a tagging replica killed with SIGKILL is restarted, counted, and the container is available again', async () => {
@@ -282,6 +234,27 @@ for (const backend of backends) {
       expect(published.filter((item) => item.kind === 'container' && item.id === CONTAINER).length).toBeGreaterThan(1);
     });
 
+    it('a ready replica that stops answering /healthz (SIGSTOP) is replaced after three failed checks', async () => {
+      await driver.apply(spec());
+      await until((s) => s.phase === 'available', 'available');
+      const frozen = supervisor.processes(CONTAINER).find((replica) => replica.name === 'tagging-0')?.pid as number;
+      process.kill(frozen, 'SIGSTOP');
+      try {
+        await waitFor(
+          async () => {
+            const row = (await replicaRows()).find((replica) => replica.name === 'tagging-0');
+            return row?.state === 'ready' && row.restarts === 1;
+          },
+          30_000,
+          'tagging-0 replaced',
+        );
+        expect(alive(frozen)).toBe(false);
+        expect((await driver.observe(CONTAINER)).phase).toBe('available');
+      } finally {
+        if (alive(frozen)) process.kill(frozen, 'SIGKILL');
+      }
+    });
+
     it('a config the tagging server refuses ends failed with its message, is not retried, and never available', async () => {
       const refused = Buffer.from('id=nope&env=1&auth=RefusedAuth1').toString('base64');
       const phases = new Set<string>();
@@ -292,7 +265,7 @@ for (const backend of backends) {
           phases.add(observed.phase);
           return observed.phase === 'failed';
         },
-        15_000,
+        30_000,
         'failed',
       ).then(() => driver.observe(CONTAINER));
       expect(phases.has('available')).toBe(false);
@@ -341,7 +314,7 @@ for (const backend of backends) {
           const rows = await replicaRows();
           return rows.length === 3 && rows.every((row) => row.generation === 2 && row.state === 'ready');
         },
-        20_000,
+        30_000,
         'every replica of generation 2',
       );
       sampling = false;
@@ -355,7 +328,7 @@ for (const backend of backends) {
     it('remove deletes the rows and the logs and leaves no process', async () => {
       await driver.apply(spec());
       await until((s) => s.phase === 'available', 'available');
-      await waitFor(async () => (await driver.logs(CONTAINER, { lines: 10 })).length > 0, 5_000, 'logs');
+      await waitFor(async () => (await driver.logs(CONTAINER, { lines: 10 })).length > 0, 15_000, 'logs');
       const pids = runningPids();
       await driver.remove(CONTAINER);
       const { db } = testDatabase.database;
@@ -363,7 +336,7 @@ for (const backend of backends) {
         async () =>
           (await replicaRows()).length === 0 &&
           (await db.select().from(taggingServerLogs).where(eq(taggingServerLogs.containerId, CONTAINER))).length === 0,
-        10_000,
+        20_000,
         'rows and logs gone',
       );
       for (const pid of pids) expect(groupAlive(pid) || alive(pid)).toBe(false);
@@ -390,7 +363,7 @@ for (const backend of backends) {
       await until((s) => s.phase === 'available', 'available');
       await waitFor(
         async () => (await driver.logs(CONTAINER, { lines: 10 })).length >= 4,
-        5_000,
+        15_000,
         'two lines per replica',
       );
       const lines = await driver.logs(CONTAINER, { lines: 10 });
@@ -413,24 +386,3 @@ for (const backend of backends) {
     });
   });
 }
-
-describe('a supervisor killed with SIGKILL', () => {
-  it('takes its tagging servers with it within a few seconds', async () => {
-    const host = spawn(process.execPath, ['--import', 'tsx', path.resolve('test/fixtures/sgtm/host-supervisor.ts')], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const pids = await new Promise<number[]>((resolve, reject) => {
-      let output = '';
-      host.stdout.on('data', (chunk) => {
-        output += chunk;
-        const line = output.split('\n').find((candidate) => candidate.startsWith('{'));
-        if (line) resolve(JSON.parse(line).pids);
-      });
-      host.on('exit', (code) => reject(new Error(`the host exited with ${code}`)));
-    });
-    expect(pids).toHaveLength(2);
-    for (const pid of pids) expect(alive(pid)).toBe(true);
-    host.kill('SIGKILL');
-    await waitFor(async () => pids.every((pid) => !alive(pid) && !groupAlive(pid)), 5_000, 'the replicas to exit');
-  }, 60_000);
-});
