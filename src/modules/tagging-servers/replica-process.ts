@@ -6,6 +6,8 @@ import type { Readable } from 'node:stream';
 const MAX_LINE_CHARS = 8_192;
 /** A ready replica failing this many health checks in a row is restarted. */
 const UNHEALTHY_AFTER_FAILURES = 3;
+/** How long output may still arrive after the process exited. */
+const OUTPUT_DRAIN_MS = 2_000;
 /** How often a starting replica's /healthz is tried, at most. */
 const STARTUP_POLL_MS = 200;
 
@@ -70,7 +72,7 @@ export class ReplicaProcess {
     this.readLines(this.child.stdout, 'stdout');
     this.readLines(this.child.stderr, 'stderr');
     this.exited = new Promise((resolve) => {
-      this.child.once('exit', () => this.killGroup('SIGKILL'));
+      this.child.once('exit', () => this.afterExit());
       this.child.once('close', (code, signal) => {
         this.finish(code, signal);
         resolve();
@@ -91,9 +93,23 @@ export class ReplicaProcess {
     await this.exited;
   }
 
+  /**
+   * The group's leader has exited: whatever it left in its group goes too, and output still held open by something
+   * outside the group (a daemonised grandchild) is let go after a moment, so 'close' always comes.
+   */
+  private afterExit(): void {
+    this.killGroup('SIGKILL');
+    setTimeout(() => {
+      this.child.stdout?.destroy();
+      this.child.stderr?.destroy();
+    }, OUTPUT_DRAIN_MS).unref();
+  }
+
   private finish(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.healthTimer) clearTimeout(this.healthTimer);
-    if (this.watchdog?.pid) signalQuietly(this.watchdog.pid, 'SIGKILL');
+    const watchdog = this.watchdog;
+    if (watchdog?.pid && watchdog.exitCode === null && watchdog.signalCode === null)
+      signalQuietly(watchdog.pid, 'SIGKILL');
     this.options.onExit({
       code,
       signal,
