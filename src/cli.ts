@@ -199,6 +199,7 @@ async function serve(config: Config) {
     address = await app.listen({ host: config.host, port: config.port });
     app.log.info({ roles: config.roles }, 'roles');
     if (config.roles.includes('gateway')) {
+      await app.services.taggingSupervisor?.start();
       if (gatewayWorkers) await listenWithWorkers(app, gatewayWorkers);
       else await listenGateway(app, config);
     }

@@ -24,17 +24,15 @@ import { StatusIncidents } from './modules/status/incidents.js';
 import { StatusSubscriptions } from './modules/status/subscriptions.js';
 import { EventLog } from './modules/events/service.js';
 import { ContainerService } from './modules/containers/service.js';
-import { ContainerTraffic } from './modules/containers/traffic.js';
+import { createDataPlane } from './gateway-setup.js';
 import { ContainerWorker } from './modules/containers/worker.js';
 import { DomainVerifier } from './modules/domains/dns.js';
 import { DomainService } from './modules/domains/service.js';
-import { Gateway } from './gateway/server.js';
+import type { Gateway } from './gateway/server.js';
 import { ContainerHealth } from './gateway/health.js';
-import { GatewayFront } from './gateway/front.js';
-import { NginxEngine } from './gateway/native/engine.js';
-import { nativeEngineSettings } from './config/native-gateway.js';
-import { TlsGateway } from './gateway/tls.js';
-import { BuiltinRuntime } from './gateway/runtime/index.js';
+import type { NginxEngine } from './gateway/native/engine.js';
+import type { TlsGateway } from './gateway/tls.js';
+import type { BuiltinRuntime } from './gateway/runtime/index.js';
 import { MetaConversionsSender } from './gateway/runtime/meta/sender.js';
 import { MetaSink } from './gateway/runtime/meta/sink.js';
 import { CertificateService } from './modules/certificates/service.js';
@@ -49,6 +47,9 @@ import { defineJobs, MONITOR_DISPATCH_MS, monitoringLag, queueFigures } from './
 import { NotificationService } from './modules/notifications/service.js';
 import { NotificationWorker } from './modules/notifications/worker.js';
 import { ForwardingAlerts } from './modules/containers/forwarding-alerts.js';
+import { containerTaggingServers } from './modules/containers/tagging.js';
+import { supervisorFromConfig } from './modules/tagging-servers/drivers.js';
+import type { TaggingServerSupervisor } from './modules/tagging-servers/supervisor.js';
 
 export { scannerFromConfig, scannerOptionsFromConfig } from './outbound-setup.js';
 
@@ -101,6 +102,11 @@ export interface Services {
   nativeGateway: NginxEngine | null;
   /** What containers with `runtime: builtin` run on: the custom loader and event forwarding. */
   runtime: BuiltinRuntime;
+  /**
+   * The process driver's supervisor of Google's tagging servers (`sgtm` containers), in a process with the gateway
+   * role when SGTM_COMMAND is set; it runs once `start()` is called (the CLI does, beside the gateway).
+   */
+  taggingSupervisor: TaggingServerSupervisor | null;
   start(): Promise<void>;
   /** Per role of this process: `ok`, or why it cannot take work (`/readyz`). */
   readiness(): Record<string, string>;
@@ -178,52 +184,27 @@ export function createServices(
       onError,
     },
   );
+  const drivers = { database, invalidations, secrets: userSecretsBox(config) };
+  const taggingServers = containerTaggingServers(config, { ...drivers, tenants }, () => tlsPort());
+  const taggingSupervisor = config.roles.includes('gateway')
+    ? supervisorFromConfig(config.taggingServers, drivers, onError)
+    : null;
   const containerWorker = new ContainerWorker(
-    { database, outbound, events, invalidations, jobs },
-    { delayMs: config.containerTransitionDelayMs },
+    { database, outbound, events, invalidations, jobs, tagging: taggingServers },
+    { delayMs: config.containerTransitionDelayMs, startTimeoutMs: config.taggingServers.startTimeoutMs },
   );
   const security = new SecurityService({ database, auth, box: userSecretsBox(config) });
   const secrets = config.secretsKey ? new SecretBox(config.secretsKey) : null;
   const certificates = new CertificateService({ database, events, invalidations }, { acme: config.acme, secrets });
-  const traffic = new ContainerTraffic({ database });
-  const runtime = new BuiltinRuntime(
-    { dispatcher: outbound.dispatcher, traffic },
-    { ...config.runtime, trustProxy: config.trustProxy, onError, log },
-  );
-  const gateway = new Gateway(
-    {
-      traffic,
-      runtime,
-      invalidations,
-      outbound,
-      front: new GatewayFront(
-        certificates.enabled ? certificates : null,
-        () => nativeGateway?.tlsPort ?? gatewayTls?.port ?? null,
-        onError,
-      ),
-    },
-    { ...config.gateway, onError },
-  );
-  const tlsPort = config.gateway.tlsPort ?? null;
-  const gatewayTls =
-    tlsPort === null
-      ? null
-      : new TlsGateway(
-          { certificates: certificates.enabled ? certificates : null, invalidations, handler: gateway.requestListener },
-          {
-            baseDomain: config.gateway.baseDomain,
-            certFile: config.gateway.tlsCertFile ?? null,
-            keyFile: config.gateway.tlsKeyFile ?? null,
-            onError,
-          },
-        );
-  const nativeGateway =
-    config.gateway.engine === 'nginx'
-      ? new NginxEngine(
-          { gateway, traffic, outbound, invalidations, certificates: certificates.enabled ? certificates : null },
-          nativeEngineSettings(config, onError),
-        )
-      : null;
+  const { traffic, runtime, gateway, gatewayTls, nativeGateway, tlsPort } = createDataPlane(config, {
+    database,
+    invalidations,
+    outbound,
+    certificates,
+    tagging: taggingServers.hosting,
+    onError,
+    log,
+  });
   const containers = new ContainerService(
     {
       database,
@@ -233,7 +214,13 @@ export function createServices(
       tenants,
       traffic: gateway,
       invalidations,
-      health: new ContainerHealth(outbound, config.gateway.upstreamTimeoutMs, builtinRuntimeReady(config, runtime)),
+      health: new ContainerHealth(
+        outbound,
+        config.gateway.upstreamTimeoutMs,
+        builtinRuntimeReady(config, runtime),
+        async (containerId) => (await taggingServers.hosting.endpoints(containerId)).tagging,
+      ),
+      tagging: taggingServers,
     },
     { gatewayBaseDomain: config.gateway.baseDomain },
   );
@@ -351,6 +338,7 @@ export function createServices(
     gatewayTls,
     nativeGateway,
     runtime,
+    taggingSupervisor,
     readiness() {
       const states: Record<ProcessRole, () => string> = {
         api: () => 'ok',
@@ -373,6 +361,7 @@ export function createServices(
       }
     },
     async stop({ graceful = true } = {}) {
+      await taggingSupervisor?.stop().catch(onError);
       await jobs.stop({ graceful, timeoutMs: config.shutdownTimeoutMs });
       await gatewayTls?.close();
       await nativeGateway?.stop();

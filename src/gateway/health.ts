@@ -10,7 +10,7 @@ const MAX_CACHED_PROBES = 10_000;
 
 /** Why a container is not healthy, as the gateway's error code and message. */
 export interface HealthProblem {
-  code: 'container_not_running' | 'no_upstream' | 'upstream_unreachable' | 'runtime_not_ready';
+  code: 'container_not_running' | 'no_upstream' | 'upstream_unreachable' | 'runtime_not_ready' | 'no_ready_replicas';
   message: string;
 }
 
@@ -28,6 +28,8 @@ export class ContainerHealth {
     private readonly outbound: OutboundClient,
     private readonly upstreamTimeoutMs: number,
     private readonly builtinReady: () => boolean = () => false,
+    /** Runtime `sgtm`: the container's ready tagging replicas, when the route at hand does not carry them. */
+    private readonly taggingEndpoints: (containerId: string) => Promise<string[]> = async () => [],
   ) {}
 
   clear(): void {
@@ -39,10 +41,11 @@ export class ContainerHealth {
    * API's `health` of a container both ask this.
    */
   problem(
-    route: Pick<GatewayRoute, 'containerId' | 'status' | 'upstreamUrl' | 'runtime'>,
+    route: Pick<GatewayRoute, 'containerId' | 'status' | 'upstreamUrl' | 'runtime'> & { endpoints?: string[] },
   ): Promise<HealthProblem | null> {
     if (route.status !== 'running')
       return Promise.resolve({ code: 'container_not_running', message: `The container is ${route.status}.` });
+    if (route.runtime === 'sgtm') return this.replicasProblem(route.containerId, route.endpoints);
     if (route.runtime === 'builtin')
       return Promise.resolve(
         this.builtinReady()
@@ -61,6 +64,13 @@ export class ContainerHealth {
     if (this.probes.size > MAX_CACHED_PROBES) this.probes.clear();
     this.probes.set(route.containerId, { upstreamUrl: route.upstreamUrl, at: Date.now(), problem });
     return problem;
+  }
+
+  /** `sgtm`: healthy while the orchestrator reports a tagging replica ready (it probes their `/healthz` itself). */
+  private async replicasProblem(containerId: string, endpoints?: string[]): Promise<HealthProblem | null> {
+    const ready = endpoints ?? (await this.taggingEndpoints(containerId));
+    if (ready.length > 0) return null;
+    return { code: 'no_ready_replicas', message: "None of the container's tagging servers is ready." };
   }
 
   /**

@@ -1,9 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import type { InvalidationBus } from '../db/invalidation.js';
 import { timingSafeEqual } from 'node:crypto';
-import { newId } from '../lib/ids.js';
 import { markFronted } from './client.js';
 import type { NativeRequest } from './native/meter-log.js';
 import { GatewayMeter, KEPT_LOGS_PER_CONTAINER } from './meter.js';
@@ -14,18 +12,9 @@ import type { ContainerTraffic, GatewayRoute } from '../modules/containers/traff
 import type { GatewayFront } from './front.js';
 import { ContainerHealth } from './health.js';
 import { isGatewayHost, requestHost } from './host.js';
+import { GATEWAY_ANSWER, type Outcome, Relay, type Routed } from './relay.js';
 import type { BuiltinRuntime } from './runtime/index.js';
-import {
-  CLIENT_CLOSED_REQUEST,
-  ClientGoneError,
-  countedBody,
-  type ExchangeDone,
-  forwardedHeaders,
-  parseUpstream,
-  ProxyExchange,
-  type Upstream,
-  upstreamPath,
-} from './upstream.js';
+import { parseUpstream, type Upstream, upstreamPath } from './upstream.js';
 
 export interface GatewaySettings {
   /** Containers' default hostnames are `<id>.<baseDomain>`; the bare base domain is the gateway's own name. */
@@ -51,16 +40,6 @@ export { upstreamTarget } from './upstream.js';
 const ROUTE_CACHE_MS = 30_000;
 /** Routes are cached by Host; random Host headers must not grow the cache without bound. */
 const MAX_CACHED_ROUTES = 10_000;
-/** How one request through the gateway went: what is metered and logged. */
-interface Outcome {
-  status: number;
-  requestBytes: number;
-  responseBytes: number;
-  /** The upstream origin asked, or null when the gateway answered itself. */
-  upstream: string | null;
-  upstreamMs: number | null;
-}
-
 interface CachedRoute {
   route: GatewayRoute | null;
   /** The route's upstream URL, parsed once. */
@@ -86,20 +65,31 @@ export class Gateway {
   private native: NativeSource | null = null;
 
   private readonly traffic: ContainerTraffic;
-  private readonly outbound: OutboundClient;
   private readonly onError: (error: unknown) => void;
   private readonly front: GatewayFront | null;
   private readonly runtime: BuiltinRuntime | null;
+  private readonly relay: Relay;
 
   constructor(
     { traffic, invalidations, outbound, front, runtime }: GatewayDependencies,
     private readonly settings: GatewaySettings & { onError: (error: unknown) => void },
   ) {
     this.traffic = traffic;
-    this.outbound = outbound;
     this.onError = settings.onError;
     this.front = front ?? null;
     this.runtime = runtime ?? null;
+    this.relay = new Relay(
+      {
+        outbound,
+        runtime: this.runtime,
+        reporting: {
+          record: (req, routed, outcome) => this.record(req, routed, outcome),
+          refuse: (req, res, routed, status, code, message) => this.refuse(req, res, routed, status, code, message),
+          onError: settings.onError,
+        },
+      },
+      { upstreamTimeoutMs: settings.upstreamTimeoutMs },
+    );
     this.health = new ContainerHealth(outbound, settings.upstreamTimeoutMs, () => this.runtime?.ready ?? false);
     invalidations.subscribe(({ kind }) => {
       if (kind === 'container' || kind === 'domain' || kind === 'all') {
@@ -165,6 +155,7 @@ export class Gateway {
       server.closeIdleConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+    await this.relay.close();
     await this.flush();
   }
 
@@ -216,24 +207,6 @@ export class Gateway {
   ) {
     const responseBytes = writeGatewayError(res, status, code, message);
     this.record(req, { route, hostname, started }, { ...GATEWAY_ANSWER, status, responseBytes });
-  }
-
-  /** The client learns only that the upstream failed; the cause (addresses, TLS details) goes to our log. */
-  private upstreamFailed(res: http.ServerResponse, route: GatewayRoute, cause: unknown): number {
-    const requestId = newId('request');
-    this.onError(
-      new Error(
-        `Gateway request ${requestId} to the upstream of container ${route.containerId} failed: ${(cause as Error)?.message ?? cause}`,
-        { cause },
-      ),
-    );
-    return writeGatewayError(
-      res,
-      502,
-      'upstream_unreachable',
-      "The container's tagging server could not be reached. Quote the request id if you contact us.",
-      { requestId },
-    );
   }
 
   private record(req: http.IncomingMessage, { route, hostname, started }: Routed, outcome: Outcome) {
@@ -288,6 +261,7 @@ export class Gateway {
     const routed = { route, hostname, started };
     if (route.status !== 'running')
       return this.refuse(req, res, routed, 503, 'container_not_running', `The container is ${route.status}.`);
+    if (route.runtime === 'sgtm') return this.relay.toReplicas(req, res, routed);
     if (this.runtime && (route.runtime === 'builtin' || this.runtime.servesLoader(route, req.url ?? '/')))
       return this.record(req, routed, { ...GATEWAY_ANSWER, ...(await this.runtime.handle(req, res, route)) });
     if (!route.upstreamUrl)
@@ -300,7 +274,7 @@ export class Gateway {
         'The container has no upstream tagging server configured.',
       );
     if (!upstream) {
-      const responseBytes = this.upstreamFailed(res, route, new Error('The upstream URL cannot be parsed.'));
+      const responseBytes = this.relay.upstreamFailed(res, route, new Error('The upstream URL cannot be parsed.'));
       return this.record(req, routed, { ...GATEWAY_ANSWER, status: 502, responseBytes });
     }
     const path = upstreamPath(upstream, req.url ?? '/');
@@ -313,65 +287,7 @@ export class Gateway {
         'invalid_request_target',
         'The request target must be a path, such as /g/collect?v=2.',
       );
-    const requestBytes = { counted: 0 };
-    const powerups = (await this.runtime?.upstreamHeaders(req, route)) ?? [];
-    this.relay(req, res, upstream, path, hostname, requestBytes, powerups, (error, result) => {
-      // Runs inside undici's callbacks: a failure here is ours to report, never undici's to handle.
-      try {
-        const outcome: Outcome = {
-          status: result.status,
-          requestBytes: requestBytes.counted,
-          responseBytes: result.responseBytes,
-          upstream: upstream.origin,
-          upstreamMs: result.upstreamMs,
-        };
-        if (error instanceof ClientGoneError) outcome.status = CLIENT_CLOSED_REQUEST;
-        else if (error) {
-          outcome.status = error.status || 502;
-          outcome.responseBytes = 0;
-          if (res.headersSent) res.destroy();
-          else outcome.responseBytes = this.upstreamFailed(res, route, error);
-        }
-        this.record(req, routed, outcome);
-      } catch (failure) {
-        this.onError(failure);
-      }
-    });
-  }
-
-  /** Sends the request to the upstream and streams its answer to the client, counting the body bytes sent. */
-  private relay(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    upstream: Upstream,
-    path: string,
-    hostname: string,
-    requestBytes: { counted: number },
-    /** Power-up headers for the tagging server (X-Tagport-Bot, X-Geo-Country). */
-    powerups: string[],
-    done: ExchangeDone,
-  ): void {
-    const method = req.method ?? 'GET';
-    const exchange = new ProxyExchange(res, done);
-    try {
-      this.outbound.dispatcher.dispatch(
-        {
-          origin: upstream.origin,
-          path,
-          method: method as 'GET',
-          headers: [...forwardedHeaders(req, hostname), ...powerups],
-          body:
-            method === 'GET' || method === 'HEAD'
-              ? null
-              : Readable.from(countedBody(req, requestBytes), { objectMode: false }),
-          headersTimeout: this.settings.upstreamTimeoutMs,
-          bodyTimeout: this.settings.upstreamTimeoutMs,
-        },
-        exchange,
-      );
-    } catch (error) {
-      exchange.onResponseError(null, error as Error);
-    }
+    await this.relay.toUpstream(req, res, routed, upstream, path);
   }
 }
 
@@ -380,15 +296,6 @@ export interface NativeSource {
   running(): boolean;
   read(): Promise<Array<NativeRequest & { upstream: string | null }>>;
 }
-
-/** A routed request: its container, the hostname it came for and when it arrived. */
-interface Routed {
-  route: GatewayRoute;
-  hostname: string;
-  started: number;
-}
-
-const GATEWAY_ANSWER = { requestBytes: 0, upstream: null, upstreamMs: null } as const;
 
 /** The client closed its connection before its request was read whole or answered. */
 function clientWentAway(req: http.IncomingMessage, res: http.ServerResponse): boolean {

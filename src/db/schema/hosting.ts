@@ -16,9 +16,12 @@ export const containers = pgTable(
     statusReason: text('status_reason'),
     /** A transition queued behind the current one (restart = stop, then start). */
     pendingAction: text('pending_action'),
+    /** The GTM container config string: sealed (`v1.…`, purpose `container-config:<id>`), or in clear if older. */
     config: text('config').notNull(),
+    /** The GTM container id of `config`; null on rows written before it was kept (read from `config` then). */
+    gtmContainerId: text('gtm_container_id'),
     upstreamUrl: text('upstream_url'),
-    /** `builtin` (the gateway serves and forwards itself) or `upstream` (proxy to upstream_url). */
+    /** `builtin` (the gateway serves and forwards itself), `upstream` (proxy to upstream_url) or `sgtm` (Google's tagging server, run by Tagport). */
     runtime: text('runtime').notNull().default('builtin'),
     /** Loader path, GA4 ids and power-up switches (modules/containers/settings.ts); defaults filled on read. */
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),

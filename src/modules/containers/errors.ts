@@ -4,6 +4,8 @@ import {
   HttpCodes,
   notFound,
   outboundUrlRefused,
+  planLimitReached,
+  RETRY_AFTER_UNAVAILABLE_SECONDS,
   transitionNotAllowed,
 } from '../../http/errors.js';
 import type { OutboundRefusedError } from '../../lib/outbound.js';
@@ -25,6 +27,18 @@ export const ContainerCodes = {
   upstreamRequired: errorCode(400, 'upstream_required', {
     message: 'runtime upstream needs an upstream_url (your tagging server).',
     param: 'upstream_url',
+  }),
+  runtimeUnavailable: errorCode(400, 'runtime_unavailable', {
+    message:
+      "runtime sgtm is not enabled on this instance: its operator must set SGTM_COMMAND (Google's tagging server program) or SGTM_DRIVER=kubernetes.",
+    param: 'runtime',
+  }),
+  invalidReplicas: errorCode(400, 'invalid_replicas', {
+    message: 'settings.tagging_server.min_replicas (3) must not be above max_replicas (2).',
+    param: 'settings.tagging_server.min_replicas',
+  }),
+  orchestratorUnavailable: errorCode(503, 'orchestrator_unavailable', {
+    message: "The tagging servers' orchestrator cannot be reached; retry in 5 seconds.",
   }),
   invalidLoaderPath: errorCode(400, 'invalid_loader_path', {
     message: 'loader_path must not contain gtm, gtag, analytics or collect: ad blockers list those.',
@@ -48,6 +62,19 @@ export const ContainerErrors = {
     ContainerCodes.upstreamRequired.error('runtime upstream needs an upstream_url (your tagging server).', {
       param: 'upstream_url',
     }),
+  runtimeUnavailable: (why: string) => ContainerCodes.runtimeUnavailable.error(why, { param: 'runtime' }),
+  invalidReplicas: (min: number, max: number) =>
+    ContainerCodes.invalidReplicas.error(
+      `settings.tagging_server.min_replicas (${min}) must not be above max_replicas (${max}).`,
+      { param: 'settings.tagging_server.min_replicas' },
+    ),
+  replicaLimit: (limit: number) =>
+    planLimitReached('tagging replicas per container', limit, 'lower settings.tagging_server.max_replicas or upgrade'),
+  orchestratorUnavailable: (cause: unknown) =>
+    ContainerCodes.orchestratorUnavailable.error(
+      `The tagging servers' orchestrator cannot be reached; retry in ${RETRY_AFTER_UNAVAILABLE_SECONDS} seconds.`,
+      { headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) }, cause },
+    ),
   invalidLoaderPath: (why: string) => ContainerCodes.invalidLoaderPath.error(why, { param: 'settings.loader_path' }),
   periodReversed: () => HttpCodes.periodReversed.error('from must not be after to.', { param: 'from' }),
   periodTooLong: () => HttpCodes.periodTooLong.error('At most 366 days at a time.', { param: 'to' }),

@@ -272,6 +272,7 @@ export interface RouteRow {
   upstreamUrl: string | null;
   runtime: string;
   config: string;
+  gtmContainerId: string | null;
   settings: unknown;
 }
 
@@ -281,6 +282,7 @@ const routeColumns = {
   upstreamUrl: containers.upstreamUrl,
   runtime: containers.runtime,
   config: containers.config,
+  gtmContainerId: containers.gtmContainerId,
   settings: containers.settings,
 };
 

@@ -42,8 +42,71 @@ const Config = Type.String({
   examples: ['aWQ9R1RNLUFCQzEyMyZlbnY9MSZhdXRoPWFiY2RlZmdoaWprbG1u'],
 });
 
+const MaskedConfig = Type.String({
+  description:
+    'The container config, masked: its first 6 and last 4 characters. It is sealed at rest and never shown whole again; send a new one to change it.',
+  examples: ['aWQ9R1…bG1u'],
+});
+
 /** Why a running container is not healthy: the codes the gateway's `/healthz` answers on its hostnames. */
-export const HEALTH_PROBLEMS = ['no_upstream', 'upstream_unreachable', 'runtime_not_ready'] as const;
+export const HEALTH_PROBLEMS = [
+  'no_upstream',
+  'upstream_unreachable',
+  'runtime_not_ready',
+  'no_ready_replicas',
+] as const;
+
+export const TaggingServerStatus = Type.Object(
+  {
+    driver: StringEnum(['process', 'kubernetes'] as const, {
+      description: '`process`: replicas supervised on the gateway machine; `kubernetes`: Deployments in a cluster.',
+    }),
+    state: StringEnum(['progressing', 'available', 'failed', 'stopped', 'absent', 'unknown'] as const, {
+      description:
+        '`progressing`: starting or rolling out; `available`: a tagging replica and the preview server are ready; `failed`: they cannot start (see `reason`); `stopped`: scaled to zero; `absent`: not created yet; `unknown`: the orchestrator could not be asked.',
+    }),
+    reason: Nullable(Type.String(), {
+      description: 'Why it is failed or unknown, as the tagging server or Kubernetes says.',
+    }),
+    version: Type.String({
+      description: "The version (image tag) of Google's tagging server it runs or is rolling to.",
+    }),
+    replicas: Type.Object(
+      {
+        ready: Type.Integer({ description: 'Tagging replicas ready to serve.' }),
+        desired: Type.Integer({ description: 'Tagging replicas wanted now.' }),
+        min: Type.Integer({ description: 'Lower bound.' }),
+        max: Type.Integer({ description: "Upper bound (the autoscaler's, kubernetes driver)." }),
+      },
+      { additionalProperties: false },
+    ),
+    preview_url: Type.String({
+      description: "The preview server's URL: what GTM's preview mode connects to (`PREVIEW_SERVER_URL`).",
+    }),
+  },
+  {
+    $id: 'TaggingServerStatus',
+    additionalProperties: false,
+    description: "Google's tagging server running for this container (runtime `sgtm`), as the orchestrator reports it.",
+  },
+);
+export type TaggingServerStatusDto = Static<typeof TaggingServerStatus>;
+
+export const TaggingServerLogLine = Type.Object(
+  {
+    replica: Type.String({ description: 'The replica (`tagging-0`, `preview-0`) or pod it came from.' }),
+    stream: StringEnum(['stdout', 'stderr'] as const),
+    at: Timestamp('When it was printed.'),
+    line: Type.String(),
+  },
+  { $id: 'TaggingServerLogLine', additionalProperties: false, description: 'A line a tagging server printed.' },
+);
+
+export const TaggingServerLogsQuery = Type.Object({
+  lines: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Lines per replica, newest kept.' }),
+  ),
+});
 
 export const ContainerHealth = Type.Object(
   {
@@ -72,13 +135,14 @@ export const Container = Type.Object(
     status: StringEnum(CONTAINER_STATUSES, { description: STATE_MACHINE }),
     status_reason: Nullable(Type.String(), { description: 'Why the container is failed, or what it is doing.' }),
     health: ContainerHealth,
-    config: Config,
+    config: MaskedConfig,
     gtm_container_id: Type.String({ description: 'The GTM container id read from config.' }),
     runtime: RuntimeField,
     upstream_url: Nullable(Type.String(), {
       description: 'The tagging server the gateway forwards to when `runtime` is `upstream`.',
     }),
     settings: ContainerSettings,
+    tagging_server: Nullable(TaggingServerStatus, { description: 'Runtime `sgtm` only; null otherwise.' }),
     default_hostname: Type.String({
       description: 'Hostname served by the gateway for this container; point custom domains here with a CNAME.',
     }),

@@ -9,7 +9,12 @@ import type { TenantService } from '../tenants/service.js';
 import { ContainerErrors } from './errors.js';
 import { type ContainerHealthCheck, healthOf } from './health.js';
 import * as queries from './queries.js';
-import { runtimeCountsOf, sumRuntimeCounts, sumUsage } from './usage.js';
+import { runtimeCountsOf, usageReport } from './usage.js';
+import type { ContainerTaggingServers } from './tagging.js';
+import { maskConfig, parseContainerConfig } from './config-string.js';
+
+export { parseContainerConfig } from './config-string.js';
+import { OrchestratorUnavailableError } from '../tagging-servers/orchestrator.js';
 import {
   type ContainerRuntimeKind,
   type ContainerSettingsChangeInput,
@@ -29,6 +34,7 @@ import {
   type ContainerHealthDto,
   type ContainerStatus,
   type CreateContainerInput,
+  type TaggingServerStatusDto,
   type LogsFilter,
   type RequestLogDto,
   type UpdateContainerInput,
@@ -39,27 +45,18 @@ import type { ListWindow } from '../../lib/list-window.js';
 
 const DAY_MS = 86_400_000;
 
-/** Decodes and checks a server-side GTM container config; returns the GTM container id. */
-export function parseContainerConfig(config: string): string {
-  const trimmed = config.trim();
-  if (!/^[A-Za-z0-9+/=_-]+$/.test(trimmed))
-    throw ContainerErrors.invalidConfig('config must be the base64 container config string from Google Tag Manager.');
-  const params = new URLSearchParams(Buffer.from(trimmed, 'base64').toString('utf8'));
-  const id = params.get('id') ?? '';
-  if (!/^GTM-[A-Z0-9]{4,12}$/.test(id))
-    throw ContainerErrors.invalidConfig('config does not decode to a GTM container (id=GTM-…&env=…&auth=…).');
-  if (!/^\d{1,6}$/.test(params.get('env') ?? ''))
-    throw ContainerErrors.invalidConfig('config has no valid env parameter.');
-  if (!/^[A-Za-z0-9_-]{6,200}$/.test(params.get('auth') ?? ''))
-    throw ContainerErrors.invalidConfig('config has no valid auth parameter.');
-  return id;
-}
-
 export function allowedActions(status: string): ContainerAction[] {
   return ACTIONS.filter((action) => TRANSITIONS[action].from.includes(status as ContainerStatus));
 }
 
-export function toContainerDto(row: ContainerRow, health: ContainerHealthDto): ContainerDto {
+export function toContainerDto(
+  row: ContainerRow,
+  {
+    health,
+    config,
+    taggingServer,
+  }: { health: ContainerHealthDto; config: string; taggingServer: TaggingServerStatusDto | null },
+): ContainerDto {
   return {
     id: row.id,
     tenant_id: row.tenantId,
@@ -68,11 +65,12 @@ export function toContainerDto(row: ContainerRow, health: ContainerHealthDto): C
     status: row.status as ContainerDto['status'],
     status_reason: row.statusReason,
     health,
-    config: row.config,
-    gtm_container_id: parseContainerConfig(row.config),
+    config: maskConfig(config),
+    gtm_container_id: row.gtmContainerId ?? parseContainerConfig(config),
     runtime: row.runtime as ContainerRuntimeKind,
     upstream_url: row.upstreamUrl,
     settings: settingsFromStored(row.settings),
+    tagging_server: taggingServer,
     default_hostname: row.defaultHostname,
     allowed_actions: allowedActions(row.status),
     created_at: row.createdAt.toISOString(),
@@ -115,6 +113,8 @@ export interface ContainerServiceDependencies {
   invalidations: InvalidationBus;
   /** The gateway's health check, for the `health` of running containers. */
   health: ContainerHealthCheck;
+  /** The sealed config and the Google tagging servers of `sgtm` containers. */
+  tagging: ContainerTaggingServers;
 }
 
 export class ContainerService {
@@ -126,9 +126,20 @@ export class ContainerService {
   private readonly traffic: PendingTraffic;
   private readonly invalidations: InvalidationBus;
   private readonly health: ContainerHealthCheck;
+  private readonly tagging: ContainerTaggingServers;
 
   constructor(
-    { database, outbound, events, runtime, tenants, traffic, invalidations, health }: ContainerServiceDependencies,
+    {
+      database,
+      outbound,
+      events,
+      runtime,
+      tenants,
+      traffic,
+      invalidations,
+      health,
+      tagging,
+    }: ContainerServiceDependencies,
     private readonly settings: { gatewayBaseDomain: string },
   ) {
     this.database = database;
@@ -139,11 +150,13 @@ export class ContainerService {
     this.traffic = traffic;
     this.invalidations = invalidations;
     this.health = health;
+    this.tagging = tagging;
   }
 
-  /** The container as the API shows it, with its health checked when it runs. */
+  /** The container as the API shows it, with its health checked when it runs and its tagging servers' state. */
   private async present(row: ContainerRow): Promise<ContainerDto> {
-    return toContainerDto(row, await healthOf(this.health, row));
+    const [health, taggingServer] = await Promise.all([healthOf(this.health, row), this.tagging.status(row)]);
+    return toContainerDto(row, { health, config: this.tagging.configOf(row), taggingServer });
   }
 
   private get db() {
@@ -163,10 +176,11 @@ export class ContainerService {
   }
 
   async create(tenantId: string, input: CreateContainerInput): Promise<ContainerDto> {
-    parseContainerConfig(input.config);
+    const gtmContainerId = parseContainerConfig(input.config);
     const runtime = input.runtime ?? (input.upstream_url ? 'upstream' : 'builtin');
     checkRuntime(runtime, input.upstream_url ?? null);
     const settings = changedSettings(defaultSettings(generateLoaderPath()), input.settings);
+    await this.tagging.check(tenantId, runtime, settings);
     await this.checkUpstream(input.upstream_url);
     const limit = Number((await this.tenants.features(tenantId)).max_containers ?? 0);
     if ((await queries.countLiveContainers(this.db, tenantId)) >= limit) {
@@ -179,7 +193,8 @@ export class ContainerService {
       name: input.name.trim(),
       region: input.region,
       status: 'provisioning',
-      config: input.config.trim(),
+      config: this.tagging.seal(id, input.config.trim()),
+      gtmContainerId,
       upstreamUrl: input.upstream_url ?? null,
       runtime,
       settings,
@@ -236,32 +251,8 @@ export class ContainerService {
         a.hostname.localeCompare(b.hostname) ||
         a.statusClass.localeCompare(b.statusClass),
     );
-    const total = sumUsage(rows, () => 'all').get('all');
     const runtimeDays = (await queries.runtimeUsage(this.db, id, from, to)).map(runtimeCountsOf);
-    return {
-      container_id: id,
-      from,
-      to,
-      total_requests: total?.requests ?? 0,
-      total_request_bytes: total?.request_bytes ?? 0,
-      total_response_bytes: total?.response_bytes ?? 0,
-      days: [...sumUsage(rows, (row) => row.day)].map(([day, sums]) => ({ day, ...sums })),
-      by_hostname: [...sumUsage(rows, (row) => row.hostname)]
-        .map(([hostname, sums]) => ({ hostname, ...sums }))
-        .sort((a, b) => b.requests - a.requests),
-      by_status_class: Object.fromEntries(
-        [...sumUsage(rows, (row) => row.statusClass)].map(([statusClass, sums]) => [statusClass, sums.requests]),
-      ),
-      runtime: { totals: sumRuntimeCounts(runtimeDays), days: runtimeDays },
-      rows: rows.map((row) => ({
-        day: row.day,
-        hostname: row.hostname,
-        status_class: row.statusClass,
-        requests: row.requests,
-        request_bytes: row.requestBytes,
-        response_bytes: row.responseBytes,
-      })),
-    };
+    return usageReport({ containerId: id, from, to, rows, runtimeDays });
   }
 
   /**
@@ -302,30 +293,61 @@ export class ContainerService {
   }
 
   async update(tenantId: string, id: string, input: UpdateContainerInput): Promise<ContainerDto> {
-    if (input.config !== undefined) parseContainerConfig(input.config);
+    const gtmContainerId = input.config === undefined ? undefined : parseContainerConfig(input.config);
     const current = await this.find(tenantId, id);
     const upstreamUrl = input.upstream_url === undefined ? current.upstreamUrl : input.upstream_url;
-    checkRuntime(input.runtime ?? (current.runtime as ContainerRuntimeKind), upstreamUrl);
+    const runtime = input.runtime ?? (current.runtime as ContainerRuntimeKind);
+    checkRuntime(runtime, upstreamUrl);
     const settings =
       input.settings === undefined ? undefined : changedSettings(settingsFromStored(current.settings), input.settings);
+    await this.tagging.check(tenantId, runtime, settings ?? settingsFromStored(current.settings));
     await this.checkUpstream(input.upstream_url);
     const row = await queries.updateContainer(this.db, tenantId, id, {
       name: input.name?.trim(),
-      config: input.config?.trim(),
+      config: input.config === undefined ? undefined : this.tagging.seal(id, input.config.trim()),
+      gtmContainerId,
       upstreamUrl: input.upstream_url === undefined ? undefined : input.upstream_url,
       runtime: input.runtime,
       settings,
     });
-    if (row) {
-      await this.invalidations.publish({ kind: 'container', id });
-      return this.present(row);
+    if (!row) throw ContainerErrors.notChangeable((await this.find(tenantId, id)).status);
+    await this.invalidations.publish({ kind: 'container', id });
+    return this.present(await this.applyTaggingServers(current, row));
+  }
+
+  /**
+   * After an update: a running container that moves to `sgtm` starts its tagging servers (and is `starting` until
+   * they are available); one already on `sgtm` gets the changed spec rolled out; one leaving `sgtm` loses them.
+   */
+  private async applyTaggingServers(before: ContainerRow, row: ContainerRow): Promise<ContainerRow> {
+    return this.orchestrated(async () => {
+      if (before.runtime === 'sgtm' && row.runtime !== 'sgtm') await this.tagging.hosting.remove(row.id);
+      if (row.runtime !== 'sgtm' || row.status !== 'running') return row;
+      await this.tagging.hosting.apply(await this.tagging.spec(row));
+      if (before.runtime === 'sgtm') return row;
+      const starting = await queries.transition(this.db, row.id, ['running'], { status: 'starting' });
+      if (!starting) return row;
+      await this.invalidations.publish({ kind: 'container', id: row.id });
+      await this.runtime.enqueue(row.id);
+      return starting;
+    });
+  }
+
+  /** Runs an orchestrator call, answering 503 in our format when the orchestrator cannot be reached. */
+  private async orchestrated<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof OrchestratorUnavailableError) throw ContainerErrors.orchestratorUnavailable(error);
+      throw error;
     }
-    throw ContainerErrors.notChangeable((await this.find(tenantId, id)).status);
   }
 
   /** start / stop / restart / delete: an atomic move to the transitional state, then the worker finishes it. */
   async act(tenantId: string, id: string, action: ContainerAction): Promise<ContainerDto> {
     const current = await this.find(tenantId, id);
+    if (action === 'restart' && current.runtime === 'sgtm' && current.status === 'running')
+      return this.rollingRestart(current);
     const { from, to } = TRANSITIONS[action];
     const row = await queries.transition(this.db, id, from, {
       status: to,
@@ -345,5 +367,17 @@ export class ContainerService {
     );
     await this.runtime.enqueue(id);
     return this.present(row);
+  }
+
+  /** `sgtm` restarts replace the replicas one by one while the container keeps serving (a rollout restart). */
+  private async rollingRestart(current: ContainerRow): Promise<ContainerDto> {
+    await this.orchestrated(() => this.tagging.hosting.restart(current.id));
+    await this.events.record(
+      current.tenantId,
+      'container.status_changed',
+      { type: 'container', id: current.id },
+      { from: 'running', to: 'running', action: 'restart' },
+    );
+    return this.present(current);
   }
 }

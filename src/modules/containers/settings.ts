@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { type Static, Type } from 'typebox';
-import { StringEnum } from '../../http/schemas.js';
+import { Nullable, StringEnum } from '../../http/schemas.js';
 
 /**
  * A container's runtime and its per-container settings: the custom loader path, the GA4 properties it owns and
@@ -8,12 +8,12 @@ import { StringEnum } from '../../http/schemas.js';
  * setting added later needs no migration.
  */
 
-export const RUNTIMES = ['upstream', 'builtin'] as const;
+export const RUNTIMES = ['upstream', 'builtin', 'sgtm'] as const;
 export type ContainerRuntimeKind = (typeof RUNTIMES)[number];
 
 export const RuntimeField = StringEnum(RUNTIMES, {
   description:
-    '`builtin`: the gateway itself serves the Google tags and forwards collected events (no tagging server to run). `upstream`: every request is proxied to `upstream_url`, your own tagging server. Default: `upstream` when `upstream_url` is given, else `builtin`.',
+    "`builtin`: the gateway itself serves the Google tags and forwards collected events (no tagging server to run). `upstream`: every request is proxied to `upstream_url`, your own tagging server. `sgtm`: Tagport runs Google's tagging server for you with the container's `config` (tagging replicas and a preview server; see `tagging_server`). Default: `upstream` when `upstream_url` is given, else `builtin`.",
   examples: ['builtin'],
 });
 
@@ -39,6 +39,22 @@ const VendorAnonymizer = Type.Object(
     }),
   },
   { additionalProperties: false },
+);
+
+const ReplicaCount = (description: string) => Nullable(Type.Integer({ minimum: 1, maximum: 100 }), { description });
+
+const TaggingServerChoice = Type.Object(
+  {
+    version: Nullable(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' }), {
+      description:
+        "The version (image tag) of Google's tagging server for `sgtm`, e.g. `stable` or `3.2.0`; null: the platform's default. Changing it rolls the replicas over one by one.",
+    }),
+    min_replicas: ReplicaCount('Tagging replicas always running (`sgtm`); null: 1.'),
+    max_replicas: ReplicaCount(
+      "Tagging replicas the autoscaler may add under load (`sgtm`, kubernetes driver); null: the plan's `sgtm_max_replicas`. Above the plan's limit: 402.",
+    ),
+  },
+  { additionalProperties: false, description: "Google's tagging server for runtime `sgtm`." },
 );
 
 const MeasurementId = Type.String({ pattern: '^G-[A-Z0-9]{4,15}$', description: 'A GA4 measurement id.' });
@@ -97,6 +113,7 @@ export const ContainerSettings = Type.Object(
       { ga4: VendorAnonymizer, meta: VendorAnonymizer },
       { additionalProperties: false, description: 'What each vendor receives of the visitor (Anonymizer).' },
     ),
+    tagging_server: TaggingServerChoice,
   },
   {
     additionalProperties: false,
@@ -114,6 +131,7 @@ export const ContainerSettings = Type.Object(
           ga4: { ip: 'truncate', user_agent: 'keep', click_ids: 'keep' },
           meta: { ip: 'keep', user_agent: 'keep', click_ids: 'keep' },
         },
+        tagging_server: { version: null, min_replicas: 2, max_replicas: null },
       },
     ],
   },
@@ -136,6 +154,7 @@ export const ContainerSettingsChange = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    tagging_server: Type.Optional(Type.Partial(TaggingServerChoice)),
   },
   {
     additionalProperties: false,
@@ -161,6 +180,7 @@ export function defaultSettings(loaderPath: string): ContainerSettingsDto {
     bot_detection: { mode: 'mark' },
     geo_headers: { enabled: false },
     anonymizer: { ga4: { ...KEEP_ALL }, meta: { ...KEEP_ALL } },
+    tagging_server: { version: null, min_replicas: null, max_replicas: null },
   };
 }
 
@@ -208,5 +228,6 @@ export function mergeSettings(
     bot_detection: { ...current.bot_detection, ...change.bot_detection },
     geo_headers: { ...current.geo_headers, ...change.geo_headers },
     anonymizer,
+    tagging_server: { ...current.tagging_server, ...change.tagging_server },
   };
 }

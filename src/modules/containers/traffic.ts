@@ -3,7 +3,8 @@ import type { BatchedDelete } from '../../db/batched-delete.js';
 import type { Database } from '../../db/index.js';
 import type { containerRequestLogs, containerRuntimeUsage, containerUsage } from '../../db/schema.js';
 import * as queries from './queries.js';
-import { parseContainerConfig } from './service.js';
+import { previewOf } from '../tagging-servers/hosting.js';
+import { parseContainerConfig } from './config-string.js';
 import { type ContainerRuntimeKind, type ContainerSettingsDto, settingsFromStored } from './settings.js';
 
 /** Rows per insert or delete statement: each blocks a PGlite gateway for ~2–3 ms. */
@@ -18,6 +19,18 @@ export interface GatewayRoute {
   /** The GTM container id of its config (`GTM-…`); the loader serves gtm.js for it. */
   gtmContainerId: string | null;
   settings: ContainerSettingsDto;
+  /**
+   * Runtime `sgtm`: where this hostname's requests go, `http://host:port` of each ready tagging replica, or of the
+   * preview server on the container's preview hostname. Empty otherwise.
+   */
+  endpoints: string[];
+  /** The hostname is the container's preview hostname (`<label>-preview.<base domain>`). */
+  preview: boolean;
+}
+
+/** Where a container's tagging servers can be reached (src/modules/tagging-servers/). */
+export interface TaggingEndpoints {
+  endpoints(containerId: string): Promise<{ tagging: string[]; preview: string[] }>;
 }
 export type UsageCount = typeof containerUsage.$inferInsert;
 export type RequestLogEntry = typeof containerRequestLogs.$inferInsert;
@@ -30,21 +43,36 @@ export type RuntimeUsageCount = typeof containerRuntimeUsage.$inferInsert;
  */
 export class ContainerTraffic {
   private readonly database: Database;
+  private readonly tagging: TaggingEndpoints | null;
+  private readonly baseDomain: string;
 
-  constructor({ database }: { database: Database }) {
+  constructor({ database, tagging }: { database: Database; tagging?: TaggingEndpoints }, baseDomain = '') {
     this.database = database;
+    this.tagging = tagging ?? null;
+    this.baseDomain = baseDomain;
   }
 
+  /** The container a hostname reaches: by default hostname or active custom domain, or as its preview hostname. */
   async route(hostname: string): Promise<GatewayRoute | null> {
     const row = await queries.findRouteByHostname(this.database.db, hostname);
-    if (!row) return null;
+    if (row) return this.routeOf(row, false);
+    const previewed = this.baseDomain ? previewOf(hostname, this.baseDomain) : null;
+    const container = previewed ? await queries.findRouteByHostname(this.database.db, previewed) : null;
+    return container?.runtime === 'sgtm' ? this.routeOf(container, true) : null;
+  }
+
+  private async routeOf(row: queries.RouteRow, preview: boolean): Promise<GatewayRoute> {
+    const runtime = runtimeOf(row.runtime);
+    const pools = runtime === 'sgtm' && this.tagging ? await this.tagging.endpoints(row.containerId) : null;
     return {
       containerId: row.containerId,
       status: row.status,
       upstreamUrl: row.upstreamUrl,
-      runtime: row.runtime === 'upstream' ? 'upstream' : 'builtin',
-      gtmContainerId: gtmIdOf(row.config),
+      runtime,
+      gtmContainerId: row.gtmContainerId ?? gtmIdOf(row.config),
       settings: settingsFromStored(row.settings),
+      endpoints: (preview ? pools?.preview : pools?.tagging) ?? [],
+      preview,
     };
   }
 
@@ -92,6 +120,11 @@ export class ContainerTraffic {
   }
 }
 
+function runtimeOf(stored: string): ContainerRuntimeKind {
+  return stored === 'upstream' || stored === 'sgtm' ? stored : 'builtin';
+}
+
+/** The GTM id of a config stored in clear (rows from before configs were sealed); null for a sealed one. */
 function gtmIdOf(config: string): string | null {
   try {
     return parseContainerConfig(config);

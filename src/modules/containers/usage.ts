@@ -1,5 +1,5 @@
 import type * as queries from './queries.js';
-import type { RuntimeCountsDto } from './schemas.js';
+import type { RuntimeCountsDto, UsageDto } from './schemas.js';
 
 /** Adding up usage rows for the usage API. */
 
@@ -51,4 +51,47 @@ export function sumRuntimeCounts(days: Array<RuntimeCountsDto & { day: string }>
   for (const { day: _day, ...counts } of days)
     for (const key of Object.keys(totals) as Array<keyof RuntimeCountsDto>) totals[key] += counts[key];
   return totals;
+}
+
+type UsageRow = Awaited<ReturnType<typeof queries.usage>>[number];
+
+/** The usage API's answer: the rows (sorted by day, hostname, status class) added up every way it shows them. */
+export function usageReport({
+  containerId,
+  from,
+  to,
+  rows,
+  runtimeDays,
+}: {
+  containerId: string;
+  from: string;
+  to: string;
+  rows: UsageRow[];
+  runtimeDays: Array<RuntimeCountsDto & { day: string }>;
+}): UsageDto {
+  const total = sumUsage(rows, () => 'all').get('all');
+  return {
+    container_id: containerId,
+    from,
+    to,
+    total_requests: total?.requests ?? 0,
+    total_request_bytes: total?.request_bytes ?? 0,
+    total_response_bytes: total?.response_bytes ?? 0,
+    days: [...sumUsage(rows, (row) => row.day)].map(([day, sums]) => ({ day, ...sums })),
+    by_hostname: [...sumUsage(rows, (row) => row.hostname)]
+      .map(([hostname, sums]) => ({ hostname, ...sums }))
+      .sort((a, b) => b.requests - a.requests),
+    by_status_class: Object.fromEntries(
+      [...sumUsage(rows, (row) => row.statusClass)].map(([statusClass, sums]) => [statusClass, sums.requests]),
+    ),
+    runtime: { totals: sumRuntimeCounts(runtimeDays), days: runtimeDays },
+    rows: rows.map((row) => ({
+      day: row.day,
+      hostname: row.hostname,
+      status_class: row.statusClass,
+      requests: row.requests,
+      request_bytes: row.requestBytes,
+      response_bytes: row.responseBytes,
+    })),
+  };
 }

@@ -5,6 +5,8 @@ import type { OutboundClient } from '../../lib/outbound.js';
 import type { EventLog } from '../events/service.js';
 import * as queries from './queries.js';
 import type { ContainerRuntime } from './service.js';
+import type { ContainerTaggingServers } from './tagging.js';
+import type { ContainerRow } from '../../db/schema.js';
 
 /** The queue of container transitions (one job per step; `stately` with the container as key: no double step). */
 export const CONTAINER_TRANSITIONS = 'container-transition';
@@ -15,7 +17,11 @@ export interface ContainerWorkerDependencies {
   events: EventLog;
   invalidations: InvalidationBus;
   jobs: Pick<JobEngine, 'send' | 'idle'>;
+  /** The Google tagging servers of `sgtm` containers. */
+  tagging: ContainerTaggingServers;
 }
+
+type Next = { status: string; statusReason?: string | null; pendingAction?: string | null };
 
 /**
  * Carries containers through their transitional states (provisioning, starting, stopping, deleting) as jobs of the
@@ -28,12 +34,16 @@ export class ContainerWorker implements ContainerRuntime {
   private readonly events: EventLog;
   private readonly invalidations: InvalidationBus;
   private readonly jobs: Pick<JobEngine, 'send' | 'idle'>;
+  private readonly tagging: ContainerTaggingServers;
   private readonly delayMs: number;
+  private readonly startTimeoutMs: number;
 
   constructor(
-    { database, outbound, events, invalidations, jobs }: ContainerWorkerDependencies,
-    { delayMs }: { delayMs: number },
+    { database, outbound, events, invalidations, jobs, tagging }: ContainerWorkerDependencies,
+    { delayMs, startTimeoutMs }: { delayMs: number; startTimeoutMs: number },
   ) {
+    this.tagging = tagging;
+    this.startTimeoutMs = startTimeoutMs;
     this.database = database;
     this.outbound = outbound;
     this.events = events;
@@ -68,7 +78,8 @@ export class ContainerWorker implements ContainerRuntime {
   private async advance(id: string): Promise<void> {
     const container = await queries.findContainerById(this.database.db, id);
     if (!container) return;
-    let next: { status: string; statusReason?: string | null; pendingAction?: string | null } | null = null;
+    if (container.runtime === 'sgtm') return this.advanceTaggingServers(container);
+    let next: Next | null = null;
     switch (container.status) {
       case 'provisioning':
       case 'starting': {
@@ -90,6 +101,53 @@ export class ContainerWorker implements ContainerRuntime {
       default:
         return;
     }
+    await this.move(container, next);
+  }
+
+  /**
+   * The same steps for a container on Google's tagging servers: each asks the orchestrator and moves on only once
+   * it reports the state reached (available, stopped), polling meanwhile; failures carry the orchestrator's reason.
+   */
+  private async advanceTaggingServers(container: ContainerRow): Promise<void> {
+    const hosting = this.tagging.hosting;
+    switch (container.status) {
+      case 'provisioning':
+      case 'starting': {
+        await hosting.apply(await this.tagging.spec(container));
+        const state = await hosting.observe(container.id);
+        if (state.phase === 'available') return this.move(container, { status: 'running', statusReason: null });
+        if (state.phase === 'failed') return this.fail(container, state.reason ?? 'The tagging server failed.');
+        if (Date.now() - container.updatedAt.getTime() > this.startTimeoutMs)
+          return this.fail(
+            container,
+            `The tagging servers did not become available within ${Math.round(this.startTimeoutMs / 1000)} s${state.reason ? `: ${state.reason}` : '.'}`,
+          );
+        return this.enqueue(container.id);
+      }
+      case 'stopping': {
+        await hosting.stop(container.id);
+        const state = await hosting.observe(container.id);
+        if (state.phase === 'stopped' || state.phase === 'absent') return this.move(container, { status: 'stopped' });
+        return this.enqueue(container.id);
+      }
+      case 'stopped':
+        if (container.pendingAction !== 'start') return;
+        return this.move(container, { status: 'starting', pendingAction: null });
+      case 'deleting':
+        await hosting.remove(container.id);
+        return this.move(container, { status: 'deleted', statusReason: null });
+    }
+  }
+
+  private async fail(container: ContainerRow, reason: string): Promise<void> {
+    // Nothing keeps retrying a container that cannot start: it stays failed until started again.
+    await this.tagging.hosting.stop(container.id);
+    await this.move(container, { status: 'failed', statusReason: reason });
+  }
+
+  /** Applies the step if the container is still where it was read, then tells the gateways and the tenant. */
+  private async move(container: ContainerRow, next: Next): Promise<void> {
+    const id = container.id;
     const moved = await queries.transition(this.database.db, id, [container.status], next);
     if (!moved) return;
     await this.invalidations.publish({ kind: 'container', id });

@@ -77,5 +77,8 @@ export class OrchestratorUnavailableError extends Error {
 
 /** Names of a container's objects and processes: `sgtm-<container id without prefix>`, DNS-label safe. */
 export function taggingServerName(containerId: string): string {
-  return `sgtm-${containerId.replace(/^ctr_/, '').toLowerCase().replace(/[^a-z0-9-]/g, '-')}`;
+  return `sgtm-${containerId
+    .replace(/^ctr_/, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')}`;
 }

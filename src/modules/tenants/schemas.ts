@@ -18,6 +18,9 @@ const featureProperties = {
   tracking_checker_api_hourly: count('Scans per hour through the tracking checker API.'),
   max_client_tenants: count('Agency/partner: client tenants it may have; archived ones do not count.'),
   can_own_clients: toggle('Agency/partner: may create client tenants.'),
+  sgtm_max_replicas: count("Runtime `sgtm`: the most tagging replicas one container's autoscaler may run."),
+  sgtm_cpu_millis: count('Runtime `sgtm`: CPU of each tagging replica, in thousandths of a core (kubernetes driver).'),
+  sgtm_memory_mib: count('Runtime `sgtm`: memory of each tagging replica, in MiB (kubernetes driver).'),
 };
 const Features = Type.Object(featureProperties, {
   additionalProperties: false,

@@ -11,6 +11,8 @@ const route = (changes: Partial<GatewayRoute>): GatewayRoute => ({
   runtime: 'builtin',
   gtmContainerId: 'GTM-ABC1234',
   settings: defaultSettings('loader1'),
+  endpoints: [],
+  preview: false,
   ...changes,
 });
 
