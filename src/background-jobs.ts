@@ -48,6 +48,9 @@ export async function queueFigures(jobs: JobEngine) {
 /** How often containers' forwarding losses flushed by the gateways are looked at for alerts. */
 const FORWARDING_ALERTS_MS = 60_000;
 
+/** How often running `sgtm` containers are checked for tagging servers that broke down (crash loops, pulls). */
+const TAGGING_SERVER_HEALTH_MS = 30_000;
+
 /** How often due monitor checks are claimed and queued, and how often check workers look for checks come due. */
 export const MONITOR_DISPATCH_MS = 1000;
 const MONITOR_POLL_MS = 200;
@@ -140,4 +143,5 @@ export function defineJobs(jobs: JobEngine, handlers: JobHandlers, config: Confi
   jobs.every('interrupted-scans', 60_000, () => trackingChecker.failInterruptedScans());
   jobs.every('retention', config.retention.intervalMs, () => retention.pruneOnce());
   jobs.every('forwarding-alerts', FORWARDING_ALERTS_MS, () => forwardingAlerts.checkDue());
+  jobs.every('tagging-server-health', TAGGING_SERVER_HEALTH_MS, () => containerWorker.failBrokenTaggingServers());
 }

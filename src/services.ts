@@ -260,6 +260,8 @@ export function createServices(
       ? { status: 'operational', detail: 'Accepting container traffic.' }
       : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
   );
+  if (!taggingServers.hosting.unavailable)
+    status.register('Tagging servers', () => taggingServers.hosting.reachability());
   const notifications = new NotificationService(
     { database, outbound, box: userSecretsBox(config), jobs },
     { dashboardUrl: config.publicBaseUrl ?? `http://localhost:${config.port}` },

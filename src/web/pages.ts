@@ -233,7 +233,8 @@ export const reportsPage = (): Html => html`
   <thead><tr><th scope="col">Kind</th><th scope="col">Period</th><th scope="col">Status</th><th scope="col">Requested</th><th scope="col"><span class="sr-only">Download</span></th></tr></thead>
   <tbody><tr><td colspan="5">Loading…</td></tr></tbody></table></div>`;
 
-export const containersPage = (): Html => html`
+/** The containers page; `sgtmUnavailable` says why runtime `sgtm` cannot be chosen here (null when it can). */
+export const containersPage = (sgtmUnavailable: string | null): Html => html`
 <h1>Containers</h1>
 <form id="container-form" class="inline">
   <span class="pair"><label for="container-name">Name</label>
@@ -242,9 +243,12 @@ export const containersPage = (): Html => html`
   <select id="container-region" name="region"><option>eu-central</option><option>eu-west</option><option>us-east</option><option>us-west</option><option>ap-southeast</option></select></span>
   <span class="pair"><label for="container-config">GTM container config</label>
   <input id="container-config" name="config" required placeholder="base64 string from GTM"></span>
+  <span class="pair"><label for="container-runtime">Runtime</label>
+  <select id="container-runtime" name="runtime" aria-describedby="runtime-hint"><option value="builtin">built-in (GA4 and Meta forwarding)</option><option value="upstream">upstream (your tagging server)</option><option value="sgtm"${sgtmUnavailable ? ' disabled' : ''}>Google tagging server, run here (sgtm)</option></select></span>
   <span class="pair"><label for="container-upstream">Upstream (https, optional)</label>
   <input id="container-upstream" name="upstream_url" type="url" placeholder="https://tagging.example.com"></span>
   <button type="submit">Create container</button>
+  <p class="hint" id="runtime-hint">${sgtmUnavailable ? `Google tagging servers (sgtm) are not enabled on this instance: ${sgtmUnavailable}` : "sgtm: Tagport runs Google's tagging server with your container config, with a preview server for GTM's preview mode."}</p>
   <p class="error" role="alert" id="container-error" hidden></p>
 </form>
 <div class="table-wrap"><table id="containers-table"><caption class="sr-only">Containers</caption>
@@ -253,6 +257,12 @@ export const containersPage = (): Html => html`
 <h2>Requests, last 30 days</h2>
 <p class="hint" id="usage-caption">Choose a container to see its usage.</p>
 <div class="chart-box" id="usage-chart-box" hidden><canvas id="usage-chart" role="img" aria-label="Requests per day"></canvas></div>
+<section id="tagging-server" hidden aria-labelledby="tagging-server-title">
+<h2 id="tagging-server-title">Google tagging server</h2>
+<dl class="facts" id="tagging-server-facts"></dl>
+<h3>Recent output</h3>
+<pre class="logs" id="tagging-server-logs" tabindex="0" aria-label="Recent output of the tagging servers"></pre>
+</section>
 <section id="container-settings" hidden aria-labelledby="settings-title">
 <h2 id="settings-title">Tracking and settings</h2>
 <p class="hint" id="runtime-caption"></p>

@@ -43,6 +43,7 @@ const UI_MODULES = [
   'scans.js',
   'containers.js',
   'container-settings.js',
+  'tagging-server.js',
   'monitors.js',
   'notifications.js',
   'reports.js',
@@ -151,7 +152,9 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/dashboard/containers',
     hidden,
-    dashboard('Containers', '/dashboard/containers', containersPage, ['/assets/chart.js']),
+    dashboard('Containers', '/dashboard/containers', () => containersPage(app.services.containers.sgtmUnavailable), [
+      '/assets/chart.js',
+    ]),
   );
   app.get('/dashboard/monitors', hidden, dashboard('Monitors', '/dashboard/monitors', monitorsPage));
   app.get(

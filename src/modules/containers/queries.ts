@@ -102,6 +102,14 @@ export async function updateContainer(
   return rows[0] ?? null;
 }
 
+/** Running containers on a runtime (runtime `sgtm`: the ones whose tagging servers are watched). */
+export function runningContainersOnRuntime(db: Db, runtime: string): Promise<ContainerRow[]> {
+  return db
+    .select()
+    .from(containers)
+    .where(and(eq(containers.status, 'running'), eq(containers.runtime, runtime)));
+}
+
 export async function transitionalContainers(db: Db): Promise<string[]> {
   const rows = await db
     .select({ id: containers.id })

@@ -12,6 +12,8 @@ import {
   LogsQuery,
   RequestLog,
   STATE_MACHINE,
+  TaggingServerLogs,
+  TaggingServerLogsQuery,
   UpdateContainerBody,
   Usage,
   UsageQuery,
@@ -27,7 +29,10 @@ function actionSchema(operationId: string, summary: string) {
       'Returns 202 with the transitional state; the worker completes the transition. 409 names the actions the current state allows.',
     tags: ['Containers'],
     params: ContainerIdParams,
-    response: { 202: withMeta(Container), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition) },
+    response: {
+      202: withMeta(Container),
+      ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition, ContainerCodes.orchestratorUnavailable),
+    },
   };
 }
 
@@ -66,6 +71,8 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ContainerCodes.upstreamNotAllowed,
           ContainerCodes.upstreamRequired,
           ContainerCodes.invalidLoaderPath,
+          ContainerCodes.runtimeUnavailable,
+          ContainerCodes.invalidReplicas,
         ),
       },
     },
@@ -89,7 +96,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       operationId: 'updateContainer',
       summary: 'Update a container',
       description:
-        'Changes the name, config or upstream URL; only the given fields. A deleting or deleted container answers 409 `container_deleted`.',
+        'Changes the name, config, runtime, upstream URL or settings; only the given fields. A deleting or deleted container answers 409 `container_deleted`. On a running `sgtm` container a changed config or `settings.tagging_server` is rolled out to its tagging servers one replica at a time; switching a running container to `sgtm` makes it `starting` until its tagging servers are available.',
       tags,
       params: ContainerIdParams,
       body: UpdateContainerBody,
@@ -103,6 +110,10 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ContainerCodes.upstreamNotAllowed,
           ContainerCodes.upstreamRequired,
           ContainerCodes.invalidLoaderPath,
+          ContainerCodes.runtimeUnavailable,
+          ContainerCodes.invalidReplicas,
+          HttpCodes.planLimitReached,
+          ContainerCodes.orchestratorUnavailable,
         ),
       },
     },
@@ -172,5 +183,23 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     handler: async (request) =>
       listPage(request, (window) => containers.logs(tenant(request), request.params.id, request.query, window)),
+  });
+
+  app.get('/api/containers/:id/tagging-server/logs/', {
+    schema: {
+      operationId: 'getTaggingServerLogs',
+      summary: "Logs of a container's tagging servers",
+      description:
+        "What Google's tagging server printed, per replica (runtime `sgtm`): the newest `lines` of each, oldest first. Empty for other runtimes. The container config never appears: it is redacted.",
+      tags,
+      params: ContainerIdParams,
+      querystring: TaggingServerLogsQuery,
+      response: {
+        200: withMeta(TaggingServerLogs),
+        ...errorResponses(HttpCodes.resourceMissing, ContainerCodes.orchestratorUnavailable),
+      },
+    },
+    handler: async (request) =>
+      containers.taggingServerLogs(tenant(request), request.params.id, request.query.lines ?? 100),
   });
 };

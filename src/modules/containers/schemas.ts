@@ -102,6 +102,14 @@ export const TaggingServerLogLine = Type.Object(
   { $id: 'TaggingServerLogLine', additionalProperties: false, description: 'A line a tagging server printed.' },
 );
 
+export const TaggingServerLogs = Type.Object(
+  {
+    container_id: Type.String(),
+    lines: Type.Array(TaggingServerLogLine),
+  },
+  { additionalProperties: false, description: "The recent output of a container's tagging servers." },
+);
+
 export const TaggingServerLogsQuery = Type.Object({
   lines: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'Lines per replica, newest kept.' }),

@@ -159,6 +159,11 @@ export class ContainerService {
     return toContainerDto(row, { health, config: this.tagging.configOf(row), taggingServer });
   }
 
+  /** Why runtime `sgtm` cannot be chosen on this instance, or null when it can. */
+  get sgtmUnavailable(): string | null {
+    return this.tagging.hosting.unavailable;
+  }
+
   private get db() {
     return this.database.db;
   }
@@ -379,5 +384,12 @@ export class ContainerService {
       { from: 'running', to: 'running', action: 'restart' },
     );
     return this.present(current);
+  }
+
+  /** The newest `lines` lines of each of the container's tagging servers (none unless its runtime is `sgtm`). */
+  async taggingServerLogs(tenantId: string, id: string, lines: number) {
+    const row = await this.find(tenantId, id);
+    const logs = row.runtime === 'sgtm' ? await this.orchestrated(() => this.tagging.hosting.logs(id, lines)) : [];
+    return { container_id: id, lines: logs };
   }
 }

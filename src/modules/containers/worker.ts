@@ -139,6 +139,20 @@ export class ContainerWorker implements ContainerRuntime {
     }
   }
 
+  /**
+   * A running `sgtm` container whose tagging servers the orchestrator reports failed with none left ready (a crash
+   * loop, an image that cannot be pulled) becomes `failed` with the reason: its monitors and alerts see it. One still
+   * served by older replicas while a change fails to roll out stays running.
+   */
+  async failBrokenTaggingServers(): Promise<void> {
+    if (this.tagging.hosting.unavailable) return;
+    for (const container of await queries.runningContainersOnRuntime(this.database.db, 'sgtm')) {
+      const state = await this.tagging.hosting.observe(container.id);
+      if (state.phase === 'failed' && state.replicas.ready === 0)
+        await this.fail(container, state.reason ?? 'The tagging servers failed.');
+    }
+  }
+
   private async fail(container: ContainerRow, reason: string): Promise<void> {
     // Nothing keeps retrying a container that cannot start: it stays failed until started again.
     await this.tagging.hosting.stop(container.id);

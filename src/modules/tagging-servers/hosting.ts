@@ -33,6 +33,8 @@ export interface TaggingServerHostingSettings {
 }
 
 const PREVIEW_SUFFIX = '-preview';
+/** A container id no container has: what the status check asks the orchestrator about. */
+const STATUS_PROBE_CONTAINER = 'ctr_statusprobe';
 
 /** The preview server's hostname of a container with this default hostname. */
 export function previewHostname(defaultHostname: string): string {
@@ -134,6 +136,17 @@ export class TaggingServerHosting {
 
   endpoints(containerId: string): Promise<TaggingServerEndpoints> {
     return this.orchestrator ? this.orchestrator.endpoints(containerId) : Promise.resolve({ tagging: [], preview: [] });
+  }
+
+  /** The status page's check: whether the orchestrator answers (a container that does not exist is asked about). */
+  async reachability(): Promise<{ status: 'operational' | 'degraded'; detail: string }> {
+    try {
+      await this.required().observe(STATUS_PROBE_CONTAINER);
+      return { status: 'operational', detail: `The ${this.driver} orchestrator of the tagging servers answers.` };
+    } catch (error) {
+      if (!(error instanceof OrchestratorUnavailableError)) throw error;
+      return { status: 'degraded', detail: `The tagging servers cannot be managed: ${error.message}` };
+    }
   }
 
   private required(): TaggingServerOrchestrator {

@@ -28,7 +28,14 @@ var f=d.getElementsByTagName(s)[0],j=d.createElement(s),dl=l!='dataLayer'?'&l='+
 j.src='${loader}?id='+i+dl;f.parentNode.insertBefore(j,f);})(window,document,'script','dataLayer','${container.gtm_container_id}');</script>`;
 }
 
-function drawRuntimeChart(usage) {
+function drawRuntimeChart(container, usage) {
+  // Only the built-in runtime counts hits and forwards itself; a tagging server's own are in GA4 and its vendors.
+  $('#runtime-chart').parentElement.hidden = container.runtime !== 'builtin';
+  if (container.runtime !== 'builtin') {
+    $('#runtime-caption').textContent =
+      `Power-ups apply in front of the ${container.runtime === 'sgtm' ? 'Google tagging server' : 'upstream tagging server'}; the snippet loads Google's tags through it.`;
+    return;
+  }
   const runtime = usage.runtime;
   $('#runtime-caption').textContent =
     `${runtime.totals.hits_received} hits received, ${runtime.totals.ga4_forwarded} forwarded to GA4, ` +
@@ -94,7 +101,7 @@ export async function showSettings(container, usage) {
   current = container;
   $('#container-settings').hidden = false;
   $('#settings-title').textContent = `Tracking and settings: ${container.name} (runtime ${container.runtime})`;
-  drawRuntimeChart(usage);
+  drawRuntimeChart(container, usage);
   fillForm(container.settings);
   $('#settings-snippet').textContent = snippet(container, await snippetHost(container));
 }

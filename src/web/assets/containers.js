@@ -1,4 +1,5 @@
 import { showSettings } from './container-settings.js';
+import { showTaggingServer } from './tagging-server.js';
 import { $, api, bindForm, el, showError } from './ui.js';
 
 // Containers and domains
@@ -22,6 +23,7 @@ async function showUsage(container) {
     },
     options: { responsive: true, maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true } } },
   });
+  await showTaggingServer(container);
   await showSettings(container, usage);
 }
 async function containerAction(container, action) {
@@ -155,6 +157,8 @@ if (containersTable) {
   bindForm($('#container-form'), $('#container-error'), async (data) => {
     const body = { name: data.get('name'), region: data.get('region'), config: data.get('config') };
     if (data.get('upstream_url')) body.upstream_url = data.get('upstream_url');
+    if (data.get('runtime') && !(data.get('runtime') === 'builtin' && body.upstream_url))
+      body.runtime = data.get('runtime');
     await api('POST', '/api/containers/', body);
     $('#container-form').reset();
     await loadContainers();
