@@ -36,6 +36,10 @@ export interface SgtmAppOptions {
   taggingServers?: Partial<TaggingServersConfig>;
   /** Whether the gateway listens (plain and TLS); false for API-only tests. */
   gateway?: boolean;
+  /** The gateway's plain HTTP port (Pebble validates HTTP-01 there); a free one by default. */
+  gatewayPort?: number;
+  /** More configuration (acme, dns, …). */
+  config?: Partial<Config>;
 }
 
 /**
@@ -56,7 +60,7 @@ export async function startSgtmApp(backend: Backend, options: SgtmAppOptions = {
   fs.writeFileSync(keyFile, certs.keyPem);
 
   const google = await startGoogleFixture({ script: (kind) => (kind === 'gtag' ? MINI_GTAG : '/* google gtm */') });
-  const gatewayPort = await freePort();
+  const gatewayPort = options.gatewayPort ?? (await freePort());
   const tlsPort = await freePort();
   const standin = `/usr/bin/env STANDIN_COLLECT_URL=${google.origin}/g/collect STANDIN_CONNECT_TO=127.0.0.1:${tlsPort} ${STANDIN_COMMAND}`;
   const command = options.command === null ? null : options.command ? options.command(standin) : standin;
@@ -93,6 +97,7 @@ export async function startSgtmApp(backend: Backend, options: SgtmAppOptions = {
         extraCaFile: caFile,
         ...options.taggingServers,
       },
+      ...options.config,
     }),
     logLevel: 'debug',
   };
