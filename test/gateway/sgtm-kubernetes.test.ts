@@ -17,6 +17,7 @@ describe('runtime sgtm on the kubernetes driver with the orchestrator unreachabl
     kube = await startKubeApi();
     s = await startSgtmApp('pglite', {
       gateway: false,
+      config: { statusCheckMs: 1000 },
       taggingServers: { driver: 'kubernetes', kubeconfig: kube.writeKubeconfig(), command: null },
     });
     running = await s.createSgtm();
@@ -98,6 +99,20 @@ describe('runtime sgtm on the kubernetes driver with the orchestrator unreachabl
     }
     expect(seen.has('running')).toBe(false);
     expect([...seen].every((status) => ['provisioning', 'failed'].includes(status))).toBe(true);
+  });
+
+  it('shows the tagging servers degraded on the status page, saying why', async () => {
+    const tagging = async () => {
+      const answer = await s.app.inject({ method: 'GET', url: '/api/status.json' });
+      bodies.push(answer.body);
+      expect(answer.statusCode).toBe(200);
+      return answer.json().components.find((c: { name: string }) => c.name === 'Tagging servers');
+    };
+    // The page shows the last self-check, run every second here.
+    await waitFor(async () => (await tagging())?.status !== 'operational', 10_000, 'a self-check to see it');
+    const component = await tagging();
+    expect(component).toMatchObject({ status: 'degraded' });
+    expect(component.detail).toContain('cannot be managed');
   });
 
   it('never puts the config string in an answer or a log line', () => {
