@@ -6,14 +6,15 @@ import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printEmbeddedBench, runEmbeddedBench } from './embedded.js';
 import { printScaleBench, runScaleBench } from './scale.js';
+import { printSgtmBench, runSgtmBench } from './sgtm.js';
 import { printPeerBench, runPeerBench } from './peer.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
 import { printPagespeedBench, runPagespeedBench } from './scanner-pagespeed.js';
 
 /**
- * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer]`: all benchmarks, or one (`scale`,
- * `embedded` and `peer` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
+ * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm]`: all benchmarks, or one (`scale`,
+ * `embedded`, `peer` and `sgtm` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
  * and BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score).
  */
 const only = process.argv[2];
@@ -65,4 +66,8 @@ if (only === 'scale') {
 
 if (only === 'peer') {
   printPeerBench(await runPeerBench());
+}
+
+if (only === 'sgtm') {
+  printSgtmBench(await runSgtmBench());
 }
