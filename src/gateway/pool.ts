@@ -4,6 +4,13 @@ import { forwardedHeaders, ProxyExchange, type ExchangeDone } from './upstream.j
 
 /** Connection failures that prove the request never reached the replica: safe to send to another one. */
 const NEVER_REACHED = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND']);
+/** Connection failures that say the replica is gone (its connections cut): it is passed over for a while. */
+const REPLICA_GONE = new Set([...NEVER_REACHED, 'ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
+/**
+ * How long a replica whose connections failed is passed over: about the time the orchestrator takes to notice it
+ * (a process exit at once, a failed health check within seconds) and give the gateway a new pool.
+ */
+const PASS_OVER_MS = 3_000;
 /** The largest request body held for a retry; a tagging request is a few kilobytes. */
 export const MAX_POOLED_BODY_BYTES = 1024 * 1024;
 
@@ -32,14 +39,18 @@ export interface PooledRequest {
 export class TaggingPool {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 2_000 } });
   private turn = 0;
+  /** Replicas whose connections failed, until when they are passed over. */
+  private readonly gone = new Map<string, number>();
 
   async relay(req: http.IncomingMessage, res: http.ServerResponse, request: PooledRequest, done: ExchangeDone) {
     const body = await readBody(req);
-    const first = this.turn++ % request.endpoints.length;
+    const order = this.order(request.endpoints);
     const attempt = (tried: number): void => {
-      const origin = request.endpoints[(first + tried) % request.endpoints.length];
-      const retry = tried + 1 < request.endpoints.length;
+      const origin = order[tried];
+      const retry = tried + 1 < order.length;
       const exchange = new ProxyExchange(res, (error, result) => {
+        if (error && result.status === 0 && REPLICA_GONE.has(errorCode(error)))
+          this.gone.set(origin, performance.now() + PASS_OVER_MS);
         if (error && retry && result.status === 0 && NEVER_REACHED.has(errorCode(error))) return attempt(tried + 1);
         done(error, result);
       });
@@ -51,6 +62,16 @@ export class TaggingPool {
 
   close(): Promise<void> {
     return this.agent.close();
+  }
+
+  /** The replicas to try, in turn from the next one; those passed over last, as a last resort. */
+  private order(endpoints: string[]): string[] {
+    const first = this.turn++ % endpoints.length;
+    const turned = [...endpoints.slice(first), ...endpoints.slice(0, first)];
+    if (this.gone.size === 0) return turned;
+    const now = performance.now();
+    for (const [origin, until] of this.gone) if (until <= now) this.gone.delete(origin);
+    return [...turned.filter((origin) => !this.gone.has(origin)), ...turned.filter((origin) => this.gone.has(origin))];
   }
 
   private dispatch(

@@ -54,8 +54,7 @@ describe('runtime sgtm on the kubernetes driver with the orchestrator unreachabl
     expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
   });
 
-  // FAILS (src/ bug, see the report): ContainerService.update saves the row before it applies the spec, so a 503
-  // (retry later) leaves the change saved but never rolled out.
+  // A change answered 503 (retry later) must not be kept: it would never be rolled out.
   it('keeps settings.tagging_server as it was when the change answered 503', async () => {
     const answer = await s.api('PATCH', `/api/containers/${running.id}/`, {
       settings: { tagging_server: { min_replicas: 4 } },

@@ -88,8 +88,7 @@ for (const backend of backends) {
       await ready(2);
     });
 
-    // FAILS (src/ bug, see the report): during a rolling restart the old generation still serves, yet the API shows
-    // `tagging_server.replicas.ready: 0` and `state: 'progressing'` (stateOf counts the new generation only).
+    // While a rolling restart replaces them, the old generation still serves: the API must say so.
     it('shows at least one ready tagging replica while a rolling restart replaces them', async () => {
       const answer = await app().api('POST', `/api/containers/${id}/restart/`);
       expect(answer.statusCode, answer.body).toBeLessThan(300);

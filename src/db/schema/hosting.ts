@@ -156,6 +156,7 @@ export const containerRequestLogs = pgTable(
 );
 
 export type ContainerRow = typeof containers.$inferSelect;
+export type ContainerRequestLogRow = typeof containerRequestLogs.$inferSelect;
 /** One certificate per active custom domain; the private key sealed with SECRETS_KEY (src/lib/secrets.ts). */
 export const domainCertificates = pgTable(
   'domain_certificates',

@@ -11,7 +11,10 @@ import { type ContainerHealthCheck, healthOf } from './health.js';
 import * as queries from './queries.js';
 import { runtimeCountsOf, usageReport } from './usage.js';
 import type { ContainerTaggingServers } from './tagging.js';
-import { maskConfig, parseContainerConfig } from './config-string.js';
+import { parseContainerConfig } from './config-string.js';
+import { allowedActions, toContainerDto, toRequestLogDto } from './presenter.js';
+
+export { allowedActions, toContainerDto } from './presenter.js';
 
 export { parseContainerConfig } from './config-string.js';
 import { OrchestratorUnavailableError } from '../tagging-servers/orchestrator.js';
@@ -26,15 +29,11 @@ import {
   settingsFromStored,
 } from './settings.js';
 import {
-  ACTIONS,
   REMOVED_STATUSES,
   TRANSITIONS,
   type ContainerAction,
   type ContainerDto,
-  type ContainerHealthDto,
-  type ContainerStatus,
   type CreateContainerInput,
-  type TaggingServerStatusDto,
   type LogsFilter,
   type RequestLogDto,
   type UpdateContainerInput,
@@ -44,39 +43,6 @@ import {
 import type { ListWindow } from '../../lib/list-window.js';
 
 const DAY_MS = 86_400_000;
-
-export function allowedActions(status: string): ContainerAction[] {
-  return ACTIONS.filter((action) => TRANSITIONS[action].from.includes(status as ContainerStatus));
-}
-
-export function toContainerDto(
-  row: ContainerRow,
-  {
-    health,
-    config,
-    taggingServer,
-  }: { health: ContainerHealthDto; config: string; taggingServer: TaggingServerStatusDto | null },
-): ContainerDto {
-  return {
-    id: row.id,
-    tenant_id: row.tenantId,
-    name: row.name,
-    region: row.region as ContainerDto['region'],
-    status: row.status as ContainerDto['status'],
-    status_reason: row.statusReason,
-    health,
-    config: maskConfig(config),
-    gtm_container_id: row.gtmContainerId ?? parseContainerConfig(config),
-    runtime: row.runtime as ContainerRuntimeKind,
-    upstream_url: row.upstreamUrl,
-    settings: settingsFromStored(row.settings),
-    tagging_server: taggingServer,
-    default_hostname: row.defaultHostname,
-    allowed_actions: allowedActions(row.status),
-    created_at: row.createdAt.toISOString(),
-    updated_at: row.updatedAt.toISOString(),
-  };
-}
 
 /** The settings with `change` merged in, refusing a loader path that cannot be used. */
 function changedSettings(current: ContainerSettingsDto, change: ContainerSettingsChangeInput | undefined) {
@@ -282,17 +248,7 @@ export class ContainerService {
       window,
     );
     return {
-      results: rows.map((row) => ({
-        id: row.id,
-        at: row.at.toISOString(),
-        hostname: row.hostname,
-        method: row.method,
-        path: row.path,
-        status_code: row.statusCode,
-        duration_ms: row.durationMs,
-        upstream: row.upstream,
-        upstream_ms: row.upstreamMs,
-      })),
+      results: rows.map(toRequestLogDto),
       total,
     };
   }
@@ -307,35 +263,41 @@ export class ContainerService {
       input.settings === undefined ? undefined : changedSettings(settingsFromStored(current.settings), input.settings);
     await this.tagging.check(tenantId, runtime, settings ?? settingsFromStored(current.settings));
     await this.checkUpstream(input.upstream_url);
-    const row = await queries.updateContainer(this.db, tenantId, id, {
+    const changes = {
       name: input.name?.trim(),
       config: input.config === undefined ? undefined : this.tagging.seal(id, input.config.trim()),
       gtmContainerId,
       upstreamUrl: input.upstream_url === undefined ? undefined : input.upstream_url,
       runtime: input.runtime,
       settings,
-    });
+    };
+    const changed = { ...current, ...definedOf(changes) } as ContainerRow;
+    await this.applyTaggingServers(current, changed);
+    const row = await queries.updateContainer(this.db, tenantId, id, changes);
     if (!row) throw ContainerErrors.notChangeable((await this.find(tenantId, id)).status);
     await this.invalidations.publish({ kind: 'container', id });
-    return this.present(await this.applyTaggingServers(current, row));
+    return this.present(current.runtime !== 'sgtm' && row.runtime === 'sgtm' ? await this.startOnSgtm(row) : row);
   }
 
   /**
-   * After an update: a running container that moves to `sgtm` starts its tagging servers (and is `starting` until
-   * they are available); one already on `sgtm` gets the changed spec rolled out; one leaving `sgtm` loses them.
+   * Before an update is saved (so a change the orchestrator could not take is not kept): a running container on
+   * `sgtm` gets the changed spec rolled out, one replica at a time; one leaving `sgtm` loses its tagging servers.
    */
-  private async applyTaggingServers(before: ContainerRow, row: ContainerRow): Promise<ContainerRow> {
-    return this.orchestrated(async () => {
-      if (before.runtime === 'sgtm' && row.runtime !== 'sgtm') await this.tagging.hosting.remove(row.id);
-      if (row.runtime !== 'sgtm' || row.status !== 'running') return row;
-      await this.tagging.hosting.apply(await this.tagging.spec(row));
-      if (before.runtime === 'sgtm') return row;
-      const starting = await queries.transition(this.db, row.id, ['running'], { status: 'starting' });
-      if (!starting) return row;
-      await this.invalidations.publish({ kind: 'container', id: row.id });
-      await this.runtime.enqueue(row.id);
-      return starting;
+  private async applyTaggingServers(before: ContainerRow, changed: ContainerRow): Promise<void> {
+    await this.orchestrated(async () => {
+      if (before.runtime === 'sgtm' && changed.runtime !== 'sgtm') await this.tagging.hosting.remove(changed.id);
+      if (changed.runtime === 'sgtm' && changed.status === 'running')
+        await this.tagging.hosting.apply(await this.tagging.spec(changed));
     });
+  }
+
+  /** A running container that moved to `sgtm` is `starting` until its tagging servers are available. */
+  private async startOnSgtm(row: ContainerRow): Promise<ContainerRow> {
+    const starting = await queries.transition(this.db, row.id, ['running'], { status: 'starting' });
+    if (!starting) return row;
+    await this.invalidations.publish({ kind: 'container', id: row.id });
+    await this.runtime.enqueue(row.id);
+    return starting;
   }
 
   /** Runs an orchestrator call, answering 503 in our format when the orchestrator cannot be reached. */
@@ -392,4 +354,9 @@ export class ContainerService {
     const logs = row.runtime === 'sgtm' ? await this.orchestrated(() => this.tagging.hosting.logs(id, lines)) : [];
     return { container_id: id, lines: logs };
   }
+}
+
+/** The fields of a change that are set (undefined: left as they are). */
+function definedOf<T extends object>(changes: T): Partial<T> {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

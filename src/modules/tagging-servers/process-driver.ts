@@ -118,7 +118,8 @@ function openedOrNull(secrets: SecretBox, sealed: string, purpose: string): stri
 export function stateOf(deployment: queries.DeploymentRow, rows: queries.ReplicaRow[]): TaggingServerState {
   const desired = deployment.replicas;
   const current = rows.filter((row) => row.generation === deployment.generation);
-  const ready = current.filter((row) => row.role === 'tagging' && row.state === 'ready').length;
+  // Replicas of an older generation still serve during a rollout: they count as ready, as Kubernetes counts them.
+  const ready = rows.filter((row) => row.role === 'tagging' && row.state === 'ready').length;
   const base = { replicas: { ready, desired, min: desired, max: desired }, version: deployment.version };
   if (desired === 0) {
     const live = rows.some((row) => queries.LIVE_REPLICA_STATES.includes(row.state));
@@ -126,6 +127,6 @@ export function stateOf(deployment: queries.DeploymentRow, rows: queries.Replica
   }
   const failed = current.find((row) => row.state === 'failed');
   if (failed) return { ...base, phase: 'failed', reason: failed.reason ?? `${failed.name} failed` };
-  const previewReady = current.some((row) => row.role === 'preview' && row.state === 'ready');
+  const previewReady = rows.some((row) => row.role === 'preview' && row.state === 'ready');
   return { ...base, phase: ready >= 1 && previewReady ? 'available' : 'progressing', reason: null };
 }
