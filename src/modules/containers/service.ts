@@ -315,6 +315,9 @@ export class ContainerService {
     const current = await this.find(tenantId, id);
     if (action === 'restart' && current.runtime === 'sgtm' && current.status === 'running')
       return this.rollingRestart(current);
+    // An action the orchestrator could not carry out is refused now rather than left hanging in a transition.
+    if (current.runtime === 'sgtm' && !this.tagging.hosting.unavailable)
+      await this.orchestrated(() => this.tagging.hosting.observe(id));
     const { from, to } = TRANSITIONS[action];
     const row = await queries.transition(this.db, id, from, {
       status: to,

@@ -110,6 +110,7 @@ export class ContainerWorker implements ContainerRuntime {
    */
   private async advanceTaggingServers(container: ContainerRow): Promise<void> {
     const hosting = this.tagging.hosting;
+    if (hosting.unavailable) return this.advanceWithoutTaggingServers(container, hosting.unavailable);
     switch (container.status) {
       case 'provisioning':
       case 'starting': {
@@ -151,6 +152,16 @@ export class ContainerWorker implements ContainerRuntime {
       if (state.phase === 'failed' && state.replicas.ready === 0)
         await this.fail(container, state.reason ?? 'The tagging servers failed.');
     }
+  }
+
+  /** `sgtm` switched off on this instance (no driver): nothing of the container can run, so nothing needs stopping. */
+  private async advanceWithoutTaggingServers(container: ContainerRow, reason: string): Promise<void> {
+    if (container.status === 'provisioning' || container.status === 'starting')
+      return this.move(container, { status: 'failed', statusReason: reason });
+    if (container.status === 'stopping') return this.move(container, { status: 'stopped' });
+    if (container.status === 'deleting') return this.move(container, { status: 'deleted', statusReason: null });
+    if (container.status === 'stopped' && container.pendingAction === 'start')
+      return this.move(container, { status: 'starting', pendingAction: null });
   }
 
   private async fail(container: ContainerRow, reason: string): Promise<void> {
