@@ -54,7 +54,9 @@ describe("a container's Google tagging server in the dashboard", () => {
     expect(text).toMatch(/https:\/\/[a-z0-9]+-preview\./);
     expect(text).toContain(`${CONFIG.slice(0, 6)}…${CONFIG.slice(-4)}`);
     expect(text).not.toContain(CONFIG);
-    await expect.poll(() => page.locator('#tagging-server-logs').textContent(), { timeout: 10_000 }).toMatch(/tagging-0 /);
+    await expect
+      .poll(() => page.locator('#tagging-server-logs').textContent(), { timeout: 10_000 })
+      .toMatch(/tagging-0 /);
     expect(await page.content()).not.toContain(CONFIG);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'container-tagging-server.png'), fullPage: true });
   }, 60_000);
