@@ -1,5 +1,4 @@
-import { createHash, X509Certificate } from 'node:crypto';
-import tls from 'node:tls';
+import { createHash } from 'node:crypto';
 import { chromium } from 'playwright-core';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,23 +9,9 @@ import { until } from '../helpers/google-fixture.js';
 import { type Pebble, pebbleInstalled, startPebble } from '../helpers/pebble.js';
 import { freePort, waitFor } from '../helpers/processes.js';
 import { SGTM_GTM_ID, type SgtmApp, startSgtmApp } from '../helpers/sgtm-app.js';
+import { loopbackLookup, presented } from '../helpers/tls-probe.js';
 
 const HOSTNAME = 'data.shop.test';
-
-/** Resolves every name to 127.0.0.1, as Node's lookup option wants it. */
-const loopbackLookup = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
-  options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)) as never;
-
-/** The certificate the gateway's TLS port presents for `servername` (not verified: the test looks at it). */
-function presented(port: number, servername: string) {
-  return new Promise<X509Certificate>((resolve, reject) => {
-    const socket = tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
-      resolve(new X509Certificate(socket.getPeerX509Certificate()!.raw));
-      socket.end();
-    });
-    socket.on('error', reject);
-  });
-}
 
 // A shop loads its server-side GTM container from its own subdomain over https: the custom domain is verified by
 // DNS, its certificate issued by Pebble (ACME), and the gateway (both engines) relays to the stand-in replicas.

@@ -1,7 +1,6 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import tls from 'node:tls';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { domainCertificates, notificationDeliveries } from '../../src/db/schema.js';
@@ -10,6 +9,7 @@ import { startDns, type TestDns } from '../helpers/dns.js';
 import { CONFIG, createBuiltinContainer, testGateway } from '../helpers/gateway-app.js';
 import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble.js';
 import { freePort, waitFor } from '../helpers/processes.js';
+import { presented } from '../helpers/tls-probe.js';
 
 const BASE_DOMAIN = 'containers.tagport.test';
 const UPSTREAM_HOSTNAME = 'renew.shop.test';
@@ -19,17 +19,6 @@ const BUILTIN_HOSTNAME = 'builtin.shop.test';
  * expires (halfway between renewal and expiry); long enough that a loaded machine still sees each certificate.
  */
 const VALIDITY_SECONDS = 20;
-
-/** The certificate the TLS port presents for `servername` (unverified: the test compares it). */
-function presented(port: number, servername: string) {
-  return new Promise<X509Certificate>((resolve, reject) => {
-    const socket = tls.connect({ host: '127.0.0.1', port, servername, rejectUnauthorized: false }, () => {
-      resolve(new X509Certificate(socket.getPeerX509Certificate()!.raw));
-      socket.end();
-    });
-    socket.on('error', reject);
-  });
-}
 
 describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
   'certificates through their life (%s engine): every hostname its own, renewals served, expiry alerted',

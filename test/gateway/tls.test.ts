@@ -2,7 +2,6 @@ import { createHash, X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import tls from 'node:tls';
 import { chromium } from 'playwright-core';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +20,7 @@ import { startDns, type TestDns } from '../helpers/dns.js';
 import { pebbleInstalled, selfSignedLoopbackCertificate, startPebble, type Pebble } from '../helpers/pebble.js';
 import { freePort, waitFor } from '../helpers/processes.js';
 import { testGateway } from '../helpers/gateway-app.js';
+import { loopbackLookup, presentedWithProtocol } from '../helpers/tls-probe.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 const BASE_DOMAIN = 'containers.tagport.test';
@@ -43,25 +43,6 @@ async function startUpstream() {
     seen,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
-}
-
-/** Resolves every name to 127.0.0.1, as Node's lookup option wants it (one address, or all of them). */
-const loopbackLookup = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
-  options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)) as never;
-
-/** The certificate the TLS listener presents for `servername` (no verification: the test compares it). */
-function presented(port: number, servername: string, alpn: string[] = ['http/1.1']) {
-  return new Promise<{ certificate: X509Certificate; protocol: string | false }>((resolve, reject) => {
-    const socket = tls.connect(
-      { host: '127.0.0.1', port, servername, rejectUnauthorized: false, ALPNProtocols: alpn },
-      () => {
-        const certificate = new X509Certificate(socket.getPeerX509Certificate()!.raw);
-        resolve({ certificate, protocol: socket.alpnProtocol ?? false });
-        socket.end();
-      },
-    );
-    socket.on('error', reject);
-  });
 }
 
 describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
@@ -180,7 +161,7 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
     });
 
     it('speaks HTTP/2 when the client offers it (ALPN h2)', async () => {
-      expect((await presented(tlsPort, HOSTNAME, ['h2', 'http/1.1'])).protocol).toBe('h2');
+      expect((await presentedWithProtocol(tlsPort, HOSTNAME, ['h2', 'http/1.1'])).protocol).toBe('h2');
       const session = http2.connect(`https://${HOSTNAME}:${tlsPort}`, {
         ca: root,
         lookup: loopbackLookup,
@@ -204,7 +185,7 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
     });
 
     it('serves default hostnames with the wildcard certificate (self-signed at start in development)', async () => {
-      const { certificate } = await presented(tlsPort, defaultHostname);
+      const { certificate } = await presentedWithProtocol(tlsPort, defaultHostname);
       expect(certificate.subjectAltName).toContain(`DNS:*.${BASE_DOMAIN}`);
       expect(certificate.checkHost(defaultHostname)).toBe(`*.${BASE_DOMAIN}`);
     });
@@ -225,7 +206,7 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
     });
 
     it('loads https://data.shop.test/… in headless Chromium over HTTP/2, trusting only the issued leaf key', async () => {
-      const leaf = (await presented(tlsPort, HOSTNAME)).certificate;
+      const leaf = (await presentedWithProtocol(tlsPort, HOSTNAME)).certificate;
       const spki = createHash('sha256')
         .update(leaf.publicKey.export({ type: 'spki', format: 'der' }))
         .digest('base64');
@@ -254,10 +235,10 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
     }, 60_000);
 
     it('stops serving the certificate once the domain is deleted', async () => {
-      expect((await presented(tlsPort, HOSTNAME)).certificate.checkHost(HOSTNAME)).toBe(HOSTNAME);
+      expect((await presentedWithProtocol(tlsPort, HOSTNAME)).certificate.checkHost(HOSTNAME)).toBe(HOSTNAME);
       await t.inject({ method: 'DELETE', url: `/api/domains/${domainId}/`, token });
       await settled();
-      const { certificate } = await presented(tlsPort, HOSTNAME);
+      const { certificate } = await presentedWithProtocol(tlsPort, HOSTNAME);
       expect(certificate.checkHost(HOSTNAME)).toBeUndefined();
       expect(certificate.subjectAltName).toContain(`DNS:*.${BASE_DOMAIN}`);
     });
@@ -291,7 +272,7 @@ describe('the TLS listener with GATEWAY_TLS_CERT and GATEWAY_TLS_KEY', () => {
 
   it('presents the configured certificate', async () => {
     const port = Number(new URL(await listener.listen(0, '127.0.0.1')).port);
-    const { certificate } = await presented(port, `abc.${BASE_DOMAIN}`);
+    const { certificate } = await presentedWithProtocol(port, `abc.${BASE_DOMAIN}`);
     expect(certificate.fingerprint256).toBe(new X509Certificate(files.cert).fingerprint256);
   });
 
