@@ -1,26 +1,11 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'drizzle-orm';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../helpers/processes.js';
 import type { TestApp } from '../helpers/app.js';
-import { startAppWithGateway } from '../helpers/gateway-app.js';
+import { CONFIG, startAppWithGateway, startTaggingServer } from '../helpers/gateway-app.js';
 
-const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 const BASE_DOMAIN = 'containers.tagport.test';
-
-/** A tagging server whose `/healthz` answers `healthStatus`, counting the probes it gets. */
-async function startTaggingServer(healthStatus: number) {
-  const probes: string[] = [];
-  const server = http.createServer((req, res) => {
-    if (req.url?.endsWith('/healthz')) probes.push(req.url);
-    res.writeHead(req.url?.endsWith('/healthz') ? healthStatus : 200).end('ok');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/sgtm`, probes, close: () => new Promise((r) => server.close(r)) };
-}
 
 describe('container health · GET /healthz on the gateway', () => {
   let t: TestApp;
@@ -30,8 +15,8 @@ describe('container health · GET /healthz on the gateway', () => {
   let failing: Awaited<ReturnType<typeof startTaggingServer>>;
 
   beforeAll(async () => {
-    healthy = await startTaggingServer(200);
-    failing = await startTaggingServer(500);
+    healthy = await startTaggingServer({ basePath: '/sgtm' });
+    failing = await startTaggingServer({ healthStatus: 500, basePath: '/sgtm' });
     ({ t, gatewayUrl } = await startAppWithGateway('pglite', { gateway: { baseDomain: BASE_DOMAIN } }));
     token = (await t.tenantWithKey('business')).token;
   }, 60_000);

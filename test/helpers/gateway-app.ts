@@ -26,6 +26,26 @@ async function startUpstream() {
   return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
+/**
+ * A tagging server on loopback whose `/healthz` answers `healthStatus` (everything else 200), under `basePath` in its
+ * URL, remembering the health probes it got.
+ */
+export async function startTaggingServer({ healthStatus = 200, basePath = '' } = {}) {
+  const probes: string[] = [];
+  const server = http.createServer((req, res) => {
+    const probe = req.url?.endsWith('/healthz') ?? false;
+    if (probe) probes.push(req.url ?? '');
+    res.writeHead(probe ? healthStatus : 200).end('ok');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${basePath}`,
+    probes,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
 /** Gateway settings for tests: any free port, flushes only when asked, every request logged; `overrides` win. */
 export function testGateway(overrides: Partial<Config['gateway']> = {}): Config['gateway'] {
   return {

@@ -1,18 +1,8 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../helpers/processes.js';
 import type { TestApp } from '../../helpers/app.js';
-import { CONFIG, startAppWithGateway } from '../../helpers/gateway-app.js';
-
-/** A tagging server on loopback whose `/healthz` answers 200. */
-async function startTaggingServer() {
-  const server = http.createServer((_req, res) => res.writeHead(200).end('ok'));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) };
-}
+import { CONFIG, startAppWithGateway, startTaggingServer } from '../../helpers/gateway-app.js';
 
 describe("a container's health in the API is the gateway's health check", () => {
   let t: TestApp;
