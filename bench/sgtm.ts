@@ -350,7 +350,11 @@ export async function runSgtmBench(rounds = Number(process.env.BENCH_ROUNDS ?? 5
     for (const engine of ENGINES) {
       const tagport = await startTagport(engine, collector.base);
       stops.push(tagport.stop);
-      targets.push(...targetsOf(tagport));
+      const own = targetsOf(tagport);
+      targets.push(...own);
+      const { args } = own.find((target) => target.way === 'direct to pool')!;
+      const script = args[args.indexOf('-s') + 1];
+      stops.push(async () => fs.rmSync(path.dirname(script), { recursive: true, force: true }));
     }
     for (const target of targets) await load(target, 2); // warm-up (JIT, keep-alive pools)
     const perRound: SgtmRound[] = [];
