@@ -11,7 +11,8 @@ describe('an sgtm container switching runtimes, and its health', { timeout: 60_0
   let loaderPath: string;
 
   beforeAll(async () => {
-    s = await startSgtmApp('pglite');
+    // No delay between transition steps (allowed): waiting on tagging servers must still poll, not spin.
+    s = await startSgtmApp('pglite', { config: { containerTransitionDelayMs: 0 } });
     const created = await s.api('POST', '/api/containers/', {
       name: 'Switcher',
       region: 'eu-central',

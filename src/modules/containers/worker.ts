@@ -22,6 +22,10 @@ export interface ContainerWorkerDependencies {
 }
 
 type Next = { status: string; statusReason?: string | null; pendingAction?: string | null };
+/** A transition job: `poll` when it only looks again at a container waiting on its tagging servers. */
+type TransitionStep = { containerId: string; poll?: boolean };
+/** How often a container waiting on its tagging servers (available, stopped) is looked at. */
+const TAGGING_SERVER_POLL_MS = 500;
 
 /**
  * Carries containers through their transitional states (provisioning, starting, stopping, deleting) as jobs of the
@@ -58,11 +62,19 @@ export class ContainerWorker implements ContainerRuntime {
   }
 
   async enqueue(containerId: string): Promise<void> {
-    await this.jobs.send(
-      CONTAINER_TRANSITIONS,
-      { containerId },
-      { singletonKey: containerId, startAfter: new Date(Date.now() + this.delayMs) },
-    );
+    await this.send({ containerId }, this.delayMs);
+  }
+
+  /** The next look at a container waiting on its tagging servers: no sooner than `TAGGING_SERVER_POLL_MS`. */
+  private async poll(containerId: string): Promise<void> {
+    await this.send({ containerId, poll: true }, Math.max(this.delayMs, TAGGING_SERVER_POLL_MS));
+  }
+
+  private async send(step: TransitionStep, delayMs: number): Promise<void> {
+    await this.jobs.send(CONTAINER_TRANSITIONS, step, {
+      singletonKey: step.containerId,
+      startAfter: new Date(Date.now() + delayMs),
+    });
   }
 
   /** Waits until no transition is waiting or running (tests). */
@@ -71,14 +83,14 @@ export class ContainerWorker implements ContainerRuntime {
   }
 
   /** One step of the container's transition: the job handler. */
-  async step({ containerId }: { containerId: string }): Promise<void> {
-    await this.advance(containerId);
+  async step({ containerId, poll }: TransitionStep): Promise<void> {
+    await this.advance(containerId, poll ?? false);
   }
 
-  private async advance(id: string): Promise<void> {
+  private async advance(id: string, poll: boolean): Promise<void> {
     const container = await queries.findContainerById(this.database.db, id);
     if (!container) return;
-    if (container.runtime === 'sgtm') return this.advanceTaggingServers(container);
+    if (container.runtime === 'sgtm') return this.advanceTaggingServers(container, poll);
     let next: Next | null = null;
     switch (container.status) {
       case 'provisioning':
@@ -108,13 +120,13 @@ export class ContainerWorker implements ContainerRuntime {
    * The same steps for a container on Google's tagging servers: each asks the orchestrator and moves on only once
    * it reports the state reached (available, stopped), polling meanwhile; failures carry the orchestrator's reason.
    */
-  private async advanceTaggingServers(container: ContainerRow): Promise<void> {
+  private async advanceTaggingServers(container: ContainerRow, poll: boolean): Promise<void> {
     const hosting = this.tagging.hosting;
     if (hosting.unavailable) return this.advanceWithoutTaggingServers(container, hosting.unavailable);
     switch (container.status) {
       case 'provisioning':
       case 'starting': {
-        await hosting.apply(await this.tagging.spec(container));
+        if (!poll) await this.startTaggingServers(container);
         const state = await hosting.observe(container.id);
         if (state.phase === 'available') return this.move(container, { status: 'running', statusReason: null });
         if (state.phase === 'failed') return this.fail(container, state.reason ?? 'The tagging server failed.');
@@ -123,13 +135,14 @@ export class ContainerWorker implements ContainerRuntime {
             container,
             `The tagging servers did not become available within ${Math.round(this.startTimeoutMs / 1000)} s${state.reason ? `: ${state.reason}` : '.'}`,
           );
-        return this.enqueue(container.id);
+        return this.poll(container.id);
       }
       case 'stopping': {
+        // Asked again on every look: a stop is idempotent, and a step queued while a look waited is merged into it.
         await hosting.stop(container.id);
         const state = await hosting.observe(container.id);
         if (state.phase === 'stopped' || state.phase === 'absent') return this.move(container, { status: 'stopped' });
-        return this.enqueue(container.id);
+        return this.poll(container.id);
       }
       case 'stopped':
         if (container.pendingAction !== 'start') return;
@@ -152,6 +165,17 @@ export class ContainerWorker implements ContainerRuntime {
       if (state.phase === 'failed' && state.replicas.ready === 0)
         await this.fail(container, state.reason ?? 'The tagging servers failed.');
     }
+  }
+
+  /**
+   * Applies the container's spec once per start; tagging servers that failed before (their replicas given up) are
+   * replaced by a new generation, so a start tries them afresh.
+   */
+  private async startTaggingServers(container: ContainerRow): Promise<void> {
+    const hosting = this.tagging.hosting;
+    const before = await hosting.observe(container.id);
+    await hosting.apply(await this.tagging.spec(container));
+    if (before.phase === 'failed') await hosting.restart(container.id);
   }
 
   /** `sgtm` switched off on this instance (no driver): nothing of the container can run, so nothing needs stopping. */
