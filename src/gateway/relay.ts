@@ -52,7 +52,7 @@ export interface RelayReporting {
 }
 
 /** Stands for the tagging replicas in request logs: their loopback addresses change with every restart. */
-const REPLICAS_ORIGIN = 'tagging-server';
+export const REPLICAS_ORIGIN = 'tagging-server';
 const REPLICA_ROOT: Upstream = { url: 'http://replica', origin: 'http://replica', basePath: '' };
 
 /**

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type http from 'node:http';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startShop } from '../fixtures/runtime/shop.js';
@@ -14,6 +17,13 @@ import {
   startSgtmApp,
 } from '../helpers/sgtm-app.js';
 import { alive } from '../helpers/tagging-servers.js';
+
+/** The config the nginx engine runs. */
+const nginxConfig = (s: SgtmApp) =>
+  fs.readFileSync(
+    path.join((s.app.services.nativeGateway as unknown as { runDir: string }).runDir, 'nginx.conf'),
+    'utf8',
+  );
 
 /** The hits the collector got carrying this marker (the `_m` parameter each test sets). */
 const marked = (s: SgtmApp, marker: string) => s.google.hits.filter((hit) => hit.params.get('_m') === marker);
@@ -33,6 +43,8 @@ describe.each(['node', 'nginx'] as const)('runtime sgtm on the process driver, t
     await s.until(container.id, 'running', { unless: ['failed'] });
     // `running` needs one ready tagging replica; the second may be a moment behind.
     await waitFor(async () => (await s.get(container.id)).tagging_server.replicas.ready === 2, 20_000, 'two ready');
+    // The nginx engine proxies to the ready replicas itself once its config names them.
+    if (engine === 'nginx') await waitFor(async () => nginxConfig(s).includes(`c_${container.id}`), 10_000, 'nginx');
   }, 60_000);
   afterAll(async () => {
     const pids = (await s?.close()) ?? [];
@@ -68,6 +80,35 @@ describe.each(['node', 'nginx'] as const)('runtime sgtm on the process driver, t
     await until(() => marked(s, marker).length === 1, 5_000);
     expect(marked(s, marker)[0].params.get('tid')).toBe('G-SGTM1');
   });
+
+  it.runIf(engine === 'nginx')(
+    'proxies to the replicas in nginx itself, once its reloaded config names them',
+    async () => {
+      const handedToNode: string[] = [];
+      const gateway = s.app.services.gateway as unknown as { requestListener: http.RequestListener };
+      const handle = gateway.requestListener;
+      gateway.requestListener = (req, res) => {
+        handedToNode.push(req.url ?? '');
+        handle(req, res);
+      };
+      let sent = 0;
+      try {
+        // The config is written before nginx reloads it: the first hits may still reach the old workers.
+        await waitFor(
+          async () => {
+            const marker = `native-${++sent}`;
+            expect((await s.https(host, `/g/collect?v=2&tid=G-SGTM1&_m=${marker}`)).status).toBe(204);
+            return !handedToNode.some((url) => url.includes(marker));
+          },
+          10_000,
+          'a hit nginx proxied itself',
+        );
+      } finally {
+        gateway.requestListener = handle;
+      }
+      await until(() => marked(s, `native-${sent}`).length === 1, 5_000);
+    },
+  );
 
   it("serves the stand-in's gtm.js for the container's own id on the custom loader path", async () => {
     const answer = await s.https(host, `/${container.settings.loader_path}.js?id=${SGTM_GTM_ID}`);

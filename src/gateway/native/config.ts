@@ -32,6 +32,11 @@ export interface NativeRoute {
   markBots: boolean;
   /** Requests for the custom loader (`/<loader_path>.js`) go to Node, which serves it. */
   loaderPath: string;
+  /**
+   * The addresses are an `sgtm` container's tagging replicas: a request refused by one (it never got it) goes to
+   * the next, and a replica that failed is passed over for a few seconds.
+   */
+  replicas: boolean;
 }
 
 /** Everything nginx.conf is made of. */
@@ -188,8 +193,17 @@ function proxyPass({ containerId, upstream }: NativeRoute): string {
  * Idle keep-alive connections each nginx worker keeps per upstream: fewer than the requests in flight make nginx
  * close and reopen connections on every burst (measured: 44 → 38 CPU ms per 1,000 requests at 50 in flight).
  */
+/**
+ * An `sgtm` container's replicas: a failed connection counts against the replica (passed over for 3 s by every
+ * worker), but the request is not sent to another one. nginx cannot tell a request that never reached a replica from
+ * one that did (its `error` covers both), and a hit a dying replica had already forwarded would be counted twice;
+ * the Node gateway, which can tell them apart, retries the first kind.
+ */
+const REPLICA_FAILURES = 'proxy_next_upstream error; proxy_next_upstream_tries 1;';
+
 function upstreamBlock(route: NativeRoute): string {
-  const servers = route.upstream.addresses.map((address) => `server ${address};`).join(' ');
+  const failure = route.replicas ? ' max_fails=1 fail_timeout=3s' : '';
+  const servers = route.upstream.addresses.map((address) => `server ${address}${failure};`).join(' ');
   return `upstream c_${route.containerId} { ${servers} keepalive 128; keepalive_timeout 4s; }`;
 }
 
@@ -220,6 +234,7 @@ function hostServer(plan: NativePlan, route: NativeRoute, hostname: NativeHostna
     location / {
       if ($tagport_native = 0) { return 418; }
       ${proxyPass(route)}
+      ${route.replicas ? REPLICA_FAILURES : ''}
       proxy_set_header Host ${upstream.host};
       proxy_set_header X-Forwarded-Host ${hostname.name};
       ${forwardedHeaders(route.markBots)}

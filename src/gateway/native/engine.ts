@@ -11,6 +11,7 @@ import type { OutboundClient } from '../../lib/outbound.js';
 import { freeLoopbackPort } from '../../lib/ports.js';
 import type { ContainerTraffic } from '../../modules/containers/traffic.js';
 import type { Gateway } from '../server.js';
+import { REPLICAS_ORIGIN } from '../relay.js';
 import { selfSignedWildcard, type TlsKeyPair } from '../tls.js';
 import { CertificateFileStore } from './certificate-files.js';
 import {
@@ -343,6 +344,35 @@ export class NginxEngine {
           },
           loaderPath: row.settings.loader_path,
           markBots: row.settings.bot_detection.mode !== 'off',
+          replicas: false,
+        },
+      });
+    }
+    return [...routes, ...(await this.replicaRoutes(certificates))];
+  }
+
+  /**
+   * `sgtm` containers whose ready tagging replicas are on loopback (the process driver): nginx proxies to them
+   * itself, passing over one that refuses, as the Node gateway does. Replicas behind a Service name (kubernetes)
+   * and containers with geo headers stay with Node.
+   */
+  private async replicaRoutes(
+    certificates: Map<string, CertificateFiles>,
+  ): Promise<Array<{ route: NativeRoute; origin: string }>> {
+    const routes: Array<{ route: NativeRoute; origin: string }> = [];
+    for (const row of await this.deps.traffic.replicaRoutes()) {
+      if (row.settings.geo_headers.enabled) continue;
+      const addresses = row.endpoints.map((endpoint) => endpoint.replace(/^http:\/\//, ''));
+      const [first] = addresses;
+      routes.push({
+        origin: REPLICAS_ORIGIN,
+        route: {
+          containerId: row.containerId,
+          hostnames: row.hostnames.map((name) => ({ name, certificate: certificates.get(name) ?? null })),
+          upstream: { scheme: 'http', addresses, host: first, serverName: first.replace(/:\d+$/, ''), basePath: '' },
+          loaderPath: row.settings.loader_path,
+          markBots: row.settings.bot_detection.mode !== 'off',
+          replicas: true,
         },
       });
     }

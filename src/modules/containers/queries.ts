@@ -315,16 +315,16 @@ export async function findRouteByHostname(db: Db, hostname: string): Promise<Rou
 /** A container a native data plane proxies: its upstream, its stored settings, its hostnames. */
 export interface UpstreamRouteRow {
   containerId: string;
-  upstreamUrl: string;
+  upstreamUrl: string | null;
   settings: unknown;
   hostnames: string[];
 }
 
 /**
- * Every running container on the `upstream` runtime with its hostnames (the default one, then its active custom
- * domains): what a native data plane proxies without asking the Node gateway.
+ * Every running container on `runtime` (`upstream`: with an upstream URL) with its hostnames (the default one, then
+ * its active custom domains): what a native data plane proxies without asking the Node gateway.
  */
-export async function listRunningUpstreamRoutes(db: Db): Promise<UpstreamRouteRow[]> {
+export async function listRunningRoutes(db: Db, runtime: 'upstream' | 'sgtm'): Promise<UpstreamRouteRow[]> {
   const rows = await db
     .select({
       containerId: containers.id,
@@ -341,8 +341,8 @@ export async function listRunningUpstreamRoutes(db: Db): Promise<UpstreamRouteRo
     .where(
       and(
         eq(containers.status, 'running'),
-        eq(containers.runtime, 'upstream'),
-        sql`${containers.upstreamUrl} is not null`,
+        eq(containers.runtime, runtime),
+        runtime === 'upstream' ? sql`${containers.upstreamUrl} is not null` : undefined,
       ),
     )
     .orderBy(containers.id, domains.hostname);
@@ -350,7 +350,7 @@ export async function listRunningUpstreamRoutes(db: Db): Promise<UpstreamRouteRo
   for (const row of rows) {
     let route = routes.get(row.containerId);
     if (!route) {
-      route = { containerId: row.containerId, upstreamUrl: row.upstreamUrl!, settings: row.settings, hostnames: [] };
+      route = { containerId: row.containerId, upstreamUrl: row.upstreamUrl, settings: row.settings, hostnames: [] };
       if (row.defaultHostname) route.hostnames.push(row.defaultHostname);
       routes.set(row.containerId, route);
     }

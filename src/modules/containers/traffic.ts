@@ -28,6 +28,13 @@ export interface GatewayRoute {
   preview: boolean;
 }
 
+/** A running container the native data plane may proxy itself: its hostnames and settings. */
+export interface NativeRouteRow {
+  containerId: string;
+  hostnames: string[];
+  settings: ContainerSettingsDto;
+}
+
 /** Where a container's tagging servers can be reached (src/modules/tagging-servers/). */
 export interface TaggingEndpoints {
   endpoints(containerId: string): Promise<{ tagging: string[]; preview: string[] }>;
@@ -77,9 +84,27 @@ export class ContainerTraffic {
   }
 
   /** Running containers on the `upstream` runtime with their hostnames and settings: the native data plane's routes. */
-  async upstreamRoutes(): Promise<Array<queries.UpstreamRouteRow & { settings: ContainerSettingsDto }>> {
-    const rows = await queries.listRunningUpstreamRoutes(this.database.db);
-    return rows.map((row) => ({ ...row, settings: settingsFromStored(row.settings) }));
+  async upstreamRoutes(): Promise<Array<NativeRouteRow & { upstreamUrl: string }>> {
+    const rows = await queries.listRunningRoutes(this.database.db, 'upstream');
+    return rows.map((row) => ({
+      ...row,
+      upstreamUrl: row.upstreamUrl ?? '',
+      settings: settingsFromStored(row.settings),
+    }));
+  }
+
+  /** Running `sgtm` containers with their hostnames, settings and ready tagging replicas (none: left out). */
+  async replicaRoutes(): Promise<Array<NativeRouteRow & { endpoints: string[] }>> {
+    if (!this.tagging) return [];
+    const rows = await queries.listRunningRoutes(this.database.db, 'sgtm');
+    const routes = await Promise.all(
+      rows.map(async (row) => ({
+        ...row,
+        settings: settingsFromStored(row.settings),
+        endpoints: (await this.tagging!.endpoints(row.containerId)).tagging,
+      })),
+    );
+    return routes.filter((route) => route.endpoints.length > 0);
   }
 
   /**

@@ -86,10 +86,23 @@ const route = (change: Partial<NativeRoute> = {}, upstream: Partial<NativeRoute[
   },
   loaderPath: 'k3v9xq2m',
   markBots: true,
+  replicas: false,
   ...change,
 });
 
 describe('the nginx config of the nginx engine', () => {
+  it("passes over an sgtm container's replica whose connection failed, without sending the request twice", () => {
+    const replicas = route({ replicas: true }, { scheme: 'http', addresses: ['127.0.0.1:40001', '127.0.0.1:40002'] });
+    const config = renderNginxConfig(plan([replicas]));
+    expect(config).toContain(
+      'upstream c_ctr_01abc { server 127.0.0.1:40001 max_fails=1 fail_timeout=3s; server 127.0.0.1:40002 max_fails=1 fail_timeout=3s;',
+    );
+    expect(config).toContain('proxy_next_upstream error; proxy_next_upstream_tries 1;');
+    const upstream = renderNginxConfig(plan([route()]));
+    expect(upstream).not.toContain('max_fails');
+    expect(upstream).not.toContain('proxy_next_upstream error;');
+  });
+
   it.each([
     ['a base path with a quote', route({}, { basePath: "/x'y" })],
     ['a base path with a variable', route({}, { basePath: '/$host' })],
