@@ -38,7 +38,7 @@ describe('one outbound configuration: resolvers and CA certificates from the env
     t = await startTestApp('pglite', {
       allowPrivateNetworks: true,
       runWorkers: false,
-      containerTransitionDelayMs: 10,
+      containerTransitionDelayMs: 0,
       dns: fromEnvironment.dns,
       outboundCaCertificates: fromEnvironment.outboundCaCertificates,
     });
