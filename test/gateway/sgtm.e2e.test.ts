@@ -194,12 +194,15 @@ describe.each(['node', 'nginx'] as const)('runtime sgtm on the process driver, t
     // The collector answers at once: a hit acknowledged with 2xx was delivered before its answer was sent.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const delivered = marked(s, marker).map((hit) => hit.params.get('n') ?? '');
-    // Every acknowledged hit reached the collector, none twice (the gateway retries only what never reached a
-    // replica). A hit the killed replica had already forwarded when it died was delivered but answered 502: at
-    // most the requests in flight at the kill.
-    expect(acknowledged.filter((n) => !delivered.includes(n))).toEqual([]);
-    expect(new Set(delivered).size).toBe(delivered.length);
-    expect(delivered.length - acknowledged.length).toBeLessThanOrEqual(concurrency);
+    // Every acknowledged hit reached the collector. The Node engine retries only what never reached a replica, so
+    // none arrives twice. nginx gives a request one more try when a kept-alive connection fails, whether or not the
+    // replica had read it, so a hit the killed replica had already forwarded may arrive twice there: at most the
+    // requests in flight at the kill. A forwarded hit answered 502 is bounded the same way.
+    const unique = new Set(delivered);
+    expect(acknowledged.filter((n) => !unique.has(n))).toEqual([]);
+    if (engine === 'node') expect(unique.size).toBe(delivered.length);
+    expect(delivered.length - unique.size).toBeLessThanOrEqual(concurrency);
+    expect(unique.size - acknowledged.length).toBeLessThanOrEqual(concurrency);
     const failed = [...statuses].filter(([, status]) => status < 200 || status >= 300);
     console.log(
       `[figures] ${engine} engine, kill -9 under ${total} hits: ${acknowledged.length} answered 2xx, ${delivered.length} delivered, failures ${JSON.stringify(failed)}`,

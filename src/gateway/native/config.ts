@@ -190,17 +190,17 @@ function proxyPass({ containerId, upstream }: NativeRoute): string {
 }
 
 /**
- * Idle keep-alive connections each nginx worker keeps per upstream: fewer than the requests in flight make nginx
- * close and reopen connections on every burst (measured: 44 → 38 CPU ms per 1,000 requests at 50 in flight).
- */
-/**
  * An `sgtm` container's replicas: a failed connection counts against the replica (passed over for 3 s by every
- * worker), but the request is not sent to another one. nginx cannot tell a request that never reached a replica from
- * one that did (its `error` covers both), and a hit a dying replica had already forwarded would be counted twice;
- * the Node gateway, which can tell them apart, retries the first kind.
+ * worker), and the request is not sent to another one, except that nginx always gives one more try when a kept-alive
+ * connection fails (the common case is a replica that closed an idle connection). That try may repeat a hit a
+ * killed replica had already forwarded; the Node gateway, which can tell the cases apart, never does.
  */
 const REPLICA_FAILURES = 'proxy_next_upstream error; proxy_next_upstream_tries 1;';
 
+/**
+ * `keepalive 128`: idle connections each nginx worker keeps per upstream: fewer than the requests in flight make nginx
+ * close and reopen connections on every burst (measured: 44 → 38 CPU ms per 1,000 requests at 50 in flight).
+ */
 function upstreamBlock(route: NativeRoute): string {
   const failure = route.replicas ? ' max_fails=1 fail_timeout=3s' : '';
   const servers = route.upstream.addresses.map((address) => `server ${address}${failure};`).join(' ');
