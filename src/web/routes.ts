@@ -27,6 +27,7 @@ import {
 } from './pages.js';
 import { invitePage, teamPage } from './team-pages.js';
 import { notificationsPage } from './notification-pages.js';
+import { metaPixelsPage } from './pixel-pages.js';
 import { TrackingCheckerCodes } from '../modules/tracking-checker/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -44,6 +45,7 @@ const UI_MODULES = [
   'containers.js',
   'container-settings.js',
   'tagging-server.js',
+  'meta-pixels.js',
   'monitors.js',
   'notifications.js',
   'reports.js',
@@ -58,6 +60,7 @@ const UI_MODULES = [
 const ASSETS: Record<string, { file: string; type: string }> = {
   'app.css': { file: path.join(here, 'assets', 'app.css'), type: 'text/css; charset=utf-8' },
   'status.css': { file: path.join(here, 'assets', 'status.css'), type: 'text/css; charset=utf-8' },
+  'meta-pixels.css': { file: path.join(here, 'assets', 'meta-pixels.css'), type: 'text/css; charset=utf-8' },
   'status.js': { file: path.join(here, 'assets', 'status.js'), type: JAVASCRIPT },
   'favicon.svg': { file: path.join(here, 'assets', 'favicon.svg'), type: 'image/svg+xml' },
   ...Object.fromEntries(UI_MODULES.map((name) => [name, { file: path.join(here, 'assets', name), type: JAVASCRIPT }])),
@@ -109,19 +112,20 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     user: Awaited<ReturnType<typeof sessionUser>>,
     current?: string,
     scripts?: string[],
+    styles?: string[],
   ) {
     return reply
       .headers(SECURITY_HEADERS)
       .type('text/html; charset=utf-8')
-      .send(layout({ title, body, user, current, scripts }));
+      .send(layout({ title, body, user, current, scripts, styles }));
   }
 
   const dashboard =
-    (title: string, current: string, body: (request: FastifyRequest) => Html, scripts?: string[]) =>
+    (title: string, current: string, body: (request: FastifyRequest) => Html, scripts?: string[], styles?: string[]) =>
     async (request: FastifyRequest, reply: FastifyReply) => {
       const user = await sessionUser(request);
       if (!user) return reply.redirect(`/login?next=${encodeURIComponent(request.url)}`);
-      return page(reply, title, body(request), user, current, scripts);
+      return page(reply, title, body(request), user, current, scripts, styles);
     };
 
   const hidden = { config: { public: true }, schema: { hide: true } };
@@ -155,6 +159,17 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     dashboard('Containers', '/dashboard/containers', () => containersPage(app.services.containers.sgtmUnavailable), [
       '/assets/chart.js',
     ]),
+  );
+  app.get(
+    '/dashboard/containers/:id/meta-pixels',
+    hidden,
+    dashboard(
+      'Meta pixels',
+      '/dashboard/containers',
+      (request) => metaPixelsPage((request.params as { id: string }).id),
+      [],
+      ['/assets/meta-pixels.css'],
+    ),
   );
   app.get('/dashboard/monitors', hidden, dashboard('Monitors', '/dashboard/monitors', monitorsPage));
   app.get(

@@ -9,6 +9,7 @@ import './tenants.js';
 import './api-keys.js';
 import './scans.js';
 import './containers.js';
+import './meta-pixels.js';
 import './monitors.js';
 import './notifications.js';
 import './reports.js';

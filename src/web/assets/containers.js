@@ -63,6 +63,9 @@ async function loadContainers() {
             el(
               'td',
               {},
+              container.runtime === 'builtin'
+                ? el('a', { href: `/dashboard/containers/${container.id}/meta-pixels` }, 'Meta pixels')
+                : null,
               container.allowed_actions.map((action) =>
                 el(
                   'button',

@@ -1,0 +1,127 @@
+import { $, api, bindForm, date, el, showError } from './ui.js';
+
+// A container's Meta pixels: add one, list each with the last answer Meta's Graph API gave, delete one.
+const root = $('#meta-pixels');
+const containerId = root?.dataset.containerId;
+const pixelsUrl = () => `/api/containers/${encodeURIComponent(containerId)}/meta-pixels/`;
+
+const STATUS_CLASS = { delivered: 'yes', failed: 'no', retrying: 'warning' };
+
+function fact(term, ...description) {
+  return [el('dt', {}, term), el('dd', {}, ...description)];
+}
+
+/** Graph's error as Meta sent it: the message first, then what to quote to Meta support. */
+function graphError(error) {
+  const details = [
+    error.type,
+    error.code === null ? null : `code ${error.code}`,
+    error.error_subcode === null ? null : `subcode ${error.error_subcode}`,
+    error.fbtrace_id ? `fbtrace_id ${error.fbtrace_id}` : null,
+  ].filter(Boolean);
+  return [el('span', { class: 'graph-message' }, error.message), details.length ? ` (${details.join(', ')})` : ''];
+}
+
+function lastDelivery(delivery) {
+  if (delivery === undefined) return fact('Last delivery', 'cannot be read now');
+  if (!delivery) return fact('Last delivery', 'no events sent yet');
+  return [
+    ...fact(
+      'Last delivery',
+      el('span', { class: STATUS_CLASS[delivery.status] ?? '' }, delivery.status),
+      ` · ${delivery.event_name} · ${date(delivery.last_attempt_at)}`,
+      delivery.http_status ? ` · HTTP ${delivery.http_status}` : '',
+      delivery.attempts > 1 ? ` · ${delivery.attempts} attempts` : '',
+    ),
+    ...(delivery.error ? fact("Meta's error", ...graphError(delivery.error)) : []),
+  ];
+}
+
+/** The most recently sent event's delivery; null before any, undefined when it cannot be read. */
+async function newestDelivery(pixel) {
+  try {
+    const page = await api('GET', `${pixelsUrl()}${pixel.id}/deliveries/?page_size=1`);
+    return page.results[0] ?? null;
+  } catch {
+    return undefined;
+  }
+}
+
+function pixelCard(pixel, delivery) {
+  const heading = `pixel-${pixel.id}`;
+  return el(
+    'section',
+    { class: 'card pixel', 'data-pixel-id': pixel.id, 'aria-labelledby': heading },
+    el('h3', { id: heading }, `Pixel ${pixel.pixel_id}`),
+    el(
+      'dl',
+      { class: 'facts' },
+      ...fact(
+        'Access token',
+        el('code', {}, `…${pixel.access_token_last4}`),
+        el('span', { class: 'hint' }, ' (its last four characters)'),
+      ),
+      ...fact('Test event code', pixel.test_event_code ? el('code', {}, pixel.test_event_code) : 'none'),
+      ...fact('Added', date(pixel.created_at)),
+      ...lastDelivery(delivery),
+    ),
+    el(
+      'button',
+      { type: 'button', class: 'danger', 'aria-label': `Delete pixel ${pixel.pixel_id}`, onclick: () => remove(pixel) },
+      'Delete',
+    ),
+  );
+}
+
+async function loadPixels() {
+  showError($('#pixels-error'), null);
+  const pixels = (await api('GET', `${pixelsUrl()}?page_size=100`)).results;
+  const deliveries = await Promise.all(pixels.map(newestDelivery));
+  $('#pixels-list').replaceChildren(
+    ...(pixels.length
+      ? pixels.map((pixel, index) => pixelCard(pixel, deliveries[index]))
+      : [el('p', {}, 'No pixels yet: add one above.')]),
+  );
+}
+
+async function remove(pixel) {
+  const question = `Delete pixel ${pixel.pixel_id}? The container stops sending it events; its access token and delivery records are deleted.`;
+  if (!window.confirm(question)) return;
+  try {
+    await api('DELETE', `${pixelsUrl()}${pixel.id}/`);
+    $('#pixel-status').textContent = `Pixel ${pixel.pixel_id} deleted.`;
+    await loadPixels();
+  } catch (error) {
+    showError($('#pixels-error'), error);
+  }
+}
+
+/** Names the container; only the built-in runtime sends events to Meta itself. */
+async function showContainer() {
+  const container = await api('GET', `/api/containers/${encodeURIComponent(containerId)}/`);
+  $('#pixels-title').textContent = `Meta pixels: ${container.name}`;
+  const note = $('#pixels-runtime');
+  note.hidden = container.runtime === 'builtin';
+  note.textContent = `This container runs on the ${container.runtime} runtime: only the built-in runtime sends events to Meta pixels.`;
+}
+
+function pixelFrom(data) {
+  const text = (name) => String(data.get(name) ?? '').trim();
+  const body = { pixel_id: text('pixel_id'), access_token: text('access_token') };
+  if (text('test_event_code')) body.test_event_code = text('test_event_code');
+  return body;
+}
+
+if (root) {
+  const failed = (error) => showError($('#pixels-error'), error);
+  showContainer().catch(failed);
+  loadPixels().catch(failed);
+  $('#pixels-refresh').addEventListener('click', () => loadPixels().catch(failed));
+  bindForm($('#pixel-form'), $('#pixel-error'), async (data) => {
+    const { pixel_id, access_token_last4 } = await api('POST', pixelsUrl(), pixelFrom(data));
+    $('#pixel-form').reset();
+    $('#pixel-status').textContent =
+      `Pixel ${pixel_id} added. Its access token is stored encrypted and not shown again: only its last four characters, …${access_token_last4}.`;
+    await loadPixels();
+  });
+}
