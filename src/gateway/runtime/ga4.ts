@@ -1,5 +1,6 @@
 import { type Dispatcher, request } from 'undici';
 import type { SendResult } from './forward-queue.js';
+import { isUserDataParam, userDataOf } from './ga4-user-data.js';
 import type { RuntimeEvent, Visitor } from './types.js';
 
 /**
@@ -60,7 +61,7 @@ function eventOf(params: URLSearchParams, now: number): RuntimeEvent | null {
     currency: params.get('cu') ?? stringOrNull(eventParams.currency),
     params: eventParams,
     items: itemsOf(params),
-    userData: {},
+    userData: userDataOf(params),
   };
 }
 
@@ -101,7 +102,8 @@ export function forwardedHit(
   if (clientId) params.set('cid', clientId);
   if (visitor.ip) params.set('_uip', visitor.ip);
   else params.delete('_uip');
-  // What the anonymizer took out of the event (click ids in the page URL, referrer and parameters) goes here too.
+  // What the anonymizer took out of the event (click ids in the page URL, referrer and parameters; the customer
+  // data) goes here too.
   if (event.pageUrl !== hit.event.pageUrl) setOrDelete(params, 'dl', event.pageUrl);
   if (event.referrer !== hit.event.referrer) setOrDelete(params, 'dr', event.referrer);
   for (const name of Object.keys(hit.event.params)) {
@@ -109,7 +111,14 @@ export function forwardedHit(
     params.delete(`ep.${name}`);
     params.delete(`epn.${name}`);
   }
+  if (isEmpty(event.userData) && !isEmpty(hit.event.userData)) {
+    for (const key of [...params.keys()]) if (isUserDataParam(key)) params.delete(key);
+  }
   return params;
+}
+
+function isEmpty(userData: RuntimeEvent['userData']): boolean {
+  return Object.keys(userData).length === 0;
 }
 
 function setOrDelete(params: URLSearchParams, name: string, value: string | null): void {

@@ -25,8 +25,28 @@ export interface RuntimeEvent {
   params: Record<string, string | number>;
   /** Products (`pr1`, `pr2`, … in GA4's hit format), each as its parsed fields (`id`, `nm`, `pr`, `qt`, …). */
   items: Array<Record<string, string | number>>;
-  /** Customer data the site chose to send, in clear; vendors hash it as they require. */
-  userData: { email?: string; phone?: string };
+  /** Customer data the site chose to send; `{}` when none (or when a vendor may not receive it). */
+  userData: UserData;
+}
+
+/**
+ * Customer data (GA4's user-provided data, the direct endpoint's `user_data`). Each value is either as the site sent
+ * it, in clear, or already a SHA-256 in hex (64 hex digits); vendors normalise and hash clear values as they require.
+ */
+export interface UserData {
+  email?: string;
+  /** With the country code (E.164). */
+  phone?: string;
+  firstName?: string;
+  lastName?: string;
+  city?: string;
+  /** State, province or region. */
+  region?: string;
+  postalCode?: string;
+  /** ISO 3166-1 alpha-2. */
+  country?: string;
+  /** The site's own id of the customer (GA4's `user_id`). */
+  externalId?: string;
 }
 
 /** The visitor behind a hit, as the gateway saw the request. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RuntimeEvent, Visitor } from '../types.js';
-import { fbcFromFbclid, fbclidOf, hashForMeta, normaliseEmail, normalisePhone } from './user-data.js';
+import { fbcFromFbclid, fbclidOf, type HashedCustomerInformation, hashedCustomerInformation } from './user-data.js';
 
 /** GA4 event names and the Meta standard event each is sent as. */
 export const META_EVENT_NAMES: Readonly<Record<string, string>> = {
@@ -29,16 +29,15 @@ const META_STANDARD_EVENTS = new Set([
   'Subscribe',
 ]);
 
-/** Customer information parameters (Meta's `user_data`); em and ph are SHA-256 of the normalised values. */
-export interface MetaUserData {
+/**
+ * Customer information parameters (Meta's `user_data`): the visitor's IP, user agent and Meta cookies in clear, the
+ * customer data (em, ph, fn, ln, ct, st, zp, country, external_id) as SHA-256 of the normalised values.
+ */
+export interface MetaUserData extends HashedCustomerInformation {
   client_ip_address?: string;
   client_user_agent?: string;
   fbp?: string;
   fbc?: string;
-  em?: string[];
-  ph?: string[];
-  /** SHA-256 of the lower-case ISO 3166-1 alpha-2 country (the geo power-up's). */
-  country?: string[];
 }
 
 export interface MetaContent {
@@ -90,17 +89,12 @@ function eventIdOf(event: RuntimeEvent): string {
 function userDataOf(event: RuntimeEvent, visitor: Visitor): MetaUserData {
   const fbclid = fbclidOf(event.pageUrl);
   const fbc = visitor.cookies._fbc || (fbclid ? fbcFromFbclid(fbclid, event.time) : undefined);
-  const em = event.userData.email ? hashForMeta(event.userData.email, normaliseEmail) : null;
-  const ph = event.userData.phone ? hashForMeta(event.userData.phone, normalisePhone) : null;
-  const country = visitor.country ? hashForMeta(visitor.country, (code) => code.toLowerCase()) : null;
   return {
     ...(visitor.ip ? { client_ip_address: visitor.ip } : {}),
     ...(visitor.userAgent ? { client_user_agent: visitor.userAgent } : {}),
     ...(visitor.cookies._fbp ? { fbp: visitor.cookies._fbp } : {}),
     ...(fbc ? { fbc } : {}),
-    ...(em ? { em: [em] } : {}),
-    ...(ph ? { ph: [ph] } : {}),
-    ...(country ? { country: [country] } : {}),
+    ...hashedCustomerInformation(event.userData, visitor.country),
   };
 }
 
@@ -147,7 +141,7 @@ function customDataOf(event: RuntimeEvent): MetaCustomData | undefined {
 /**
  * A runtime event as a Conversions API server event: the mapped name, `event_time` in seconds, the dedup
  * `event_id`, `action_source: "website"`, the page URL, the visitor's IP, user agent, `_fbp` and `_fbc` (or an `fbc`
- * built from an `fbclid` on the page URL), hashed em/ph when given, value, currency and products. Null for an event
+ * built from an `fbclid` on the page URL), the hashed customer data, value, currency and products. Null for an event
  * Meta has no counterpart for (scroll, user_engagement, …): it is not sent.
  */
 export function toMetaEvent(event: RuntimeEvent, visitor: Visitor): MetaServerEvent | null {

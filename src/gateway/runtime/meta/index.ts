@@ -23,4 +23,19 @@ export {
   type MetaSenderSettings,
   type MetaSendResult,
 } from './sender.js';
-export { fbcFromFbclid, fbclidOf, hashForMeta, normaliseEmail, normalisePhone } from './user-data.js';
+export {
+  fbcFromFbclid,
+  fbclidOf,
+  HASHED_CUSTOMER_KEYS,
+  hashedCustomerInformation,
+  hashForMeta,
+  normaliseCity,
+  normaliseCountry,
+  normaliseEmail,
+  normaliseExternalId,
+  normaliseName,
+  normalisePhone,
+  normalisePostalCode,
+  normaliseRegion,
+  type HashedCustomerInformation,
+} from './user-data.js';
