@@ -81,7 +81,12 @@ const NOT_FORWARDED_UPSTREAM = new Set([
   'x-forwarded-proto',
   // Set by the gateway's power-ups (bot detection, geo headers); a client's own would be believed upstream.
   'x-tagport-bot',
+  'x-device-bot',
+  'x-device-bot-score',
   'x-geo-country',
+  'x-geo-region',
+  'x-geo-city',
+  'x-gclb-country',
   // What nginx tells the Node gateway when it hands a request on (the native engine); never the upstream's business.
   'x-tagport-front',
   'x-tagport-client',

@@ -42,6 +42,7 @@ async function rawRequest(base: string, requestLine: string, host: string) {
 const BROWSER = {
   'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
   'accept-language': 'de-DE,de;q=0.9',
+  'sec-fetch-mode': 'no-cors',
 };
 
 describe.each([
@@ -135,14 +136,21 @@ describe.each([
         ...BROWSER,
         host: container.default_hostname,
         'x-tagport-bot': '0',
+        'x-device-bot': 'false',
+        'x-device-bot-score': '0',
         'x-geo-country': 'XX',
+        'x-geo-city': 'Nowhere',
+        'x-gclb-country': 'XX',
         'x-tagport-front': 'guess',
       },
       dispatcher: client,
     }).then((response) => response.body.text());
     const { headers } = upstream.seen.at(-1)!;
     expect(headers['x-tagport-bot']).toBeUndefined();
-    expect(headers['x-geo-country']).toBeUndefined();
+    // BROWSER is a browser, so nginx's own verdict replaces the client's.
+    expect(headers['x-device-bot']).toBe('false');
+    expect(headers['x-device-bot-score']).toBe(String(detectBot(BROWSER).score));
+    for (const name of ['x-geo-country', 'x-geo-city', 'x-gclb-country']) expect(headers[name]).toBeUndefined();
     expect(headers['x-tagport-front']).toBe('guess');
   });
 
@@ -157,14 +165,26 @@ describe.each([
     ],
     ['a browser without Accept-Language', { 'user-agent': BROWSER['user-agent'] }, true],
     ['a browser driven by Selenium', { ...BROWSER, 'x-selenium': '1' }, true],
-  ])('marks bots as the Node gateway does (bot detection on by default): %s', async (_name, headers, bot) => {
-    expect(detectBot(headers).bot).toBe(bot);
-    await request(`${base}/bot`, {
-      headers: { ...headers, host: container.default_hostname },
-      dispatcher: client,
-    }).then((response) => response.body.text());
-    expect(upstream.seen.at(-1)!.headers['x-tagport-bot']).toBe(bot ? '1' : undefined);
-  });
+    [
+      'a browser without fetch metadata (suspicious)',
+      { 'user-agent': BROWSER['user-agent'], 'accept-language': 'en' },
+      false,
+    ],
+  ])(
+    'marks bots and scores requests as the Node gateway does (bot detection on by default): %s',
+    async (_name, headers, bot) => {
+      const verdict = detectBot(headers);
+      expect(verdict.bot).toBe(bot);
+      await request(`${base}/bot`, {
+        headers: { ...headers, host: container.default_hostname },
+        dispatcher: client,
+      }).then((response) => response.body.text());
+      const seen = upstream.seen.at(-1)!.headers;
+      expect(seen['x-tagport-bot']).toBe(bot ? '1' : undefined);
+      expect(seen['x-device-bot']).toBe(String(bot));
+      expect(seen['x-device-bot-score']).toBe(String(verdict.score));
+    },
+  );
 
   it('hands unknown hosts, /healthz and the custom loader to the Node gateway', async () => {
     handedToNode.length = 0;

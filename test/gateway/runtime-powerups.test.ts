@@ -251,6 +251,37 @@ describe('the built-in runtime with power-ups and the Meta Conversions API', () 
       expect(google.hits.length).toBe(before);
     });
 
+    it("marks a bot's hit for GA4 with its score when bot detection is set to mark; a browser's stays as it was", async () => {
+      const { default_hostname: host } = await container({ bot_detection: { mode: 'mark' } });
+      const hit = async (headers: Record<string, string>) => {
+        const before = google.hits.length;
+        await through(host, '/g/collect?v=2&tid=G-SHOP1234&cid=1.2&en=page_view', { headers });
+        await until(() => google.hits.length > before);
+        return google.hits.at(-1)!.params;
+      };
+      const bot = await hit({ 'user-agent': GOOGLEBOT });
+      expect([bot.get('ep.device_bot'), bot.get('epn.device_bot_score')]).toEqual(['true', '100']);
+      const browser = await hit({ 'sec-fetch-mode': 'no-cors' });
+      expect([browser.get('ep.device_bot'), browser.get('epn.device_bot_score')]).toEqual([null, null]);
+      const suspicious = await hit({});
+      expect([suspicious.get('ep.device_bot'), suspicious.get('epn.device_bot_score')]).toEqual(['false', '60']);
+    });
+
+    it("adds the visitor's country, region and city to what GA4 receives when geo is on", async () => {
+      const { default_hostname: host } = await container({ geo_headers: { enabled: true } });
+      const before = google.hits.length;
+      await through(host, '/g/collect?v=2&tid=G-SHOP1234&cid=1.2&en=page_view', {
+        headers: { 'x-forwarded-for': US_VISITOR },
+      });
+      await until(() => google.hits.length > before);
+      const params = google.hits.at(-1)!.params;
+      expect([params.get('ep.geo_country'), params.get('ep.geo_region'), params.get('ep.geo_city')]).toEqual([
+        'US',
+        'California',
+        'Mountain View',
+      ]);
+    });
+
     it('backs up the kept cookies and restores a lost one, counted in usage', async () => {
       const { default_hostname: host, id } = await container({ cookie_keeper: { enabled: true, cookies: ['_ga'] } });
       const hit = '/g/collect?v=2&tid=G-SHOP1234&cid=1.2&en=page_view';
@@ -293,17 +324,48 @@ describe('the built-in runtime with power-ups and the Meta Conversions API', () 
   });
 
   describe('power-ups on the upstream runtime (request headers to the tagging server)', () => {
-    it('adds X-Geo-Country for the visitor named by a trusted proxy, and X-Tagport-Bot for a bot', async () => {
+    it("adds the geo headers for the visitor named by a trusted proxy, and Stape's bot headers with a score", async () => {
       const { default_hostname: host } = await container(
         { geo_headers: { enabled: true } },
         { upstream_url: tagging.url, runtime: 'upstream' },
       );
-      await through(host, '/g/collect?v=2', { headers: { 'x-forwarded-for': US_VISITOR, 'x-tagport-bot': '1' } });
-      expect(tagging.seen.at(-1)).toMatchObject({ 'x-geo-country': 'US' });
+      await through(host, '/g/collect?v=2', {
+        headers: {
+          'x-forwarded-for': US_VISITOR,
+          'x-tagport-bot': '1',
+          'x-device-bot': 'true',
+          'sec-fetch-mode': 'cors',
+        },
+      });
+      expect(tagging.seen.at(-1)).toMatchObject({
+        'x-geo-country': 'US',
+        'x-geo-region': 'California',
+        'x-geo-city': 'Mountain%20View',
+        'x-gclb-country': 'US',
+        'x-device-bot': 'false',
+        'x-device-bot-score': '0',
+      });
       expect(tagging.seen.at(-1)).not.toHaveProperty('x-tagport-bot');
-      await through(host, '/g/collect?v=2', { headers: { 'user-agent': GOOGLEBOT, 'x-geo-country': 'FR' } });
-      expect(tagging.seen.at(-1)).toMatchObject({ 'x-tagport-bot': '1' });
-      expect(tagging.seen.at(-1)).not.toHaveProperty('x-geo-country');
+      await through(host, '/g/collect?v=2', {
+        headers: { 'user-agent': GOOGLEBOT, 'x-geo-country': 'FR', 'x-geo-city': 'Paris', 'x-device-bot-score': '0' },
+      });
+      expect(tagging.seen.at(-1)).toMatchObject({
+        'x-tagport-bot': '1',
+        'x-device-bot': 'true',
+        'x-device-bot-score': '100',
+      });
+      for (const name of ['x-geo-country', 'x-geo-region', 'x-geo-city', 'x-gclb-country'])
+        expect(tagging.seen.at(-1)).not.toHaveProperty(name);
+    });
+
+    it('sends no bot headers when bot detection is off', async () => {
+      const { default_hostname: host } = await container(
+        { bot_detection: { mode: 'off' } },
+        { upstream_url: tagging.url, runtime: 'upstream' },
+      );
+      await through(host, '/g/collect?v=2', { headers: { 'user-agent': GOOGLEBOT, 'x-device-bot': 'false' } });
+      for (const name of ['x-device-bot', 'x-device-bot-score', 'x-tagport-bot'])
+        expect(tagging.seen.at(-1)).not.toHaveProperty(name);
     });
   });
 });

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { getPattern } from 'isbot';
-import { AUTOMATION_HEADERS, HEADLESS } from '../runtime/powerups/bot-detection.js';
+import { AUTOMATION_HEADERS, BOT_SCORES, FETCH_METADATA_BROWSER, HEADLESS } from '../runtime/powerups/bot-detection.js';
 
 /** A certificate and its key as files nginx reads (the key in a directory only the service's user can read). */
 export interface CertificateFiles {
@@ -28,7 +28,7 @@ export interface NativeRoute {
     /** The upstream URL's path, without a trailing slash: every request goes under it. */
     basePath: string;
   };
-  /** Bot detection is on (`mark` or `drop`: on the upstream runtime both mark): nginx sets `X-Tagport-Bot: 1`. */
+  /** Bot detection is on (`mark` or `drop`: on the upstream runtime both mark): nginx sets `X-Device-Bot`, `X-Device-Bot-Score` and, for a bot, `X-Tagport-Bot: 1`. */
   markBots: boolean;
   /** Requests for the custom loader (`/<loader_path>.js`) go to Node, which serves it. */
   loaderPath: string;
@@ -122,7 +122,9 @@ const forwardedHeaders = (markBots: boolean) =>
     'X-Forwarded-For $proxy_add_x_forwarded_for',
     'X-Forwarded-Proto https',
     `X-Tagport-Bot ${markBots ? '$tagport_bot' : '""'}`,
-    'X-Geo-Country ""',
+    `X-Device-Bot ${markBots ? '$tagport_device_bot' : '""'}`,
+    `X-Device-Bot-Score ${markBots ? '$tagport_bot_score' : '""'}`,
+    ...GEO_HEADERS.map((name) => `${name} ""`),
     'TE ""',
     'Upgrade ""',
     'Keep-Alive ""',
@@ -133,18 +135,29 @@ const forwardedHeaders = (markBots: boolean) =>
     .map((header) => `proxy_set_header ${header};`)
     .join('\n      ');
 
+/** Set by the Node gateway's geo power-up (containers with geo on stay with Node); a client's own are dropped. */
+const GEO_HEADERS = ['X-Geo-Country', 'X-Geo-Region', 'X-Geo-City', 'X-Gclb-Country'];
+
 /**
- * Bot detection as detectBot() does it, in nginx maps: no or a headless user agent, one on isbot's list, an
- * automation header, or no Accept-Language. isbot's pattern is JavaScript: PCRE refuses a hyphen after a class
- * escape (`[\d-.]`) unless it is escaped; nothing else in it differs.
+ * Bot detection as detectBot() does it, in nginx maps: the signals as one key of 0s and 1s (no, a headless or a
+ * listed user agent; an automation header; no Accept-Language; a current browser's user agent; no fetch metadata),
+ * the strongest deciding the score. isbot's pattern is JavaScript: PCRE refuses a hyphen after a class escape
+ * (`[\d-.]`) unless it is escaped; nothing else in it differs.
  */
 function botMaps(): string {
   const isbot = getPattern().source.replace(/(\\[wdsWDS])-/g, '$1\\-');
   const automation = AUTOMATION_HEADERS.map((name) => `$http_${name.replaceAll('-', '_')}`).join('');
+  const signals = '$tagport_bot_agent$tagport_automation$tagport_no_language$tagport_fetch_browser$tagport_no_fetch';
+  const bot = '"~^(1|01|001)"';
   return `map $http_user_agent $tagport_bot_agent { "" 1; "~*${HEADLESS.source}" 1; "~*${isbot}" 1; default 0; }
   map "${automation}" $tagport_automation { "" 0; default 1; }
   map $http_accept_language $tagport_no_language { "" 1; default 0; }
-  map "$tagport_bot_agent$tagport_automation$tagport_no_language" $tagport_bot { "000" ""; default 1; }`;
+  map $http_user_agent $tagport_fetch_browser { "~${FETCH_METADATA_BROWSER.source}" 1; default 0; }
+  map $http_sec_fetch_mode $tagport_no_fetch { "" 1; default 0; }
+  map "${signals}" $tagport_bot_score { "~^1" ${BOT_SCORES.agent}; "~^01" ${BOT_SCORES.automation};
+    "~^001" ${BOT_SCORES.noLanguage}; "00011" ${BOT_SCORES.noFetchMetadata}; default 0; }
+  map "${signals}" $tagport_device_bot { ${bot} true; default false; }
+  map "${signals}" $tagport_bot { ${bot} 1; default ""; }`;
 }
 
 /** The gateway's own error body for what nginx answers itself (the upstream unreachable, a malformed request). */

@@ -7,7 +7,8 @@ import { Forwarding } from './forwarding.js';
 import { forwardedHit, parseCollect, sendHit } from './ga4.js';
 import { parseDirectEvent } from './meta/direct-event.js';
 import { RuntimeMeter } from './meter.js';
-import { anonymize } from './powerups/index.js';
+import { powerupEventParams, setGa4EventParams } from './powerups/event-params.js';
+import { anonymize, type GeoFiles } from './powerups/index.js';
 import { ScriptCache } from './script-cache.js';
 import type { RuntimeEvent, Visitor } from './types.js';
 import { Powerups } from './visit.js';
@@ -25,8 +26,8 @@ export interface BuiltinRuntimeSettings {
   forwardDrainMs: number;
   /** TRUST_PROXY: peers whose X-Forwarded-For names the visitor; unset or false trusts none. */
   trustProxy?: false | string[];
-  /** The mmdb country database of the geo power-up; DB-IP Lite (shipped in an npm package) by default. */
-  geoFile?: string;
+  /** The mmdb city databases of the geo power-up; DB-IP Lite (shipped in an npm package) by default. */
+  geoFiles?: GeoFiles;
   onError: (error: unknown) => void;
   /** Where forwards that failed for good are logged at each flush, with their reasons and counts. */
   log?: { warn(object: object, message: string): void };
@@ -73,7 +74,7 @@ export class BuiltinRuntime {
     private readonly dependencies: { dispatcher: Dispatcher; traffic: ContainerTraffic },
     private readonly settings: BuiltinRuntimeSettings,
   ) {
-    this.powerups = new Powerups(trustedProxies(settings.trustProxy ?? false), settings.onError, settings.geoFile);
+    this.powerups = new Powerups(trustedProxies(settings.trustProxy ?? false), settings.onError, settings.geoFiles);
     this.scripts = new ScriptCache(dependencies.dispatcher, {
       origin: settings.googleTagOrigin,
       timeoutMs: settings.forwardTimeoutMs,
@@ -245,10 +246,12 @@ export class BuiltinRuntime {
     const clientId = stableClientId(visitor, hits[0].event.clientId);
     headers['set-cookie'] = [fpidCookie(clientId), ...visit.setCookies];
     const answered = answer(res, 204, headers, body.bytes);
+    const marks = powerupEventParams(visitor, route.settings);
     for (const hit of hits) {
       const event = { ...hit.event, clientId };
       const ga4 = anonymize(event, visitor, route.settings.anonymizer.ga4);
       const params = forwardedHit(hit, ga4.visitor, clientId, ga4.event);
+      setGa4EventParams(params, marks);
       const userAgent = ga4.visitor.userAgent;
       this.forward({
         vendor: 'ga4',

@@ -60,6 +60,9 @@ export interface Visitor {
   country: string | null;
   /** Region (subdivision) when the IP database has it. */
   region: string | null;
+  city: string | null;
   /** Whether bot detection flagged the request. */
   bot: boolean;
+  /** Bot detection's score (0–100, above 75 a bot); null when bot detection is off. */
+  botScore: number | null;
 }

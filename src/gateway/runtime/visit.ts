@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import net from 'node:net';
 import type { ContainerSettingsDto } from '../../modules/containers/settings.js';
-import { detectBot, GeoLookup, keepCookies, restoreClickIds } from './powerups/index.js';
+import { detectBot, type GeoFiles, GeoLookup, type GeoPlace, keepCookies, restoreClickIds } from './powerups/index.js';
 import type { Visitor } from './types.js';
 import { clientAddress, type TrustedProxies, visitorOf } from './visitor.js';
 
@@ -27,9 +27,9 @@ export class Powerups {
   constructor(
     private readonly trust: TrustedProxies,
     private readonly onError: (error: unknown) => void,
-    geoFile?: string,
+    geoFiles?: GeoFiles,
   ) {
-    this.geo = new GeoLookup(geoFile);
+    this.geo = new GeoLookup(geoFiles);
   }
 
   /** The visitor of a hit on the built-in runtime; `pageUrl` is the page the hit came from (for click ids). */
@@ -41,7 +41,9 @@ export class Powerups {
   ): Promise<Visit> {
     const visitor = visitorOf(req, this.trust);
     if (settings.bot_detection.mode !== 'off') {
-      visitor.bot = detectBot(req.headers).bot;
+      const verdict = detectBot(req.headers);
+      visitor.bot = verdict.bot;
+      visitor.botScore = verdict.score;
       if (visitor.bot && settings.bot_detection.mode === 'drop')
         return { visitor, dropped: true, setCookies: [], restored: 0 };
     }
@@ -52,7 +54,12 @@ export class Powerups {
       setCookies.push(...clicks.setCookies);
       visitor.cookies = clicks.cookies;
     }
-    if (settings.geo_headers.enabled) visitor.country = await this.country(visitor.ip);
+    if (settings.geo_headers.enabled) {
+      const place = await this.place(visitor.ip);
+      visitor.country = place?.country ?? null;
+      visitor.region = place?.region ?? null;
+      visitor.city = place?.city ?? null;
+    }
     return { visitor, dropped: false, setCookies, restored };
   }
 
@@ -72,28 +79,41 @@ export class Powerups {
   }
 
   /**
-   * On the `upstream` runtime, the power-ups that make sense as request headers to the owner's tagging server:
-   * `X-Tagport-Bot: 1` (bot detection on, in either mode) and `X-Geo-Country` (geo headers on, country known).
-   * As a flat list of names and values, like forwardedHeaders.
+   * On the `upstream` and `sgtm` runtimes, the power-ups as request headers to the tagging server, under Stape's
+   * names so that templates written for Stape work: bot detection on (either mode) sends `X-Device-Bot: true|false`
+   * and `X-Device-Bot-Score` (0–100), and `X-Tagport-Bot: 1` for a bot; geo on sends `X-Geo-Country`,
+   * `X-Geo-Region`, `X-Geo-City` (percent-encoded UTF-8) and `X-Gclb-Country`, the header Google's tagging server
+   * reads for its Visitor Region variable. As a flat list of names and values, like forwardedHeaders.
    */
   async upstreamHeaders(req: http.IncomingMessage, settings: ContainerSettingsDto): Promise<string[]> {
     const headers: string[] = [];
-    if (settings.bot_detection.mode !== 'off' && detectBot(req.headers).bot) headers.push('x-tagport-bot', '1');
+    if (settings.bot_detection.mode !== 'off') {
+      const { bot, score } = detectBot(req.headers);
+      headers.push('x-device-bot', String(bot), 'x-device-bot-score', String(score));
+      if (bot) headers.push('x-tagport-bot', '1');
+    }
     if (settings.geo_headers.enabled) {
-      const country = await this.country(clientAddress(req, this.trust));
-      if (country) headers.push('x-geo-country', country);
+      const place = await this.place(clientAddress(req, this.trust));
+      if (place) headers.push(...geoHeaders(place));
     }
     return headers;
   }
 
-  private async country(ip: string): Promise<string | null> {
+  private async place(ip: string): Promise<GeoPlace | null> {
     try {
-      return await this.geo.country(ip);
+      return await this.geo.place(ip);
     } catch (error) {
       this.onError(new Error('The geo database could not be read.', { cause: error }));
       return null;
     }
   }
+}
+
+function geoHeaders({ country, region, city }: GeoPlace): string[] {
+  const headers = ['x-geo-country', country, 'x-gclb-country', country];
+  if (region) headers.push('x-geo-region', encodeURIComponent(region));
+  if (city) headers.push('x-geo-city', encodeURIComponent(city));
+  return headers;
 }
 
 /**

@@ -29,7 +29,9 @@ export function visitorOf(req: http.IncomingMessage, trust: TrustedProxies = nul
     cookies: parseCookies(req.headers.cookie),
     country: null,
     region: null,
+    city: null,
     bot: false,
+    botScore: null,
   };
 }
 

@@ -95,7 +95,8 @@ export const ContainerSettings = Type.Object(
     bot_detection: Type.Object(
       {
         mode: StringEnum(['off', 'mark', 'drop'] as const, {
-          description: 'off: no detection; mark: forward, flagged as a bot; drop: not forwarded (counted in usage).',
+          description:
+            "off: no detection; mark: forward, flagged; drop: a bot's hits are not forwarded (counted in usage). Each request gets a score from 0 to 100 (Stape's scale: below 50 human, 50–75 suspicious, above 75 a bot). `upstream` and `sgtm` (where drop also marks) receive `X-Device-Bot: true|false` and `X-Device-Bot-Score`, and `X-Tagport-Bot: 1` for a bot; on `builtin`, mark adds `device_bot` and `device_bot_score` to the GA4 events of suspicious and bot requests.",
         }),
       },
       { additionalProperties: false, description: 'Bot Detection.' },
@@ -104,7 +105,7 @@ export const ContainerSettings = Type.Object(
       {
         enabled: Type.Boolean({
           description:
-            "Add the visitor's country (DB-IP Lite, CC BY 4.0) to forwarded events and as X-Geo-Country upstream.",
+            "The visitor's country, region and city from the IP (DB-IP Lite, CC BY 4.0): `upstream` and `sgtm` receive `X-Geo-Country`, `X-Geo-Region`, `X-Geo-City` (percent-encoded) and `X-Gclb-Country` (read by Google's Visitor Region variable); on `builtin`, GA4 events get `geo_country`, `geo_region`, `geo_city` and Meta events the hashed country.",
         }),
       },
       { additionalProperties: false, description: 'GEO headers.' },

