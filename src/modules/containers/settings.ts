@@ -1,6 +1,12 @@
 import { randomInt } from 'node:crypto';
 import { type Static, Type } from 'typebox';
 import { Nullable, StringEnum } from '../../http/schemas.js';
+import {
+  mergeRequestPowerups,
+  REQUEST_POWERUP_DEFAULTS,
+  requestPowerupChanges,
+  requestPowerupSchemas,
+} from './request-powerups.js';
 
 /**
  * A container's runtime and its per-container settings: the custom loader path, the GA4 properties it owns and
@@ -115,6 +121,7 @@ export const ContainerSettings = Type.Object(
       { additionalProperties: false, description: 'What each vendor receives of the visitor (Anonymizer).' },
     ),
     tagging_server: TaggingServerChoice,
+    ...requestPowerupSchemas,
   },
   {
     additionalProperties: false,
@@ -133,6 +140,11 @@ export const ContainerSettings = Type.Object(
           meta: { ip: 'keep', user_agent: 'keep', click_ids: 'keep' },
         },
         tagging_server: { version: null, min_replicas: 2, max_replicas: null },
+        ...REQUEST_POWERUP_DEFAULTS,
+        file_proxy: {
+          enabled: true,
+          files: [{ path: '/lib/pixel.js', url: 'https://cdn.vendor.example/pixel.js', cache_seconds: 3600 }],
+        },
       },
     ],
   },
@@ -145,17 +157,24 @@ export const ContainerSettingsChange = Type.Object(
   {
     loader_path: Type.Optional(ContainerSettings.properties.loader_path),
     ga4_measurement_ids: Type.Optional(ContainerSettings.properties.ga4_measurement_ids),
-    cookie_keeper: Type.Optional(Type.Partial(ContainerSettings.properties.cookie_keeper)),
-    click_id_restorer: Type.Optional(Type.Partial(ContainerSettings.properties.click_id_restorer)),
-    bot_detection: Type.Optional(Type.Partial(ContainerSettings.properties.bot_detection)),
-    geo_headers: Type.Optional(Type.Partial(ContainerSettings.properties.geo_headers)),
+    cookie_keeper: Type.Optional(
+      Type.Partial(ContainerSettings.properties.cookie_keeper, { additionalProperties: false }),
+    ),
+    click_id_restorer: Type.Optional(
+      Type.Partial(ContainerSettings.properties.click_id_restorer, { additionalProperties: false }),
+    ),
+    bot_detection: Type.Optional(
+      Type.Partial(ContainerSettings.properties.bot_detection, { additionalProperties: false }),
+    ),
+    geo_headers: Type.Optional(Type.Partial(ContainerSettings.properties.geo_headers, { additionalProperties: false })),
     anonymizer: Type.Optional(
       Type.Object(
         { ga4: Type.Optional(PartialVendorAnonymizer), meta: Type.Optional(PartialVendorAnonymizer) },
         { additionalProperties: false },
       ),
     ),
-    tagging_server: Type.Optional(Type.Partial(TaggingServerChoice)),
+    tagging_server: Type.Optional(Type.Partial(TaggingServerChoice, { additionalProperties: false })),
+    ...requestPowerupChanges,
   },
   {
     additionalProperties: false,
@@ -182,6 +201,7 @@ export function defaultSettings(loaderPath: string): ContainerSettingsDto {
     geo_headers: { enabled: false },
     anonymizer: { ga4: { ...KEEP_ALL }, meta: { ...KEEP_ALL } },
     tagging_server: { version: null, min_replicas: null, max_replicas: null },
+    ...structuredClone(REQUEST_POWERUP_DEFAULTS),
   };
 }
 
@@ -230,5 +250,6 @@ export function mergeSettings(
     geo_headers: { ...current.geo_headers, ...change.geo_headers },
     anonymizer,
     tagging_server: { ...current.tagging_server, ...change.tagging_server },
+    ...mergeRequestPowerups(current, change),
   };
 }
