@@ -289,12 +289,20 @@ export const containersPage = (sgtmUnavailable: string | null): Html => html`
     <select id="settings-ga4-ua" name="ga4.user_agent"><option>keep</option><option>drop</option></select>
     <label for="settings-ga4-click">GA4: click ids</label>
     <select id="settings-ga4-click" name="ga4.click_ids"><option>keep</option><option>drop</option></select>
+    <label for="settings-ga4-uid">GA4: user id</label>
+    <select id="settings-ga4-uid" name="ga4.user_id"><option>keep</option><option>drop</option></select>
+    <label for="settings-ga4-pii">GA4: personal data (e-mail, phone, name, address)</label>
+    <select id="settings-ga4-pii" name="ga4.user_data"><option>keep</option><option>drop</option></select>
     <label for="settings-meta-ip">Meta: IP</label>
     <select id="settings-meta-ip" name="meta.ip"><option>keep</option><option>truncate</option><option>drop</option></select>
     <label for="settings-meta-ua">Meta: user agent</label>
     <select id="settings-meta-ua" name="meta.user_agent"><option>keep</option><option>drop</option></select>
     <label for="settings-meta-click">Meta: click ids</label>
     <select id="settings-meta-click" name="meta.click_ids"><option>keep</option><option>drop</option></select>
+    <label for="settings-meta-uid">Meta: user id</label>
+    <select id="settings-meta-uid" name="meta.user_id"><option>keep</option><option>drop</option></select>
+    <label for="settings-meta-pii">Meta: personal data (e-mail, phone, name, address)</label>
+    <select id="settings-meta-pii" name="meta.user_data"><option>keep</option><option>drop</option></select>
   </fieldset>
   <button type="submit">Save settings</button>
   <p class="error" role="alert" id="settings-error" hidden></p>

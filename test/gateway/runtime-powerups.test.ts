@@ -229,6 +229,120 @@ describe('the built-in runtime with power-ups and the Meta Conversions API', () 
     });
   });
 
+  describe('the anonymizer of the user id and personal data, and the FPID cookie', () => {
+    // A tenant of their own: the other tests here use up the plan's containers.
+    let own: string;
+    beforeAll(async () => {
+      own = (await t.tenantWithKey('business')).token;
+    });
+    const ownContainer = (settings: object = {}) =>
+      createBuiltinContainer(t, own, { settings: { ga4_measurement_ids: ['G-SHOP1234'], ...settings } });
+    async function ownPixel(settings: object) {
+      const created = await ownContainer(settings);
+      const pixel = await t.inject({
+        method: 'POST',
+        url: `/api/containers/${created.id}/meta-pixels/`,
+        token: own,
+        payload: { pixel_id: PIXEL_ID, access_token: 'EAAtesttoken1234567890abcd' },
+      });
+      expect(pixel.statusCode, pixel.body).toBe(201);
+      return created;
+    }
+
+    it("drops GA4's uid and user_id parameters only where the GA4 anonymizer says user_id: drop", async () => {
+      const hit = '/g/collect?v=2&tid=G-SHOP1234&cid=1.2&en=login&uid=u-7&ep.user_id=u-7&up.user_id=u-7&ep.method=mail';
+      const received = async (settings: object) => {
+        const { default_hostname: host } = await ownContainer(settings);
+        const before = google.hits.length;
+        await through(host, hit);
+        await until(() => google.hits.length > before);
+        return Object.fromEntries(google.hits.at(-1)?.params ?? []);
+      };
+      const kept = await received({});
+      expect(kept).toMatchObject({ uid: 'u-7', 'ep.user_id': 'u-7', 'up.user_id': 'u-7' });
+      const dropped = await received({ anonymizer: { ga4: { user_id: 'drop' } } });
+      expect(dropped).not.toHaveProperty('uid');
+      expect(dropped).not.toHaveProperty('ep.user_id');
+      expect(dropped).not.toHaveProperty('up.user_id');
+      expect(dropped).toMatchObject({ cid: '1.2', en: 'login', 'ep.method': 'mail' });
+    });
+
+    it('sends GA4 no e-mail (parameters, user-provided data, page URL) with user_data: drop', async () => {
+      const { default_hostname: host } = await ownContainer({ anonymizer: { ga4: { user_data: 'drop' } } });
+      const page = encodeURIComponent('https://shop.example.com/welcome?email=jane%40example.com&utm_source=mail');
+      const before = google.hits.length;
+      await through(
+        host,
+        `/g/collect?v=2&tid=G-SHOP1234&cid=1.2&en=sign_up&dl=${page}&em=tv.1~em.abc&ep.user_email=jane%40example.com` +
+          '&ep.user_data.phone_number=%2B49151&ep.method=mail',
+      );
+      await until(() => google.hits.length > before);
+      const sent = google.hits.at(-1)?.params as URLSearchParams;
+      expect(sent.toString()).not.toMatch(/jane|%40|em\.abc|49151/);
+      expect(Object.fromEntries(sent)).toMatchObject({
+        en: 'sign_up',
+        dl: 'https://shop.example.com/welcome?utm_source=mail',
+        'ep.method': 'mail',
+      });
+      expect([...sent.keys()]).not.toEqual(expect.arrayContaining(['em']));
+    });
+
+    it("keeps Google's FPID cookie and sends the same client id from it on every hit", async () => {
+      const { default_hostname: host } = await ownContainer();
+      const cookie = 'FPID=FPID2.2.2vwfEqQnm1fbTyLngcbupbCN7jTzwZsEQcaBdDulNzI%3D.1775537645';
+      const before = google.hits.length;
+      const answers = [
+        await through(host, '/g/collect?v=2&tid=G-SHOP1234&cid=111.222&en=page_view', { headers: { cookie } }),
+        await through(host, '/g/collect?v=2&tid=G-SHOP1234&cid=333.444&en=page_view', { headers: { cookie } }),
+      ];
+      for (const answer of answers) {
+        expect(answer.status).toBe(204);
+        expect([answer.headers['set-cookie'] ?? []].flat()).not.toEqual(
+          expect.arrayContaining([expect.stringMatching(/^FPID=/)]),
+        );
+      }
+      await until(() => google.hits.length >= before + 2);
+      const clientIds = google.hits.slice(before).map((hit) => hit.params.get('cid'));
+      expect(clientIds).toEqual(['1601903684.1775537645', '1601903684.1775537645']);
+      // Without the cookie, the hit's own client id is kept in a new FPID of ours.
+      const fresh = await through(host, '/g/collect?v=2&tid=G-SHOP1234&cid=111.222&en=page_view');
+      expect([fresh.headers['set-cookie']].flat()).toEqual([expect.stringMatching(/^FPID=111\.222; /)]);
+    });
+
+    it("sends Meta no external_id (GA4's uid) with the Meta anonymizer's user_id: drop, and the e-mail still", async () => {
+      const { default_hostname: host } = await ownPixel({ anonymizer: { meta: { user_id: 'drop' } } });
+      const email = createHash('sha256').update('jane@example.com').digest('hex');
+      await through(
+        host,
+        `/g/collect?v=2&tid=G-SHOP1234&cid=1.2&en=generate_lead&uid=u-7&ep.event_id=lead-uid&em=tv.1~em.${email}`,
+      );
+      await t.app.services.runtime.idle();
+      const [sent] = sentTo('lead-uid');
+      const [event] = sent.params.data as Array<{ user_data: object }>;
+      expect(event.user_data).not.toHaveProperty('external_id');
+      expect(event.user_data).toMatchObject({ em: [email] });
+    });
+
+    it("sends Meta no customer data and no e-mail in the page URL with the Meta anonymizer's user_data: drop", async () => {
+      const { default_hostname: host } = await ownPixel({ anonymizer: { meta: { user_data: 'drop' } } });
+      await through(host, '/events', {
+        method: 'POST',
+        body: JSON.stringify({
+          event_name: 'generate_lead',
+          event_id: 'lead-pii',
+          event_source_url: 'https://shop.example.com/thanks?email=jane%40example.com&step=2',
+          user_data: { em: 'jane@example.com', ph: '+49 151 2345678' },
+        }),
+      });
+      await t.app.services.runtime.idle();
+      const [sent] = sentTo('lead-pii');
+      const [event] = sent.params.data as Array<{ user_data: object; event_source_url: string }>;
+      expect(event.user_data).not.toHaveProperty('em');
+      expect(event.user_data).not.toHaveProperty('ph');
+      expect(event.event_source_url).toBe('https://shop.example.com/thanks?step=2');
+    });
+  });
+
   describe('power-ups on the built-in runtime', () => {
     it("truncates the visitor's IP in what GA4 receives when the GA4 anonymizer says so", async () => {
       const { default_hostname: host } = await container({ anonymizer: { ga4: { ip: 'truncate' } } });

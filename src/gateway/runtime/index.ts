@@ -8,11 +8,11 @@ import { forwardedHit, parseCollect, sendHit } from './ga4.js';
 import { parseDirectEvent } from './meta/direct-event.js';
 import { RuntimeMeter } from './meter.js';
 import { powerupEventParams, setGa4EventParams } from './powerups/event-params.js';
-import { anonymize, type GeoFiles } from './powerups/index.js';
+import { anonymize, anonymizeGa4Params, type GeoFiles } from './powerups/index.js';
 import { ScriptCache } from './script-cache.js';
 import type { RuntimeEvent, Visitor } from './types.js';
 import { Powerups } from './visit.js';
-import { fpidCookie, parseCookies, stableClientId, trustedProxies } from './visitor.js';
+import { fpidSetCookies, parseCookies, stableClientId, trustedProxies } from './visitor.js';
 
 export interface BuiltinRuntimeSettings {
   googleTagOrigin: string;
@@ -244,13 +244,17 @@ export class BuiltinRuntime {
     if (visit.restored) this.meter.count(route.containerId, 'cookiesRestored', visit.restored);
     const visitor = visit.visitor;
     const clientId = stableClientId(visitor, hits[0].event.clientId);
-    headers['set-cookie'] = [fpidCookie(clientId), ...visit.setCookies];
+    const setCookies = [...fpidSetCookies(visitor, clientId), ...visit.setCookies];
+    if (setCookies.length) headers['set-cookie'] = setCookies;
     const answered = answer(res, 204, headers, body.bytes);
     const marks = powerupEventParams(visitor, route.settings);
     for (const hit of hits) {
       const event = { ...hit.event, clientId };
       const ga4 = anonymize(event, visitor, route.settings.anonymizer.ga4);
-      const params = forwardedHit(hit, ga4.visitor, clientId, ga4.event);
+      const params = anonymizeGa4Params(
+        forwardedHit(hit, ga4.visitor, clientId, ga4.event),
+        route.settings.anonymizer.ga4,
+      );
       setGa4EventParams(params, marks);
       const userAgent = ga4.visitor.userAgent;
       this.forward({

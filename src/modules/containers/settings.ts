@@ -43,6 +43,14 @@ const VendorAnonymizer = Type.Object(
     click_ids: StringEnum(['keep', 'drop'] as const, {
       description: 'Click ids (gclid, gbraid, wbraid, fbclid/_fbc, ttclid, msclkid) in what is sent.',
     }),
+    user_id: StringEnum(['keep', 'drop'] as const, {
+      description:
+        "The site's id of the signed-in user: GA4's User-ID (`uid`), `user_id` event parameters and user properties, and Meta's `external_id`. Default: `keep`.",
+    }),
+    user_data: StringEnum(['keep', 'drop'] as const, {
+      description:
+        'Personal data the site sends: e-mail, phone, name and address parameters (`user_data.*`, `user_email`, `email`, `phone`, `em`, …) and any parameter whose value is an e-mail address, such query parameters (`email=`) of the page URL and referrer, and the customer data sent to Meta (e-mail, phone, name, address). Default: `keep`.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -136,8 +144,8 @@ export const ContainerSettings = Type.Object(
         bot_detection: { mode: 'drop' },
         geo_headers: { enabled: false },
         anonymizer: {
-          ga4: { ip: 'truncate', user_agent: 'keep', click_ids: 'keep' },
-          meta: { ip: 'keep', user_agent: 'keep', click_ids: 'keep' },
+          ga4: { ip: 'truncate', user_agent: 'keep', click_ids: 'keep', user_id: 'drop', user_data: 'drop' },
+          meta: { ip: 'keep', user_agent: 'keep', click_ids: 'keep', user_id: 'keep', user_data: 'keep' },
         },
         tagging_server: { version: null, min_replicas: 2, max_replicas: null },
         ...REQUEST_POWERUP_DEFAULTS,
@@ -188,7 +196,7 @@ export const ContainerSettingsChange = Type.Object(
 export type ContainerSettingsDto = Static<typeof ContainerSettings>;
 export type ContainerSettingsChangeInput = Static<typeof ContainerSettingsChange>;
 
-const KEEP_ALL = { ip: 'keep', user_agent: 'keep', click_ids: 'keep' } as const;
+const KEEP_ALL = { ip: 'keep', user_agent: 'keep', click_ids: 'keep', user_id: 'keep', user_data: 'keep' } as const;
 
 /** The settings of a new container (the loader path aside): power-ups off but bot marking, nothing anonymised. */
 export function defaultSettings(loaderPath: string): ContainerSettingsDto {

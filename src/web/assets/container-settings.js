@@ -3,6 +3,8 @@ import { $, api, bindForm } from './ui.js';
 // A container's built-in runtime: its tracking chart, the snippet to paste and its settings form.
 let runtimeChart = null;
 let current = null;
+/** The Anonymizer's settings per vendor, each a select named `<vendor>.<field>` in the form. */
+const ANONYMIZER_FIELDS = ['ip', 'user_agent', 'click_ids', 'user_id', 'user_data'];
 
 /** The hostname to put in the snippet: an active custom domain (first-party), else the default hostname. */
 async function snippetHost(container) {
@@ -73,16 +75,12 @@ function fillForm(settings) {
   form.elements.geo_headers.checked = settings.geo_headers.enabled;
   form.elements.bot_detection.value = settings.bot_detection.mode;
   for (const vendor of ['ga4', 'meta'])
-    for (const field of ['ip', 'user_agent', 'click_ids'])
+    for (const field of ANONYMIZER_FIELDS)
       form.elements[`${vendor}.${field}`].value = settings.anonymizer[vendor][field];
 }
 
 function settingsFrom(data) {
-  const vendor = (name) => ({
-    ip: data.get(`${name}.ip`),
-    user_agent: data.get(`${name}.user_agent`),
-    click_ids: data.get(`${name}.click_ids`),
-  });
+  const vendor = (name) => Object.fromEntries(ANONYMIZER_FIELDS.map((field) => [field, data.get(`${name}.${field}`)]));
   return {
     loader_path: data.get('loader_path'),
     ga4_measurement_ids: String(data.get('ga4_measurement_ids') ?? '')

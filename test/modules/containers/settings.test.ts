@@ -32,7 +32,10 @@ describe.each(backends)('container runtime and settings on %s', (backend) => {
         click_id_restorer: { enabled: false },
         bot_detection: { mode: 'mark' },
         geo_headers: { enabled: false },
-        anonymizer: { ga4: { ip: 'keep', user_agent: 'keep', click_ids: 'keep' } },
+        anonymizer: {
+          ga4: { ip: 'keep', user_agent: 'keep', click_ids: 'keep', user_id: 'keep', user_data: 'keep' },
+          meta: { ip: 'keep', user_agent: 'keep', click_ids: 'keep', user_id: 'keep', user_data: 'keep' },
+        },
       });
     });
 
@@ -75,7 +78,10 @@ describe.each(backends)('container runtime and settings on %s', (backend) => {
         ...settings,
         loader_path: 'shop-tags',
         bot_detection: { mode: 'drop' },
-        anonymizer: { ...settings.anonymizer, ga4: { ip: 'truncate', user_agent: 'keep', click_ids: 'keep' } },
+        anonymizer: {
+          ...settings.anonymizer,
+          ga4: { ip: 'truncate', user_agent: 'keep', click_ids: 'keep', user_id: 'keep', user_data: 'keep' },
+        },
       });
       expect((await api('GET', `/api/containers/${id}/`)).json().settings.loader_path).toBe('shop-tags');
     });
@@ -95,12 +101,45 @@ describe.each(backends)('container runtime and settings on %s', (backend) => {
       [{ ga4_measurement_ids: ['UA-1234-1'] }],
       [{ bot_detection: { mode: 'sometimes' } }],
       [{ anonymizer: { ga4: { ip: 'hash' } } }],
+      [{ anonymizer: { ga4: { user_id: 'maybe' } } }],
+      [{ anonymizer: { meta: { user_data: 'hash' } } }],
       [{ unknown_power_up: true }],
     ])('refuses the invalid settings %j with 400', async (settings) => {
       const { id } = (await create()).json();
       const response = await api('PATCH', `/api/containers/${id}/`, { settings });
       expect(response.statusCode, response.body).toBe(400);
       expect(response.json().error.type).toBe('invalid_request_error');
+    });
+
+    it.each([
+      ['user_id', 'ga4', 'maybe'],
+      ['user_data', 'meta', 'sometimes'],
+    ])(
+      'names the anonymizer field %s of %s in the 400 for %s, with the allowed values',
+      async (field, vendor, value) => {
+        const { id } = (await create()).json();
+        const response = await api('PATCH', `/api/containers/${id}/`, {
+          settings: { anonymizer: { [vendor]: { [field]: value } } },
+        });
+        expect(response.statusCode, response.body).toBe(400);
+        expect(response.json().error).toMatchObject({
+          code: 'invalid_parameter',
+          param: `settings.anonymizer.${vendor}.${field}`,
+          details: { allowed_values: ['keep', 'drop'] },
+        });
+      },
+    );
+
+    it('drops the user id and personal data per vendor, and keeps the other vendor and fields', async () => {
+      const { id, settings } = (await create()).json();
+      const updated = await api('PATCH', `/api/containers/${id}/`, {
+        settings: { anonymizer: { ga4: { user_id: 'drop', user_data: 'drop' } } },
+      });
+      expect(updated.statusCode, updated.body).toBe(200);
+      expect(updated.json().settings.anonymizer).toEqual({
+        ga4: { ...settings.anonymizer.ga4, user_id: 'drop', user_data: 'drop' },
+        meta: settings.anonymizer.meta,
+      });
     });
 
     it('switches runtime to upstream only with an upstream_url', async () => {

@@ -1,12 +1,17 @@
 import net from 'node:net';
 import type { RuntimeEvent, Visitor } from '../types.js';
 import { CLICK_ID_COOKIES, CLICK_ID_NAMES } from './click-ids.js';
+import { containsEmailAddress, isPersonalDataName, isUserIdName } from './personal-data.js';
 
 /** What one vendor may receive (the container's `anonymizer.<vendor>` setting). */
 export interface AnonymizerRules {
   ip: 'keep' | 'truncate' | 'drop';
   user_agent: 'keep' | 'drop';
   click_ids: 'keep' | 'drop';
+  /** The site's user id (GA4's `uid`, `user_id` parameters); keep when absent (rules saved before it existed). */
+  user_id?: 'keep' | 'drop';
+  /** E-mail, phone, name and address parameters and the event's customer data; keep when absent. */
+  user_data?: 'keep' | 'drop';
 }
 
 // Google's cookies holding click ids (conversion linker), besides the restorer's own.
@@ -35,7 +40,20 @@ function expandIpv6(address: string): string[] {
   );
 }
 
-function withoutClickParams(url: string | null): string | null {
+/** Whether a parameter (event parameter or page URL query parameter) must not reach the vendor. */
+type Dropped = (name: string, value: string | number) => boolean;
+
+function droppedBy(rules: AnonymizerRules): Dropped {
+  const clickIds = rules.click_ids === 'drop';
+  const userId = rules.user_id === 'drop';
+  const userData = rules.user_data === 'drop';
+  return (name, value) =>
+    (clickIds && CLICK_ID_PARAMS.has(name)) ||
+    (userId && isUserIdName(name)) ||
+    (userData && (isPersonalDataName(name) || containsEmailAddress(value)));
+}
+
+function withoutQueryParams(url: string | null, dropped: Dropped): string | null {
   if (!url) return url;
   let parsed: URL;
   try {
@@ -43,16 +61,27 @@ function withoutClickParams(url: string | null): string | null {
   } catch {
     return url;
   }
-  const present = [...parsed.searchParams.keys()].filter((key) => CLICK_ID_PARAMS.has(key));
+  const present = [...parsed.searchParams].filter(([key, value]) => dropped(key, value));
   if (present.length === 0) return url;
-  for (const key of present) parsed.searchParams.delete(key);
+  for (const [key] of present) parsed.searchParams.delete(key);
   return parsed.toString();
+}
+
+/** The customer data's field holding the site's user id (GA4's `uid`, Meta's `external_id`). */
+const USER_ID_FIELD: keyof RuntimeEvent['userData'] = 'externalId';
+
+function anonymizedUserData(userData: RuntimeEvent['userData'], rules: AnonymizerRules): RuntimeEvent['userData'] {
+  if (rules.user_data === 'drop') return {};
+  if (rules.user_id !== 'drop') return userData;
+  return Object.fromEntries(Object.entries(userData).filter(([field]) => field !== USER_ID_FIELD));
 }
 
 /**
  * Anonymizer: a copy of the event and visitor with what one vendor must not receive removed: the IP dropped (empty)
  * or truncated, the user agent dropped (empty), click ids dropped from the page URL, referrer, event parameters and
- * cookies. The inputs are never changed, so each vendor's rules apply to the same original.
+ * cookies, the site's user id dropped from the event parameters and customer data, and personal data (e-mail, phone, name, address
+ * parameters, values holding an e-mail address, the customer data in `userData`) dropped from the event, page URL
+ * and referrer. The inputs are never changed, so each vendor's rules apply to the same original.
  */
 export function anonymize(
   event: RuntimeEvent,
@@ -61,20 +90,38 @@ export function anonymize(
 ): { event: RuntimeEvent; visitor: Visitor } {
   const ip = rules.ip === 'drop' ? '' : rules.ip === 'truncate' ? truncateIp(visitor.ip) : visitor.ip;
   const userAgent = rules.user_agent === 'drop' ? '' : visitor.userAgent;
-  if (rules.click_ids === 'keep') {
-    return { event: structuredClone(event), visitor: { ...visitor, cookies: { ...visitor.cookies }, ip, userAgent } };
-  }
   const cookies = Object.fromEntries(
-    Object.entries(visitor.cookies).filter(([name]) => !CLICK_ID_COOKIE_NAMES.has(name)),
+    Object.entries(visitor.cookies).filter(([name]) => rules.click_ids === 'keep' || !CLICK_ID_COOKIE_NAMES.has(name)),
   );
-  const params = Object.fromEntries(Object.entries(event.params).filter(([key]) => !CLICK_ID_PARAMS.has(key)));
+  const dropped = droppedBy(rules);
+  const copy = structuredClone(event);
   return {
     event: {
-      ...structuredClone(event),
-      pageUrl: withoutClickParams(event.pageUrl),
-      referrer: withoutClickParams(event.referrer),
-      params,
+      ...copy,
+      pageUrl: withoutQueryParams(event.pageUrl, dropped),
+      referrer: withoutQueryParams(event.referrer, dropped),
+      params: Object.fromEntries(Object.entries(copy.params).filter(([key, value]) => !dropped(key, value))),
+      userData: anonymizedUserData(copy.userData, rules),
     },
     visitor: { ...visitor, cookies, ip, userAgent },
   };
+}
+
+const GA4_PARAM_PREFIX = /^(ep|epn|up|upn)\./;
+
+/**
+ * The GA4 hit's own parameters the vendor's rules drop, beyond the event's: `uid` (GA4's User-ID) and user
+ * properties naming the user id when `user_id` is dropped; `em` (Google's user-provided data) and personal user
+ * properties when `user_data` is (and whatever `anonymize` drops, also under the `ep.`/`up.` prefixes). Changes
+ * and returns `params`: the forwarded hit, built from the anonymized event.
+ */
+export function anonymizeGa4Params(params: URLSearchParams, rules: AnonymizerRules): URLSearchParams {
+  const dropped = droppedBy(rules);
+  const removed = [...params].filter(([key, value]) => {
+    if (rules.user_id === 'drop' && key === 'uid') return true;
+    if (rules.user_data === 'drop' && key === 'em') return true;
+    return GA4_PARAM_PREFIX.test(key) && dropped(key.replace(GA4_PARAM_PREFIX, ''), value);
+  });
+  for (const [key] of removed) params.delete(key);
+  return params;
 }

@@ -3,7 +3,7 @@
  * contract is on its declaration; the runtime calls them in this order on a hit: detectBot → (drop or mark) →
  * keepCookies → restoreClickIds → GeoLookup.place → per vendor anonymize → send.
  */
-export { anonymize, truncateIp, type AnonymizerRules } from './anonymizer.js';
+export { anonymize, anonymizeGa4Params, truncateIp, type AnonymizerRules } from './anonymizer.js';
 export {
   BOT_SCORE_THRESHOLD,
   type BotReason,
