@@ -36,6 +36,7 @@ import { containerRoutes } from './modules/containers/routes.js';
 import { domainRoutes } from './modules/domains/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { metaPixelRoutes } from './modules/meta-pixels/routes.js';
+import { outgoingLogRoutes } from './modules/outgoing-log/routes.js';
 import { memberRoutes } from './modules/members/routes.js';
 
 /**
@@ -144,6 +145,7 @@ export async function buildApp({
   await app.register(containerRoutes);
   await app.register(domainRoutes);
   await app.register(metaPixelRoutes);
+  await app.register(outgoingLogRoutes);
   await app.register(eventRoutes);
   await app.register(overviewRoutes);
   await app.register(webRoutes);

@@ -8,6 +8,7 @@ import { MONITOR_CHECKS, MONITOR_DISPATCH, type MonitorChecks } from './modules/
 import { NOTIFICATION_DEAD_LETTERS, NOTIFICATION_DELIVERIES } from './modules/notifications/service.js';
 import type { NotificationWorker } from './modules/notifications/worker.js';
 import { REPORT_BUILDS, type ReportService } from './modules/reports/service.js';
+import type { OutgoingLogService } from './modules/outgoing-log/service.js';
 import type { RetentionService } from './modules/retention/service.js';
 import type { StatusService } from './modules/status/service.js';
 import { STATUS_NOTIFICATIONS, type StatusSubscriptions } from './modules/status/subscriptions.js';
@@ -76,6 +77,7 @@ export interface JobHandlers {
   trackingChecker: TrackingCheckerService;
   retention: RetentionService;
   forwardingAlerts: ForwardingAlerts;
+  outgoingLog: OutgoingLogService;
 }
 
 /** Declares every queue with its handler and retry policy, and every periodic job. */
@@ -94,6 +96,7 @@ export function defineJobs(jobs: JobEngine, handlers: JobHandlers, config: Confi
     trackingChecker,
     retention,
     forwardingAlerts,
+    outgoingLog,
   } = handlers;
   jobs.define(WEBHOOK_DEAD_LETTERS, { retentionSeconds: 30 * 86_400 });
   jobs.define(WEBHOOK_DELIVERIES, deliveryQueueOptions(config.webhooks), webhooks.deliver.bind(webhooks), {
@@ -142,6 +145,8 @@ export function defineJobs(jobs: JobEngine, handlers: JobHandlers, config: Confi
   if (config.acme) jobs.every('certificate-expiry', config.acme.pollMs, () => certificates.alertExpiring());
   jobs.every('interrupted-scans', 60_000, () => trackingChecker.failInterruptedScans());
   jobs.every('retention', config.retention.intervalMs, () => retention.pruneOnce());
+  // Kept per tenant as its plan's `outgoing_log_retention_days` says.
+  jobs.every('outgoing-log-retention', config.retention.intervalMs, () => outgoingLog.prune());
   jobs.every('forwarding-alerts', FORWARDING_ALERTS_MS, () => forwardingAlerts.checkDue());
   jobs.every('tagging-server-health', TAGGING_SERVER_HEALTH_MS, () => containerWorker.failBrokenTaggingServers());
 }

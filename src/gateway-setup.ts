@@ -10,6 +10,7 @@ import { TlsGateway } from './gateway/tls.js';
 import type { OutboundClient } from './lib/outbound.js';
 import type { CertificateService } from './modules/certificates/service.js';
 import { ContainerTraffic, type TaggingEndpoints } from './modules/containers/traffic.js';
+import { OutgoingLogWriter } from './modules/outgoing-log/writer.js';
 import type { ScanLog } from './modules/tracking-checker/worker.js';
 
 export interface DataPlaneDependencies {
@@ -31,8 +32,15 @@ export function createDataPlane(config: Config, deps: DataPlaneDependencies) {
   const { database, invalidations, outbound, onError } = deps;
   const certificates = deps.certificates.enabled ? deps.certificates : null;
   const traffic = new ContainerTraffic({ database, tagging: deps.tagging }, config.gateway.baseDomain);
+  // What the runtime sent to vendors and what they answered, written about once a second off the hit path.
+  const outgoing = new OutgoingLogWriter(database.db, {
+    flushIntervalMs: 1000,
+    maxBuffered: 10_000,
+    onError,
+    log: deps.log,
+  });
   const runtime = new BuiltinRuntime(
-    { dispatcher: outbound.dispatcher, traffic },
+    { dispatcher: outbound.dispatcher, traffic, outgoing },
     { ...config.runtime, trustProxy: config.trustProxy, onError, log: deps.log },
   );
   /** The https port clients reach the gateway on, once it listens. */
@@ -60,5 +68,5 @@ export function createDataPlane(config: Config, deps: DataPlaneDependencies) {
           nativeEngineSettings(config, onError),
         )
       : null;
-  return { traffic, runtime, gateway, gatewayTls, nativeGateway, tlsPort };
+  return { traffic, runtime, outgoing, gateway, gatewayTls, nativeGateway, tlsPort };
 }

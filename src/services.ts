@@ -39,6 +39,7 @@ import { CertificateService } from './modules/certificates/service.js';
 import { SecretBox, userSecretsBox } from './lib/secrets.js';
 import { SecurityService } from './modules/security/service.js';
 import { MetaPixelService } from './modules/meta-pixels/service.js';
+import { OutgoingLogService } from './modules/outgoing-log/service.js';
 import { RetentionService } from './modules/retention/service.js';
 import { MemberService } from './modules/members/service.js';
 import { InvitationService } from './modules/members/invitations.js';
@@ -87,6 +88,8 @@ export interface Services {
   certificates: CertificateService;
   /** Meta pixels of containers (Conversions API credentials) and the Graph API's answers per event. */
   metaPixels: MetaPixelService;
+  /** What the runtime sent to GA4 and Meta and what they answered, per container. */
+  outgoingLog: OutgoingLogService;
   /** The people of a tenant and their roles. */
   members: MemberService;
   /** Invitations to a tenant by email. */
@@ -196,7 +199,7 @@ export function createServices(
   const security = new SecurityService({ database, auth, box: userSecretsBox(config) });
   const secrets = config.secretsKey ? new SecretBox(config.secretsKey) : null;
   const certificates = new CertificateService({ database, events, invalidations }, { acme: config.acme, secrets });
-  const { traffic, runtime, gateway, gatewayTls, nativeGateway, tlsPort } = createDataPlane(config, {
+  const { traffic, runtime, outgoing, gateway, gatewayTls, nativeGateway, tlsPort } = createDataPlane(config, {
     database,
     invalidations,
     outbound,
@@ -245,6 +248,7 @@ export function createServices(
     },
   );
   const metaPixels = new MetaPixelService({ database, containers, invalidations }, { secrets });
+  const outgoingLog = new OutgoingLogService({ database, containers, writer: outgoing }, config.retention);
   const metaSink = new MetaSink(
     { pixels: metaPixels, sender: new MetaConversionsSender({ http: outbound }, config.meta), invalidations },
     { maxAttempts: config.runtime.forwardMaxAttempts, onError },
@@ -302,6 +306,7 @@ export function createServices(
       trackingChecker,
       retention,
       forwardingAlerts: new ForwardingAlerts({ database, events }),
+      outgoingLog,
     },
     config,
   );
@@ -332,6 +337,7 @@ export function createServices(
     domains,
     certificates,
     metaPixels,
+    outgoingLog,
     members: new MemberService({ database, auth, events }),
     invitations: new InvitationService({ database, events, mailer }),
     notifications,
@@ -370,6 +376,7 @@ export function createServices(
       await gateway.close();
       await runtime.stop();
       await gateway.flush().catch(onError);
+      await outgoing.flush();
       await invalidations.stop();
       await auth.stop();
       await deprecatedCalls.stop();

@@ -7,3 +7,4 @@ export * from './schema/meta.js';
 export * from './schema/notifications.js';
 export * from './schema/status.js';
 export * from './schema/tagging-servers.js';
+export * from './schema/outgoing-log.js';

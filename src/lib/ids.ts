@@ -28,6 +28,7 @@ export const ID_PREFIXES = {
   invitation: 'inv',
   notificationChannel: 'nch',
   notification: 'ntf',
+  outgoingLog: 'out',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -28,6 +28,7 @@ import {
 import { invitePage, teamPage } from './team-pages.js';
 import { notificationsPage } from './notification-pages.js';
 import { metaPixelsPage } from './pixel-pages.js';
+import { outgoingLogPage } from './outgoing-log-page.js';
 import { TrackingCheckerCodes } from '../modules/tracking-checker/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -46,6 +47,7 @@ const UI_MODULES = [
   'container-settings.js',
   'tagging-server.js',
   'meta-pixels.js',
+  'outgoing-log.js',
   'monitors.js',
   'notifications.js',
   'reports.js',
@@ -61,6 +63,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   'app.css': { file: path.join(here, 'assets', 'app.css'), type: 'text/css; charset=utf-8' },
   'status.css': { file: path.join(here, 'assets', 'status.css'), type: 'text/css; charset=utf-8' },
   'meta-pixels.css': { file: path.join(here, 'assets', 'meta-pixels.css'), type: 'text/css; charset=utf-8' },
+  'outgoing-log.css': { file: path.join(here, 'assets', 'outgoing-log.css'), type: 'text/css; charset=utf-8' },
   'status.js': { file: path.join(here, 'assets', 'status.js'), type: JAVASCRIPT },
   'favicon.svg': { file: path.join(here, 'assets', 'favicon.svg'), type: 'image/svg+xml' },
   ...Object.fromEntries(UI_MODULES.map((name) => [name, { file: path.join(here, 'assets', name), type: JAVASCRIPT }])),
@@ -169,6 +172,17 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
       (request) => metaPixelsPage((request.params as { id: string }).id),
       [],
       ['/assets/meta-pixels.css'],
+    ),
+  );
+  app.get(
+    '/dashboard/containers/:id/outgoing-log',
+    hidden,
+    dashboard(
+      'Outgoing log',
+      '/dashboard/containers',
+      (request) => outgoingLogPage((request.params as { id: string }).id),
+      [],
+      ['/assets/outgoing-log.css'],
     ),
   );
   app.get('/dashboard/monitors', hidden, dashboard('Monitors', '/dashboard/monitors', monitorsPage));

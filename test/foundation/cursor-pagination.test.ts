@@ -38,6 +38,7 @@ const lists = (owner: Owner) => [
   { operation: 'listMembers', path: '/api/members/' },
   { operation: 'listInvitations', path: '/api/invitations/' },
   { operation: 'listMetaPixels', path: `/api/containers/${owner.container}/meta-pixels/` },
+  { operation: 'listOutgoingLog', path: `/api/containers/${owner.container}/outgoing-log/` },
   {
     operation: 'listMetaPixelDeliveries',
     path: `/api/containers/${owner.container}/meta-pixels/${owner.pixel}/deliveries/`,
@@ -223,6 +224,9 @@ async function seed(db: Db, tenant: { tenantId: string; token: string; prefix: s
         values (${owner.container}, ${ten}, 'main', 'eu-central', 'stopped', ${GTM_CONFIG}, ${`${owner.container}.test`}, now())`,
     sql`insert into container_request_logs (id, container_id, at, hostname, method, path, status_code, duration_ms)
         select ${id('log')}, ${owner.container}, ${at}, 'www.shop.test', 'GET', '/gtm.js', 200, 5 from ${rows}`,
+    sql`insert into outgoing_log (id, container_id, vendor, destination, event_name, request, status, attempts, at)
+        select ${id('out')}, ${owner.container}, 'ga4', 'ga4 G-ABC123', 'purchase', '{}', 'delivered', 1, ${at}
+        from ${rows}`,
     sql`insert into domains (id, tenant_id, container_id, hostname, status, verification_token, created_at)
         select ${id('dom')}, ${ten}, ${owner.container}, ${id('shop')} || '.test', 'active', 'token', ${at} from ${rows}`,
     sql`insert into events (id, tenant_id, type, object_type, object_id, data, created_at)

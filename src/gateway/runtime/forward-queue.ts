@@ -1,3 +1,5 @@
+import type { OutgoingDescription } from './outgoing.js';
+
 /**
  * The built-in runtime's outbox: events waiting to be sent to a vendor (GA4, the Meta Conversions API, …), sent a
  * few at a time, retried with exponential backoff and jitter. Hits are answered before they are forwarded, so
@@ -6,13 +8,22 @@
  * an acknowledged event is delivered, still held, or settled as failed with a reason; never dropped unseen.
  */
 
+/** What the vendor answered, when the sender knows: for the outgoing log. */
+export interface VendorAnswer {
+  httpStatus?: number | null;
+  /** The vendor's own error message (Meta's `error.message`). */
+  vendorMessage?: string;
+}
+
 /** What a sender makes of one attempt. */
-export type SendResult =
-  | { outcome: 'delivered' }
-  /** Worth another attempt (network error, timeout, 429, 5xx); `afterMs` when the vendor said when. */
-  | { outcome: 'retry'; reason: string; afterMs?: number }
-  /** The vendor refused the event itself (4xx): sending it again would fail again. */
-  | { outcome: 'rejected'; reason: string };
+export type SendResult = VendorAnswer &
+  (
+    | { outcome: 'delivered' }
+    /** Worth another attempt (network error, timeout, 429, 5xx); `afterMs` when the vendor said when. */
+    | { outcome: 'retry'; reason: string; afterMs?: number }
+    /** The vendor refused the event itself (4xx): sending it again would fail again. */
+    | { outcome: 'rejected'; reason: string }
+  );
 
 /** Sends one event once; `signal` aborts when the attempt times out or the queue stops. */
 export type Sender = (signal: AbortSignal) => Promise<SendResult>;
@@ -22,6 +33,8 @@ export interface ForwardJob {
   vendor: string;
   containerId: string;
   send: Sender;
+  /** What is sent, for the outgoing log (`runtime/outgoing.ts`); a job without one is not logged. */
+  outgoing?: OutgoingDescription;
 }
 
 /** How a job ended: delivered, or failed for good (rejected, out of attempts, or dropped at shutdown). */
@@ -31,6 +44,8 @@ export interface Settled {
   attempts: number;
   /** Why it failed; null when delivered. */
   reason: string | null;
+  /** The last attempt's result and how long it took; null when the job was never sent. */
+  last: { result: SendResult; latencyMs: number } | null;
 }
 
 export interface ForwardQueueSettings {
@@ -51,6 +66,7 @@ const DRAINING_RETRY_MS = 250;
 interface Entry {
   job: ForwardJob;
   attempts: number;
+  last: Settled['last'];
 }
 
 export class ForwardQueue {
@@ -87,7 +103,7 @@ export class ForwardQueue {
    */
   enqueue(job: ForwardJob): boolean {
     if (this.stopped) return false;
-    this.ready.push({ job, attempts: 0 });
+    this.ready.push({ job, attempts: 0, last: null });
     this.pump();
     return true;
   }
@@ -144,6 +160,7 @@ export class ForwardQueue {
     const controller = new AbortController();
     this.controllers.add(controller);
     const timer = setTimeout(() => controller.abort(), this.settings.timeoutMs);
+    const started = performance.now();
     let result: SendResult;
     try {
       result = await entry.job.send(controller.signal);
@@ -156,6 +173,7 @@ export class ForwardQueue {
       clearTimeout(timer);
       this.controllers.delete(controller);
     }
+    entry.last = { result, latencyMs: Math.round(performance.now() - started) };
     if (result.outcome === 'delivered') return this.settle(entry, true, null);
     if (result.outcome === 'rejected') return this.settle(entry, false, result.reason);
     if (this.stopped || entry.attempts >= this.settings.maxAttempts)
@@ -188,7 +206,7 @@ export class ForwardQueue {
 
   private settle(entry: Entry, delivered: boolean, reason: string | null): void {
     try {
-      this.settings.onSettled({ job: entry.job, delivered, attempts: entry.attempts, reason });
+      this.settings.onSettled({ job: entry.job, delivered, attempts: entry.attempts, reason, last: entry.last });
     } catch (error) {
       this.settings.onError(error);
     }

@@ -1,5 +1,12 @@
-import { type ForwardJob, ForwardQueue, type ForwardQueueSettings, type Settled } from './forward-queue.js';
+import {
+  type ForwardJob,
+  ForwardQueue,
+  type ForwardQueueSettings,
+  type SendResult,
+  type Settled,
+} from './forward-queue.js';
 import type { RuntimeMeter, RuntimeMetric } from './meter.js';
+import type { OutgoingRecord, OutgoingRecorder } from './outgoing.js';
 
 /** Forwards that failed for good since the last report, by vendor, container and reason. */
 export interface ForwardFailures {
@@ -12,6 +19,8 @@ export interface ForwardFailures {
 export type ForwardingSettings = Omit<ForwardQueueSettings, 'onSettled'> & {
   /** How long a stop waits for held forwards to be delivered before counting them as failed. */
   drainMs: number;
+  /** Where each described forward's outcome goes (the outgoing log). */
+  outgoing?: OutgoingRecorder;
 };
 
 const FORWARDED_METRIC: Record<string, RuntimeMetric> = { ga4: 'ga4Forwarded', meta: 'metaForwarded' };
@@ -51,7 +60,7 @@ export class Forwarding {
   /** Queues the forward of an acknowledged event. */
   forward(job: ForwardJob): void {
     if (!this.queue.enqueue(job))
-      this.settled({ job, delivered: false, attempts: 0, reason: 'The gateway had stopped forwarding.' });
+      this.settled({ job, delivered: false, attempts: 0, reason: 'The gateway had stopped forwarding.', last: null });
   }
 
   idle(): Promise<void> {
@@ -69,7 +78,10 @@ export class Forwarding {
     return failures;
   }
 
-  private settled({ job, delivered, reason }: Settled): void {
+  private settled(settled: Settled): void {
+    const { job, delivered, reason } = settled;
+    const record = this.settings.outgoing ? outgoingRecordOf(settled) : null;
+    if (record) this.settings.outgoing?.record(record);
     if (delivered) {
       this.meter.count(job.containerId, FORWARDED_METRIC[job.vendor] ?? 'ga4Forwarded');
       return;
@@ -88,4 +100,31 @@ export class Forwarding {
     failure.count++;
     this.failures.set(key, failure);
   }
+}
+
+const STATUS_IN_REASON = /\banswered (\d{3})\b/;
+
+/** The outgoing log's record of a settled forward; null for a job that describes nothing. */
+function outgoingRecordOf({ job, delivered, attempts, reason, last }: Settled): OutgoingRecord | null {
+  if (!job.outgoing) return null;
+  const result = last?.result;
+  // A sender that does not say the status (GA4's) names it in its reason: `GA4 answered 400`.
+  const statusInReason = reason ? STATUS_IN_REASON.exec(reason)?.[1] : undefined;
+  return {
+    ...job.outgoing,
+    containerId: job.containerId,
+    vendor: job.vendor,
+    status: delivered ? 'delivered' : 'failed',
+    httpStatus: result?.httpStatus ?? (statusInReason ? Number(statusInReason) : null),
+    error: delivered ? null : failureOf(reason, result),
+    attempts,
+    latencyMs: last?.latencyMs ?? null,
+    at: new Date(),
+  };
+}
+
+/** The vendor's own message when the failure comes from its last answer; otherwise why the queue gave up. */
+function failureOf(reason: string | null, result: SendResult | undefined): string {
+  const fromLastAnswer = result && result.outcome !== 'delivered' && reason?.startsWith(result.reason);
+  return (fromLastAnswer && result.vendorMessage) || reason || 'unknown';
 }

@@ -9,6 +9,7 @@ import { parseDirectEvent } from './meta/direct-event.js';
 import { RuntimeMeter } from './meter.js';
 import { powerupEventParams, setGa4EventParams } from './powerups/event-params.js';
 import { anonymize, anonymizeGa4Params, type GeoFiles } from './powerups/index.js';
+import { ga4Outgoing, type OutgoingRecorder } from './outgoing.js';
 import { ScriptCache } from './script-cache.js';
 import type { RuntimeEvent, Visitor } from './types.js';
 import { Powerups } from './visit.js';
@@ -71,7 +72,7 @@ export class BuiltinRuntime {
   readonly powerups: Powerups;
 
   constructor(
-    private readonly dependencies: { dispatcher: Dispatcher; traffic: ContainerTraffic },
+    private readonly dependencies: { dispatcher: Dispatcher; traffic: ContainerTraffic; outgoing?: OutgoingRecorder },
     private readonly settings: BuiltinRuntimeSettings,
   ) {
     this.powerups = new Powerups(trustedProxies(settings.trustProxy ?? false), settings.onError, settings.geoFiles);
@@ -90,6 +91,7 @@ export class BuiltinRuntime {
       retryBaseMs: settings.forwardRetryBaseMs,
       drainMs: settings.forwardDrainMs,
       onError: settings.onError,
+      outgoing: dependencies.outgoing,
     });
   }
 
@@ -262,6 +264,7 @@ export class BuiltinRuntime {
         containerId: route.containerId,
         send: (signal) =>
           sendHit(this.dependencies.dispatcher, this.settings.ga4CollectOrigin, params, userAgent, signal),
+        outgoing: ga4Outgoing(params, ga4.event),
       });
       this.offer({ event, visitor, route });
     }

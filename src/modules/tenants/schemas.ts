@@ -21,6 +21,7 @@ const featureProperties = {
   sgtm_max_replicas: count("Runtime `sgtm`: the most tagging replicas one container's autoscaler may run."),
   sgtm_cpu_millis: count('Runtime `sgtm`: CPU of each tagging replica, in thousandths of a core (kubernetes driver).'),
   sgtm_memory_mib: count('Runtime `sgtm`: memory of each tagging replica, in MiB (kubernetes driver).'),
+  outgoing_log_retention_days: count('Days the outgoing log (what was sent to GA4 and Meta) is kept; 7 when unset.'),
 };
 const Features = Type.Object(featureProperties, {
   additionalProperties: false,

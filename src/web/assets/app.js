@@ -10,6 +10,7 @@ import './api-keys.js';
 import './scans.js';
 import './containers.js';
 import './meta-pixels.js';
+import './outgoing-log.js';
 import './monitors.js';
 import './notifications.js';
 import './reports.js';

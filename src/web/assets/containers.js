@@ -66,6 +66,9 @@ async function loadContainers() {
               container.runtime === 'builtin'
                 ? el('a', { href: `/dashboard/containers/${container.id}/meta-pixels` }, 'Meta pixels')
                 : null,
+              container.runtime === 'builtin'
+                ? [' ', el('a', { href: `/dashboard/containers/${container.id}/outgoing-log` }, 'Outgoing log')]
+                : null,
               container.allowed_actions.map((action) =>
                 el(
                   'button',

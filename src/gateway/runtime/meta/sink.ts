@@ -8,7 +8,7 @@ import type { ForwardJob, SendResult } from '../forward-queue.js';
 import type { CollectedEvent } from '../index.js';
 import { anonymize } from '../powerups/index.js';
 import { type MetaServerEvent, toMetaEvent } from './events.js';
-import { deliveryOutcome } from './outcome.js';
+import { deliveryOutcome, metaOutgoing, sendResultOf } from './outcome.js';
 import type { MetaPixelTarget, MetaSendResult } from './sender.js';
 
 /** What the sink needs of the Meta pixels service: the container's pixels, and a place for Graph's answers. */
@@ -69,6 +69,7 @@ export class MetaSink {
     return {
       vendor: 'meta',
       containerId,
+      outgoing: metaOutgoing(target, event),
       send: async (): Promise<SendResult> => {
         attempts++;
         const result = await this.dependencies.sender.send(target, [event]);
@@ -78,9 +79,7 @@ export class MetaSink {
         } catch (error) {
           this.settings.onError(new Error(`Meta delivery of pixel ${target.id} not recorded.`, { cause: error }));
         }
-        if (result.verdict === 'delivered') return { outcome: 'delivered' };
-        const reason = `Graph API answered ${result.httpStatus ?? 'nothing'}: ${result.error.message}`;
-        return result.verdict === 'retry' ? { outcome: 'retry', reason } : { outcome: 'rejected', reason };
+        return sendResultOf(result);
       },
     };
   }

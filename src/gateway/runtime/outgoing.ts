@@ -1,0 +1,67 @@
+import type { RuntimeEvent } from './types.js';
+
+/**
+ * The outgoing log's side of the runtime: what a forward sent (a summary, secrets masked) and what became of it,
+ * handed to an `OutgoingRecorder` (the outgoing-log module's writer) once the forward is delivered or given up.
+ */
+
+/** What a forward sends, described for the outgoing log. */
+export interface OutgoingDescription {
+  /** `ga4 G-ABC123`, `meta 1234567890123456`. */
+  destination: string;
+  eventName: string;
+  eventId: string | null;
+  /** A summary of the request: never a secret (access tokens masked), only the IP the anonymizer let through. */
+  request: Record<string, unknown>;
+}
+
+/** One forward's outcome, as the outgoing log keeps it. */
+export interface OutgoingRecord extends OutgoingDescription {
+  containerId: string;
+  vendor: string;
+  status: 'delivered' | 'failed';
+  httpStatus: number | null;
+  /** The vendor's message (Meta's `error.message`), or why the forward failed; null when delivered. */
+  error: string | null;
+  attempts: number;
+  /** How long the last attempt took; null when the forward was never sent. */
+  latencyMs: number | null;
+  at: Date;
+}
+
+/** Takes outcomes off the hit path: buffers them and writes them in batches; never throws, never waits. */
+export interface OutgoingRecorder {
+  record(record: OutgoingRecord): void;
+}
+
+/** GA4's event parameters shown in the summary: enough to recognise a conversion, nothing personal. */
+const GA4_SUMMARY_PARAMS = ['value', 'currency', 'transaction_id', 'event_id', 'coupon', 'payment_type'];
+const MAX_SUMMARY_TEXT = 300;
+
+const clip = (value: string) => (value.length > MAX_SUMMARY_TEXT ? `${value.slice(0, MAX_SUMMARY_TEXT)}…` : value);
+
+/** The GA4 hit as forwarded (`forwardedHit`'s parameters), summarised: ids, event, a few parameters, the IP sent. */
+export function ga4Outgoing(params: URLSearchParams, event: RuntimeEvent): OutgoingDescription {
+  const measurementId = params.get('tid') ?? '';
+  const shown: Record<string, string> = {};
+  for (const name of GA4_SUMMARY_PARAMS) {
+    const value = params.get(`ep.${name}`) ?? params.get(`epn.${name}`);
+    if (value !== null) shown[name] = clip(value);
+  }
+  const request: Record<string, unknown> = {
+    measurement_id: measurementId,
+    cid: params.get('cid'),
+    event_name: params.get('en'),
+    ...(params.get('dl') ? { page_location: clip(params.get('dl') ?? '') } : {}),
+    ...(params.get('cu') ? { currency: params.get('cu') } : {}),
+    ...(Object.keys(shown).length > 0 ? { params: shown } : {}),
+    ...(event.items.length > 0 ? { items: event.items.length } : {}),
+    ...(params.get('_uip') ? { ip: params.get('_uip') } : {}),
+  };
+  return { destination: `ga4 ${measurementId}`, eventName: event.name, eventId: event.eventId, request };
+}
+
+/** `EAABsbCS1iHgBA…` → `EAAB…(masked)`: enough to tell tokens apart, never one that works. */
+export function maskToken(token: string): string {
+  return `${token.slice(0, 4)}…(masked)`;
+}

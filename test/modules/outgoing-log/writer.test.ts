@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { containers, outgoingLog } from '../../../src/db/schema.js';
+import type { OutgoingRecord } from '../../../src/gateway/runtime/outgoing.js';
+import { OutgoingLogWriter } from '../../../src/modules/outgoing-log/writer.js';
+import { startTestApp, type TestApp } from '../../helpers/app.js';
+
+const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=abcdefghij').toString('base64');
+
+describe('the outgoing log writer', () => {
+  let t: TestApp;
+  const containerId = 'ctr_writer0000000000000000000';
+
+  beforeAll(async () => {
+    t = await startTestApp('pglite', { runWorkers: false });
+    const { tenantId } = await t.tenantWithKey('pro');
+    await t.database.db.insert(containers).values({
+      id: containerId,
+      tenantId,
+      name: 'web',
+      region: 'eu-central',
+      status: 'running',
+      config: CONFIG,
+      defaultHostname: 'writer.containers.test',
+    });
+  }, 60_000);
+  afterAll(() => t?.close());
+
+  const record = (eventName: string): OutgoingRecord => ({
+    containerId,
+    vendor: 'ga4',
+    destination: 'ga4 G-ABC123',
+    eventName,
+    eventId: null,
+    request: { measurement_id: 'G-ABC123' },
+    status: 'delivered',
+    httpStatus: null,
+    error: null,
+    attempts: 1,
+    latencyMs: 3,
+    at: new Date(),
+  });
+
+  it('keeps the newest rows when more arrive than it holds, counts the dropped ones and says so', async () => {
+    const warnings: object[] = [];
+    const writer = new OutgoingLogWriter(t.database.db, {
+      flushIntervalMs: 60_000,
+      maxBuffered: 3,
+      onError: (error) => {
+        throw error;
+      },
+      log: { warn: (object) => void warnings.push(object) },
+    });
+    for (const name of ['one', 'two', 'three', 'four', 'five']) writer.record(record(name));
+    expect(writer.dropped).toBe(2);
+    await writer.flush();
+    const rows = await t.database.db.select().from(outgoingLog);
+    expect(rows.map((row) => row.eventName).sort()).toEqual(['five', 'four', 'three']);
+    expect(warnings).toEqual([{ dropped: 2, droppedTotal: 2 }]);
+  });
+
+  it('writes on its own about once an interval, and counts a batch the database refused as dropped', async () => {
+    const errors: unknown[] = [];
+    const writer = new OutgoingLogWriter(t.database.db, {
+      flushIntervalMs: 20,
+      maxBuffered: 100,
+      onError: (error) => void errors.push(error),
+    });
+    writer.record(record('timed'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const timed = await t.database.db.select().from(outgoingLog);
+    expect(timed.some((row) => row.eventName === 'timed')).toBe(true);
+    writer.record({ ...record('orphan'), containerId: 'ctr_gone0000000000000000000000' });
+    await writer.flush();
+    expect(writer.dropped).toBe(1);
+    expect(errors).toHaveLength(1);
+  });
+});
