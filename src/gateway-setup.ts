@@ -5,6 +5,7 @@ import type { InvalidationBus } from './db/invalidation.js';
 import { GatewayFront } from './gateway/front.js';
 import { NginxEngine } from './gateway/native/engine.js';
 import { BuiltinRuntime } from './gateway/runtime/index.js';
+import { visitorIdKey } from './lib/secrets.js';
 import { Gateway } from './gateway/server.js';
 import { TlsGateway } from './gateway/tls.js';
 import type { OutboundClient } from './lib/outbound.js';
@@ -41,7 +42,7 @@ export function createDataPlane(config: Config, deps: DataPlaneDependencies) {
   });
   const runtime = new BuiltinRuntime(
     { dispatcher: outbound.dispatcher, traffic, outgoing },
-    { ...config.runtime, trustProxy: config.trustProxy, onError, log: deps.log },
+    { ...config.runtime, trustProxy: config.trustProxy, visitorIdKey: visitorIdKey(config), onError, log: deps.log },
   );
   /** The https port clients reach the gateway on, once it listens. */
   const tlsPort = (): number | null => nativeGateway?.tlsPort ?? gatewayTls?.port ?? null;

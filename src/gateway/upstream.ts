@@ -87,6 +87,8 @@ const NOT_FORWARDED_UPSTREAM = new Set([
   'x-geo-region',
   'x-geo-city',
   'x-gclb-country',
+  'x-stape-user-id',
+  'x-tagport-user-id',
   // What nginx tells the Node gateway when it hands a request on (the native engine); never the upstream's business.
   'x-tagport-front',
   'x-tagport-client',

@@ -37,6 +37,14 @@ export class SecretBox {
  * COOKIE_SECRET, so two-factor sign-in works on the embedded defaults too (rotating that secret then resets
  * every enrolment: set SECRETS_KEY in production).
  */
+/**
+ * The key the User ID power-up hashes visitors with: derived from SECRETS_KEY, else from COOKIE_SECRET, so that every
+ * gateway process of one installation makes the same id for the same visitor.
+ */
+export function visitorIdKey({ secretsKey, cookieSecret }: { secretsKey: Buffer | null; cookieSecret: string }) {
+  return Buffer.from(hkdfSync('sha256', secretsKey ?? cookieSecret, 'tagport', 'visitor ids', 32));
+}
+
 export function userSecretsBox({ secretsKey, cookieSecret }: { secretsKey: Buffer | null; cookieSecret: string }) {
   const key = secretsKey ?? Buffer.from(hkdfSync('sha256', cookieSecret, 'tagport', 'user secrets', 32));
   return new SecretBox(key);

@@ -124,7 +124,7 @@ const forwardedHeaders = (markBots: boolean) =>
     `X-Tagport-Bot ${markBots ? '$tagport_bot' : '""'}`,
     `X-Device-Bot ${markBots ? '$tagport_device_bot' : '""'}`,
     `X-Device-Bot-Score ${markBots ? '$tagport_bot_score' : '""'}`,
-    ...GEO_HEADERS.map((name) => `${name} ""`),
+    ...POWERUP_HEADERS.map((name) => `${name} ""`),
     'TE ""',
     'Upgrade ""',
     'Keep-Alive ""',
@@ -135,8 +135,18 @@ const forwardedHeaders = (markBots: boolean) =>
     .map((header) => `proxy_set_header ${header};`)
     .join('\n      ');
 
-/** Set by the Node gateway's geo power-up (containers with geo on stay with Node); a client's own are dropped. */
-const GEO_HEADERS = ['X-Geo-Country', 'X-Geo-Region', 'X-Geo-City', 'X-Gclb-Country'];
+/**
+ * Set by the Node gateway's geo and user id power-ups (containers with them on stay with Node); a client's own are
+ * dropped.
+ */
+const POWERUP_HEADERS = [
+  'X-Geo-Country',
+  'X-Geo-Region',
+  'X-Geo-City',
+  'X-Gclb-Country',
+  'X-Stape-User-Id',
+  'X-Tagport-User-Id',
+];
 
 /**
  * Bot detection as detectBot() does it, in nginx maps: the signals as one key of 0s and 1s (no, a headless or a

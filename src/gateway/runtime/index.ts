@@ -29,6 +29,8 @@ export interface BuiltinRuntimeSettings {
   trustProxy?: false | string[];
   /** The mmdb city databases of the geo power-up; DB-IP Lite (shipped in an npm package) by default. */
   geoFiles?: GeoFiles;
+  /** The User ID power-up's key, derived from the platform's secret so every gateway process makes the same ids. */
+  visitorIdKey?: Buffer;
   onError: (error: unknown) => void;
   /** Where forwards that failed for good are logged at each flush, with their reasons and counts. */
   log?: { warn(object: object, message: string): void };
@@ -75,7 +77,12 @@ export class BuiltinRuntime {
     private readonly dependencies: { dispatcher: Dispatcher; traffic: ContainerTraffic; outgoing?: OutgoingRecorder },
     private readonly settings: BuiltinRuntimeSettings,
   ) {
-    this.powerups = new Powerups(trustedProxies(settings.trustProxy ?? false), settings.onError, settings.geoFiles);
+    this.powerups = new Powerups(
+      trustedProxies(settings.trustProxy ?? false),
+      settings.onError,
+      settings.geoFiles,
+      settings.visitorIdKey,
+    );
     this.scripts = new ScriptCache(dependencies.dispatcher, {
       origin: settings.googleTagOrigin,
       timeoutMs: settings.forwardTimeoutMs,
@@ -159,9 +166,9 @@ export class BuiltinRuntime {
     return this.forwarding.idle();
   }
 
-  /** On the `upstream` runtime: the power-ups as request headers for the owner's tagging server. */
+  /** On the `upstream` and `sgtm` runtimes: the power-ups as request headers for the tagging server. */
   upstreamHeaders(req: http.IncomingMessage, route: GatewayRoute): Promise<string[]> {
-    return this.powerups.upstreamHeaders(req, route.settings);
+    return this.powerups.upstreamHeaders(req, route.settings, route.containerId);
   }
 
   /** Refuses new hits, lets the held forwards drain (up to `forwardDrainMs`), then stops. */

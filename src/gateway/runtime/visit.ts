@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type http from 'node:http';
 import net from 'node:net';
 import type { ContainerSettingsDto } from '../../modules/containers/settings.js';
 import { detectBot, type GeoFiles, GeoLookup, type GeoPlace, keepCookies, restoreClickIds } from './powerups/index.js';
+import { requestPowerupHeaders } from './powerups/request-headers.js';
 import type { Visitor } from './types.js';
 import { clientAddress, type TrustedProxies, visitorOf } from './visitor.js';
 
@@ -28,6 +30,8 @@ export class Powerups {
     private readonly trust: TrustedProxies,
     private readonly onError: (error: unknown) => void,
     geoFiles?: GeoFiles,
+    /** The key of the User ID power-up's ids (see visitorId); a random one (ids of this process only) when absent. */
+    private readonly visitorIdKey: Buffer = randomBytes(32),
   ) {
     this.geo = new GeoLookup(geoFiles);
   }
@@ -83,17 +87,23 @@ export class Powerups {
    * names so that templates written for Stape work: bot detection on (either mode) sends `X-Device-Bot: true|false`
    * and `X-Device-Bot-Score` (0–100), and `X-Tagport-Bot: 1` for a bot; geo on sends `X-Geo-Country`,
    * `X-Geo-Region`, `X-Geo-City` (percent-encoded UTF-8) and `X-Gclb-Country`, the header Google's tagging server
-   * reads for its Visitor Region variable. As a flat list of names and values, like forwardedHeaders.
+   * reads for its Visitor Region variable; then the GTM preview header and the user id (requestPowerupHeaders). As
+   * a flat list of names and values, like forwardedHeaders.
    */
-  async upstreamHeaders(req: http.IncomingMessage, settings: ContainerSettingsDto): Promise<string[]> {
-    const headers: string[] = [];
+  async upstreamHeaders(
+    req: http.IncomingMessage,
+    settings: ContainerSettingsDto,
+    containerId: string,
+  ): Promise<string[]> {
+    const ip = clientAddress(req, this.trust);
+    const headers = requestPowerupHeaders(settings, { containerId, ip, headers: req.headers }, this.visitorIdKey);
     if (settings.bot_detection.mode !== 'off') {
       const { bot, score } = detectBot(req.headers);
       headers.push('x-device-bot', String(bot), 'x-device-bot-score', String(score));
       if (bot) headers.push('x-tagport-bot', '1');
     }
     if (settings.geo_headers.enabled) {
-      const place = await this.place(clientAddress(req, this.trust));
+      const place = await this.place(ip);
       if (place) headers.push(...geoHeaders(place));
     }
     return headers;
