@@ -99,6 +99,8 @@ describe('containers and domains page in a real browser', () => {
     await page.getByLabel('GA4 measurement ids (comma-separated)').fill('G-SHOP1234');
     await page.getByLabel('Bot detection').selectOption('drop');
     await page.getByLabel('GA4: IP').selectOption('truncate');
+    await page.getByLabel('GA4: user id').selectOption('drop');
+    await page.getByLabel('Meta: personal data').selectOption('drop');
     await page.getByRole('button', { name: 'Save settings' }).click();
     await expect.poll(() => page.locator('#settings-snippet').textContent()).toContain('/shop-tags.js?id=G-SHOP1234');
     const saved = await page.evaluate(async () => (await fetch('/api/containers/?page_size=100')).json());
@@ -107,7 +109,10 @@ describe('containers and domains page in a real browser', () => {
       loader_path: 'shop-tags',
       ga4_measurement_ids: ['G-SHOP1234'],
       bot_detection: { mode: 'drop' },
-      anonymizer: { ga4: { ip: 'truncate', user_agent: 'keep' } },
+      anonymizer: {
+        ga4: { ip: 'truncate', user_agent: 'keep', user_id: 'drop', user_data: 'keep' },
+        meta: { user_id: 'keep', user_data: 'drop' },
+      },
     });
     await page.screenshot({ path: path.join(SCREENSHOTS, 'container-settings.png'), fullPage: true });
   });
