@@ -67,6 +67,7 @@ export const ROLE_POLICY: Readonly<Record<string, RoleRule>> = {
   verifyDomain: admin,
   // Meta pixels: the access token is a credential of the tenant's Meta business account
   createMetaPixel: admin,
+  updateMetaPixel: admin,
   deleteMetaPixel: admin,
   // Monitoring
   createMonitor: admin,

@@ -23,7 +23,7 @@ export const metaPixelsPage = (containerId: string): Html => html`
 </section>
 <section aria-labelledby="pixels-heading">
   <h2 id="pixels-heading">Pixels</h2>
-  <p class="hint">To change a pixel's access token or test event code, delete the pixel and add it again (its delivery records go with it).</p>
+  <p class="hint">Edit a pixel to change its test event code or to replace an expired access token; it keeps its delivery records. A new token is stored encrypted like the first and never shown again.</p>
   <p><button type="button" id="pixels-refresh">Refresh</button></p>
   <p class="error" role="alert" id="pixels-error" hidden></p>
   <div id="pixels-list" aria-live="polite"><p>Loading…</p></div>

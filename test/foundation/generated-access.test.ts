@@ -35,6 +35,7 @@ const bodies: Record<string, object> = {
   updateContainer: { name: 'Renamed by another tenant' },
   updateMember: { role: 'admin' },
   createMetaPixel: { pixel_id: '1234567890', access_token: 'EAAB-another-tenants-token' },
+  updateMetaPixel: { test_event_code: 'TEST-another-tenant' },
 };
 
 /** Well-formed ids for the other parameters of a path under an object (they name nothing of the stranger's). */

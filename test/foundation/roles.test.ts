@@ -38,6 +38,7 @@ const MINIMUM_ROLE: Record<string, Role> = {
   deleteDomain: 'admin',
   verifyDomain: 'admin',
   createMetaPixel: 'admin',
+  updateMetaPixel: 'admin',
   deleteMetaPixel: 'admin',
   createMonitor: 'admin',
   updateMonitor: 'admin',

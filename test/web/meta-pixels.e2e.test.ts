@@ -12,6 +12,7 @@ import { type GraphApiFixture, graphErrors, startGraphApi } from '../helpers/gra
 
 const PIXEL_ID = '1234567890123456';
 const TOKEN = 'EAAsecretE2Etoken1234567890wxyz';
+const NEW_TOKEN = 'EAArenewedE2Etoken0987654321vuts';
 const BROWSER_UA =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
@@ -26,10 +27,12 @@ describe("a container's Meta pixels page in a real browser", () => {
   let host: string;
   let token: string;
   let containerId: string;
+  /** The token Meta accepts for the pixel: the fake Graph API answers 190 (invalid token) to any other. */
+  const acceptedTokens = { [PIXEL_ID]: TOKEN };
 
   beforeAll(async () => {
     google = await startGoogleFixture();
-    graph = await startGraphApi({ tokens: { [PIXEL_ID]: TOKEN } });
+    graph = await startGraphApi({ tokens: acceptedTokens });
     ({ t, gatewayUrl } = await startAppWithGateway('pglite', {
       secretsKey: randomBytes(32),
       meta: { graphOrigin: graph.origin, graphVersion: 'v26.0', timeoutMs: 2000, deliveryRetentionDays: 30 },
@@ -141,6 +144,61 @@ describe("a container's Meta pixels page in a real browser", () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'meta-pixels.png'), fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
     await page.setViewportSize({ width: 1200, height: 1000 });
+  }, 60_000);
+
+  it('edits the test event code, then replaces the expired token, which is never shown again', async () => {
+    const editButton = card().getByRole('button', { name: `Edit pixel ${PIXEL_ID}` });
+    const editor = card().locator('form.pixel-edit');
+    const tokenField = () => editor.getByLabel('New access token');
+    await editButton.click();
+    expect(await editButton.getAttribute('aria-expanded')).toBe('true');
+    expect(await editor.getByLabel('Test event code').inputValue()).toBe('TEST4711');
+    expect(await tokenField().getAttribute('type')).toBe('password');
+    expect(await tokenField().inputValue()).toBe('');
+    await editor.getByRole('button', { name: 'Cancel' }).click();
+    expect(await editor.count()).toBe(0);
+    expect(await editButton.getAttribute('aria-expanded')).toBe('false');
+
+    await editButton.click();
+    await editor.getByLabel('Test event code').fill('TEST0815');
+    await editor.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.locator('#pixel-status').textContent()).toBe(`Pixel ${PIXEL_ID} saved.`);
+    expect(await editor.count()).toBe(0);
+    expect(await card().locator('dl').textContent()).toMatch(/Access token…wxyz.*Test event codeTEST0815/);
+
+    // Meta expired the token: events are refused until the new one is stored.
+    acceptedTokens[PIXEL_ID] = NEW_TOKEN;
+    await sendEvent('order-e2e-expired');
+    expect(graph.received.at(-1)?.params.access_token).toBe(TOKEN);
+    await expect.poll(lastDelivery).toContain('Invalid OAuth access token');
+
+    await editButton.click();
+    await tokenField().fill('too-short');
+    await editor.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => tokenField().getAttribute('aria-invalid')).toBe('true');
+    expect(await editor.locator('.error').textContent()).toMatch(/^New access token: /);
+    await card().screenshot({ path: path.join(SCREENSHOTS, 'meta-pixels-edit.png') });
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await tokenField().fill(NEW_TOKEN);
+    await editor.getByLabel('Test event code').fill('');
+    await editor.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.locator('#pixel-status').textContent()).toContain('not shown again');
+    expect(await page.locator('#pixel-status').textContent()).toContain('…vuts');
+    const facts = (await card().locator('dl').textContent()) ?? '';
+    expect(facts).toMatch(/Access token…vuts.*Test event codenone/);
+    expect(await page.content()).not.toContain(NEW_TOKEN);
+    await editButton.click();
+    expect(await tokenField().inputValue()).toBe('');
+    await editor.getByRole('button', { name: 'Cancel' }).click();
+    await page.reload();
+    await card().waitFor();
+    expect(await page.content()).not.toContain(NEW_TOKEN);
+
+    await sendEvent('order-e2e-renewed');
+    expect(graph.received.at(-1)?.params.access_token).toBe(NEW_TOKEN);
+    expect(graph.received.at(-1)?.params).not.toHaveProperty('test_event_code');
+    await expect.poll(lastDelivery).toMatch(/Last delivery\s*delivered · Purchase · .+ · HTTP 200/);
   }, 60_000);
 
   it('deletes a pixel only after confirmation', async () => {

@@ -2,7 +2,8 @@ import { type CodesOf, errorCode, notFound } from '../../http/errors.js';
 
 export const MetaPixelCodes = {
   metaPixelExists: errorCode(409, 'meta_pixel_exists', {
-    message: 'The container already forwards to pixel 123456789012345; delete it first to change its access token.',
+    message:
+      'The container already forwards to pixel 123456789012345; change its access token or test event code there instead.',
     param: 'pixel_id',
   }),
   tooManyMetaPixels: errorCode(409, 'too_many_meta_pixels', {
@@ -20,7 +21,7 @@ export const MetaPixelErrors = {
   notFound: (id: string) => notFound('Meta pixel', id),
   exists: (pixelId: string) =>
     MetaPixelCodes.metaPixelExists.error(
-      `The container already forwards to pixel ${pixelId}; delete it first to change its access token.`,
+      `The container already forwards to pixel ${pixelId}; change its access token or test event code there instead.`,
       { param: 'pixel_id' },
     ),
   tooMany: (max: number) =>

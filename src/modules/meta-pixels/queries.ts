@@ -54,6 +54,14 @@ export function pixelsOfContainer(db: Db, containerId: string): Promise<MetaPixe
   return db.select().from(metaPixels).where(eq(metaPixels.containerId, containerId)).orderBy(metaPixels.createdAt);
 }
 
+export type PixelChanges = Partial<Pick<MetaPixelRow, 'accessTokenSealed' | 'accessTokenLast4' | 'testEventCode'>>;
+
+/** Changes the pixel's token or test event code; null when it was deleted meanwhile. */
+export async function updatePixel(db: Db, id: string, changes: PixelChanges): Promise<MetaPixelRow | null> {
+  const rows = await db.update(metaPixels).set(changes).where(eq(metaPixels.id, id)).returning();
+  return rows[0] ?? null;
+}
+
 /** Deletes the pixel and, by cascade, its delivery records. */
 export async function deletePixel(db: Db, id: string): Promise<void> {
   await db.delete(metaPixels).where(eq(metaPixels.id, id));

@@ -12,6 +12,7 @@ import {
   MetaEventDelivery,
   MetaPixel,
   MetaPixelParams,
+  UpdateMetaPixelBody,
 } from './schemas.js';
 
 export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -69,6 +70,23 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: { 200: withMeta(MetaPixel), ...errorResponses(HttpCodes.resourceMissing) },
     },
     handler: async (request) => pixels.get(tenant(request), request.params.id, request.params.pixel),
+  });
+
+  app.patch('/api/containers/:id/meta-pixels/:pixel/', {
+    schema: {
+      operationId: 'updateMetaPixel',
+      summary: 'Change a Meta pixel of a container',
+      description:
+        'Replaces the access token (for example when it expired) or sets the test event code (null clears it); the pixel keeps its delivery records. The new token is stored encrypted with SECRETS_KEY (503 `secrets_key_missing` when the server has none) and never shown: the response has its last four characters only. The next event is sent with the new values.',
+      tags,
+      params: MetaPixelParams,
+      body: UpdateMetaPixelBody,
+      response: {
+        200: withMeta(MetaPixel),
+        ...errorResponses(HttpCodes.resourceMissing, MetaPixelCodes.secretsKeyMissing),
+      },
+    },
+    handler: async (request) => pixels.update(tenant(request), request.params.id, request.params.pixel, request.body),
   });
 
   app.delete('/api/containers/:id/meta-pixels/:pixel/', {

@@ -48,16 +48,15 @@ export const CreatedMetaPixel = Type.Object(
   { additionalProperties: false, description: 'The new Meta pixel, with its access token shown this one time.' },
 );
 
+const AccessToken = (description: string) =>
+  Type.String({ minLength: 20, maxLength: 1000, pattern: '^[A-Za-z0-9_|.-]+$', description });
+
 export const CreateMetaPixelBody = Type.Object(
   {
     pixel_id: PixelId,
-    access_token: Type.String({
-      minLength: 20,
-      maxLength: 1000,
-      pattern: '^[A-Za-z0-9_|.-]+$',
-      description:
-        'A Conversions API access token for the pixel (Events Manager → Settings → Generate access token). Stored encrypted with SECRETS_KEY.',
-    }),
+    access_token: AccessToken(
+      'A Conversions API access token for the pixel (Events Manager → Settings → Generate access token). Stored encrypted with SECRETS_KEY.',
+    ),
     test_event_code: Type.Optional(TestEventCode),
   },
   {
@@ -65,6 +64,24 @@ export const CreateMetaPixelBody = Type.Object(
     examples: [
       { pixel_id: '1234567890123456', access_token: 'EAAGm0PX4ZCpsBAxxxxxxxxxxxxx', test_event_code: 'TEST4711' },
     ],
+  },
+);
+
+export const UpdateMetaPixelBody = Type.Object(
+  {
+    access_token: Type.Optional(
+      AccessToken(
+        'A new access token replacing the stored one (for example when it expired). Stored encrypted with SECRETS_KEY and never shown; responses show only its last four characters.',
+      ),
+    ),
+    test_event_code: Type.Optional(
+      Nullable(TestEventCode, { description: 'The test event code events are sent with; null to send them without.' }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ access_token: 'EAAGm0PX4ZCpsBAyyyyyyyyyyyyy' }, { test_event_code: null }],
   },
 );
 
@@ -112,5 +129,6 @@ export const DeliveriesQuery = Type.Object(
 export type MetaPixelDto = Static<typeof MetaPixel>;
 export type CreatedMetaPixelDto = Static<typeof CreatedMetaPixel>;
 export type CreateMetaPixelInput = Static<typeof CreateMetaPixelBody>;
+export type UpdateMetaPixelInput = Static<typeof UpdateMetaPixelBody>;
 export type MetaEventDeliveryDto = Static<typeof MetaEventDelivery>;
 export type GraphErrorDto = Static<typeof GraphError>;

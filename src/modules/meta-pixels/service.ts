@@ -13,6 +13,7 @@ import type {
   GraphErrorDto,
   MetaEventDeliveryDto,
   MetaPixelDto,
+  UpdateMetaPixelInput,
 } from './schemas.js';
 import type { ListWindow } from '../../lib/list-window.js';
 
@@ -130,6 +131,26 @@ export class MetaPixelService {
 
   async get(tenantId: string, containerId: string, id: string): Promise<MetaPixelDto> {
     return toDto(await this.pixel(tenantId, containerId, id));
+  }
+
+  /**
+   * Replaces the access token (sealed as on create, never returned) or sets or clears the test event code. The
+   * pixel keeps its id and delivery records; the runtime sends the next event with the new values.
+   */
+  async update(tenantId: string, containerId: string, id: string, input: UpdateMetaPixelInput): Promise<MetaPixelDto> {
+    const row = await this.pixel(tenantId, containerId, id);
+    const changes: queries.PixelChanges = {};
+    if (input.access_token !== undefined) {
+      const secrets = this.settings.secrets;
+      if (!secrets) throw MetaPixelErrors.secretsKeyMissing();
+      changes.accessTokenSealed = secrets.seal(input.access_token, tokenPurpose(row.id));
+      changes.accessTokenLast4 = input.access_token.slice(-4);
+    }
+    if (input.test_event_code !== undefined) changes.testEventCode = input.test_event_code;
+    const updated = await queries.updatePixel(this.db, row.id, changes);
+    if (!updated) throw MetaPixelErrors.notFound(id);
+    await this.invalidations.publish({ kind: META_PIXELS_CHANGED, id: containerId });
+    return toDto(updated);
   }
 
   /** Stops forwarding to the pixel; its token and delivery records are deleted with it. */

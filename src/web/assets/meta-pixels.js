@@ -1,6 +1,6 @@
 import { $, api, bindForm, date, el, showError } from './ui.js';
 
-// A container's Meta pixels: add one, list each with the last answer Meta's Graph API gave, delete one.
+// A container's Meta pixels: add one, list each with the last answer Meta's Graph API gave, edit or delete one.
 const root = $('#meta-pixels');
 const containerId = root?.dataset.containerId;
 const pixelsUrl = () => `/api/containers/${encodeURIComponent(containerId)}/meta-pixels/`;
@@ -66,11 +66,94 @@ function pixelCard(pixel, delivery) {
       ...lastDelivery(delivery),
     ),
     el(
-      'button',
-      { type: 'button', class: 'danger', 'aria-label': `Delete pixel ${pixel.pixel_id}`, onclick: () => remove(pixel) },
-      'Delete',
+      'p',
+      { class: 'inline' },
+      el(
+        'button',
+        {
+          type: 'button',
+          'aria-label': `Edit pixel ${pixel.pixel_id}`,
+          'aria-expanded': 'false',
+          onclick: (event) => toggleEditor(event.currentTarget, pixel),
+        },
+        'Edit',
+      ),
+      el(
+        'button',
+        {
+          type: 'button',
+          class: 'danger',
+          'aria-label': `Delete pixel ${pixel.pixel_id}`,
+          onclick: () => remove(pixel),
+        },
+        'Delete',
+      ),
     ),
   );
+}
+
+/** The form to change a pixel's test event code or replace its token; the token field starts (and stays) empty. */
+function editForm(pixel, close) {
+  const id = (name) => `${name}-${pixel.id}`;
+  const form = el(
+    'form',
+    { class: 'stack pixel-edit', novalidate: true, 'aria-label': `Edit pixel ${pixel.pixel_id}` },
+    el('label', { for: id('edit-code') }, 'Test event code ', el('span', { class: 'hint' }, '(empty for none)')),
+    el('input', {
+      id: id('edit-code'),
+      name: 'test_event_code',
+      autocomplete: 'off',
+      maxlength: 64,
+      value: pixel.test_event_code ?? '',
+    }),
+    el(
+      'label',
+      { for: id('edit-token') },
+      'New access token ',
+      el('span', { class: 'hint' }, `(empty keeps the token ending in ${pixel.access_token_last4})`),
+    ),
+    el('input', {
+      id: id('edit-token'),
+      name: 'access_token',
+      type: 'password',
+      autocomplete: 'new-password',
+      maxlength: 1000,
+    }),
+    el(
+      'p',
+      { class: 'inline' },
+      el('button', { type: 'submit' }, 'Save'),
+      el('button', { type: 'button', onclick: close }, 'Cancel'),
+    ),
+    el('p', { class: 'error', role: 'alert', id: id('edit-error'), hidden: true }),
+  );
+  bindForm(form, form.querySelector('.error'), async (data) => {
+    const token = String(data.get('access_token') ?? '').trim();
+    const code = String(data.get('test_event_code') ?? '').trim();
+    const body = { test_event_code: code || null, ...(token ? { access_token: token } : {}) };
+    const saved = await api('PATCH', `${pixelsUrl()}${pixel.id}/`, body);
+    form.elements.access_token.value = '';
+    $('#pixel-status').textContent = token
+      ? `Pixel ${saved.pixel_id} saved. Its new access token is stored encrypted and not shown again: only its last four characters, …${saved.access_token_last4}.`
+      : `Pixel ${saved.pixel_id} saved.`;
+    await loadPixels();
+  });
+  return form;
+}
+
+/** Opens the pixel's edit form under its card's buttons, or closes it. */
+function toggleEditor(button, pixel) {
+  const card = button.closest('.pixel');
+  const open = card.querySelector('.pixel-edit');
+  const close = () => {
+    card.querySelector('.pixel-edit')?.remove();
+    button.setAttribute('aria-expanded', 'false');
+    button.focus();
+  };
+  if (open) return close();
+  card.append(editForm(pixel, close));
+  button.setAttribute('aria-expanded', 'true');
+  card.querySelector('.pixel-edit input').focus();
 }
 
 async function loadPixels() {

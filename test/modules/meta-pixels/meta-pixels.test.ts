@@ -3,9 +3,12 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { META_PIXELS_CHANGED, MetaPixelService } from '../../../src/modules/meta-pixels/service.js';
 import { SecretBox } from '../../../src/lib/secrets.js';
+import { request } from 'undici';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { backends } from '../../helpers/database.js';
-import { CONFIG } from '../../helpers/gateway-app.js';
+import { CONFIG, createBuiltinContainer, startAppWithGateway, testRuntime } from '../../helpers/gateway-app.js';
+import { type GoogleFixture, startGoogleFixture } from '../../helpers/google-fixture.js';
+import { type GraphApiFixture, startGraphApi } from '../../helpers/graph-api.js';
 
 const TOKEN = 'EAAGm0PX4ZCpsBAtestTOKEN1234abcd';
 type Tenant = { tenantId: string; token: string; keyId: string };
@@ -229,6 +232,136 @@ describe.each(backends)('Meta pixels on %s', (backend) => {
     });
   });
 
+  describe('updateMetaPixel · PATCH /api/containers/{id}/meta-pixels/{pixel}/', () => {
+    const NEW_TOKEN = 'EAAGm0PX4ZCpsBAreplacedTOKEN9876wxyz';
+    // A tenant and container of their own: a container holds at most ten pixels, a plan five containers.
+    let mine: Tenant;
+    let ownContainerId: string;
+    beforeAll(async () => {
+      mine = await t.tenantWithKey('pro');
+      ownContainerId = await createContainer(mine);
+    });
+    const patch = (pixel: string, payload: object, tenant = mine, container = ownContainerId) =>
+      t.inject({
+        method: 'PATCH',
+        url: `/api/containers/${container}/meta-pixels/${pixel}/`,
+        token: tenant.token,
+        payload,
+      });
+
+    it('replaces the access token, sealed at rest and never returned, and keeps the delivery records', async () => {
+      const pixel = await createPixel('9600000001', ownContainerId, mine);
+      await t.app.services.metaPixels.recordDeliveries({
+        metaPixelId: pixel.id,
+        events: [{ eventId: 'before-edit', eventName: 'PageView' }],
+        status: 'failed',
+        httpStatus: 400,
+        error: null,
+      });
+      const sealedBefore = await column(
+        `select access_token_sealed as value from meta_pixels where id = '${pixel.id}'`,
+      );
+      const changed = await patch(pixel.id, { access_token: NEW_TOKEN });
+      expect(changed.statusCode, changed.body).toBe(200);
+      expect(changed.json()).toMatchObject({
+        id: pixel.id,
+        pixel_id: '9600000001',
+        access_token_last4: 'wxyz',
+        test_event_code: null,
+      });
+      expect(changed.json()).not.toHaveProperty('access_token');
+      expect(changed.body).not.toContain(NEW_TOKEN);
+      expect(changed.body).not.toContain(NEW_TOKEN.slice(4, 20));
+
+      const sealed = String(
+        await column(`select access_token_sealed as value from meta_pixels where id = '${pixel.id}'`),
+      );
+      expect(sealed).toMatch(/^v1\./);
+      expect(sealed).not.toBe(sealedBefore);
+      expect(sealed).not.toContain(NEW_TOKEN.slice(4, 20));
+      const [target] = (await t.app.services.metaPixels.forwardingTargets(ownContainerId)).filter(
+        (candidate) => candidate.id === pixel.id,
+      );
+      expect(target.accessToken).toBe(NEW_TOKEN);
+
+      const read = await t.inject({
+        method: 'GET',
+        url: `/api/containers/${ownContainerId}/meta-pixels/${pixel.id}/`,
+        token: mine.token,
+      });
+      expect(read.json().access_token_last4).toBe('wxyz');
+      expect(read.body).not.toContain(NEW_TOKEN);
+      expect(
+        await column(`select count(*)::int as value from meta_event_deliveries where meta_pixel_id = '${pixel.id}'`),
+      ).toBe(1);
+    });
+
+    it('sets the test event code and clears it with null, leaving the token as it was', async () => {
+      const pixel = await createPixel('9600000002', ownContainerId, mine);
+      const set = await patch(pixel.id, { test_event_code: 'TEST0815' });
+      expect(set.statusCode, set.body).toBe(200);
+      expect(set.json()).toMatchObject({ test_event_code: 'TEST0815', access_token_last4: 'abcd' });
+      const target = async () =>
+        (await t.app.services.metaPixels.forwardingTargets(ownContainerId)).find(
+          (candidate) => candidate.id === pixel.id,
+        );
+      expect(await target()).toMatchObject({ accessToken: TOKEN, testEventCode: 'TEST0815' });
+
+      const cleared = await patch(pixel.id, { test_event_code: null });
+      expect(cleared.statusCode, cleared.body).toBe(200);
+      expect(cleared.json().test_event_code).toBeNull();
+      expect(await target()).toMatchObject({ accessToken: TOKEN, testEventCode: null });
+    });
+
+    it('refuses a bad field with 400 naming it, and changes nothing', async () => {
+      const pixel = await createPixel('9600000003', ownContainerId, mine);
+      for (const [payload, param] of [
+        [{ access_token: 'short' }, 'access_token'],
+        [{ access_token: 'EAAG with spaces in the new token' }, 'access_token'],
+        [{ test_event_code: 'has spaces' }, 'test_event_code'],
+        [{ test_event_code: '' }, 'test_event_code'],
+        [{ pixel_id: '9600000099' }, 'pixel_id'],
+      ] as const) {
+        const refused = await patch(pixel.id, payload);
+        expect(refused.statusCode, refused.body).toBe(400);
+        expect(refused.json().error).toMatchObject({ type: 'invalid_request_error', param });
+        expect(refused.body).not.toContain('EAAG with spaces');
+      }
+      const empty = await patch(pixel.id, {});
+      expect(empty.statusCode).toBe(400);
+      const read = await t.inject({
+        method: 'GET',
+        url: `/api/containers/${ownContainerId}/meta-pixels/${pixel.id}/`,
+        token: mine.token,
+      });
+      expect(read.json()).toMatchObject({ pixel_id: '9600000003', access_token_last4: 'abcd', test_event_code: null });
+    });
+
+    it("answers 404 for another tenant's pixel or an unknown one, and leaves the pixel as it was", async () => {
+      const foreign = await createPixel('9600000004', otherContainerId, other);
+      const acrossTenants = await patch(foreign.id, { access_token: NEW_TOKEN }, mine, otherContainerId);
+      expect(acrossTenants.statusCode).toBe(404);
+      expect(acrossTenants.json().error.code).toBe('resource_missing');
+      const underOwnContainer = await patch(foreign.id, { test_event_code: 'X1' });
+      expect(underOwnContainer.statusCode).toBe(404);
+      const unknown = await patch('mpx_00000000000000000000000000', { test_event_code: 'X1' });
+      expect(unknown.statusCode).toBe(404);
+      const targets = await t.app.services.metaPixels.forwardingTargets(otherContainerId);
+      expect(targets.find((target) => target.id === foreign.id)).toMatchObject({
+        accessToken: TOKEN,
+        testEventCode: null,
+      });
+    });
+
+    it('refuses a member key with 403 insufficient_role', async () => {
+      const pixel = await createPixel('9600000005', ownContainerId, mine);
+      const member = await t.keys.create(mine.tenantId, { name: 'reader', role: 'member' });
+      const refused = await patch(pixel.id, { test_event_code: 'X1' }, { ...mine, token: member.token });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().error.code).toBe('insufficient_role');
+    });
+  });
+
   describe('deleteMetaPixel · DELETE /api/containers/{id}/meta-pixels/{pixel}/', () => {
     it('removes the pixel with its token and delivery records', async () => {
       const pixel = await createPixel('9300000001');
@@ -401,6 +534,14 @@ describe.each(backends)('Meta pixels on %s', (backend) => {
       expect(changes()).toContainEqual({ kind: META_PIXELS_CHANGED, id: container });
       published.length = 0;
       await t.inject({
+        method: 'PATCH',
+        url: `/api/containers/${container}/meta-pixels/${pixel.id}/`,
+        token: owner.token,
+        payload: { test_event_code: 'TEST1' },
+      });
+      expect(changes()).toContainEqual({ kind: META_PIXELS_CHANGED, id: container });
+      published.length = 0;
+      await t.inject({
         method: 'DELETE',
         url: `/api/containers/${container}/meta-pixels/${pixel.id}/`,
         token: owner.token,
@@ -439,5 +580,76 @@ describe.each(backends)('Meta pixels on %s', (backend) => {
         await column(`select count(*)::int as value from meta_event_deliveries where meta_pixel_id = '${pixel.id}'`),
       ).toBe(0);
     });
+  });
+});
+
+describe("a pixel's changed token and test event code, on the built-in runtime's next event", () => {
+  const PIXEL_ID = '1234567890123456';
+  const NEW_TOKEN = 'EAAGm0PX4ZCpsBArenewedTOKEN5678wxyz';
+  let t: TestApp;
+  let gatewayUrl: string;
+  let google: GoogleFixture;
+  let graph: GraphApiFixture;
+  let token: string;
+
+  beforeAll(async () => {
+    google = await startGoogleFixture();
+    graph = await startGraphApi();
+    ({ t, gatewayUrl } = await startAppWithGateway('pglite', {
+      secretsKey: randomBytes(32),
+      meta: { graphOrigin: graph.origin, graphVersion: 'v26.0', timeoutMs: 2000, deliveryRetentionDays: 30 },
+      runtime: testRuntime(google.origin),
+    }));
+    token = (await t.tenantWithKey('business')).token;
+  }, 60_000);
+  afterAll(async () => {
+    await t?.close();
+    await google?.close();
+    await graph?.close();
+  });
+
+  /** Sends an event to the container the way a site's server would and returns what the Graph API received. */
+  async function sendEvent(host: string, eventId: string) {
+    const response = await request(`${gatewayUrl}/events`, {
+      method: 'POST',
+      headers: { host, 'content-type': 'application/json' },
+      body: JSON.stringify({ event_name: 'generate_lead', event_id: eventId }),
+    });
+    expect(response.statusCode, await response.body.text()).toBe(202);
+    await t.app.services.runtime.idle();
+    const sent = graph.received.filter(
+      (received) => (received.params.data as Array<{ event_id: string }>)[0]?.event_id === eventId,
+    );
+    expect(sent).toHaveLength(1);
+    return sent[0];
+  }
+
+  it('sends the next event with the new token, then with the test event code set and cleared', async () => {
+    const container = await createBuiltinContainer(t, token, { settings: { ga4_measurement_ids: ['G-SHOP1234'] } });
+    const created = await t.inject({
+      method: 'POST',
+      url: `/api/containers/${container.id}/meta-pixels/`,
+      token,
+      payload: { pixel_id: PIXEL_ID, access_token: TOKEN },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const pixelUrl = `/api/containers/${container.id}/meta-pixels/${created.json().id}/`;
+    // The runtime has read (and cached) the pixel with its first token before the change.
+    expect((await sendEvent(container.default_hostname, 'lead-old-token')).params.access_token).toBe(TOKEN);
+
+    const replaced = await t.inject({ method: 'PATCH', url: pixelUrl, token, payload: { access_token: NEW_TOKEN } });
+    expect(replaced.statusCode, replaced.body).toBe(200);
+    const withNewToken = await sendEvent(container.default_hostname, 'lead-new-token');
+    expect(withNewToken.pixelId).toBe(PIXEL_ID);
+    expect(withNewToken.params.access_token).toBe(NEW_TOKEN);
+    expect(withNewToken.params).not.toHaveProperty('test_event_code');
+
+    await t.inject({ method: 'PATCH', url: pixelUrl, token, payload: { test_event_code: 'TEST0815' } });
+    expect((await sendEvent(container.default_hostname, 'lead-test-code')).params).toMatchObject({
+      access_token: NEW_TOKEN,
+      test_event_code: 'TEST0815',
+    });
+    await t.inject({ method: 'PATCH', url: pixelUrl, token, payload: { test_event_code: null } });
+    expect((await sendEvent(container.default_hostname, 'lead-no-code')).params).not.toHaveProperty('test_event_code');
   });
 });
