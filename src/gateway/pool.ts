@@ -29,6 +29,8 @@ export interface PooledRequest {
   /** Power-up headers for the tagging server. */
   extraHeaders: string[];
   timeoutMs: number;
+  /** A body the gateway rewrote (XML to JSON), sent with its own headers in place of the client's. */
+  converted?: { body: Buffer; headers: string[] } | null;
 }
 
 /**
@@ -43,7 +45,7 @@ export class TaggingPool {
   private readonly gone = new Map<string, number>();
 
   async relay(req: http.IncomingMessage, res: http.ServerResponse, request: PooledRequest, done: ExchangeDone) {
-    const body = await readBody(req);
+    const body = request.converted?.body ?? (await readBody(req));
     const order = this.order(request.endpoints);
     const attempt = (tried: number): void => {
       const origin = order[tried];
@@ -87,7 +89,7 @@ export class TaggingPool {
           origin,
           path: request.path,
           method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
-          headers: [...forwardedHeaders(req, request.hostname), ...request.extraHeaders],
+          headers: request.converted?.headers ?? [...forwardedHeaders(req, request.hostname), ...request.extraHeaders],
           body,
           headersTimeout: request.timeoutMs,
           bodyTimeout: request.timeoutMs,

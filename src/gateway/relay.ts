@@ -16,6 +16,7 @@ import {
   type Upstream,
   upstreamPath,
 } from './upstream.js';
+import { convertXmlRequest, isXmlRefused } from './xml-to-json.js';
 
 /** A routed request: its container, the hostname it came for and when it arrived. */
 export interface Routed {
@@ -81,6 +82,11 @@ export class Relay {
   ): Promise<void> {
     const requestBytes = { counted: 0 };
     const powerups = (await this.deps.runtime?.upstreamHeaders(req, routed.route)) ?? [];
+    const headers = [...forwardedHeaders(req, routed.hostname), ...powerups];
+    const converted = await convertXmlRequest(req, routed.route, headers);
+    if (converted && isXmlRefused(converted))
+      return this.deps.reporting.refuse(req, res, routed, converted.status, converted.code, converted.message);
+    if (converted) requestBytes.counted = converted.received;
     const exchange = new ProxyExchange(res, this.exchangeDone(req, res, routed, upstream.origin, requestBytes));
     const method = req.method ?? 'GET';
     try {
@@ -89,9 +95,10 @@ export class Relay {
           origin: upstream.origin,
           path,
           method: method as 'GET',
-          headers: [...forwardedHeaders(req, routed.hostname), ...powerups],
-          body:
-            method === 'GET' || method === 'HEAD'
+          headers: converted?.headers ?? headers,
+          body: converted
+            ? converted.body
+            : method === 'GET' || method === 'HEAD'
               ? null
               : Readable.from(countedBody(req, requestBytes), { objectMode: false }),
           headersTimeout: this.settings.upstreamTimeoutMs,
@@ -118,6 +125,9 @@ export class Relay {
       return refuse(req, res, routed, 400, 'invalid_request_target', 'The request target must be a path.');
     const requestBytes = { counted: 0 };
     const extraHeaders = (await this.deps.runtime?.upstreamHeaders(req, route)) ?? [];
+    const converted = await convertXmlRequest(req, route, [...forwardedHeaders(req, hostname), ...extraHeaders]);
+    if (converted && isXmlRefused(converted))
+      return refuse(req, res, routed, converted.status, converted.code, converted.message);
     const done = this.exchangeDone(req, res, routed, REPLICAS_ORIGIN, requestBytes);
     const request = {
       endpoints: route.endpoints,
@@ -125,9 +135,11 @@ export class Relay {
       hostname,
       extraHeaders,
       timeoutMs: this.settings.upstreamTimeoutMs,
+      converted,
     };
     try {
-      requestBytes.counted = await this.pool.relay(req, res, request, done);
+      const sent = await this.pool.relay(req, res, request, done);
+      requestBytes.counted = converted?.received ?? sent;
     } catch (error) {
       if (!(error instanceof BodyTooLargeError)) throw error;
       refuse(req, res, routed, 413, 'body_too_large', error.message);

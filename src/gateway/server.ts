@@ -10,6 +10,7 @@ import { writeGatewayError } from './answers.js';
 import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute } from '../modules/containers/traffic.js';
 import type { GatewayFront } from './front.js';
+import { FileProxy, proxiedFileAt } from './file-proxy.js';
 import { ContainerHealth } from './health.js';
 import { isGatewayHost, requestHost } from './host.js';
 import { GATEWAY_ANSWER, type Outcome, Relay, type Routed } from './relay.js';
@@ -69,6 +70,7 @@ export class Gateway {
   private readonly front: GatewayFront | null;
   private readonly runtime: BuiltinRuntime | null;
   private readonly relay: Relay;
+  private readonly files: FileProxy;
 
   constructor(
     { traffic, invalidations, outbound, front, runtime }: GatewayDependencies,
@@ -90,6 +92,7 @@ export class Gateway {
       },
       { upstreamTimeoutMs: settings.upstreamTimeoutMs },
     );
+    this.files = new FileProxy(outbound.dispatcher, { timeoutMs: settings.upstreamTimeoutMs, onError: this.onError });
     this.health = new ContainerHealth(outbound, settings.upstreamTimeoutMs, () => this.runtime?.ready ?? false);
     invalidations.subscribe(({ kind }) => {
       if (kind === 'container' || kind === 'domain' || kind === 'all') {
@@ -261,6 +264,9 @@ export class Gateway {
     const routed = { route, hostname, started };
     if (route.status !== 'running')
       return this.refuse(req, res, routed, 503, 'container_not_running', `The container is ${route.status}.`);
+    const proxiedFile = proxiedFileAt(route, req.url ?? '/');
+    if (proxiedFile)
+      return this.record(req, routed, { ...GATEWAY_ANSWER, ...(await this.files.serve(req, res, route, proxiedFile)) });
     if (route.runtime === 'sgtm') return this.relay.toReplicas(req, res, routed);
     if (this.runtime && (route.runtime === 'builtin' || this.runtime.servesLoader(route, req.url ?? '/')))
       return this.record(req, routed, { ...GATEWAY_ANSWER, ...(await this.runtime.handle(req, res, route)) });

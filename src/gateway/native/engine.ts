@@ -22,6 +22,7 @@ import {
   writableRoute,
 } from './config.js';
 import { MeterLogReader, type NativeRequest } from './meter-log.js';
+import { staysWithNode } from './node-only.js';
 import { servingWorkers, waitForPort } from './nginx-process.js';
 
 const run = promisify(execFile);
@@ -310,7 +311,7 @@ export class NginxEngine {
     const resolved = new Map<string, Promise<string[] | null>>();
     const routes: Array<{ route: NativeRoute; origin: string }> = [];
     for (const row of rows) {
-      if (row.settings.geo_headers.enabled) continue; // the country lookup is Node's (the geo database)
+      if (staysWithNode(row.settings)) continue;
       let url: URL;
       try {
         url = new URL(row.upstreamUrl);
@@ -361,7 +362,7 @@ export class NginxEngine {
   ): Promise<Array<{ route: NativeRoute; origin: string }>> {
     const routes: Array<{ route: NativeRoute; origin: string }> = [];
     for (const row of await this.deps.traffic.replicaRoutes()) {
-      if (row.settings.geo_headers.enabled) continue;
+      if (staysWithNode(row.settings)) continue;
       const addresses = row.endpoints.map((endpoint) => endpoint.replace(/^http:\/\//, ''));
       const [first] = addresses;
       routes.push({

@@ -44,6 +44,11 @@ export const ContainerCodes = {
     message: 'loader_path must not contain gtm, gtag, analytics or collect: ad blockers list those.',
     param: 'settings.loader_path',
   }),
+  invalidFilePath: errorCode(400, 'invalid_file_path', {
+    message:
+      'settings.file_proxy.files[0].path /healthz is the container health check, answered by the gateway itself.',
+    param: 'settings.file_proxy.files[0].path',
+  }),
 } as const;
 
 export type ContainerErrorCode = CodesOf<typeof ContainerCodes>;
@@ -76,6 +81,8 @@ export const ContainerErrors = {
       { headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_SECONDS) }, cause },
     ),
   invalidLoaderPath: (why: string) => ContainerCodes.invalidLoaderPath.error(why, { param: 'settings.loader_path' }),
+  invalidFilePath: ({ param, message }: { param: string; message: string }) =>
+    ContainerCodes.invalidFilePath.error(message, { param }),
   periodReversed: () => HttpCodes.periodReversed.error('from must not be after to.', { param: 'from' }),
   periodTooLong: () => HttpCodes.periodTooLong.error('At most 366 days at a time.', { param: 'to' }),
 };

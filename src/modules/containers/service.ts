@@ -12,6 +12,7 @@ import * as queries from './queries.js';
 import { runtimeCountsOf, usageReport } from './usage.js';
 import type { ContainerTaggingServers } from './tagging.js';
 import { parseContainerConfig } from './config-string.js';
+import { fileProxyProblem } from './file-proxy-paths.js';
 import { allowedActions, toContainerDto, toRequestLogDto } from './presenter.js';
 
 export { allowedActions, toContainerDto } from './presenter.js';
@@ -44,13 +45,17 @@ import type { ListWindow } from '../../lib/list-window.js';
 
 const DAY_MS = 86_400_000;
 
-/** The settings with `change` merged in, refusing a loader path that cannot be used. */
+/** The settings with `change` merged in, refusing a loader path or proxied file paths that cannot be used. */
 function changedSettings(current: ContainerSettingsDto, change: ContainerSettingsChangeInput | undefined) {
   if (change?.loader_path !== undefined) {
     const problem = loaderPathProblem(change.loader_path);
     if (problem) throw ContainerErrors.invalidLoaderPath(problem);
   }
-  return change ? mergeSettings(current, change) : current;
+  if (!change) return current;
+  const merged = mergeSettings(current, change);
+  const filePathProblem = fileProxyProblem(merged);
+  if (filePathProblem) throw ContainerErrors.invalidFilePath(filePathProblem);
+  return merged;
 }
 
 /** `upstream` needs a tagging server to proxy to; `builtin` may keep one configured for switching back. */
