@@ -38,6 +38,7 @@ import { eventRoutes } from './modules/events/routes.js';
 import { metaPixelRoutes } from './modules/meta-pixels/routes.js';
 import { outgoingLogRoutes } from './modules/outgoing-log/routes.js';
 import { memberRoutes } from './modules/members/routes.js';
+import { requestPowerupRoutes } from './modules/request-powerups/routes.js';
 
 /**
  * Bodies are validated strictly (no type coercion) and report every issue, so a form can mark each wrong field;
@@ -146,6 +147,7 @@ export async function buildApp({
   await app.register(domainRoutes);
   await app.register(metaPixelRoutes);
   await app.register(outgoingLogRoutes);
+  await app.register(requestPowerupRoutes);
   await app.register(eventRoutes);
   await app.register(overviewRoutes);
   await app.register(webRoutes);

@@ -9,6 +9,7 @@ import { NOTIFICATION_DEAD_LETTERS, NOTIFICATION_DELIVERIES } from './modules/no
 import type { NotificationWorker } from './modules/notifications/worker.js';
 import { REPORT_BUILDS, type ReportService } from './modules/reports/service.js';
 import type { OutgoingLogService } from './modules/outgoing-log/service.js';
+import type { RequestPowerupService } from './modules/request-powerups/service.js';
 import type { RetentionService } from './modules/retention/service.js';
 import type { StatusService } from './modules/status/service.js';
 import { STATUS_NOTIFICATIONS, type StatusSubscriptions } from './modules/status/subscriptions.js';
@@ -49,6 +50,9 @@ export async function queueFigures(jobs: JobEngine) {
 /** How often containers' forwarding losses flushed by the gateways are looked at for alerts. */
 const FORWARDING_ALERTS_MS = 60_000;
 
+/** How often due delayed requests and schedules are looked for (a schedule's due minute is not missed). */
+const POWERUP_REQUESTS_MS = 10_000;
+
 /** How often running `sgtm` containers are checked for tagging servers that broke down (crash loops, pulls). */
 const TAGGING_SERVER_HEALTH_MS = 30_000;
 
@@ -77,6 +81,7 @@ export interface JobHandlers {
   trackingChecker: TrackingCheckerService;
   retention: RetentionService;
   forwardingAlerts: ForwardingAlerts;
+  requestPowerups: RequestPowerupService;
   outgoingLog: OutgoingLogService;
 }
 
@@ -96,6 +101,7 @@ export function defineJobs(jobs: JobEngine, handlers: JobHandlers, config: Confi
     trackingChecker,
     retention,
     forwardingAlerts,
+    requestPowerups,
     outgoingLog,
   } = handlers;
   jobs.define(WEBHOOK_DEAD_LETTERS, { retentionSeconds: 30 * 86_400 });
@@ -149,4 +155,8 @@ export function defineJobs(jobs: JobEngine, handlers: JobHandlers, config: Confi
   jobs.every('outgoing-log-retention', config.retention.intervalMs, () => outgoingLog.prune());
   jobs.every('forwarding-alerts', FORWARDING_ALERTS_MS, () => forwardingAlerts.checkDue());
   jobs.every('tagging-server-health', TAGGING_SERVER_HEALTH_MS, () => containerWorker.failBrokenTaggingServers());
+  // Request Delay and Schedule: due requests are sent through the gateway; settings are read on every run.
+  jobs.every('delayed-requests', POWERUP_REQUESTS_MS, () => requestPowerups.delivery.deliverDue());
+  jobs.every('schedules', POWERUP_REQUESTS_MS, () => requestPowerups.scheduler.runDue());
+  jobs.every('request-powerups-retention', config.retention.intervalMs, () => requestPowerups.prune());
 }

@@ -3,6 +3,7 @@ import { aiConfig } from './config/ai.js';
 import { COOKIE_SECRET_MIN_LENGTH, cookieSecret, databaseEngineOf } from './config/database.js';
 import { type NginxGatewayConfig, nginxGatewayConfig } from './config/nginx.js';
 import { type TaggingServersConfig, taggingServersConfig } from './config/tagging-servers.js';
+import { powerupRequestsConfig } from './config/powerup-requests.js';
 import type { DatabaseEngine } from './db/embedded-postgres.js';
 import {
   bool,
@@ -158,6 +159,8 @@ export interface Config {
     /** How long a stop waits for held forwards to be delivered before they count as failed. */
     forwardDrainMs: number;
   };
+  /** GATEWAY_INTERNAL_URL: a gateway's plain port, where delayed and scheduled requests are sent (docs/hosting.md). */
+  powerupRequests: { gatewayUrl: string; timeoutMs: number };
   /** Google's tagging servers that `sgtm` containers run on. */
   taggingServers: TaggingServersConfig;
   /** ACME certificates for custom domains; null when ACME_DIRECTORY_URL is unset (no certificate is requested). */
@@ -368,6 +371,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       forwardRetryBaseMs: integer(env, 'RUNTIME_FORWARD_RETRY_BASE_MS', 1000, 1),
       forwardDrainMs: integer(env, 'RUNTIME_FORWARD_DRAIN_MS', 5_000, 0),
     },
+    powerupRequests: powerupRequestsConfig(env),
     taggingServers: taggingServersConfig(env),
     acme: acmeConfig(env, key),
     meta: metaConfig(env),

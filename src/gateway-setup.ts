@@ -12,6 +12,7 @@ import type { OutboundClient } from './lib/outbound.js';
 import type { CertificateService } from './modules/certificates/service.js';
 import { ContainerTraffic, type TaggingEndpoints } from './modules/containers/traffic.js';
 import { OutgoingLogWriter } from './modules/outgoing-log/writer.js';
+import { DelayedRequestIntake } from './modules/request-powerups/intake.js';
 import type { ScanLog } from './modules/tracking-checker/worker.js';
 
 export interface DataPlaneDependencies {
@@ -47,7 +48,14 @@ export function createDataPlane(config: Config, deps: DataPlaneDependencies) {
   /** The https port clients reach the gateway on, once it listens. */
   const tlsPort = (): number | null => nativeGateway?.tlsPort ?? gatewayTls?.port ?? null;
   const gateway = new Gateway(
-    { traffic, runtime, invalidations, outbound, front: new GatewayFront(certificates, tlsPort, onError) },
+    {
+      traffic,
+      runtime,
+      invalidations,
+      outbound,
+      front: new GatewayFront(certificates, tlsPort, onError),
+      delayed: new DelayedRequestIntake(database),
+    },
     { ...config.gateway, onError },
   );
   const gatewayTls =

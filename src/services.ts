@@ -41,6 +41,7 @@ import { SecurityService } from './modules/security/service.js';
 import { MetaPixelService } from './modules/meta-pixels/service.js';
 import { OutgoingLogService } from './modules/outgoing-log/service.js';
 import { RetentionService } from './modules/retention/service.js';
+import { RequestPowerupService } from './modules/request-powerups/service.js';
 import { MemberService } from './modules/members/service.js';
 import { InvitationService } from './modules/members/invitations.js';
 import { Mailer } from './lib/mail.js';
@@ -90,6 +91,8 @@ export interface Services {
   metaPixels: MetaPixelService;
   /** What the runtime sent to GA4 and Meta and what they answered, per container. */
   outgoingLog: OutgoingLogService;
+  /** Request Delay and Schedule: delayed requests and scheduled runs per container, and the jobs sending them. */
+  requestPowerups: RequestPowerupService;
   /** The people of a tenant and their roles. */
   members: MemberService;
   /** Invitations to a tenant by email. */
@@ -289,6 +292,7 @@ export function createServices(
       metaDeliveryDays: config.meta.deliveryRetentionDays,
     },
   );
+  const requestPowerups = new RequestPowerupService({ database, containers }, config.powerupRequests);
   let gatewayListening = () => gateway.listening;
   defineJobs(
     jobs,
@@ -306,6 +310,7 @@ export function createServices(
       trackingChecker,
       retention,
       forwardingAlerts: new ForwardingAlerts({ database, events }),
+      requestPowerups,
       outgoingLog,
     },
     config,
@@ -338,6 +343,7 @@ export function createServices(
     certificates,
     metaPixels,
     outgoingLog,
+    requestPowerups,
     members: new MemberService({ database, auth, events }),
     invitations: new InvitationService({ database, events, mailer }),
     notifications,
@@ -376,6 +382,7 @@ export function createServices(
       await gateway.close();
       await runtime.stop();
       await gateway.flush().catch(onError);
+      await requestPowerups.close();
       await outgoing.flush();
       await invalidations.stop();
       await auth.stop();

@@ -8,3 +8,4 @@ export * from './schema/notifications.js';
 export * from './schema/status.js';
 export * from './schema/tagging-servers.js';
 export * from './schema/outgoing-log.js';
+export * from './schema/request-powerups.js';

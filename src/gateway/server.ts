@@ -4,6 +4,7 @@ import type { InvalidationBus } from '../db/invalidation.js';
 import { timingSafeEqual } from 'node:crypto';
 import { markFronted } from './client.js';
 import type { NativeRequest } from './native/meter-log.js';
+import { type DelayedRequestSink, holdRequest, isDelayRequest, sentByPlatform } from './delay.js';
 import { GatewayMeter, KEPT_LOGS_PER_CONTAINER } from './meter.js';
 import { startLoop } from '../lib/loop.js';
 import { writeGatewayError } from './answers.js';
@@ -34,6 +35,8 @@ export interface GatewayDependencies {
   front?: GatewayFront;
   /** Serves containers whose runtime is `builtin` (and every container's custom loader). */
   runtime?: BuiltinRuntime;
+  /** Stores requests held by Request Delay (src/gateway/delay.ts); without it they are proxied as they come. */
+  delayed?: DelayedRequestSink;
 }
 
 export { upstreamTarget } from './upstream.js';
@@ -71,15 +74,17 @@ export class Gateway {
   private readonly runtime: BuiltinRuntime | null;
   private readonly relay: Relay;
   private readonly files: FileProxy;
+  private readonly delayed: DelayedRequestSink | null;
 
   constructor(
-    { traffic, invalidations, outbound, front, runtime }: GatewayDependencies,
+    { traffic, invalidations, outbound, front, runtime, delayed }: GatewayDependencies,
     private readonly settings: GatewaySettings & { onError: (error: unknown) => void },
   ) {
     this.traffic = traffic;
     this.onError = settings.onError;
     this.front = front ?? null;
     this.runtime = runtime ?? null;
+    this.delayed = delayed ?? null;
     this.relay = new Relay(
       {
         outbound,
@@ -259,11 +264,13 @@ export class Gateway {
       cached && started - cached.at < ROUTE_CACHE_MS ? cached : await this.loadRoute(hostname);
     if (!route || route.status === 'deleted')
       return void writeGatewayError(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
-    if (this.front?.redirected(req, res, hostname)) return;
+    if (!sentByPlatform(req) && this.front?.redirected(req, res, hostname)) return;
     if (req.url === '/healthz') return this.containerHealth(res, route);
     const routed = { route, hostname, started };
     if (route.status !== 'running')
       return this.refuse(req, res, routed, 503, 'container_not_running', `The container is ${route.status}.`);
+    if (this.delayed && isDelayRequest(route.settings, req.url ?? '/'))
+      return this.record(req, routed, await holdRequest(this.delayed, req, res, route.containerId, this.onError));
     const proxiedFile = proxiedFileAt(route, req.url ?? '/');
     if (proxiedFile)
       return this.record(req, routed, { ...GATEWAY_ANSWER, ...(await this.files.serve(req, res, route, proxiedFile)) });

@@ -4,6 +4,7 @@ import type { AuthErrorCode } from '../modules/auth/errors.js';
 import type { ContainerErrorCode } from '../modules/containers/errors.js';
 import type { DomainErrorCode } from '../modules/domains/errors.js';
 import type { MetaPixelErrorCode } from '../modules/meta-pixels/errors.js';
+import type { RequestPowerupErrorCode } from '../modules/request-powerups/errors.js';
 import type { MonitorErrorCode } from '../modules/monitors/errors.js';
 import type { NotificationErrorCode } from '../modules/notifications/errors.js';
 import type { ReportErrorCode } from '../modules/reports/errors.js';
@@ -121,6 +122,7 @@ export type ErrorCode =
   | MonitorErrorCode
   | NotificationErrorCode
   | ReportErrorCode
+  | RequestPowerupErrorCode
   | StatusErrorCode
   | TenantErrorCode
   | TrackingCheckerErrorCode

@@ -39,6 +39,8 @@ const lists = (owner: Owner) => [
   { operation: 'listInvitations', path: '/api/invitations/' },
   { operation: 'listMetaPixels', path: `/api/containers/${owner.container}/meta-pixels/` },
   { operation: 'listOutgoingLog', path: `/api/containers/${owner.container}/outgoing-log/` },
+  { operation: 'listDelayedRequests', path: `/api/containers/${owner.container}/delayed-requests/` },
+  { operation: 'listScheduleRuns', path: `/api/containers/${owner.container}/schedule-runs/` },
   {
     operation: 'listMetaPixelDeliveries',
     path: `/api/containers/${owner.container}/meta-pixels/${owner.pixel}/deliveries/`,
@@ -227,6 +229,12 @@ async function seed(db: Db, tenant: { tenantId: string; token: string; prefix: s
     sql`insert into outgoing_log (id, container_id, vendor, destination, event_name, request, status, attempts, at)
         select ${id('out')}, ${owner.container}, 'ga4', 'ga4 G-ABC123', 'purchase', '{}', 'delivered', 1, ${at}
         from ${rows}`,
+    sql`insert into delayed_requests (id, container_id, method, path, headers, body, delay_minutes, status, due_at,
+                                      next_attempt_at, created_at)
+        select ${id('dly')}, ${owner.container}, 'GET', '/x', '[]', ''::bytea, 5, 'pending', ${at}, ${at}, ${at}
+        from ${rows}`,
+    sql`insert into schedule_runs (id, container_id, schedule_name, due_at, status, started_at)
+        select ${id('run')}, ${owner.container}, 'refresh ' || i, ${at}, 'succeeded', ${at} from ${rows}`,
     sql`insert into domains (id, tenant_id, container_id, hostname, status, verification_token, created_at)
         select ${id('dom')}, ${ten}, ${owner.container}, ${id('shop')} || '.test', 'active', 'token', ${at} from ${rows}`,
     sql`insert into events (id, tenant_id, type, object_type, object_id, data, created_at)

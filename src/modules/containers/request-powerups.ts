@@ -9,6 +9,8 @@ import { Nullable, StringEnum } from '../../http/schemas.js';
 
 const REQUEST_PATH = '^/[A-Za-z0-9._~!$&()*+,;=:@/-]{0,199}$';
 const RequestPath = (description: string) => Type.String({ pattern: REQUEST_PATH, maxLength: 200, description });
+/** A path with its query (`?`, percent-encoding allowed): what a scheduled request asks for. */
+const REQUEST_TARGET = '^/[A-Za-z0-9._~!$&()*+,;=:@/?%-]{0,199}$';
 
 export const FileProxy = Type.Object(
   {
@@ -69,7 +71,11 @@ export const ScheduledRequest = Type.Object(
       description: 'When, as a five-field cron expression in UTC (`0 6 * * *`: every day at 06:00).',
     }),
     method: StringEnum(['GET', 'POST'] as const, { description: 'The request method.' }),
-    path: RequestPath('The path requested on the container, query included (e.g. `/feeds/refresh?source=erp`).'),
+    path: Type.String({
+      pattern: REQUEST_TARGET,
+      maxLength: 200,
+      description: 'The path requested on the container, query included (e.g. `/feeds/refresh?source=erp`).',
+    }),
     body: Nullable(Type.String({ maxLength: 16_384 }), { description: 'The body of a POST, sent as JSON.' }),
   },
   { additionalProperties: false },

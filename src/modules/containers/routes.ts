@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
 import { HttpCodes } from '../../http/errors.js';
 import { ContainerCodes } from './errors.js';
+import { RequestPowerupCodes } from '../request-powerups/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import {
@@ -71,6 +72,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ContainerCodes.upstreamNotAllowed,
           ContainerCodes.upstreamRequired,
           ContainerCodes.invalidLoaderPath,
+          RequestPowerupCodes.invalidCron,
           ContainerCodes.invalidFilePath,
           ContainerCodes.runtimeUnavailable,
           ContainerCodes.invalidReplicas,
@@ -111,6 +113,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ContainerCodes.upstreamNotAllowed,
           ContainerCodes.upstreamRequired,
           ContainerCodes.invalidLoaderPath,
+          RequestPowerupCodes.invalidCron,
           ContainerCodes.invalidFilePath,
           ContainerCodes.runtimeUnavailable,
           ContainerCodes.invalidReplicas,

@@ -19,6 +19,7 @@ export { allowedActions, toContainerDto } from './presenter.js';
 
 export { parseContainerConfig } from './config-string.js';
 import { OrchestratorUnavailableError } from '../tagging-servers/orchestrator.js';
+import { checkSchedule } from '../request-powerups/errors.js';
 import {
   type ContainerRuntimeKind,
   type ContainerSettingsChangeInput,
@@ -51,6 +52,7 @@ function changedSettings(current: ContainerSettingsDto, change: ContainerSetting
     const problem = loaderPathProblem(change.loader_path);
     if (problem) throw ContainerErrors.invalidLoaderPath(problem);
   }
+  checkSchedule(change?.schedule);
   if (!change) return current;
   const merged = mergeSettings(current, change);
   const filePathProblem = fileProxyProblem(merged);
