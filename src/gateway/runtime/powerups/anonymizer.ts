@@ -72,7 +72,7 @@ const USER_ID_FIELD: keyof RuntimeEvent['userData'] = 'externalId';
 
 function anonymizedUserData(userData: RuntimeEvent['userData'], rules: AnonymizerRules): RuntimeEvent['userData'] {
   if (rules.user_data === 'drop') return {};
-  if (rules.user_id !== 'drop') return userData;
+  if (rules.user_id !== 'drop') return { ...userData };
   return Object.fromEntries(Object.entries(userData).filter(([field]) => field !== USER_ID_FIELD));
 }
 
@@ -94,14 +94,15 @@ export function anonymize(
     Object.entries(visitor.cookies).filter(([name]) => rules.click_ids === 'keep' || !CLICK_ID_COOKIE_NAMES.has(name)),
   );
   const dropped = droppedBy(rules);
-  const copy = structuredClone(event);
+  // Copied a level deep by hand: structuredClone of every event, once per vendor, was a measurable share of a hit.
   return {
     event: {
-      ...copy,
+      ...event,
       pageUrl: withoutQueryParams(event.pageUrl, dropped),
       referrer: withoutQueryParams(event.referrer, dropped),
-      params: Object.fromEntries(Object.entries(copy.params).filter(([key, value]) => !dropped(key, value))),
-      userData: anonymizedUserData(copy.userData, rules),
+      params: Object.fromEntries(Object.entries(event.params).filter(([key, value]) => !dropped(key, value))),
+      items: event.items.map((item) => ({ ...item })),
+      userData: anonymizedUserData(event.userData, rules),
     },
     visitor: { ...visitor, cookies, ip, userAgent },
   };
