@@ -3,15 +3,16 @@ import { containers, outgoingLog } from '../../../src/db/schema.js';
 import type { OutgoingRecord } from '../../../src/gateway/runtime/outgoing.js';
 import { OutgoingLogWriter } from '../../../src/modules/outgoing-log/writer.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
+import { backends } from '../../helpers/database.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=abcdefghij').toString('base64');
 
-describe('the outgoing log writer', () => {
+describe.each(backends)('the outgoing log writer on %s', (backend) => {
   let t: TestApp;
   const containerId = 'ctr_writer0000000000000000000';
 
   beforeAll(async () => {
-    t = await startTestApp('pglite', { runWorkers: false });
+    t = await startTestApp(backend, { runWorkers: false });
     const { tenantId } = await t.tenantWithKey('pro');
     await t.database.db.insert(containers).values({
       id: containerId,
@@ -56,6 +57,36 @@ describe('the outgoing log writer', () => {
     const rows = await t.database.db.select().from(outgoingLog);
     expect(rows.map((row) => row.eventName).sort()).toEqual(['five', 'four', 'three']);
     expect(warnings).toEqual([{ dropped: 2, droppedTotal: 2 }]);
+  });
+
+  it('writes every column of a batch as given, nulls and JSON included', async () => {
+    const writer = new OutgoingLogWriter(t.database.db, {
+      flushIntervalMs: 60_000,
+      maxBuffered: 10,
+      onError: () => {},
+    });
+    const at = new Date('2026-11-27T10:00:00.123Z');
+    const failed: OutgoingRecord = {
+      ...record('purchase'),
+      vendor: 'meta',
+      destination: 'meta 1234567890123456',
+      eventId: 'order-1 "quoted" ü',
+      request: { event_name: 'Purchase', custom_data: { value: 49.9, contents: [{ id: 'SKU-1' }] } },
+      status: 'failed',
+      httpStatus: 400,
+      error: 'Invalid parameter',
+      attempts: 2,
+      latencyMs: null,
+      at,
+    };
+    writer.record(failed);
+    writer.record(record('page_view'));
+    await writer.flush();
+    const rows = await t.database.db.select().from(outgoingLog);
+    const { id, ...stored } = rows.find((row) => row.eventName === 'purchase')!;
+    expect(id).toMatch(/^out_/);
+    expect(stored).toEqual({ ...failed, containerId });
+    expect(rows.find((row) => row.eventName === 'page_view')).toMatchObject({ eventId: null, httpStatus: null });
   });
 
   it('writes on its own about once an interval, and counts a batch the database refused as dropped', async () => {
