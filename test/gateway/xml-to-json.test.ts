@@ -1,10 +1,26 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { request } from 'undici';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startTestApp } from '../helpers/app.js';
 import { CONFIG, testGateway } from '../helpers/gateway-app.js';
+import { waitFor } from '../helpers/processes.js';
+import { type SgtmApp, startSgtmApp } from '../helpers/sgtm-app.js';
+
+/** Resolves every name to 127.0.0.1, as Node's lookup option wants it. */
+const loopbackLookup = ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
+  options.all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)) as never;
+
+/** The config the nginx engine runs. */
+const nginxConfig = (s: SgtmApp) =>
+  fs.readFileSync(
+    path.join((s.app.services.nativeGateway as unknown as { runDir: string }).runDir, 'nginx.conf'),
+    'utf8',
+  );
 
 interface Received {
   method: string;
@@ -160,5 +176,67 @@ describe.each(['node', 'nginx'] as const)('XML to JSON on an upstream container 
     expect(tagging.seen[0].body).toBe('{"order":42}');
     expect(tagging.seen[0].headers['content-type']).toBe('application/json');
     expect(tagging.seen[0].headers['x-tagport-converted-from']).toBeUndefined();
+  });
+});
+
+const ECHO_SERVER = fileURLToPath(new URL('../fixtures/sgtm/echo-server.mjs', import.meta.url));
+
+describe.each(['node', 'nginx'] as const)('XML to JSON on an sgtm container (%s engine)', (engine) => {
+  let s: SgtmApp;
+  let host: string;
+  let client: Agent;
+
+  beforeAll(async () => {
+    s = await startSgtmApp('pglite', {
+      engine,
+      command: () => `${JSON.stringify(process.execPath)} ${JSON.stringify(ECHO_SERVER)}`,
+    });
+    const created = await s.createSgtm({
+      settings: { tagging_server: { min_replicas: 1 }, xml_to_json: { enabled: true, paths: ['/webhooks/crm'] } },
+    });
+    host = created.default_hostname;
+    client = new Agent({ connect: { ca: s.caPem, lookup: loopbackLookup } });
+    await s.until(created.id, 'running', { unless: ['failed'] });
+    if (engine !== 'nginx') return;
+    // A container without the power-up that nginx proxies itself: once its config names that one, it has seen both.
+    const plain = await s.createSgtm({ settings: { tagging_server: { min_replicas: 1 } } });
+    await s.until(plain.id, 'running', { unless: ['failed'] });
+    await waitFor(async () => nginxConfig(s).includes(`c_${plain.id}`), 10_000, 'nginx to proxy the plain container');
+    expect(nginxConfig(s)).not.toContain(`c_${created.id}`);
+  }, 60_000);
+  afterAll(async () => {
+    await s?.close();
+    await client?.close();
+  });
+
+  async function post(path: string, contentType: string, body: string) {
+    const response = await request(`https://${host}:${s.tlsPort}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body,
+      dispatcher: client,
+    });
+    return { status: response.statusCode, body: await response.body.text() };
+  }
+
+  it('sends the replica the body as JSON, with its type, length and the conversion marked', async () => {
+    const response = await post('/webhooks/crm?source=erp', 'text/xml', ORDER);
+    expect(response.status).toBe(200);
+    const seen = JSON.parse(response.body);
+    expect(seen.url).toBe('/webhooks/crm?source=erp');
+    expect(JSON.parse(seen.body)).toEqual(ORDER_JSON);
+    expect(seen.headers).toMatchObject({
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(seen.body)),
+      'x-tagport-converted-from': 'xml',
+    });
+  });
+
+  it('answers 400 invalid_xml to malformed XML, and leaves other paths as they are', async () => {
+    const malformed = await post('/webhooks/crm', 'application/xml', '<order>');
+    expect(malformed.status).toBe(400);
+    expect(JSON.parse(malformed.body).error.code).toBe('invalid_xml');
+    const other = JSON.parse((await post('/webhooks/other', 'application/xml', ORDER)).body);
+    expect(other).toMatchObject({ body: ORDER, headers: { 'content-type': 'application/xml' } });
   });
 });
