@@ -148,6 +148,7 @@ describe('the outgoing log of a built-in container', () => {
     expect(ga4).toMatchObject({
       destination: `ga4 ${MEASUREMENT_ID}`,
       event_name: 'purchase',
+      http_status: 204,
       event_id: 'order-1',
       error: null,
       attempts: 1,

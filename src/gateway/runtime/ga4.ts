@@ -142,14 +142,15 @@ export async function sendHit(
   });
   await response.body.dump();
   const status = response.statusCode;
-  if (status < 300) return { outcome: 'delivered' };
+  if (status < 300) return { outcome: 'delivered', httpStatus: status };
   if (status === 429 || status >= 500) {
     const retryAfter = Number(response.headers['retry-after']);
     return {
       outcome: 'retry',
       reason: `GA4 answered ${status}`,
+      httpStatus: status,
       ...(Number.isFinite(retryAfter) && retryAfter > 0 ? { afterMs: retryAfter * 1000 } : {}),
     };
   }
-  return { outcome: 'rejected', reason: `GA4 answered ${status}` };
+  return { outcome: 'rejected', reason: `GA4 answered ${status}`, httpStatus: status };
 }
