@@ -3,6 +3,7 @@ import type { SendResult } from '../forward-queue.js';
 import { maskToken, type OutgoingDescription } from '../outgoing.js';
 import type { MetaServerEvent } from './events.js';
 import type { MetaPixelTarget, MetaSendResult } from './sender.js';
+import { HASHED_CUSTOMER_KEYS } from './user-data.js';
 
 /**
  * The delivery record of one Graph request, for `MetaPixelService.recordDeliveries`: `delivered` as it is, `rejected`
@@ -35,16 +36,14 @@ export function sendResultOf(result: MetaSendResult): SendResult {
     : { outcome: 'rejected', reason, ...answer };
 }
 
-/** Hashed customer data is shown as such: which fields went, not their digests. */
-const HASHED_FIELDS = ['em', 'ph', 'country'] as const;
-
 /**
  * The Graph request for one event, summarised for the outgoing log: the event as sent (the IP the anonymizer let
  * through), hashed fields named only, and the access token masked.
  */
 export function metaOutgoing(target: MetaPixelTarget, event: MetaServerEvent): OutgoingDescription {
   const userData: Record<string, unknown> = { ...event.user_data };
-  for (const field of HASHED_FIELDS) if (userData[field]) userData[field] = 'sha256 (hashed)';
+  // Hashed customer data is shown as such: which fields went, not their digests.
+  for (const field of HASHED_CUSTOMER_KEYS) if (userData[field]) userData[field] = 'sha256 (hashed)';
   return {
     destination: `meta ${target.pixelId}`,
     eventName: event.event_name,
