@@ -262,10 +262,10 @@ describe('File Proxy settings', () => {
     });
   const file = (path: string) => ({ path, url: 'https://cdn.vendor.example/pixel.js', cache_seconds: 60 });
 
-  it('keeps files at free paths', async () => {
-    const response = await patch([file('/lib/a.js'), file('/b.gif')]);
+  it("keeps files at free paths (Request Delay's too while it is off)", async () => {
+    const response = await patch([file('/lib/a.js'), file('/b.gif'), file('/delay/5/c.js')]);
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json().settings.file_proxy.files).toHaveLength(2);
+    expect(response.json().settings.file_proxy.files).toHaveLength(3);
   });
 
   it.each([
@@ -273,9 +273,11 @@ describe('File Proxy settings', () => {
     ['the custom loader', [file('/lib/a.js'), file('/LOADER.js')], 'settings.file_proxy.files[1].path'],
     ['ACME challenges', [file('/.well-known/acme-challenge/x')], 'settings.file_proxy.files[0].path'],
     ['a path listed twice', [file('/a.js'), file('/b.js'), file('/a.js')], 'settings.file_proxy.files[2].path'],
+    ["Request Delay's paths while it is on", [file('/stape/delay/5/x.js')], 'settings.file_proxy.files[0].path'],
   ])('refuses %s with 400 invalid_file_path naming the field', async (_case, files, param) => {
     const loader = `/${container.settings.loader_path}.js`;
-    const response = await patch(files.map((entry) => ({ ...entry, path: entry.path.replace('/LOADER.js', loader) })));
+    const paths = files.map((entry) => ({ ...entry, path: entry.path.replace('/LOADER.js', loader) }));
+    const response = await patch(paths, { request_delay: { enabled: true } });
     expect(response.statusCode).toBe(400);
     expect(response.json().error).toMatchObject({ code: 'invalid_file_path', param });
   });
