@@ -170,6 +170,14 @@ export async function trimRuns(db: Db, containerId: string, name: string, keep: 
   await db.delete(scheduleRuns).where(inArray(scheduleRuns.id, older));
 }
 
+/** Runs still `running` that started before `before`: their worker stopped mid-request; they are failed. */
+export async function failAbandonedRuns(db: Db, before: Date): Promise<void> {
+  await db
+    .update(scheduleRuns)
+    .set({ status: 'failed', error: 'The worker sending it stopped before an answer came.' })
+    .where(and(eq(scheduleRuns.status, 'running'), lt(scheduleRuns.startedAt, before)));
+}
+
 /** Deletes runs started before `before` (those of schedules since renamed or removed are trimmed by nothing else). */
 export async function deleteOldRuns(db: Db, before: Date): Promise<void> {
   await db.delete(scheduleRuns).where(lt(scheduleRuns.startedAt, before));

@@ -9,6 +9,8 @@ import { answerProblem, type GatewaySender, sendProblem } from './sender.js';
 export const KEPT_RUNS = 20;
 /** A due time missed by more than this (no worker ran) is skipped, not caught up late. */
 const CATCH_UP_MS = 2 * 60_000;
+/** A run still `running` this long after it started was abandoned (its worker stopped). */
+const ABANDONED_AFTER_MS = 10 * 60_000;
 /** Scheduled requests sent side by side. */
 const RUNS_AT_ONCE = 20;
 /** Runs of schedules since renamed or removed go after this long. */
@@ -43,7 +45,9 @@ export class Scheduler {
     return results.filter((result) => result.status === 'fulfilled' && result.value).length;
   }
 
+  /** Fails runs abandoned by a worker that stopped, and removes runs kept long enough. */
   async prune(now = new Date()): Promise<void> {
+    await queries.failAbandonedRuns(this.deps.database.db, new Date(now.getTime() - ABANDONED_AFTER_MS));
     await queries.deleteOldRuns(this.deps.database.db, new Date(now.getTime() - RUN_RETENTION_MS));
   }
 

@@ -7,6 +7,7 @@ import { staysWithNode } from '../../../src/gateway/native/node-only.js';
 import { freeLoopbackPort } from '../../../src/lib/ports.js';
 import { defaultSettings } from '../../../src/modules/containers/settings.js';
 import { CONTAINER_TRANSITIONS } from '../../../src/modules/containers/worker.js';
+import { DelayedRequestIntake } from '../../../src/modules/request-powerups/intake.js';
 import { Scheduler } from '../../../src/modules/request-powerups/scheduler.js';
 import { GatewaySender } from '../../../src/modules/request-powerups/sender.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
@@ -342,5 +343,80 @@ describe.each(backends)(
       expect(await powerups().scheduler.runDue(new Date(start + 30 * MINUTE))).toBe(0);
       expect(tagging.seen).toEqual([]);
     });
+
+    it('fails a run its worker abandoned (still running after 10 minutes)', async () => {
+      await t.database.db.execute(sql`insert into schedule_runs (id, container_id, schedule_name, due_at, status, started_at)
+      values ('run_abandoned', ${container.id}, 'lost', now() - interval '20 minutes', 'running', now() - interval '20 minutes')`);
+      await powerups().prune();
+      const runs = (await api('GET', `/api/containers/${container.id}/schedule-runs/?schedule=lost`)).json().results;
+      expect(runs).toMatchObject([
+        { id: 'run_abandoned', status: 'failed', error: expect.stringContaining('stopped') },
+      ]);
+    });
   },
 );
+
+describe('with the TLS listener up, the platform’s own requests on the plain port are not redirected to https', () => {
+  let t: TestApp;
+  let tagging: Awaited<ReturnType<typeof startTaggingServer>>;
+  let gatewayUrl: string;
+  let container: { id: string; default_hostname: string };
+
+  beforeAll(async () => {
+    tagging = await startTaggingServer();
+    const port = await freeLoopbackPort();
+    gatewayUrl = `http://127.0.0.1:${port}`;
+    t = await startTestApp('pglite', {
+      allowPrivateNetworks: true,
+      runWorkers: false,
+      containerTransitionDelayMs: 0,
+      gateway: testGateway({ port, tlsPort: 0 }),
+      powerupRequests: { gatewayUrl, timeoutMs: 2000 },
+    });
+    await t.app.services.gateway.listen(port, '127.0.0.1');
+    await t.app.services.gatewayTls!.listen(0, '127.0.0.1');
+    const { token } = await t.tenantWithKey('business');
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/containers/',
+      token,
+      payload: {
+        name: 'Shop',
+        region: 'eu-central',
+        config: CONFIG,
+        upstream_url: tagging.url,
+        settings: {
+          request_delay: { enabled: true },
+          schedule: { requests: [{ name: 'ping', cron: '0 10 1 1 *', method: 'GET', path: '/ping', body: null }] },
+        },
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    container = created.json();
+    await t.app.services.jobs.runQueued(CONTAINER_TRANSITIONS);
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await tagging?.close();
+  });
+
+  it('redirects a visitor but delivers delayed and scheduled requests', async () => {
+    const visitor = await request(`${gatewayUrl}/delay/5/x`, { headers: { host: container.default_hostname } });
+    await visitor.body.dump();
+    expect(visitor.statusCode).toBe(308);
+
+    const held = await new DelayedRequestIntake(t.database).hold({
+      containerId: container.id,
+      method: 'GET',
+      path: '/later',
+      headers: [],
+      body: Buffer.alloc(0),
+      minutes: 1,
+    });
+    expect(held).not.toBe('full');
+    const powerups = t.app.services.requestPowerups;
+    expect(await powerups.delivery.deliverDue(new Date(Date.now() + 2 * MINUTE))).toBe(1);
+    expect(await powerups.scheduler.runDue(new Date('2030-01-01T10:00:05Z'))).toBe(1);
+    expect(tagging.seen.map((seen) => seen.path).filter((path) => path !== '/healthz')).toEqual(['/later', '/ping']);
+  });
+});
