@@ -1,4 +1,5 @@
 import { html, type Html } from './html.js';
+import { requestPowerupsFieldset } from './request-powerups-form.js';
 
 /** Page bodies. Data is loaded by /assets/app.js from the JSON API with the session cookie. */
 
@@ -278,10 +279,12 @@ export const containersPage = (sgtmUnavailable: string | null): Html => html`
   <fieldset><legend>Power-ups</legend>
     <label><input type="checkbox" name="cookie_keeper"> Cookie keeper</label>
     <label><input type="checkbox" name="click_id_restorer"> Click ID restorer</label>
-    <label><input type="checkbox" name="geo_headers"> GEO headers</label>
+    <label><input type="checkbox" name="geo_headers"> GEO headers (country, region and city)</label>
     <label for="settings-bots">Bot detection</label>
-    <select id="settings-bots" name="bot_detection"><option value="off">off</option><option value="mark">mark</option><option value="drop">drop</option></select>
+    <select id="settings-bots" name="bot_detection" aria-describedby="settings-bots-hint"><option value="off">off</option><option value="mark">mark</option><option value="drop">drop</option></select>
+    <p class="hint" id="settings-bots-hint">Each request is scored 0–100 (above 75: a bot); tagging servers receive <code>X-Device-Bot</code> and <code>X-Device-Bot-Score</code>.</p>
   </fieldset>
+  ${requestPowerupsFieldset}
   <fieldset><legend>Anonymizer</legend>
     <label for="settings-ga4-ip">GA4: IP</label>
     <select id="settings-ga4-ip" name="ga4.ip"><option>keep</option><option>truncate</option><option>drop</option></select>

@@ -45,6 +45,7 @@ const UI_MODULES = [
   'scans.js',
   'containers.js',
   'container-settings.js',
+  'request-powerups.js',
   'tagging-server.js',
   'meta-pixels.js',
   'outgoing-log.js',

@@ -116,4 +116,36 @@ describe('containers and domains page in a real browser', () => {
     });
     await page.screenshot({ path: path.join(SCREENSHOTS, 'container-settings.png'), fullPage: true });
   });
+
+  it("saves a container's request power-ups from the form, and shows the API's error for a bad one", async () => {
+    await page.goto(`${base}/dashboard/containers`);
+    const row = page.locator('#containers-table tbody tr', { hasText: 'Shop builtin' });
+    await row.getByRole('button', { name: 'Shop builtin' }).click();
+    await page.locator('#container-settings').waitFor();
+    await page.getByLabel(/GTM preview header/).fill('ZW52LTN8dGVzdA==');
+    await page.getByLabel(/User ID header/).check();
+    await page.getByLabel(/Request delay/).check();
+    await page.getByLabel('XML to JSON', { exact: true }).check();
+    await page.getByLabel(/XML to JSON paths/).fill('/webhooks/crm, /webhooks/erp');
+    await page.getByLabel(/Schedule, one request a line/).fill('refresh-feed | 0 6 * * * | get | /feeds/refresh');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    const settingsOf = async () => {
+      const listed = await page.evaluate(async () => (await fetch('/api/containers/?page_size=100')).json());
+      return listed.results.find((c: { name: string }) => c.name === 'Shop builtin').settings;
+    };
+    await expect.poll(async () => (await settingsOf()).preview_header.value).toBe('ZW52LTN8dGVzdA==');
+    expect(await settingsOf()).toMatchObject({
+      user_id_header: { enabled: true },
+      request_delay: { enabled: true },
+      xml_to_json: { enabled: true, paths: ['/webhooks/crm', '/webhooks/erp'] },
+      schedule: {
+        requests: [{ name: 'refresh-feed', cron: '0 6 * * *', method: 'GET', path: '/feeds/refresh', body: null }],
+      },
+      file_proxy: { enabled: false, files: [] },
+    });
+    await page.getByLabel(/GTM preview header/).fill('not a preview value');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(() => page.locator('#settings-error').textContent()).toContain('preview_header');
+    expect((await settingsOf()).preview_header.value).toBe('ZW52LTN8dGVzdA==');
+  });
 });

@@ -1,3 +1,4 @@
+import { fillRequestPowerups, requestPowerupsFrom } from './request-powerups.js';
 import { $, api, bindForm } from './ui.js';
 
 // A container's built-in runtime: its tracking chart, the snippet to paste and its settings form.
@@ -77,6 +78,7 @@ function fillForm(settings) {
   for (const vendor of ['ga4', 'meta'])
     for (const field of ANONYMIZER_FIELDS)
       form.elements[`${vendor}.${field}`].value = settings.anonymizer[vendor][field];
+  fillRequestPowerups(form, settings);
 }
 
 function settingsFrom(data) {
@@ -91,6 +93,7 @@ function settingsFrom(data) {
     geo_headers: { enabled: data.get('geo_headers') === 'on' },
     bot_detection: { mode: data.get('bot_detection') },
     anonymizer: { ga4: vendor('ga4'), meta: vendor('meta') },
+    ...requestPowerupsFrom(data, current.settings),
   };
 }
 
