@@ -420,3 +420,50 @@ describe('with the TLS listener up, the platform’s own requests on the plain p
     expect(tagging.seen.map((seen) => seen.path).filter((path) => path !== '/healthz')).toEqual(['/later', '/ping']);
   });
 });
+
+describe('with the database down, a delayed request is not acknowledged', () => {
+  let t: TestApp;
+  let tagging: Awaited<ReturnType<typeof startTaggingServer>>;
+
+  beforeAll(async () => {
+    tagging = await startTaggingServer();
+    t = await startTestApp('pglite', {
+      allowPrivateNetworks: true,
+      runWorkers: false,
+      containerTransitionDelayMs: 0,
+      gateway: testGateway(),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await t?.close();
+    await tagging?.close();
+  });
+
+  it('answers 503 delay_unavailable with Retry-After', async () => {
+    const gatewayUrl = await t.app.services.gateway.listen(0, '127.0.0.1');
+    const { token } = await t.tenantWithKey('business');
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/containers/',
+      token,
+      payload: {
+        name: 'Shop',
+        region: 'eu-central',
+        config: CONFIG,
+        upstream_url: tagging.url,
+        settings: { request_delay: { enabled: true } },
+      },
+    });
+    const container = created.json();
+    await t.app.services.jobs.runQueued(CONTAINER_TRANSITIONS);
+    const send = () => request(`${gatewayUrl}/delay/5/x`, { headers: { host: container.default_hostname } });
+    const stored = await send(); // the route is cached from here on
+    await stored.body.dump();
+    expect(stored.statusCode).toBe(202);
+    await t.database.close();
+    const refused = await send();
+    expect(refused.statusCode).toBe(503);
+    expect(refused.headers['retry-after']).toBe('30');
+    expect(((await refused.body.json()) as any).error.code).toBe('delay_unavailable');
+  });
+});
