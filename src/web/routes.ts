@@ -65,6 +65,10 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   'status.css': { file: path.join(here, 'assets', 'status.css'), type: 'text/css; charset=utf-8' },
   'meta-pixels.css': { file: path.join(here, 'assets', 'meta-pixels.css'), type: 'text/css; charset=utf-8' },
   'outgoing-log.css': { file: path.join(here, 'assets', 'outgoing-log.css'), type: 'text/css; charset=utf-8' },
+  'container-settings.css': {
+    file: path.join(here, 'assets', 'container-settings.css'),
+    type: 'text/css; charset=utf-8',
+  },
   'status.js': { file: path.join(here, 'assets', 'status.js'), type: JAVASCRIPT },
   'favicon.svg': { file: path.join(here, 'assets', 'favicon.svg'), type: 'image/svg+xml' },
   ...Object.fromEntries(UI_MODULES.map((name) => [name, { file: path.join(here, 'assets', name), type: JAVASCRIPT }])),
@@ -160,9 +164,13 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/dashboard/containers',
     hidden,
-    dashboard('Containers', '/dashboard/containers', () => containersPage(app.services.containers.sgtmUnavailable), [
-      '/assets/chart.js',
-    ]),
+    dashboard(
+      'Containers',
+      '/dashboard/containers',
+      () => containersPage(app.services.containers.sgtmUnavailable),
+      ['/assets/chart.js'],
+      ['/assets/container-settings.css'],
+    ),
   );
   app.get(
     '/dashboard/containers/:id/meta-pixels',
