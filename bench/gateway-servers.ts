@@ -119,15 +119,18 @@ export const startNginxProxy = (upstreamBase: string, tls: Certificate) =>
     { extraHttp: `upstream tagging { server ${new URL(upstreamBase).host}; keepalive 64; }`, tls },
   );
 
-/** The 20-line undici proxy (bench/undici-proxy.mjs), on http and on https with the same certificate. */
-export async function startFloor(upstreamBase: string, tls: Certificate) {
-  const tlsPort = await freePort();
+/** The 20-line undici proxy (bench/undici-proxy.mjs), on http and, with `tls`, on https with that certificate. */
+export async function startFloor(upstreamBase: string, tls?: Certificate) {
+  const tlsPort = tls ? await freePort() : null;
   const floor = await startProcess(
     ['bench/undici-proxy.mjs'],
-    { UPSTREAM: upstreamBase, TLS_PORT: String(tlsPort), TLS_CERT: tls.certFile, TLS_KEY: tls.keyFile },
+    {
+      UPSTREAM: upstreamBase,
+      ...(tls ? { TLS_PORT: String(tlsPort), TLS_CERT: tls.certFile, TLS_KEY: tls.keyFile } : {}),
+    },
     '/',
   );
-  return { ...floor, tlsBase: `https://127.0.0.1:${tlsPort}` };
+  return { ...floor, tlsBase: tls ? `https://127.0.0.1:${tlsPort}` : null };
 }
 
 /**

@@ -62,7 +62,7 @@ export interface Target {
  * CPU time (user + system) a process and all its descendants (cluster workers, nginx's master and workers) have
  * used so far, in ms, from /proc (ticks of 10 ms). Processes that already exited are not counted.
  */
-function cpuMs(pid: number): number {
+export function cpuMs(pid: number): number {
   const processes = new Map<number, { parent: number; ticks: number }>();
   for (const id of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
@@ -147,7 +147,7 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
         targets.push({ name: 'upstream alone', protocol, url: at(upstream.base), host, pid: upstream.pid });
       targets.push(
         { name: NGINX, protocol, url: at(tls ? nginx.tlsBase! : nginx.base), host, pid: nginx.pid },
-        { name: 'undici proxy (20 lines)', protocol, url: at(tls ? floor.tlsBase : floor.base), host, pid: floor.pid },
+        { name: 'undici proxy (20 lines)', protocol, url: at(tls ? floor.tlsBase! : floor.base), host, pid: floor.pid },
       );
       for (const workers of workerCounts) {
         const gateway = started(await startTagportGateway(upstream.base, { nodeArgs, tls, workers }));
