@@ -5,7 +5,7 @@ import type { InvalidationBus } from './db/invalidation.js';
 import { GatewayFront } from './gateway/front.js';
 import { NginxEngine } from './gateway/native/engine.js';
 import { BuiltinRuntime } from './gateway/runtime/index.js';
-import { visitorIdKey } from './lib/secrets.js';
+import { platformRequestToken, visitorIdKey } from './lib/secrets.js';
 import { Gateway } from './gateway/server.js';
 import { TlsGateway } from './gateway/tls.js';
 import type { OutboundClient } from './lib/outbound.js';
@@ -56,7 +56,7 @@ export function createDataPlane(config: Config, deps: DataPlaneDependencies) {
       front: new GatewayFront(certificates, tlsPort, onError),
       delayed: new DelayedRequestIntake(database),
     },
-    { ...config.gateway, onError },
+    { ...config.gateway, platformToken: platformRequestToken(config), onError },
   );
   const gatewayTls =
     (config.gateway.tlsPort ?? null) === null

@@ -36,7 +36,7 @@ import type { BuiltinRuntime } from './gateway/runtime/index.js';
 import { MetaConversionsSender } from './gateway/runtime/meta/sender.js';
 import { MetaSink } from './gateway/runtime/meta/sink.js';
 import { CertificateService } from './modules/certificates/service.js';
-import { SecretBox, userSecretsBox } from './lib/secrets.js';
+import { platformRequestToken, SecretBox, userSecretsBox } from './lib/secrets.js';
 import { SecurityService } from './modules/security/service.js';
 import { MetaPixelService } from './modules/meta-pixels/service.js';
 import { OutgoingLogService } from './modules/outgoing-log/service.js';
@@ -292,7 +292,10 @@ export function createServices(
       metaDeliveryDays: config.meta.deliveryRetentionDays,
     },
   );
-  const requestPowerups = new RequestPowerupService({ database, containers }, config.powerupRequests);
+  const requestPowerups = new RequestPowerupService(
+    { database, containers },
+    { ...config.powerupRequests, platformToken: platformRequestToken(config) },
+  );
   let gatewayListening = () => gateway.listening;
   defineJobs(
     jobs,

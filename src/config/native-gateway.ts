@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { platformRequestToken } from '../lib/secrets.js';
 import type { NativeEngineSettings } from '../gateway/native/engine.js';
 
 /** The nginx engine's settings (GATEWAY_ENGINE=nginx) from the gateway's configuration. */
@@ -16,6 +17,7 @@ export function nativeEngineSettings(config: Config, onError: (error: unknown) =
     caFile: gateway.caFile ?? '/etc/ssl/certs/ca-certificates.crt',
     extraCaCertificates: config.outboundCaCertificates,
     upstreamTimeoutMs: gateway.upstreamTimeoutMs,
+    platformToken: platformRequestToken(config),
     internalPort: gateway.nginxInternalPort ?? 0,
     runParent: gateway.nginxDir ?? undefined,
     onError,

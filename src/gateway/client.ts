@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type http from 'node:http';
 import type { TLSSocket } from 'node:tls';
 
@@ -14,6 +15,34 @@ const fronted = new WeakMap<http.IncomingMessage, FrontedClient>();
 /** Records what nginx vouched for about a request it passed on (its peer address, and whether it came over TLS). */
 export function markFronted(req: http.IncomingMessage, client: FrontedClient): void {
   fronted.set(req, client);
+}
+
+/** The header the platform's own requests carry its token in (stripped before anything is forwarded). */
+export const PLATFORM_HEADER = 'x-tagport-platform';
+/** What a platform request says of itself, passed on to tagging servers only when the token is right. */
+export const PLATFORM_REQUEST_HEADERS = ['x-tagport-delayed-by', 'x-tagport-schedule'] as const;
+
+const fromPlatform = new WeakSet<http.IncomingMessage>();
+
+/**
+ * Whether the request carries the platform's token (a delayed or scheduled request a worker sent); remembered for
+ * the request, so the power-ups pass its X-Tagport-Delayed-By / X-Tagport-Schedule on.
+ */
+export function checkPlatformRequest(req: http.IncomingMessage, token: string): boolean {
+  const sent = req.headers[PLATFORM_HEADER];
+  if (typeof sent !== 'string' || sent.length !== token.length) return false;
+  if (!timingSafeEqual(Buffer.from(sent), Buffer.from(token))) return false;
+  fromPlatform.add(req);
+  return true;
+}
+
+/** The platform's own headers of a request checkPlatformRequest vouched for, as [name, value, …]; none otherwise. */
+export function platformRequestHeaders(req: http.IncomingMessage): string[] {
+  if (!fromPlatform.has(req)) return [];
+  return PLATFORM_REQUEST_HEADERS.flatMap((name) => {
+    const value = req.headers[name];
+    return typeof value === 'string' ? [name, value] : [];
+  });
 }
 
 /** The address of the peer that sent the request: nginx's peer when nginx passed it on, else the socket's. */

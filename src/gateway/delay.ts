@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { peerAddress } from './client.js';
+import { checkPlatformRequest, peerAddress } from './client.js';
 import { writeGatewayError } from './answers.js';
 import type { Outcome } from './relay.js';
 import { GATEWAY_ANSWER } from './relay.js';
@@ -146,7 +146,10 @@ export async function holdRequest(
   return { ...GATEWAY_ANSWER, status: 202, requestBytes: body.length, responseBytes: Buffer.byteLength(answer) };
 }
 
-/** Requests the platform sends itself (delayed and scheduled ones) reach the plain port: never redirected to https. */
-export function sentByPlatform(req: http.IncomingMessage): boolean {
-  return req.headers['x-tagport-delayed-by'] !== undefined || req.headers['x-tagport-schedule'] !== undefined;
+/**
+ * Requests the platform sends itself (delayed and scheduled ones, carrying its token) reach the plain port: never
+ * redirected to https. A visitor sending X-Tagport-Delayed-By without the token is redirected like any other.
+ */
+export function sentByPlatform(req: http.IncomingMessage, token: string): boolean {
+  return checkPlatformRequest(req, token);
 }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { InvalidationBus } from '../db/invalidation.js';
-import { timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { markFronted } from './client.js';
 import type { NativeRequest } from './native/meter-log.js';
 import { type DelayedRequestSink, holdRequest, isDelayRequest, sentByPlatform } from './delay.js';
@@ -24,6 +24,8 @@ export interface GatewaySettings {
   flushMs: number;
   logSampleRate: number;
   upstreamTimeoutMs: number;
+  /** The token of the platform's own requests (platformRequestToken); a random one, so none pass, when absent. */
+  platformToken?: string;
 }
 
 export interface GatewayDependencies {
@@ -75,6 +77,7 @@ export class Gateway {
   private readonly relay: Relay;
   private readonly files: FileProxy;
   private readonly delayed: DelayedRequestSink | null;
+  private readonly platformToken: string;
 
   constructor(
     { traffic, invalidations, outbound, front, runtime, delayed }: GatewayDependencies,
@@ -82,6 +85,7 @@ export class Gateway {
   ) {
     this.traffic = traffic;
     this.onError = settings.onError;
+    this.platformToken = settings.platformToken ?? randomBytes(32).toString('base64url');
     this.front = front ?? null;
     this.runtime = runtime ?? null;
     this.delayed = delayed ?? null;
@@ -264,7 +268,7 @@ export class Gateway {
       cached && started - cached.at < ROUTE_CACHE_MS ? cached : await this.loadRoute(hostname);
     if (!route || route.status === 'deleted')
       return void writeGatewayError(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
-    if (!sentByPlatform(req) && this.front?.redirected(req, res, hostname)) return;
+    if (!sentByPlatform(req, this.platformToken) && this.front?.redirected(req, res, hostname)) return;
     if (req.url === '/healthz') return this.containerHealth(res, route);
     const routed = { route, hostname, started };
     if (route.status !== 'running')

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { Dispatcher } from 'undici';
-import { peerAddress } from './client.js';
+import { PLATFORM_HEADER, PLATFORM_REQUEST_HEADERS, peerAddress } from './client.js';
 
 /**
  * The upstream URL of a request: scheme, host and port always the container's upstream; only the path
@@ -89,6 +89,10 @@ const NOT_FORWARDED_UPSTREAM = new Set([
   'x-gclb-country',
   'x-stape-user-id',
   'x-tagport-user-id',
+  // The platform's own requests: its token never leaves the gateway; what they say of themselves is added back by
+  // the power-ups only when the token was right (platformRequestHeaders).
+  PLATFORM_HEADER,
+  ...PLATFORM_REQUEST_HEADERS,
   // What nginx tells the Node gateway when it hands a request on (the native engine); never the upstream's business.
   'x-tagport-front',
   'x-tagport-client',

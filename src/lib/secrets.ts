@@ -45,6 +45,16 @@ export function visitorIdKey({ secretsKey, cookieSecret }: { secretsKey: Buffer 
   return Buffer.from(hkdfSync('sha256', secretsKey ?? cookieSecret, 'tagport', 'visitor ids', 32));
 }
 
+/**
+ * The token that marks the requests the platform's workers send through the gateway (Request Delay, Schedule), so a
+ * visitor cannot pass for them: derived like visitorIdKey, the same in every process of one installation.
+ */
+export function platformRequestToken(secrets: { secretsKey: Buffer | null; cookieSecret: string }): string {
+  return Buffer.from(
+    hkdfSync('sha256', secrets.secretsKey ?? secrets.cookieSecret, 'tagport', 'platform requests', 32),
+  ).toString('base64url');
+}
+
 export function userSecretsBox({ secretsKey, cookieSecret }: { secretsKey: Buffer | null; cookieSecret: string }) {
   const key = secretsKey ?? Buffer.from(hkdfSync('sha256', cookieSecret, 'tagport', 'user secrets', 32));
   return new SecretBox(key);

@@ -8,6 +8,7 @@ import { startTestApp } from '../helpers/app.js';
 import { CONFIG, testGateway } from '../helpers/gateway-app.js';
 import { waitFor } from '../helpers/processes.js';
 import { detectBot } from '../../src/gateway/runtime/powerups/bot-detection.js';
+import { platformRequestToken } from '../../src/lib/secrets.js';
 
 /** A tagging server on loopback that records each request's target and headers as they arrived. */
 async function startTaggingServer() {
@@ -152,6 +153,25 @@ describe.each([
     expect(headers['x-device-bot-score']).toBe(String(detectBot(BROWSER).score));
     for (const name of ['x-geo-country', 'x-geo-city', 'x-gclb-country']) expect(headers[name]).toBeUndefined();
     expect(headers['x-tagport-front']).toBe('guess');
+  });
+
+  it("passes a platform request's X-Tagport-Schedule on, never its token, and drops a visitor's", async () => {
+    const through = async (extra: Record<string, string>) => {
+      await request(`${base}/scheduled`, {
+        headers: { ...BROWSER, host: container.default_hostname, 'x-tagport-schedule': 'nightly', ...extra },
+        dispatcher: client,
+      }).then((response) => response.body.text());
+      return upstream.seen.at(-1)!.headers;
+    };
+    const platform = await through({ 'x-tagport-platform': platformRequestToken(t.app.config) });
+    expect(platform['x-tagport-schedule']).toBe('nightly');
+    expect(platform).not.toHaveProperty('x-tagport-platform');
+    const forgeries: Array<Record<string, string>> = [{}, { 'x-tagport-platform': 'guess' }];
+    for (const forged of forgeries) {
+      const visitor = await through(forged);
+      expect(visitor).not.toHaveProperty('x-tagport-schedule');
+      expect(visitor).not.toHaveProperty('x-tagport-platform');
+    }
   });
 
   it.each([

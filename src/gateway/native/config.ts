@@ -52,6 +52,8 @@ export interface NativePlan {
   fallback: string;
   /** Sent to the internal listener, which trusts the client address nginx reports only with it. */
   frontSecret: string;
+  /** The platform's own requests carry it (X-Tagport-Platform); only theirs keep X-Tagport-Schedule / -Delayed-By. */
+  platformToken: string;
   meterLog: string;
   /** CA bundle for verifying https upstreams. */
   caFile: string;
@@ -125,6 +127,9 @@ const forwardedHeaders = (markBots: boolean) =>
     `X-Device-Bot ${markBots ? '$tagport_device_bot' : '""'}`,
     `X-Device-Bot-Score ${markBots ? '$tagport_bot_score' : '""'}`,
     ...POWERUP_HEADERS.map((name) => `${name} ""`),
+    'X-Tagport-Platform ""',
+    'X-Tagport-Schedule $tagport_schedule',
+    'X-Tagport-Delayed-By $tagport_delayed_by',
     'TE ""',
     'Upgrade ""',
     'Keep-Alive ""',
@@ -168,6 +173,18 @@ function botMaps(): string {
     "~^001" ${BOT_SCORES.noLanguage}; "00011" ${BOT_SCORES.noFetchMetadata}; default 0; }
   map "${signals}" $tagport_device_bot { ${bot} true; default false; }
   map "${signals}" $tagport_bot { ${bot} 1; default ""; }`;
+}
+
+/**
+ * What the platform's own requests (scheduled, delayed) say of themselves, passed on only when they carry its token;
+ * a visitor's X-Tagport-Schedule is dropped like any power-up header (as the Node gateway does).
+ */
+function platformMaps(token: string): string {
+  const passed = (header: string, variable: string) =>
+    `map "$tagport_platform:$http_${header}" $${variable} { "~^1:(?<value>.+)$" $value; default ""; }`;
+  return `map $http_x_tagport_platform $tagport_platform { "${token}" 1; default 0; }
+  ${passed('x_tagport_schedule', 'tagport_schedule')}
+  ${passed('x_tagport_delayed_by', 'tagport_delayed_by')}`;
 }
 
 /** The gateway's own error body for what nginx answers itself (the upstream unreachable, a malformed request). */
@@ -338,6 +355,7 @@ http {
   map $tagport_container $tagport_metered { "" 0; default 1; }
   ${TARGET_MAPS}
   ${botMaps()}
+  ${platformMaps(plan.platformToken)}
   proxy_http_version 1.1;
   proxy_pass_header Server;
   proxy_pass_header Date;

@@ -44,6 +44,8 @@ export interface NativeEngineSettings {
   caFile: string;
   extraCaCertificates: string[];
   upstreamTimeoutMs: number;
+  /** The token of the platform's own requests (platformRequestToken): what they say of themselves is passed on. */
+  platformToken: string;
   /** The port of the Node gateway's internal listener nginx hands requests to (on 127.0.0.1); 0: a free one. */
   internalPort: number;
   /** Where the run directory (config, logs, certificate keys) is made; default the system's temp directory. */
@@ -267,6 +269,7 @@ export class NginxEngine {
       defaultCertificate: this.defaultCertificate,
       fallback: this.fallback,
       frontSecret: this.secret,
+      platformToken: this.settings.platformToken,
       meterLog: path.join(this.runDir, 'meter.log'),
       caFile: this.caFile,
       upstreamTimeoutMs: this.settings.upstreamTimeoutMs,

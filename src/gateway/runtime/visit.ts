@@ -3,6 +3,7 @@ import type http from 'node:http';
 import net from 'node:net';
 import type { ContainerSettingsDto } from '../../modules/containers/settings.js';
 import { detectBot, type GeoFiles, GeoLookup, type GeoPlace, keepCookies, restoreClickIds } from './powerups/index.js';
+import { platformRequestHeaders } from '../client.js';
 import { requestPowerupHeaders } from './powerups/request-headers.js';
 import type { Visitor } from './types.js';
 import { clientAddress, type TrustedProxies, visitorOf } from './visitor.js';
@@ -96,7 +97,10 @@ export class Powerups {
     containerId: string,
   ): Promise<string[]> {
     const ip = clientAddress(req, this.trust);
-    const headers = requestPowerupHeaders(settings, { containerId, ip, headers: req.headers }, this.visitorIdKey);
+    const headers = [
+      ...platformRequestHeaders(req),
+      ...requestPowerupHeaders(settings, { containerId, ip, headers: req.headers }, this.visitorIdKey),
+    ];
     if (settings.bot_detection.mode !== 'off') {
       const { bot, score } = detectBot(req.headers);
       headers.push('x-device-bot', String(bot), 'x-device-bot-score', String(score));

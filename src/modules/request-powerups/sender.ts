@@ -27,9 +27,12 @@ const KEPT_ANSWER_CHARS = 300;
 export class GatewaySender {
   private readonly agent: Agent;
   private readonly origin: string;
+  private readonly token: string;
 
-  constructor(settings: { gatewayUrl: string; timeoutMs: number }) {
+  /** `platformToken` (platformRequestToken) tells the gateway the request is the platform's own. */
+  constructor(settings: { gatewayUrl: string; timeoutMs: number; platformToken: string }) {
     this.origin = new URL(settings.gatewayUrl).origin;
+    this.token = settings.platformToken;
     this.agent = new Agent({
       headersTimeout: settings.timeoutMs,
       bodyTimeout: settings.timeoutMs,
@@ -43,7 +46,7 @@ export class GatewaySender {
       origin: this.origin,
       path: request.path,
       method: request.method as 'GET',
-      headers: ['host', request.hostname, ...request.headers],
+      headers: ['host', request.hostname, 'x-tagport-platform', this.token, ...request.headers],
       body: withBody ? request.body : null,
     });
     let bodyStart = '';

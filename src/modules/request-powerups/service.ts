@@ -54,7 +54,7 @@ export class RequestPowerupService {
 
   constructor(
     { database, containers }: { database: Database; containers: ContainerService },
-    settings: { gatewayUrl: string; timeoutMs: number },
+    settings: { gatewayUrl: string; timeoutMs: number; platformToken: string },
   ) {
     this.database = database;
     this.containers = containers;

@@ -10,6 +10,7 @@ import { CONTAINER_TRANSITIONS } from '../../../src/modules/containers/worker.js
 import { DelayedRequestIntake } from '../../../src/modules/request-powerups/intake.js';
 import { Scheduler } from '../../../src/modules/request-powerups/scheduler.js';
 import { GatewaySender } from '../../../src/modules/request-powerups/sender.js';
+import { platformRequestToken } from '../../../src/lib/secrets.js';
 import { startTestApp, type TestApp } from '../../helpers/app.js';
 import { backends } from '../../helpers/database.js';
 import { CONFIG, testGateway } from '../../helpers/gateway-app.js';
@@ -165,6 +166,27 @@ describe.each(backends)(
       expect((await delayed()).find((row) => row.id === held.body.id)?.status).toBe('delivered');
     });
 
+    it("passes on a platform request's own headers but never its token, and drops a visitor's forged ones", async () => {
+      await through('/stape/delay/1/forged', {
+        headers: { 'x-tagport-schedule': 'ping', 'x-tagport-platform': 'guess' },
+      });
+      expect(await powerups().delivery.deliverDue(new Date(Date.now() + 2 * MINUTE))).toBe(1);
+      const [delivered] = tagging.seen;
+      expect(delivered.path).toBe('/forged');
+      expect(delivered.headers['x-tagport-delayed-by']).toBe('1');
+      expect(delivered.headers).not.toHaveProperty('x-tagport-platform');
+      // The visitor's own X-Tagport-Schedule was not replayed as the platform's.
+      expect(delivered.headers).not.toHaveProperty('x-tagport-schedule');
+      tagging.seen.length = 0;
+      const forged = await request(`${gatewayUrl}/direct`, {
+        headers: { host: container.default_hostname, 'x-tagport-schedule': 'ping', 'x-tagport-delayed-by': '5' },
+      });
+      await forged.body.dump();
+      const [direct] = tagging.seen;
+      expect(direct.headers).not.toHaveProperty('x-tagport-schedule');
+      expect(direct.headers).not.toHaveProperty('x-tagport-delayed-by');
+    });
+
     it('refuses minutes outside 1–1,500 with 400 naming the delay, and stores nothing', async () => {
       const count = (await delayed()).length;
       for (const path of ['/delay/0/x', '/stape/delay/1501/x', '/delay/abc/x', '/delay/', '/stape/delay']) {
@@ -291,7 +313,7 @@ describe.each(backends)(
       expect(patched.statusCode, patched.body).toBe(200);
       const second = new Scheduler({
         database: t.database,
-        sender: new GatewaySender({ gatewayUrl, timeoutMs: 2000 }),
+        sender: new GatewaySender({ gatewayUrl, timeoutMs: 2000, platformToken: platformRequestToken(t.app.config) }),
       });
       const at = new Date('2030-01-01T10:00:20Z');
       const sent = await Promise.all([
@@ -404,6 +426,15 @@ describe('with the TLS listener up, the platform’s own requests on the plain p
     const visitor = await request(`${gatewayUrl}/delay/5/x`, { headers: { host: container.default_hostname } });
     await visitor.body.dump();
     expect(visitor.statusCode).toBe(308);
+    // A visitor posing as the platform, without its token or with a wrong one, is redirected all the same.
+    for (const forged of [
+      { 'x-tagport-schedule': 'ping' },
+      { 'x-tagport-delayed-by': '5', 'x-tagport-platform': 'guess' },
+    ]) {
+      const posing = await request(`${gatewayUrl}/ping`, { headers: { host: container.default_hostname, ...forged } });
+      await posing.body.dump();
+      expect(posing.statusCode).toBe(308);
+    }
 
     const held = await new DelayedRequestIntake(t.database).hold({
       containerId: container.id,

@@ -167,6 +167,7 @@ function plan(routes: NativeRoute[], nodeHostnames: NativeHostname[] = []) {
     defaultCertificate: { certFile: '/run/tagport/secrets/d.crt', keyFile: '/run/tagport/secrets/d.key' },
     fallback: '127.0.0.1:4100',
     frontSecret: 'secret',
+    platformToken: 'platform-token',
     meterLog: '/run/tagport/meter.log',
     caFile: '/run/tagport/ca.pem',
     upstreamTimeoutMs: 15_000,
