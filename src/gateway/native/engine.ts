@@ -1,7 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -11,19 +10,12 @@ import type { OutboundClient } from '../../lib/outbound.js';
 import { freeLoopbackPort } from '../../lib/ports.js';
 import type { ContainerTraffic } from '../../modules/containers/traffic.js';
 import type { Gateway } from '../server.js';
-import { REPLICAS_ORIGIN } from '../relay.js';
 import { selfSignedWildcard, type TlsKeyPair } from '../tls.js';
 import { CertificateFileStore } from './certificate-files.js';
-import {
-  type CertificateFiles,
-  type NativeHostname,
-  type NativeRoute,
-  renderNginxConfig,
-  writableRoute,
-} from './config.js';
+import { type CertificateFiles, renderNginxConfig } from './config.js';
 import { MeterLogReader, type NativeRequest } from './meter-log.js';
-import { staysWithNode } from './node-only.js';
 import { servingWorkers, waitForPort } from './nginx-process.js';
+import { nativeRoutes, nodeHostnames } from './routes.js';
 
 const run = promisify(execFile);
 /** Changes (a container stopped, a domain added) are written in one reload when they come in a burst. */
@@ -256,8 +248,8 @@ export class NginxEngine {
 
   private async render(): Promise<string> {
     const certificates = await this.certificatesByHostname();
-    const routes = await this.routes(certificates);
-    const nodeHostnames = this.nodeHostnames(certificates, routes);
+    const routes = await nativeRoutes(this.deps, certificates);
+    const hostnames = nodeHostnames(certificates, routes);
     this.origins = new Map(routes.map(({ route, origin }) => [route.containerId, origin]));
     this.usedCertificates = [...(this.defaultCertificate ? [this.defaultCertificate] : []), ...certificates.values()];
     return renderNginxConfig({
@@ -274,7 +266,7 @@ export class NginxEngine {
       caFile: this.caFile,
       upstreamTimeoutMs: this.settings.upstreamTimeoutMs,
       routes: routes.map(({ route }) => route),
-      nodeHostnames,
+      nodeHostnames: hostnames,
     });
   }
 
@@ -285,102 +277,6 @@ export class NginxEngine {
     const served = (await this.deps.certificates?.servedAll()) ?? new Map<string, TlsKeyPair>();
     for (const [hostname, pair] of served) files.set(hostname, await this.certificateFiles.write(hostname, pair));
     return files;
-  }
-
-  /** Hostnames with a certificate that no native route serves: nginx ends TLS with their own and hands them to Node. */
-  private nodeHostnames(
-    certificates: Map<string, CertificateFiles>,
-    routes: Array<{ route: NativeRoute }>,
-  ): NativeHostname[] {
-    const native = new Set(
-      routes
-        .filter(({ route }) => writableRoute(route))
-        .flatMap(({ route }) => route.hostnames.map(({ name }) => name)),
-    );
-    return [...certificates]
-      .filter(([name]) => !native.has(name))
-      .map(([name, certificate]) => ({ name, certificate }));
-  }
-
-  /**
-   * The containers nginx proxies itself. Left to Node: containers with geo headers (a lookup in the geo
-   * database per request), and upstreams that do not resolve or that the SSRF guard refuses (Node answers those with
-   * its own error). Custom domains get their certificate files; the rest use the default certificate.
-   */
-  private async routes(
-    certificates: Map<string, CertificateFiles>,
-  ): Promise<Array<{ route: NativeRoute; origin: string }>> {
-    const rows = await this.deps.traffic.upstreamRoutes();
-    const resolved = new Map<string, Promise<string[] | null>>();
-    const routes: Array<{ route: NativeRoute; origin: string }> = [];
-    for (const row of rows) {
-      if (staysWithNode(row.settings)) continue;
-      let url: URL;
-      try {
-        url = new URL(row.upstreamUrl);
-      } catch {
-        continue;
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
-      const host = url.hostname;
-      if (!resolved.has(host))
-        resolved.set(
-          host,
-          this.deps.outbound.resolveGuarded(host).catch(() => null),
-        );
-      const addresses = await resolved.get(host)!;
-      if (!addresses?.length) continue;
-      const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-      const hostnames = row.hostnames.map((name) => ({ name, certificate: certificates.get(name) ?? null }));
-      routes.push({
-        origin: url.origin,
-        route: {
-          containerId: row.containerId,
-          hostnames,
-          upstream: {
-            scheme: url.protocol === 'https:' ? 'https' : 'http',
-            addresses: addresses.map((address) =>
-              net.isIPv6(address) ? `[${address}]:${port}` : `${address}:${port}`,
-            ),
-            host: url.host,
-            serverName: host,
-            basePath: url.pathname.replace(/\/+$/, ''),
-          },
-          loaderPath: row.settings.loader_path,
-          markBots: row.settings.bot_detection.mode !== 'off',
-          replicas: false,
-        },
-      });
-    }
-    return [...routes, ...(await this.replicaRoutes(certificates))];
-  }
-
-  /**
-   * `sgtm` containers whose ready tagging replicas are on loopback (the process driver): nginx proxies to them
-   * itself, passing over one that refuses, as the Node gateway does. Replicas behind a Service name (kubernetes)
-   * and containers with geo headers stay with Node.
-   */
-  private async replicaRoutes(
-    certificates: Map<string, CertificateFiles>,
-  ): Promise<Array<{ route: NativeRoute; origin: string }>> {
-    const routes: Array<{ route: NativeRoute; origin: string }> = [];
-    for (const row of await this.deps.traffic.replicaRoutes()) {
-      if (staysWithNode(row.settings)) continue;
-      const addresses = row.endpoints.map((endpoint) => endpoint.replace(/^http:\/\//, ''));
-      const [first] = addresses;
-      routes.push({
-        origin: REPLICAS_ORIGIN,
-        route: {
-          containerId: row.containerId,
-          hostnames: row.hostnames.map((name) => ({ name, certificate: certificates.get(name) ?? null })),
-          upstream: { scheme: 'http', addresses, host: first, serverName: first.replace(/:\d+$/, ''), basePath: '' },
-          loaderPath: row.settings.loader_path,
-          markBots: row.settings.bot_detection.mode !== 'off',
-          replicas: true,
-        },
-      });
-    }
-    return routes;
   }
 
   private async writeDefaultCertificate(): Promise<CertificateFiles> {
