@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
-import { openConfiguredDatabase } from '../src/runtime.js';
+import { openConfiguredDatabase } from '../src/process-start.js';
 import { median, startProcess, tagportCli } from './api.js';
 
 const run = promisify(execFile);

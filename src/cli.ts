@@ -9,7 +9,7 @@ import { isEmail } from './modules/auth/schemas.js';
 import { assertStrongPassword } from './modules/auth/service.js';
 import type { TenantService } from './modules/tenants/service.js';
 import { GatewayWorkers, isGatewayWorker, serveGatewayWorker } from './gateway-workers.js';
-import { openConfiguredDatabase, startRuntime } from './runtime.js';
+import { openConfiguredDatabase, startRuntime } from './process-start.js';
 import { createServices, type Services } from './services.js';
 import { statusCommands } from './cli-status.js';
 

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
 import { loggableError } from './http/errors.js';
-import { openConfiguredDatabase } from './runtime.js';
+import { openConfiguredDatabase } from './process-start.js';
 import { createServices, scannerFromConfig, type Services } from './services.js';
 
 /** A worker that dies is replaced after this pause (a crash loop costs one fork a second, not a busy loop). */

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
-import { startRuntime } from '../../src/runtime.js';
+import { startRuntime } from '../../src/process-start.js';
 import { createTestDatabase } from '../helpers/database.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-config-'));

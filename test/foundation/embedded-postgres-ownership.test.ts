@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openConfiguredDatabase } from '../../src/runtime.js';
+import { openConfiguredDatabase } from '../../src/process-start.js';
 import { freePort, waitFor } from '../helpers/processes.js';
 
 // Under the repository, not the system temp dir: as root PostgreSQL runs as `postgres`, which must reach it.

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { databaseEngineOf, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/index.js';
-import { openConfiguredDatabase } from '../../src/runtime.js';
+import { openConfiguredDatabase } from '../../src/process-start.js';
 
 // Under the repository, not the system temp dir: as root PostgreSQL runs as `postgres`, which must reach it.
 const root = fs.mkdtempSync(path.join(path.resolve('.tmp'), 'embedded-postgres-'));

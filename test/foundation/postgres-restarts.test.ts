@@ -5,7 +5,7 @@ import pg from 'pg';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { openConfiguredDatabase } from '../../src/runtime.js';
+import { openConfiguredDatabase } from '../../src/process-start.js';
 import { createServices } from '../../src/services.js';
 import { CONFIG } from '../helpers/gateway-app.js';
 import { postgresBinDir, startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
