@@ -7,7 +7,7 @@ import { TPW_CATEGORIES } from '../../../src/scanner/detect/third-party-web.js';
 import { metricFor } from '../../../src/scanner/loss.js';
 import { matchUrl, trackerForCookie } from '../../../src/scanner/signatures.js';
 
-// Issue 15, items 4–8: the pure rules behind the fixtures of test/scanner/i15-detection.test.ts.
+// Issue 15, items 4–8: the pure rules behind the fixtures of test/scanner/detection.test.ts.
 
 const matches = (url: string, body: string | null = null) =>
   matchUrl(url, body).map((match) => [match.key, match.role, match.ids]);

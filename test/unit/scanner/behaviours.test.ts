@@ -4,7 +4,7 @@ import { detectBehaviours, isFingerprint } from '../../../src/scanner/behaviours
 import type { RuntimeRequest } from '../../../src/scanner/browser.js';
 
 // Issue 15, item 13: the decisions of behaviours.ts on hand-made browser findings (the end-to-end cases are in
-// test/scanner/i15d-behaviours.test.ts).
+// test/scanner/behaviours.test.ts).
 
 const request = (url: string, extra: Partial<RuntimeRequest> = {}): RuntimeRequest => ({
   url,
