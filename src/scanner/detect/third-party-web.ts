@@ -52,7 +52,7 @@ const TPW_PRODUCTS = new Set(
 
 /**
  * Every third-party-web category, mapped to ours; null for the ones that do not describe tracking (cdn, hosting,
- * content, utility, other) and for consent providers, which are CMPs. test/unit/scanner/third-party-web.test.ts checks
+ * content, utility, other) and for consent providers, which are CMPs. test/unit/scanner/detection-rules.test.ts checks
  * that the installed third-party-web has no category missing here.
  */
 export const TPW_CATEGORIES: Record<string, TrackerCategory | null> = {

@@ -4,7 +4,7 @@ import { META_EVENT_ID_NOTE, trackerForGoogleId, type TrackerKey } from './track
 /**
  * What inline code reveals: tracker ids and markers, consent commands and collection URLs. Every pattern starts at an
  * identifier or host-name boundary, so `analytics.load(` never matches `someotheranalytics.load(`; each rule carries
- * an example it must match and a counterexample it must not (checked in test/scanner/code-rules.test.ts).
+ * an example it must match and a counterexample it must not (checked in test/scanner/signatures.test.ts).
  */
 
 export interface IdMatch {
