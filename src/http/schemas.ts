@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { COUNT_BOUND } from '../lib/count-bound.js';
-import { type ErrorCodeDefinition, HttpCodes } from './errors.js';
+import { type ErrorCodeDefinition, type ErrorDefinition, HttpCodes } from './errors.js';
 
 /**
  * Marks a single-object response (`withMeta`) with the name of the resource it carries, so the OpenAPI document
@@ -144,7 +144,7 @@ export function codesOf(schema: unknown): string[] {
  * the Tagport-Tenant header, roles, CSRF, the body of unsafe methods) are added when the OpenAPI document is
  * built (`documentErrorCodes` in openapi.ts).
  */
-export function errorResponses(...declared: readonly ErrorCodeDefinition[]): Record<number, TSchema> {
+export function errorResponses(...declared: readonly ErrorDefinition[]): Record<number, TSchema> {
   const statuses = [...new Set([...COMMON_ERRORS, ...declared.map((definition) => definition.status)])].sort();
   return Object.fromEntries(
     statuses.map((status) => {

@@ -81,6 +81,18 @@ describe('layering (src/modules/README.md)', () => {
       "src/http/other.ts imports src/modules/auth/credentials.ts at run time: src/http may import modules' types only",
     ]);
   });
+
+  it('reports a module importing src/http/errors.ts, and src/http/errors.ts importing a module (types too)', () => {
+    const tree = new Map([
+      ['src/modules/domains/errors.ts', "import { notFound } from '../../http/errors.js';"],
+      ['src/http/errors.ts', "import type { AuthErrors } from '../modules/auth/errors.js';"],
+      ['src/modules/tenants/errors.ts', "import { defineErrors } from '../../lib/errors.js';"],
+    ]);
+    expect(layeringViolations(tree)).toEqual([
+      "src/modules/domains/errors.ts imports src/http/errors.ts: a module's errors come from src/lib/errors.ts",
+      'src/http/errors.ts imports src/modules/auth/errors.ts: the HTTP edge answers any AppError without knowing modules',
+    ]);
+  });
 });
 
 describe('importsOf', () => {

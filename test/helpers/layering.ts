@@ -49,7 +49,8 @@ const isDatabaseAccess = (target: string) =>
  * 1. a module's queries are imported only by its own module;
  * 2. a routes.ts neither imports queries, drizzle, the schema or the connection nor touches `database.db`: handlers delegate to services;
  * 3. src/http imports modules for their types only, so the HTTP layer and the modules never form a runtime circle;
- * 4. the gateway (data plane) imports no drizzle or src/db: it reads and writes through the services it is given.
+ * 4. the gateway (data plane) imports no drizzle or src/db: it reads and writes through the services it is given;
+ * 5. modules take their errors from src/lib/errors.ts, never src/http/errors.ts, which imports no module (types included).
  */
 export function layeringViolations(tree: SourceTree): string[] {
   const violations: string[] = [];
@@ -63,6 +64,10 @@ export function layeringViolations(tree: SourceTree): string[] {
         violations.push(`${file} imports ${target}: handlers delegate to the module's service`);
       if (file.startsWith('src/http/') && target.startsWith('src/modules/') && !typeOnly)
         violations.push(`${file} imports ${target} at run time: src/http may import modules' types only`);
+      if (file.startsWith('src/modules/') && target === 'src/http/errors.ts')
+        violations.push(`${file} imports ${target}: a module's errors come from src/lib/errors.ts`);
+      if (file === 'src/http/errors.ts' && target.startsWith('src/modules/'))
+        violations.push(`${file} imports ${target}: the HTTP edge answers any AppError without knowing modules`);
       if (file.startsWith('src/gateway/') && isDatabaseAccess(target))
         violations.push(`${file} imports ${target}: the gateway reads through the services it is given`);
     }

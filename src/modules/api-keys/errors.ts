@@ -1,4 +1,4 @@
-import { type CodesOf, errorCode, notFound } from '../../http/errors.js';
+import { type CodesOf, errorCode, notFound } from '../../lib/errors.js';
 
 export const ApiKeyCodes = {
   invalidExpiry: errorCode(400, 'invalid_expiry', {

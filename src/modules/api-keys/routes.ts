@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ApiKey, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas.js';
@@ -33,7 +33,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateApiKeyBody,
       response: {
         201: withMeta(CreatedApiKey),
-        ...errorResponses(ApiKeyCodes.invalidExpiry, ApiKeyCodes.tooManyApiKeys, HttpCodes.insufficientRole),
+        ...errorResponses(ApiKeyCodes.invalidExpiry, ApiKeyCodes.tooManyApiKeys, CommonCodes.insufficientRole),
       },
     },
     handler: async (request, reply) => reply.code(201).send(await keys.createFor(requireAuth(request), request.body)),
@@ -46,7 +46,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The key stops working at once on every instance. Revoking a revoked key returns it unchanged.',
       tags,
       params: ApiKeyIdParams,
-      response: { 200: withMeta(ApiKey), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.insufficientRole) },
+      response: { 200: withMeta(ApiKey), ...errorResponses(CommonCodes.resourceMissing, CommonCodes.insufficientRole) },
     },
     handler: async (request) => keys.revokeFor(requireAuth(request), request.params.id),
   });

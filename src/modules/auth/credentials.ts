@@ -1,6 +1,6 @@
 import type { Database } from '../../db/index.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
-import { HttpCodes, unauthenticated } from '../../http/errors.js';
+import { CommonCodes, unauthenticated } from '../../lib/errors.js';
 import { ReadThroughCache } from '../../lib/cache.js';
 import { isWellFormedApiToken, sha256Hex } from '../../lib/tokens.js';
 import type { ApiKeyCredentials, KeyCredential } from '../api-keys/credentials.js';
@@ -88,7 +88,7 @@ export class AuthService {
    */
   verifyApiKey(token: string): KeyCredential | Promise<KeyCredential> {
     if (!isWellFormedApiToken(token))
-      throw unauthenticated(HttpCodes.invalidApiKey, 'The API key is malformed or its checksum does not match.');
+      throw unauthenticated(CommonCodes.invalidApiKey, 'The API key is malformed or its checksum does not match.');
     const hash = sha256Hex(token);
     const cached = this.keys.peek(hash);
     if (cached !== undefined) return this.acceptKey(cached);
@@ -96,12 +96,12 @@ export class AuthService {
   }
 
   private acceptKey(credential: KeyCredential | null): KeyCredential {
-    if (!credential) throw unauthenticated(HttpCodes.invalidApiKey, 'The API key is not valid.');
-    if (credential.revokedAt) throw unauthenticated(HttpCodes.apiKeyRevoked, 'The API key has been revoked.');
+    if (!credential) throw unauthenticated(CommonCodes.invalidApiKey, 'The API key is not valid.');
+    if (credential.revokedAt) throw unauthenticated(CommonCodes.apiKeyRevoked, 'The API key has been revoked.');
     if (credential.expiresAt && credential.expiresAt.getTime() <= Date.now())
-      throw unauthenticated(HttpCodes.apiKeyExpired, 'The API key has expired.');
+      throw unauthenticated(CommonCodes.apiKeyExpired, 'The API key has expired.');
     if (credential.tenantStatus !== 'active')
-      throw unauthenticated(HttpCodes.credentialTenantArchived, 'The tenant of this API key is archived.');
+      throw unauthenticated(CommonCodes.credentialTenantArchived, 'The tenant of this API key is archived.');
     this.pendingLastUsed.set(credential.keyId, new Date());
     return credential;
   }

@@ -1,4 +1,4 @@
-import { type CodesOf, errorCode, HttpCodes, notFound, unauthenticated } from '../../http/errors.js';
+import { type CodesOf, errorCode, CommonCodes, notFound, unauthenticated } from '../../lib/errors.js';
 
 export const AuthCodes = {
   weakPassword: errorCode(400, 'weak_password', {
@@ -49,8 +49,8 @@ export const AuthErrors = {
   invalidLogin: () => unauthenticated(AuthCodes.invalidLogin, 'Email or password is wrong.'),
   noActiveTenant: () => unauthenticated(AuthCodes.noActiveTenant, 'This user belongs to no active tenant.'),
   tenantNotFound: (id: string) => notFound('tenant', id),
-  sessionUserGone: () => unauthenticated(HttpCodes.missingCredentials, 'The session user no longer exists.'),
-  sessionNotOpened: () => unauthenticated(HttpCodes.missingCredentials, 'The session could not be opened.'),
+  sessionUserGone: () => unauthenticated(CommonCodes.missingCredentials, 'The session user no longer exists.'),
+  sessionNotOpened: () => unauthenticated(CommonCodes.missingCredentials, 'The session could not be opened.'),
   sessionRequired: () =>
     unauthenticated(AuthCodes.sessionRequired, 'This endpoint needs the web session cookie, not an API key.'),
   tooManyLoginAttempts: (seconds: number) =>

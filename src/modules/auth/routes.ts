@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { SESSION_COOKIE } from '../../http/auth.js';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
 import { AuthCodes, AuthErrors } from './errors.js';
 import { LoginBody, Session, SetupBody, SetupResult } from './schemas.js';
@@ -52,8 +52,8 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...errorResponses(
           AuthCodes.invalidLogin,
           AuthCodes.noActiveTenant,
-          HttpCodes.missingCredentials,
-          HttpCodes.resourceMissing,
+          CommonCodes.missingCredentials,
+          CommonCodes.resourceMissing,
           AuthCodes.tooManyLoginAttempts,
         ),
       },

@@ -5,7 +5,7 @@ import type { Database, Db } from '../../db/index.js';
 import { memberships, tenants, users } from '../../db/schema.js';
 import type { LimiterFactory } from '../../http/rate-limit.js';
 import type { Role } from '../../http/context.js';
-import type { ApiError } from '../../http/errors.js';
+import type { AppError } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { sha256Hex } from '../../lib/tokens.js';
@@ -198,7 +198,7 @@ export class UserService {
   }
 
   /** Counts a failed sign-in; answers the error to throw (429 once the attempts are used up). */
-  private async failedLogin(throttleKey: string, error: ApiError): Promise<ApiError> {
+  private async failedLogin(throttleKey: string, error: AppError): Promise<AppError> {
     try {
       await this.failedLogins.consume(throttleKey);
       return error;
@@ -247,7 +247,7 @@ function accountLockSeconds(user: queries.UserRow): number {
   return Math.max(0, Math.ceil((endsAt - Date.now()) / 1000));
 }
 
-function tooManyAttempts(state: RateLimiterRes): ApiError {
+function tooManyAttempts(state: RateLimiterRes): AppError {
   const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
   return AuthErrors.tooManyLoginAttempts(seconds);
 }

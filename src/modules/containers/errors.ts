@@ -1,13 +1,13 @@
 import {
   type CodesOf,
   errorCode,
-  HttpCodes,
+  CommonCodes,
   notFound,
   outboundUrlRefused,
   planLimitReached,
   RETRY_AFTER_UNAVAILABLE_SECONDS,
   transitionNotAllowed,
-} from '../../http/errors.js';
+} from '../../lib/errors.js';
 import type { OutboundRefusedError } from '../../lib/outbound.js';
 import type { ContainerAction } from './schemas.js';
 
@@ -83,6 +83,6 @@ export const ContainerErrors = {
   invalidLoaderPath: (why: string) => ContainerCodes.invalidLoaderPath.error(why, { param: 'settings.loader_path' }),
   invalidFilePath: ({ param, message }: { param: string; message: string }) =>
     ContainerCodes.invalidFilePath.error(message, { param }),
-  periodReversed: () => HttpCodes.periodReversed.error('from must not be after to.', { param: 'from' }),
-  periodTooLong: () => HttpCodes.periodTooLong.error('At most 366 days at a time.', { param: 'to' }),
+  periodReversed: () => CommonCodes.periodReversed.error('from must not be after to.', { param: 'from' }),
+  periodTooLong: () => CommonCodes.periodTooLong.error('At most 366 days at a time.', { param: 'to' }),
 };

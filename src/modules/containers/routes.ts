@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { ContainerCodes } from './errors.js';
 import { RequestPowerupCodes } from '../request-powerups/errors.js';
 import { listPage } from '../../http/pagination.js';
@@ -32,7 +32,11 @@ function actionSchema(operationId: string, summary: string) {
     params: ContainerIdParams,
     response: {
       202: withMeta(Container),
-      ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition, ContainerCodes.orchestratorUnavailable),
+      ...errorResponses(
+        CommonCodes.resourceMissing,
+        CommonCodes.invalidTransition,
+        ContainerCodes.orchestratorUnavailable,
+      ),
     },
   };
 }
@@ -66,9 +70,9 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         201: withMeta(Container),
         ...errorResponses(
-          HttpCodes.planLimitReached,
+          CommonCodes.planLimitReached,
           ContainerCodes.invalidConfig,
-          HttpCodes.httpsRequired,
+          CommonCodes.httpsRequired,
           ContainerCodes.upstreamNotAllowed,
           ContainerCodes.upstreamRequired,
           ContainerCodes.invalidLoaderPath,
@@ -89,7 +93,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'One container with its state, the actions that state allows and its default hostname.',
       tags,
       params: ContainerIdParams,
-      response: { 200: withMeta(Container), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Container), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => containers.get(tenant(request), request.params.id),
   });
@@ -106,10 +110,10 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: withMeta(Container),
         ...errorResponses(
-          HttpCodes.resourceMissing,
+          CommonCodes.resourceMissing,
           ContainerCodes.containerDeleted,
           ContainerCodes.invalidConfig,
-          HttpCodes.httpsRequired,
+          CommonCodes.httpsRequired,
           ContainerCodes.upstreamNotAllowed,
           ContainerCodes.upstreamRequired,
           ContainerCodes.invalidLoaderPath,
@@ -117,7 +121,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ContainerCodes.invalidFilePath,
           ContainerCodes.runtimeUnavailable,
           ContainerCodes.invalidReplicas,
-          HttpCodes.planLimitReached,
+          CommonCodes.planLimitReached,
           ContainerCodes.orchestratorUnavailable,
         ),
       },
@@ -132,7 +136,10 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Returns 202 with status `deleting`; the worker completes it to `deleted`.',
       tags,
       params: ContainerIdParams,
-      response: { 202: withMeta(Container), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition) },
+      response: {
+        202: withMeta(Container),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.invalidTransition),
+      },
     },
     handler: async (request, reply) =>
       reply.code(202).send(await containers.act(tenant(request), request.params.id, 'delete')),
@@ -166,7 +173,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: UsageQuery,
       response: {
         200: withMeta(Usage),
-        ...errorResponses(HttpCodes.resourceMissing, HttpCodes.periodReversed, HttpCodes.periodTooLong),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.periodReversed, CommonCodes.periodTooLong),
       },
     },
     handler: async (request) => containers.usage(tenant(request), request.params.id, request.query),
@@ -183,7 +190,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: LogsQuery,
       response: {
         200: listEnvelope(RequestLog, 'A page of request logs.'),
-        ...errorResponses(HttpCodes.resourceMissing, HttpCodes.periodReversed),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.periodReversed),
       },
     },
     handler: async (request) =>
@@ -201,7 +208,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: TaggingServerLogsQuery,
       response: {
         200: withMeta(TaggingServerLogs),
-        ...errorResponses(HttpCodes.resourceMissing, ContainerCodes.orchestratorUnavailable),
+        ...errorResponses(CommonCodes.resourceMissing, ContainerCodes.orchestratorUnavailable),
       },
     },
     handler: async (request) =>

@@ -1,7 +1,7 @@
 import type { Database } from '../../db/index.js';
 import type { InvalidationBus } from '../../db/invalidation.js';
 import type { ContainerRow } from '../../db/schema.js';
-import { planLimitReached } from '../../http/errors.js';
+import { planLimitReached } from '../../lib/errors.js';
 import { newId } from '../../lib/ids.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
 import type { EventLog } from '../events/service.js';

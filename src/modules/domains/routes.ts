@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreateDomainBody, Domain, DomainIdParams } from './schemas.js';
@@ -39,7 +39,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ...errorResponses(
           DomainCodes.invalidHostname,
           DomainCodes.reservedHostname,
-          HttpCodes.resourceMissing,
+          CommonCodes.resourceMissing,
           ContainerCodes.containerDeleted,
           DomainCodes.hostnameTaken,
         ),
@@ -55,7 +55,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'One custom domain with its verification state, the DNS records to create and its certificate.',
       tags,
       params: DomainIdParams,
-      response: { 200: withMeta(Domain), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Domain), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => domains.get(tenant(request), request.params.id),
   });
@@ -67,7 +67,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The gateway stops serving the hostname at once; it can be claimed again.',
       tags,
       params: DomainIdParams,
-      response: { 200: withMeta(Domain), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Domain), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => domains.delete(tenant(request), request.params.id),
   });
@@ -80,7 +80,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Real DNS lookups (CNAME or A, and the TXT token); the domain becomes active or failed with a reason: wrong_target, missing_txt, nxdomain, timeout.',
       tags,
       params: DomainIdParams,
-      response: { 200: withMeta(Domain), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Domain), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => domains.verify(tenant(request), request.params.id),
   });

@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../../lib/errors.js';
 
 export const EventErrors = {
   notFound: (id: string) => notFound('event', id),

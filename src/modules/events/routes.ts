@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
 import { listPage } from '../../http/pagination.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { errorResponses, listEnvelope, PaginationQuery, Timestamp, withMeta } from '../../http/schemas.js';
 import { idPattern } from '../../lib/ids.js';
 
@@ -64,7 +64,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'One event by its id: look up the `evt_…` id of a webhook delivery (its `id` field and `Tagport-Event-Id` header) to get the same type, time and data.',
       tags: ['Events'],
       params: EventIdParams,
-      response: { 200: withMeta(Event), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Event), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => app.services.events.get(requireAuth(request).tenantId, request.params.id),
   });

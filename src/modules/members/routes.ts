@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage, requestOrigin } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { AuthCodes } from '../auth/errors.js';
@@ -46,7 +46,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateMemberBody,
       response: {
         200: withMeta(Member),
-        ...errorResponses(HttpCodes.resourceMissing, HttpCodes.insufficientRole, MemberCodes.lastOwner),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.insufficientRole, MemberCodes.lastOwner),
       },
     },
     handler: async (request) => members.changeRole(requireAuth(request), request.params.id, request.body.role),
@@ -62,7 +62,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: MemberIdParams,
       response: {
         200: withMeta(Member),
-        ...errorResponses(HttpCodes.resourceMissing, HttpCodes.insufficientRole, MemberCodes.lastOwner),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.insufficientRole, MemberCodes.lastOwner),
       },
     },
     handler: async (request) => members.remove(requireAuth(request), request.params.id),
@@ -90,7 +90,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateInvitationBody,
       response: {
         201: withMeta(CreatedInvitation),
-        ...errorResponses(HttpCodes.insufficientRole, MemberCodes.alreadyMember),
+        ...errorResponses(CommonCodes.insufficientRole, MemberCodes.alreadyMember),
       },
     },
     handler: async (request, reply) => {
@@ -108,14 +108,14 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: InvitationIdParams,
       response: {
         200: withMeta(Invitation),
-        ...errorResponses(HttpCodes.resourceMissing, HttpCodes.insufficientRole, MemberCodes.invitationNotPending),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.insufficientRole, MemberCodes.invitationNotPending),
       },
     },
     handler: async (request) => invitations.revoke(requireAuth(request), request.params.id),
   });
 
   const linkErrors = [
-    HttpCodes.resourceMissing,
+    CommonCodes.resourceMissing,
     MemberCodes.invitationExpired,
     MemberCodes.invitationRevoked,
     MemberCodes.invitationUsed,

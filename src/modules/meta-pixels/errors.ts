@@ -1,4 +1,4 @@
-import { type CodesOf, errorCode, notFound } from '../../http/errors.js';
+import { type CodesOf, errorCode, notFound } from '../../lib/errors.js';
 
 export const MetaPixelCodes = {
   metaPixelExists: errorCode(409, 'meta_pixel_exists', {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ContainerIdParams } from '../containers/schemas.js';
@@ -32,7 +32,7 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         201: withMeta(CreatedMetaPixel),
         ...errorResponses(
-          HttpCodes.resourceMissing,
+          CommonCodes.resourceMissing,
           MetaPixelCodes.metaPixelExists,
           MetaPixelCodes.tooManyMetaPixels,
           MetaPixelCodes.secretsKeyMissing,
@@ -53,7 +53,7 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PaginationQuery,
       response: {
         200: listEnvelope(MetaPixel, 'A page of Meta pixels.'),
-        ...errorResponses(HttpCodes.resourceMissing),
+        ...errorResponses(CommonCodes.resourceMissing),
       },
     },
     handler: async (request) => listPage(request, (window) => pixels.list(tenant(request), request.params.id, window)),
@@ -67,7 +67,7 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'The pixel the container forwards events to: its id, the last four characters of the access token (the token itself is shown only when created), the test event code and when it was added.',
       tags,
       params: MetaPixelParams,
-      response: { 200: withMeta(MetaPixel), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(MetaPixel), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => pixels.get(tenant(request), request.params.id, request.params.pixel),
   });
@@ -83,7 +83,7 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateMetaPixelBody,
       response: {
         200: withMeta(MetaPixel),
-        ...errorResponses(HttpCodes.resourceMissing, MetaPixelCodes.secretsKeyMissing),
+        ...errorResponses(CommonCodes.resourceMissing, MetaPixelCodes.secretsKeyMissing),
       },
     },
     handler: async (request) => pixels.update(tenant(request), request.params.id, request.params.pixel, request.body),
@@ -96,7 +96,7 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Stops forwarding to the pixel; its stored access token and delivery records are deleted.',
       tags,
       params: MetaPixelParams,
-      response: { 200: withMeta(MetaPixel), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(MetaPixel), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => pixels.delete(tenant(request), request.params.id, request.params.pixel),
   });
@@ -112,7 +112,7 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: DeliveriesQuery,
       response: {
         200: listEnvelope(MetaEventDelivery, 'A page of event deliveries.'),
-        ...errorResponses(HttpCodes.resourceMissing),
+        ...errorResponses(CommonCodes.resourceMissing),
       },
     },
     handler: async (request) =>

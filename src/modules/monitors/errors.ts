@@ -1,12 +1,12 @@
 import {
   type CodesOf,
   errorCode,
-  HttpCodes,
+  CommonCodes,
   notFound,
   outboundUrlRefused,
   planLimitReached,
   transitionNotAllowed,
-} from '../../http/errors.js';
+} from '../../lib/errors.js';
 import type { OutboundRefusedError } from '../../lib/outbound.js';
 
 export const MonitorCodes = {
@@ -93,6 +93,6 @@ export const MonitorErrors = {
 /** What the settings of a monitor can be refused for, on create and on update. */
 export const MONITOR_SETTINGS_ERRORS = [
   ...Object.values(MonitorCodes).filter((definition) => definition.status === 400),
-  HttpCodes.httpsRequired,
-  HttpCodes.urlNotAllowed,
+  CommonCodes.httpsRequired,
+  CommonCodes.urlNotAllowed,
 ];

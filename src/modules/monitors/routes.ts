@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import {
@@ -45,7 +45,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateMonitorBody,
       response: {
         201: withMeta(Monitor),
-        ...errorResponses(HttpCodes.planLimitReached, ...MONITOR_SETTINGS_ERRORS),
+        ...errorResponses(CommonCodes.planLimitReached, ...MONITOR_SETTINGS_ERRORS),
       },
     },
     handler: async (request, reply) => reply.code(201).send(await monitors.create(tenant(request), request.body)),
@@ -58,7 +58,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'One monitor with its target, settings and current state.',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(Monitor), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Monitor), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => monitors.get(tenant(request), request.params.id),
   });
@@ -74,7 +74,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateMonitorBody,
       response: {
         200: withMeta(Monitor),
-        ...errorResponses(HttpCodes.resourceMissing, ...MONITOR_SETTINGS_ERRORS),
+        ...errorResponses(CommonCodes.resourceMissing, ...MONITOR_SETTINGS_ERRORS),
       },
     },
     handler: async (request) => monitors.update(tenant(request), request.params.id, request.body),
@@ -87,7 +87,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Deletes the monitor with its checks and incidents.',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(Monitor), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Monitor), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => monitors.delete(tenant(request), request.params.id),
   });
@@ -100,7 +100,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Stops the checks and sets `status` to `paused` until the monitor is resumed. 409 `monitor_already_paused` when it is paused.',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(Monitor), ...errorResponses(HttpCodes.resourceMissing, MonitorCodes.alreadyPaused) },
+      response: { 200: withMeta(Monitor), ...errorResponses(CommonCodes.resourceMissing, MonitorCodes.alreadyPaused) },
     },
     handler: async (request) => monitors.pause(tenant(request), request.params.id),
   });
@@ -112,7 +112,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The next check runs at once.',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(Monitor), ...errorResponses(HttpCodes.resourceMissing, MonitorCodes.notPaused) },
+      response: { 200: withMeta(Monitor), ...errorResponses(CommonCodes.resourceMissing, MonitorCodes.notPaused) },
     },
     handler: async (request) => monitors.resume(tenant(request), request.params.id),
   });
@@ -125,7 +125,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       params: MonitorIdParams,
       querystring: PaginationQuery,
-      response: { 200: listEnvelope(Check, 'A page of checks.'), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: listEnvelope(Check, 'A page of checks.'), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => {
       return listPage(request, (window) => monitors.checks(tenant(request), request.params.id, window));
@@ -140,7 +140,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Uptime ratio and latency percentiles over the last 24 hours, 7 days and 30 days, from the stored checks.',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(MonitorStats), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(MonitorStats), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => monitors.stats(tenant(request), request.params.id),
   });
@@ -172,7 +172,10 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: '409 unless the incident is open.',
       tags,
       params: IncidentIdParams,
-      response: { 200: withMeta(Incident), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition) },
+      response: {
+        200: withMeta(Incident),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.invalidTransition),
+      },
     },
     handler: async (request) => monitors.acknowledge(tenant(request), request.params.id),
   });
@@ -184,7 +187,10 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: '409 when it is already resolved.',
       tags,
       params: IncidentIdParams,
-      response: { 200: withMeta(Incident), ...errorResponses(HttpCodes.resourceMissing, HttpCodes.invalidTransition) },
+      response: {
+        200: withMeta(Incident),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.invalidTransition),
+      },
     },
     handler: async (request) => monitors.resolve(tenant(request), request.params.id),
   });

@@ -1,4 +1,4 @@
-import { notFound, outboundUrlRefused } from '../../http/errors.js';
+import { notFound, outboundUrlRefused } from '../../lib/errors.js';
 import type { OutboundRefusedError } from '../../lib/outbound.js';
 import { AuthCodes } from '../auth/errors.js';
 

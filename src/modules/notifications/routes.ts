@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { AuthCodes } from '../auth/errors.js';
@@ -17,7 +17,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const notifications = app.services.notifications;
   const tags = ['Notification channels'];
   const tenant = (request: Parameters<typeof requireAuth>[0]) => requireAuth(request).tenantId;
-  const targetErrors = [AuthCodes.invalidEmail, HttpCodes.httpsRequired, HttpCodes.urlNotAllowed] as const;
+  const targetErrors = [AuthCodes.invalidEmail, CommonCodes.httpsRequired, CommonCodes.urlNotAllowed] as const;
 
   app.get('/api/notification-channels/', {
     schema: {
@@ -52,7 +52,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'One channel; a URL target is shown masked.',
       tags,
       params: ChannelIdParams,
-      response: { 200: withMeta(NotificationChannel), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(NotificationChannel), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => notifications.get(tenant(request), request.params.id),
   });
@@ -67,7 +67,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateChannelBody,
       response: {
         200: withMeta(NotificationChannel),
-        ...errorResponses(HttpCodes.resourceMissing, ...targetErrors),
+        ...errorResponses(CommonCodes.resourceMissing, ...targetErrors),
       },
     },
     handler: async (request) => notifications.update(tenant(request), request.params.id, request.body),
@@ -80,7 +80,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Removes the channel from every monitor that chose it; its pending deliveries are dropped.',
       tags,
       params: ChannelIdParams,
-      response: { 200: withMeta(NotificationChannel), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(NotificationChannel), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => notifications.delete(tenant(request), request.params.id),
   });
@@ -93,7 +93,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Queues a test message to the channel and answers 202 with its delivery; follow it in the channel’s deliveries.',
       tags,
       params: ChannelIdParams,
-      response: { 202: withMeta(NotificationDelivery), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 202: withMeta(NotificationDelivery), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request, reply) =>
       reply.code(202).send(await notifications.sendTest(tenant(request), request.params.id)),
@@ -109,7 +109,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PaginationQuery,
       response: {
         200: listEnvelope(NotificationDelivery, 'A page of deliveries, newest first.'),
-        ...errorResponses(HttpCodes.resourceMissing),
+        ...errorResponses(CommonCodes.resourceMissing),
       },
     },
     handler: async (request) =>

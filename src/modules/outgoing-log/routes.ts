@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope } from '../../http/schemas.js';
 import { ContainerIdParams } from '../containers/schemas.js';
@@ -20,7 +20,7 @@ export const outgoingLogRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: OutgoingLogQuery,
       response: {
         200: listEnvelope(OutgoingLogEntry, 'A page of the outgoing log.'),
-        ...errorResponses(HttpCodes.resourceMissing),
+        ...errorResponses(CommonCodes.resourceMissing),
       },
     },
     handler: async (request) =>

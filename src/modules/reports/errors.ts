@@ -1,4 +1,4 @@
-import { type CodesOf, errorCode, HttpCodes, notFound } from '../../http/errors.js';
+import { type CodesOf, errorCode, CommonCodes, notFound } from '../../lib/errors.js';
 
 export const ReportCodes = {
   invalidPeriod: errorCode(400, 'invalid_period', {
@@ -18,9 +18,9 @@ export const ReportErrors = {
   invalidDate: (param: 'period_start' | 'period_end') =>
     ReportCodes.invalidPeriod.error(`${param} is not a valid date-time.`, { param }),
   periodReversed: () =>
-    HttpCodes.periodReversed.error('period_end must be after period_start.', { param: 'period_end' }),
+    CommonCodes.periodReversed.error('period_end must be after period_start.', { param: 'period_end' }),
   periodTooLong: (maxDays: number) =>
-    HttpCodes.periodTooLong.error(`A report covers at most ${maxDays} days.`, {
+    CommonCodes.periodTooLong.error(`A report covers at most ${maxDays} days.`, {
       param: 'period_end',
       details: { max_days: maxDays },
     }),

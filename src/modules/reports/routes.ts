@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreateReportBody, Report, ReportFile, ReportIdParams } from './schemas.js';
@@ -22,7 +22,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateReportBody,
       response: {
         202: withMeta(Report),
-        ...errorResponses(ReportCodes.invalidPeriod, HttpCodes.periodReversed, HttpCodes.periodTooLong),
+        ...errorResponses(ReportCodes.invalidPeriod, CommonCodes.periodReversed, CommonCodes.periodTooLong),
       },
     },
     handler: async (request, reply) => reply.code(202).send(await reports.create(tenant(request), request.body)),
@@ -49,7 +49,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'One report; once `status` is `ready`, `download_url` points at its file.',
       tags,
       params: ReportIdParams,
-      response: { 200: withMeta(Report), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Report), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => reports.get(tenant(request), request.params.id),
   });
@@ -68,7 +68,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           description: 'The report file, in the format it was requested in.',
           content: { 'application/json': { schema: ReportFile }, 'text/csv': { schema: Type.String() } },
         },
-        ...errorResponses(HttpCodes.resourceMissing, ReportCodes.notReady),
+        ...errorResponses(CommonCodes.resourceMissing, ReportCodes.notReady),
       },
     },
     handler: async (request, reply) => {

@@ -1,4 +1,4 @@
-import { type CodesOf, errorCode } from '../../http/errors.js';
+import { type CodesOf, errorCode } from '../../lib/errors.js';
 import { cronProblem } from './cron.js';
 
 export const RequestPowerupCodes = {

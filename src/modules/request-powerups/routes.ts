@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope } from '../../http/schemas.js';
 import { ContainerIdParams } from '../containers/schemas.js';
@@ -20,7 +20,7 @@ export const requestPowerupRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: DelayedRequestQuery,
       response: {
         200: listEnvelope(DelayedRequest, 'A page of delayed requests.'),
-        ...errorResponses(HttpCodes.resourceMissing),
+        ...errorResponses(CommonCodes.resourceMissing),
       },
     },
     handler: async (request) =>
@@ -40,7 +40,7 @@ export const requestPowerupRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: ScheduleRunQuery,
       response: {
         200: listEnvelope(ScheduleRun, 'A page of schedule runs.'),
-        ...errorResponses(HttpCodes.resourceMissing),
+        ...errorResponses(CommonCodes.resourceMissing),
       },
     },
     handler: async (request) =>

@@ -1,4 +1,4 @@
-import { type CodesOf, errorCode, notFound, unauthenticated } from '../../http/errors.js';
+import { type CodesOf, errorCode, notFound, unauthenticated } from '../../lib/errors.js';
 
 export const SecurityCodes = {
   twoFactorRequired: errorCode(401, 'two_factor_required', {

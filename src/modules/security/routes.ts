@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
 import { AuthCodes, AuthErrors } from '../auth/errors.js';
 import { SecurityCodes } from './errors.js';
@@ -129,7 +129,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: SessionIdParams,
       response: {
         200: withMeta(Type.Object({ revoked: Type.Boolean() }, { additionalProperties: false })),
-        ...errorResponses(AuthCodes.sessionRequired, HttpCodes.resourceMissing),
+        ...errorResponses(AuthCodes.sessionRequired, CommonCodes.resourceMissing),
       },
     },
     handler: async (request) => {

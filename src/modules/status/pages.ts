@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { ApiError } from '../../http/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { requestOrigin } from '../../http/pagination.js';
 import { html, Html, layout } from '../../web/html.js';
 import { changelogFeed, renderChangelog } from './changelog.js';
@@ -57,7 +57,7 @@ export const statusPageRoutes: FastifyPluginAsyncTypebox = async (app) => {
     try {
       return await statusPage(reply, await run());
     } catch (error) {
-      if (!(error instanceof ApiError) || (error.statusCode >= 500 && error.statusCode !== 503)) throw error;
+      if (!(error instanceof AppError) || (error.statusCode >= 500 && error.statusCode !== 503)) throw error;
       return statusPage(reply, error.message, error.statusCode);
     }
   };

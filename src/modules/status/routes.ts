@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
 import { StatusCodes } from './errors.js';
 import {
@@ -63,7 +63,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: IncidentUpdateBody,
       response: {
         201: withMeta(PlatformIncident),
-        ...errorResponses(StatusCodes.notPlatformOperator, HttpCodes.resourceMissing, StatusCodes.incidentResolved),
+        ...errorResponses(StatusCodes.notPlatformOperator, CommonCodes.resourceMissing, StatusCodes.incidentResolved),
       },
     },
     handler: async (request, reply) => {
@@ -99,7 +99,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: MaintenanceParams,
       response: {
         200: withMeta(Maintenance),
-        ...errorResponses(StatusCodes.notPlatformOperator, HttpCodes.resourceMissing),
+        ...errorResponses(StatusCodes.notPlatformOperator, CommonCodes.resourceMissing),
       },
     },
     handler: async (request) => {
@@ -122,8 +122,8 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
         202: withMeta(Subscription),
         ...errorResponses(
           StatusCodes.subscriptionTargetRequired,
-          HttpCodes.httpsRequired,
-          HttpCodes.urlNotAllowed,
+          CommonCodes.httpsRequired,
+          CommonCodes.urlNotAllowed,
           StatusCodes.emailUnavailable,
           StatusCodes.webhookSubscriptionLimit,
         ),

@@ -4,7 +4,7 @@ import type { JobEngine } from '../../jobs/engine.js';
 import type { Mailer } from '../../lib/mail.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
 import { sha256Hex } from '../../lib/tokens.js';
-import { outboundUrlRefused } from '../../http/errors.js';
+import { outboundUrlRefused } from '../../lib/errors.js';
 import { isEmail } from '../auth/schemas.js';
 import { StatusErrors } from './errors.js';
 import * as queries from './queries.js';

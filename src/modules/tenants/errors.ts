@@ -1,4 +1,4 @@
-import { type CodesOf, errorCode, notFound, planLimitReached } from '../../http/errors.js';
+import { type CodesOf, errorCode, notFound, planLimitReached } from '../../lib/errors.js';
 
 export const TenantCodes = {
   clientsNotAllowed: errorCode(403, 'clients_not_allowed', {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, withMeta } from '../../http/schemas.js';
 import { CreateTenantBody, ListTenantsQuery, Tenant, TenantIdParams, UpdateTenantBody } from './schemas.js';
@@ -36,7 +36,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateTenantBody,
       response: {
         201: withMeta(Tenant),
-        ...errorResponses(TenantCodes.clientsNotAllowed, HttpCodes.planLimitReached),
+        ...errorResponses(TenantCodes.clientsNotAllowed, CommonCodes.planLimitReached),
       },
     },
     handler: async (request, reply) => {
@@ -52,7 +52,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: "The caller's own tenant or one of its client tenants, with its plan, features and limits.",
       tags,
       params: TenantIdParams,
-      response: { 200: withMeta(Tenant), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Tenant), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => tenants.get(requireAuth(request), request.params.id),
   });
@@ -69,7 +69,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: withMeta(Tenant),
         ...errorResponses(
-          HttpCodes.resourceMissing,
+          CommonCodes.resourceMissing,
           TenantCodes.planChangeNotAllowed,
           TenantCodes.invalidClientPlan,
           TenantCodes.unknownFeature,
@@ -89,7 +89,10 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Archives the tenant; its API keys and sessions stop working at once on every instance. Archiving again returns the archived tenant.',
       tags,
       params: TenantIdParams,
-      response: { 200: withMeta(Tenant), ...errorResponses(HttpCodes.resourceMissing, TenantCodes.cannotArchiveSelf) },
+      response: {
+        200: withMeta(Tenant),
+        ...errorResponses(CommonCodes.resourceMissing, TenantCodes.cannotArchiveSelf),
+      },
     },
     handler: async (request) => tenants.archive(requireAuth(request), request.params.id),
   });

@@ -1,4 +1,4 @@
-import { type CodesOf, errorCode, HttpCodes, notFound } from '../../http/errors.js';
+import { type CodesOf, errorCode, CommonCodes, notFound } from '../../lib/errors.js';
 import type { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
 
 export const TrackingCheckerCodes = {
@@ -25,14 +25,14 @@ export type TrackingCheckerErrorCode = CodesOf<typeof TrackingCheckerCodes>;
 
 export const TrackingCheckerErrors = {
   notFound: (id: string) => notFound('scan', id),
-  invalidUrl: (why: string) => HttpCodes.invalidUrl.error(why, { param: 'url' }),
+  invalidUrl: (why: string) => CommonCodes.invalidUrl.error(why, { param: 'url' }),
   unsupportedLanguage: (tag: string, supported: readonly string[]) =>
-    HttpCodes.invalidParameter.error(
+    CommonCodes.invalidParameter.error(
       `The language '${tag.slice(0, 35)}' is not supported; use one of: ${supported.join(', ')} (a tag like de-DE uses de).`,
       { param: 'language', details: { location: 'body', allowed_values: supported } },
     ),
   urlNotAllowed: (refusal: ScanTargetRefusedError) =>
-    HttpCodes.urlNotAllowed.error(refusal.message, { param: 'url', details: { reason: refusal.code } }),
+    CommonCodes.urlNotAllowed.error(refusal.message, { param: 'url', details: { reason: refusal.code } }),
   /** 422 for a page that could not be loaded: the message describes the target; what failed on our side is only logged. */
   targetUnreachable: (error: ScanTargetUnreachableError, scanId?: string) =>
     TrackingCheckerCodes.targetUnreachable.error(error.message, {
@@ -53,7 +53,7 @@ export const TrackingCheckerErrors = {
       'The scan is still running; its result is returned by the POST that started it.',
     ),
   stillQueued: (id: string) =>
-    HttpCodes.serviceUnavailable.error(
+    CommonCodes.serviceUnavailable.error(
       `No worker finished the scan in time; it goes on: fetch it with GET /api/v1/tracking-checker/scans/${id}/.`,
       { headers: { 'retry-after': '30' }, details: { scan_id: id } },
     ),

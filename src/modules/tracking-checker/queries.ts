@@ -1,6 +1,6 @@
 import { and, count, eq, gt, inArray, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { scans, tenants, type ScanRow } from '../../db/schema.js';
 import { TrackingCheckerCodes } from './errors.js';
 import { readList } from '../../db/keyset.js';
@@ -14,9 +14,9 @@ export interface QuotaUsage {
 export const INTERRUPTED = 'interrupted';
 /**
  * Stored with a scan whose target the network guard refused (an asynchronous one: a synchronous one is deleted):
- * the same code as the API's error, `HttpCodes.urlNotAllowed`.
+ * the same code as the API's error, `CommonCodes.urlNotAllowed`.
  */
-export const REFUSED = HttpCodes.urlNotAllowed.code;
+export const REFUSED = CommonCodes.urlNotAllowed.code;
 
 /**
  * Every scan of the window counts, except those that did no complete work: one interrupted by a crash, one refused

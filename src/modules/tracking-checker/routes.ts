@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import {
   ApiMeta,
@@ -87,10 +87,10 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         200: withMeta(ScanResponse),
         202: ScanStateResponse,
         ...errorResponses(
-          HttpCodes.urlNotAllowed,
+          CommonCodes.urlNotAllowed,
           TrackingCheckerCodes.targetUnreachable,
           TrackingCheckerCodes.scanQuotaExceeded,
-          HttpCodes.serviceUnavailable,
+          CommonCodes.serviceUnavailable,
         ),
       },
     },
@@ -140,7 +140,7 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'The scan and its state: `queued` (waiting for a worker), `running` (with its `stage`), `completed` (with the result, in the same shape as the synchronous scan answer) or `failed` (with the error). Poll it after a `Prefer: respond-async` request, or subscribe to the `tracking_checker.scan.completed` and `.failed` webhooks.',
       tags,
       params: ScanIdParams,
-      response: { 200: ScanStateResponse, ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: ScanStateResponse, ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => checker.state(requireAuth(request), request.params.id),
   });

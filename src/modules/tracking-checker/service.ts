@@ -3,7 +3,7 @@ import type { ScanRow } from '../../db/schema.js';
 import type { AuthContext } from '../../http/context.js';
 import { newId } from '../../lib/ids.js';
 import { JobTimeoutError, type JobEngine } from '../../jobs/engine.js';
-import { serviceUnavailable } from '../../http/errors.js';
+import { serviceUnavailable } from '../../lib/errors.js';
 import {
   ScanTargetRefusedError,
   ScanTargetUnreachableError,

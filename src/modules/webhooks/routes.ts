@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
-import { HttpCodes } from '../../http/errors.js';
+import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreatedWebhook, CreateWebhookBody, Delivery, Webhook, WebhookIdParams } from './schemas.js';
@@ -33,7 +33,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateWebhookBody,
       response: {
         201: withMeta(CreatedWebhook),
-        ...errorResponses(HttpCodes.httpsRequired, HttpCodes.urlNotAllowed),
+        ...errorResponses(CommonCodes.httpsRequired, CommonCodes.urlNotAllowed),
       },
     },
     handler: async (request, reply) =>
@@ -47,7 +47,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'One webhook endpoint and the event types it receives; its secret is never shown again.',
       tags,
       params: WebhookIdParams,
-      response: { 200: withMeta(Webhook), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Webhook), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => webhooks.get(requireAuth(request).tenantId, request.params.id),
   });
@@ -59,7 +59,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'Stops deliveries to the endpoint; pending ones are dropped.',
       tags,
       params: WebhookIdParams,
-      response: { 200: withMeta(Webhook), ...errorResponses(HttpCodes.resourceMissing) },
+      response: { 200: withMeta(Webhook), ...errorResponses(CommonCodes.resourceMissing) },
     },
     handler: async (request) => webhooks.delete(requireAuth(request).tenantId, request.params.id),
   });
@@ -75,7 +75,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: PaginationQuery,
       response: {
         200: listEnvelope(Delivery, 'A page of deliveries, newest first.'),
-        ...errorResponses(HttpCodes.resourceMissing),
+        ...errorResponses(CommonCodes.resourceMissing),
       },
     },
     handler: async (request) => {
