@@ -1,7 +1,9 @@
 import { readList } from '../../db/keyset.js';
 import type { ListWindow } from '../../lib/list-window.js';
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { recordDeliveryAttempt } from '../../db/delivery-attempts.js';
 import type { Db } from '../../db/index.js';
+import type { AttemptRecord } from '../../lib/delivery-attempts.js';
 import { monitorNotificationChannels, notificationChannels, notificationDeliveries } from '../../db/schema.js';
 
 export async function insertChannel(db: Db, row: typeof notificationChannels.$inferInsert) {
@@ -144,25 +146,7 @@ export async function findDelivery(db: Db, id: string) {
   return row ?? null;
 }
 
-export async function recordAttempt(
-  db: Db,
-  id: string,
-  outcome: {
-    status: 'pending' | 'succeeded' | 'failed';
-    statusCode: number | null;
-    error: string | null;
-    nextAttemptAt: Date | null;
-  },
-) {
-  await db
-    .update(notificationDeliveries)
-    .set({
-      status: outcome.status,
-      attempts: sql`${notificationDeliveries.attempts} + 1`,
-      lastStatusCode: outcome.statusCode,
-      lastError: outcome.error,
-      nextAttemptAt: outcome.nextAttemptAt,
-      deliveredAt: outcome.status === 'succeeded' ? sql`now()` : null,
-    })
-    .where(eq(notificationDeliveries.id, id));
+/** Writes an attempt's outcome on the delivery (`lib/delivery-attempts.ts`). */
+export function recordAttempt(db: Db, id: string, outcome: AttemptRecord) {
+  return recordDeliveryAttempt(db, notificationDeliveries, id, outcome);
 }

@@ -1,5 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
+import { recordDeliveryAttempt } from '../../db/delivery-attempts.js';
 import type { Db } from '../../db/index.js';
+import type { AttemptRecord } from '../../lib/delivery-attempts.js';
 import { webhookDeliveries, webhooks } from '../../db/schema.js';
 import { readList } from '../../db/keyset.js';
 import type { ListWindow } from '../../lib/list-window.js';
@@ -93,25 +95,7 @@ export async function webhookSecrets(db: Db, ids: string[]) {
   return new Map(rows.map((row) => [row.id, { url: row.url, secret: row.secret }]));
 }
 
-export async function recordAttempt(
-  db: Db,
-  id: string,
-  outcome: {
-    status: 'pending' | 'succeeded' | 'failed';
-    statusCode: number | null;
-    error: string | null;
-    nextAttemptAt: Date | null;
-  },
-) {
-  await db
-    .update(webhookDeliveries)
-    .set({
-      status: outcome.status,
-      attempts: sql`${webhookDeliveries.attempts} + 1`,
-      lastStatusCode: outcome.statusCode,
-      lastError: outcome.error,
-      nextAttemptAt: outcome.nextAttemptAt ?? sql`now()`,
-      deliveredAt: outcome.status === 'succeeded' ? sql`now()` : null,
-    })
-    .where(eq(webhookDeliveries.id, id));
+/** Writes an attempt's outcome on the delivery (`lib/delivery-attempts.ts`). */
+export function recordAttempt(db: Db, id: string, outcome: AttemptRecord) {
+  return recordDeliveryAttempt(db, webhookDeliveries, id, outcome);
 }

@@ -3,6 +3,7 @@ import type { Database } from '../../db/index.js';
 import type { webhookDeliveries, WebhookRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import type { JobEngine } from '../../jobs/engine.js';
+import { postJson, settleAttempt, type DeliveryAttemptSettings } from '../../lib/delivery-attempts.js';
 import { OutboundRefusedError, type OutboundClient } from '../../lib/outbound.js';
 import { WebhookErrors } from './errors.js';
 import * as queries from './queries.js';
@@ -17,12 +18,21 @@ export function signPayload(secret: string, body: string, timestamp = Math.floor
   return `t=${timestamp},v1=${signature}`;
 }
 
-export interface WebhookSettings {
-  /** Delay before the first retry; doubles with every attempt. */
-  retryBaseMs: number;
-  maxAttempts: number;
-  timeoutMs: number;
+/** The headers of a signed delivery (webhooks and `webhook` notification channels): signature, event, delivery. */
+export function signedHeaders(
+  secret: string,
+  body: string,
+  delivery: { id: string; eventId: string; eventType: string },
+): Record<string, string> {
+  return {
+    [SIGNATURE_HEADER]: signPayload(secret, body),
+    'tagport-event-id': delivery.eventId,
+    'tagport-event-type': delivery.eventType,
+    'tagport-delivery-id': delivery.id,
+  };
 }
+
+export type WebhookSettings = DeliveryAttemptSettings;
 
 /** One job per delivery; pg-boss retries it with exponential backoff, then moves it to the dead letter queue. */
 export const WEBHOOK_DELIVERIES = 'webhook-delivery';
@@ -179,40 +189,15 @@ export class WebhookService {
     const endpoint = (await queries.webhookSecrets(this.database.db, [delivery.webhookId])).get(delivery.webhookId);
     if (!endpoint) return;
     const body = JSON.stringify(delivery.payload);
-    let statusCode: number | null = null;
-    let error: string | null = null;
-    try {
-      const url = await this.outbound.checkUrl(endpoint.url);
-      const response = await this.outbound.send(url, {
-        method: 'POST',
-        timeoutMs: this.settings.timeoutMs,
-        headers: {
-          'content-type': 'application/json',
-          [SIGNATURE_HEADER]: signPayload(endpoint.secret, body),
-          'tagport-event-id': delivery.eventId,
-          'tagport-event-type': delivery.eventType,
-          'tagport-delivery-id': delivery.id,
-        },
-        body,
-      });
-      statusCode = response.statusCode;
-      if (statusCode < 200 || statusCode >= 300) error = `endpoint answered ${statusCode}`;
-    } catch (caught) {
-      error =
-        caught instanceof Error
-          ? `${(caught as { code?: string }).code ?? 'error'}: ${caught.message}`
-          : String(caught);
-    }
-    const attempts = delivery.attempts + 1;
-    const succeeded = error === null;
-    const exhausted = !succeeded && attempts >= this.settings.maxAttempts;
-    await queries.recordAttempt(this.database.db, delivery.id, {
-      status: succeeded ? 'succeeded' : exhausted ? 'failed' : 'pending',
-      statusCode,
-      error,
-      nextAttemptAt:
-        succeeded || exhausted ? null : new Date(Date.now() + this.settings.retryBaseMs * 2 ** (attempts - 1)),
+    const attempt = await postJson(this.outbound, endpoint.url, {
+      body,
+      headers: signedHeaders(endpoint.secret, body, delivery),
+      timeoutMs: this.settings.timeoutMs,
     });
-    if (!succeeded) throw new DeliveryAttemptFailed(`delivery ${delivery.id} attempt ${attempts}: ${error}`);
+    await settleAttempt(delivery, attempt, {
+      settings: this.settings,
+      record: (id, outcome) => queries.recordAttempt(this.database.db, id, outcome),
+      failure: (message) => new DeliveryAttemptFailed(`delivery ${message}`),
+    });
   }
 }
