@@ -28,15 +28,315 @@ function hostIs(host: string, domain: string): boolean {
   return host === domain || host.endsWith(`.${domain}`);
 }
 
-function param(url: URL, name: string): string | null {
-  const value = url.searchParams.get(name);
-  return value && value.length < 200 ? value : null;
+/** What a rule reads of a request. */
+export interface UrlRequest {
+  url: URL;
+  host: string;
+  path: string;
+  /** A query parameter, or null when it is missing or 200 characters or longer. */
+  param: (name: string) => string | null;
+  /** Google consent parameters. */
+  gcs?: string;
+  gcd?: string;
 }
 
+export interface UrlRule {
+  key: TrackerKey;
+  role: HitRole;
+  /** The vendor's domains (the rule applies on them and their subdomains); none: any host. */
+  hosts?: string[];
+  /** Tested on the path; its match is given to `ids`, `detail` and `extra`. None: any path. */
+  path?: RegExp;
+  /** Only applied when this also holds. */
+  when?: (request: UrlRequest, match: RegExpExecArray) => boolean;
+  /** An else-if: only applied when the rule above it (and the ones it is an else of) did not match. */
+  orElse?: true;
+  /** The product the request's tag id names, where it is not `key`. */
+  keyFor?: (request: UrlRequest) => TrackerKey;
+  ids?: (request: UrlRequest, match: RegExpExecArray) => Array<string | null>;
+  /** The evidence text, or what builds it from the request and the path's match. */
+  detail: string | ((request: UrlRequest, match: RegExpExecArray) => string);
+  extra?: (request: UrlRequest, match: RegExpExecArray) => Partial<UrlMatch>;
+}
+
+const idParam = (r: UrlRequest) => r.param('id');
+const withGcs = (r: UrlRequest) => (r.gcs ? ` with gcs=${r.gcs}` : '');
+const consent = (r: UrlRequest): Partial<UrlMatch> => ({ gcs: r.gcs, gcd: r.gcd });
+const matomoCloud = (r: UrlRequest): Partial<UrlMatch> => ({
+  byHost: hostIs(r.host, 'matomo.cloud') || hostIs(r.host, 'innocraft.cloud'),
+});
+const taggedBy = (id: string | null) => (id ? trackerForGoogleId(id) : null);
+
 /**
- * Classifies a request URL with our own rules. Path-based rules (gtm.js, gtag/js, /g/collect, matomo.php, /tr?id=)
- * match on any host, which is how first-party and server-side setups are recognised.
+ * Our own URL rules, in the order their matches are reported. Path-based rules (gtm.js, gtag/js, /g/collect,
+ * matomo.php, /tr?id=) match on any host, which is how first-party and server-side setups are recognised.
  */
+export const URL_RULES: UrlRule[] = [
+  // Google tag manager / gtag loaders, on any host.
+  {
+    key: 'google_tag_manager',
+    role: 'loader',
+    path: /\/gtm\.js/,
+    when: (r) => /\/gtm\.js$/.test(r.path) || !!idParam(r)?.startsWith('GTM-'),
+    ids: (r) => [taggedBy(idParam(r)) === 'google_tag_manager' ? idParam(r) : null],
+    detail: (r) => `gtm.js loaded${idParam(r) ? ` for ${idParam(r)}` : ''}`,
+  },
+  // A custom loader path (a server-side container's, e.g. data.shop.test/abcd.js?id=GTM-…): a GTM container id in
+  // `id` on any other path of a non-Google host.
+  {
+    key: 'google_tag_manager',
+    role: 'loader',
+    when: (r) =>
+      !/\/gtm\.js/.test(r.path) &&
+      !/\/(ns\.html|gtag\/js)$/.test(r.path) &&
+      !isGoogleHost(r.host) &&
+      taggedBy(idParam(r)) === 'google_tag_manager',
+    ids: (r) => [idParam(r)],
+    detail: (r) => `GTM container ${idParam(r)} loaded through the custom loader ${r.path}`,
+  },
+  {
+    key: 'google_tag_manager',
+    role: 'loader',
+    path: /\/ns\.html$/,
+    when: (r) => !!idParam(r)?.startsWith('GTM-'),
+    ids: (r) => [idParam(r)],
+    detail: (r) => `GTM noscript iframe for ${idParam(r)}`,
+  },
+  // gtag.js is the loader of the product its id names; only an unknown or missing id leaves a bare "Google tag".
+  {
+    key: 'google_tag',
+    role: 'loader',
+    path: /\/gtag\/js$/,
+    keyFor: (r) => taggedBy(idParam(r)) ?? 'google_tag',
+    ids: (r) => [idParam(r)],
+    detail: (r) => `gtag.js loaded${idParam(r) ? ` for ${idParam(r)}` : ''}`,
+  },
+  // GA4 hits, on any host (a non-Google host means a server-side container).
+  {
+    key: 'google_analytics_4',
+    role: 'hit',
+    path: /\/g\/collect$/,
+    when: (r) => r.param('v') === '2' || !!r.param('tid')?.startsWith('G-'),
+    ids: (r) => [r.param('tid')],
+    detail: (r) => `GA4 hit${r.param('en') ? ` (event ${r.param('en')})` : ''}${withGcs(r)}`,
+    extra: consent,
+  },
+  // Universal Analytics hits.
+  {
+    key: 'universal_analytics',
+    role: 'hit',
+    path: /\/(r\/|j\/)?collect$/,
+    when: (r) =>
+      ((/^\/(r\/|j\/)?collect$/.test(r.path) && hostIs(r.host, 'google-analytics.com')) ||
+        !!r.param('tid')?.startsWith('UA-')) &&
+      (!!r.param('tid')?.startsWith('UA-') || r.param('v') === '1'),
+    ids: (r) => [r.param('tid')],
+    detail: (r) => `Universal Analytics hit${r.param('tid') ? ` for ${r.param('tid')}` : ''}`,
+  },
+  {
+    key: 'universal_analytics',
+    role: 'loader',
+    hosts: ['google-analytics.com'],
+    path: /\/analytics\.js$|\/ga\.js$/,
+    detail: 'analytics.js loaded',
+  },
+  // Google Ads.
+  {
+    key: 'google_ads',
+    role: 'hit',
+    path: /\/pagead\/(?:viewthrough)?conversion\/(\d{6,12})/,
+    when: (r) => isGoogleHost(r.host) || !!r.gcs,
+    ids: (_, m) => [`AW-${m[1]}`],
+    detail: (r, m) => `Google Ads conversion/remarketing hit for AW-${m[1]}${withGcs(r)}`,
+    extra: consent,
+  },
+  // Cookieless pings of Google Ads in Consent Mode (advanced): remarketing list and conversion pings on google.com.
+  {
+    key: 'google_ads',
+    role: 'hit',
+    path: /\/pagead\/1p-(user-list|conversion)\/(\d{6,12})/,
+    when: (r) => isGoogleHost(r.host),
+    ids: (_, m) => [`AW-${m[2]}`],
+    detail: (r, m) =>
+      `Google Ads ${m[1] === 'user-list' ? 'remarketing' : 'conversion'} ping (1p-${m[1]}) for AW-${m[2]}${withGcs(r)}`,
+    extra: consent,
+  },
+  // Conversion measurement pings: Google Ads' unless the tag id is a GA4 one.
+  {
+    key: 'google_ads',
+    role: 'hit',
+    hosts: ['google.com'],
+    path: /^\/ccm\/collect/,
+    keyFor: (r) => (taggedBy(r.param('tid')) === 'google_analytics_4' ? 'google_analytics_4' : 'google_ads'),
+    ids: (r) => [taggedBy(r.param('tid')) ? r.param('tid') : null],
+    detail: (r) =>
+      `Google conversion measurement ping (ccm/collect)${r.param('tid') ? ` for ${r.param('tid')}` : ''}${withGcs(r)}`,
+    extra: (r) => ({ ...consent(r), ...(taggedBy(r.param('tid')) ? {} : { untagged: true }) }),
+  },
+  // Floodlight.
+  {
+    key: 'floodlight',
+    role: 'hit',
+    hosts: ['doubleclick.net'],
+    path: /^\/activity[;/]/,
+    ids: (r) => {
+      const src = /src=(\d+)/.exec(r.path + r.url.search);
+      return [src ? `DC-${src[1]}` : null];
+    },
+    detail: 'Floodlight activity hit',
+  },
+  // Meta.
+  { key: 'meta_pixel', role: 'loader', hosts: ['facebook.net'], path: /\/fbevents\.js$/, detail: 'fbevents.js loaded' },
+  {
+    key: 'meta_pixel',
+    role: 'loader',
+    hosts: ['facebook.net'],
+    path: /\/signals\/config\/(\d+)/,
+    ids: (_, m) => [m[1]],
+    detail: 'Meta Pixel configuration loaded',
+  },
+  {
+    key: 'meta_pixel',
+    role: 'hit',
+    path: /^\/tr\/?$/,
+    when: (r) => !!idParam(r) && (hostIs(r.host, 'facebook.com') || !!r.param('ev')),
+    ids: (r) => [idParam(r)],
+    detail: (r) =>
+      `Meta Pixel hit${r.param('ev') ? ` (${r.param('ev')})` : ''}${r.param('eid') ? ` with an ${META_EVENT_ID_NOTE}` : ''}`,
+  },
+  // TikTok.
+  {
+    key: 'tiktok_pixel',
+    role: 'loader',
+    hosts: ['tiktok.com'],
+    path: /\/pixel\/events\.js$/,
+    ids: (r) => [r.param('sdkid')],
+    detail: 'TikTok pixel loaded',
+  },
+  { key: 'tiktok_pixel', role: 'hit', hosts: ['tiktok.com'], path: /\/api\/v2\/pixel/, detail: 'TikTok pixel hit' },
+  // LinkedIn.
+  {
+    key: 'linkedin_insight',
+    role: 'loader',
+    hosts: ['licdn.com'],
+    path: /insight(\.min)?\.js$/,
+    detail: 'LinkedIn Insight Tag loaded',
+  },
+  {
+    key: 'linkedin_insight',
+    role: 'hit',
+    hosts: ['ads.linkedin.com', 'linkedin.com'],
+    path: /\/collect\/?$|\/attribution_trigger/,
+    ids: (r) => [r.param('pid')],
+    detail: 'LinkedIn Insight hit',
+  },
+  // Bing UET.
+  { key: 'bing_uet', role: 'loader', hosts: ['bing.com'], path: /\/bat\.js$/, detail: 'UET bat.js loaded' },
+  {
+    key: 'bing_uet',
+    role: 'hit',
+    hosts: ['bing.com'],
+    path: /^\/action\//,
+    ids: (r) => [r.param('ti')],
+    detail: 'UET hit',
+  },
+  // Pinterest.
+  { key: 'pinterest_tag', role: 'loader', hosts: ['pinimg.com'], path: /\/core\.js$/, detail: 'Pinterest tag loaded' },
+  {
+    key: 'pinterest_tag',
+    role: 'hit',
+    hosts: ['pinterest.com'],
+    path: /^\/v3\/?/,
+    when: (r) => r.host.startsWith('ct.'),
+    ids: (r) => [r.param('tid')],
+    detail: 'Pinterest tag hit',
+  },
+  // Snap.
+  {
+    key: 'snap_pixel',
+    role: 'loader',
+    hosts: ['sc-static.net'],
+    path: /scevent(\.min)?\.js$/,
+    detail: 'Snap Pixel loaded',
+  },
+  {
+    key: 'snap_pixel',
+    role: 'hit',
+    hosts: ['snapchat.com'],
+    when: (r) => r.host.startsWith('tr'),
+    detail: 'Snap Pixel hit',
+  },
+  // X.
+  { key: 'x_pixel', role: 'loader', hosts: ['ads-twitter.com'], path: /\/(uwt|oct)\.js$/, detail: 'X pixel loaded' },
+  {
+    key: 'x_pixel',
+    role: 'hit',
+    path: /\/i\/adsct/,
+    when: (r) => hostIs(r.host, 'twitter.com') || r.host === 't.co',
+    ids: (r) => [r.param('txn_id')],
+    detail: 'X pixel hit',
+  },
+  // Hotjar.
+  {
+    key: 'hotjar',
+    role: 'loader',
+    hosts: ['hotjar.com'],
+    path: /\/c\/hotjar-(\d+)\.js$/,
+    ids: (_, m) => [m[1]],
+    detail: (_, m) => `Hotjar loaded for site ${m[1]}`,
+  },
+  { key: 'hotjar', role: 'hit', orElse: true, hosts: ['hotjar.com', 'hotjar.io'], detail: 'Hotjar request' },
+  // Clarity.
+  {
+    key: 'clarity',
+    role: 'loader',
+    hosts: ['clarity.ms'],
+    path: /^\/tag\/([a-z0-9]{6,14})/i,
+    ids: (_, m) => [m[1]],
+    detail: (_, m) => `Clarity tag loaded for project ${m[1]}`,
+  },
+  { key: 'clarity', role: 'hit', orElse: true, hosts: ['clarity.ms'], path: /\/collect/, detail: 'Clarity hit' },
+  { key: 'clarity', role: 'loader', orElse: true, hosts: ['clarity.ms'], detail: 'Clarity script loaded' },
+  // Matomo (usually self-hosted; Matomo Cloud on matomo.cloud / innocraft.cloud).
+  {
+    key: 'matomo',
+    role: 'loader',
+    path: /\/(matomo|piwik)\.js$/,
+    when: (r) => !hostIs(r.host, 'piwik.pro'),
+    detail: (r) => `${r.path.split('/').pop()} loaded`,
+    extra: matomoCloud,
+  },
+  {
+    key: 'matomo',
+    role: 'hit',
+    path: /\/(matomo|piwik)\.php$/,
+    when: (r) => !!r.param('idsite') && !hostIs(r.host, 'piwik.pro'),
+    ids: (r) => [r.param('idsite')],
+    detail: (r) => `Matomo hit for site ${r.param('idsite')}`,
+    extra: matomoCloud,
+  },
+  // Segment.
+  {
+    key: 'segment',
+    role: 'loader',
+    path: /\/analytics\.js\/v1\/([A-Za-z0-9]{10,40})\/analytics(\.min)?\.js$/,
+    ids: (_, m) => [m[1]],
+    detail: 'Segment analytics.js loaded',
+    extra: (r) => ({ byHost: hostIs(r.host, 'segment.com') }),
+  },
+  {
+    key: 'segment',
+    role: 'hit',
+    hosts: ['segment.io'],
+    path: /^\/v1\/(t|p|i|track|page|identify|batch)$/,
+    detail: 'Segment API call',
+    extra: () => ({ byHost: true }),
+  },
+];
+
+const ANY_PATH = /(?:)/;
+
+/** Classifies a request URL with our own rules (`URL_RULES`), then by the vendors' protocols. */
 export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
   let url: URL;
   try {
@@ -44,178 +344,39 @@ export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
   } catch {
     return [];
   }
-  const host = url.hostname.toLowerCase();
-  const path = url.pathname;
+  const param = (name: string) => {
+    const value = url.searchParams.get(name);
+    return value && value.length < 200 ? value : null;
+  };
+  const request: UrlRequest = {
+    url,
+    host: url.hostname.toLowerCase(),
+    path: url.pathname,
+    param,
+    gcs: param('gcs') ?? undefined,
+    gcd: param('gcd') ?? undefined,
+  };
   const out: UrlMatch[] = [];
-  const add = (
-    key: TrackerKey,
-    role: HitRole,
-    ids: Array<string | null>,
-    detail: string,
-    extra: Partial<UrlMatch> = {},
-  ) => out.push({ key, role, ids: ids.filter((id): id is string => !!id), detail, ...extra });
-
-  // Google tag manager / gtag loaders, on any host.
-  if (/\/gtm\.js$/.test(path) || (/\/gtm\.js/.test(path) && param(url, 'id')?.startsWith('GTM-'))) {
-    const id = param(url, 'id');
-    add(
-      'google_tag_manager',
-      'loader',
-      [id && trackerForGoogleId(id) === 'google_tag_manager' ? id : null],
-      `gtm.js loaded${id ? ` for ${id}` : ''}`,
-    );
-  }
-  // A custom loader path (a server-side container's, e.g. data.shop.test/abcd.js?id=GTM-…): a GTM container id in
-  // `id` on any other path of a non-Google host.
-  const customId = param(url, 'id');
-  if (
-    !/\/gtm\.js/.test(path) &&
-    !/\/(ns\.html|gtag\/js)$/.test(path) &&
-    !isGoogleHost(host) &&
-    customId &&
-    trackerForGoogleId(customId) === 'google_tag_manager'
-  )
-    add(
-      'google_tag_manager',
-      'loader',
-      [customId],
-      `GTM container ${customId} loaded through the custom loader ${path}`,
-    );
-  if (/\/ns\.html$/.test(path) && param(url, 'id')?.startsWith('GTM-')) {
-    add('google_tag_manager', 'loader', [param(url, 'id')], `GTM noscript iframe for ${param(url, 'id')}`);
-  }
-  if (/\/gtag\/js$/.test(path)) {
-    // gtag.js is the loader of the product its id names; only an unknown or missing id leaves a bare "Google tag".
-    const id = param(url, 'id');
-    const key = id ? trackerForGoogleId(id) : null;
-    if (key) add(key, 'loader', [id], `gtag.js loaded for ${id}`);
-    else add('google_tag', 'loader', id ? [id] : [], `gtag.js loaded${id ? ` for ${id}` : ''}`);
-  }
-  const gcs = param(url, 'gcs') ?? undefined;
-  const gcd = param(url, 'gcd') ?? undefined;
-  // GA4 hits, on any host (a non-Google host means a server-side container).
-  if (/\/g\/collect$/.test(path) && (param(url, 'v') === '2' || param(url, 'tid')?.startsWith('G-'))) {
-    const tid = param(url, 'tid');
-    add(
-      'google_analytics_4',
-      'hit',
-      [tid],
-      `GA4 hit${param(url, 'en') ? ` (event ${param(url, 'en')})` : ''}${gcs ? ` with gcs=${gcs}` : ''}`,
-      { gcs, gcd },
-    );
-  }
-  // Universal Analytics hits.
-  if (
-    (/^\/(r\/|j\/)?collect$/.test(path) && hostIs(host, 'google-analytics.com')) ||
-    (/\/(r\/|j\/)?collect$/.test(path) && param(url, 'tid')?.startsWith('UA-'))
-  ) {
-    const tid = param(url, 'tid');
-    if (tid?.startsWith('UA-') || param(url, 'v') === '1')
-      add('universal_analytics', 'hit', [tid], `Universal Analytics hit${tid ? ` for ${tid}` : ''}`);
-  }
-  if (hostIs(host, 'google-analytics.com') && /\/analytics\.js$|\/ga\.js$/.test(path))
-    add('universal_analytics', 'loader', [], 'analytics.js loaded');
-  // Google Ads.
-  const conversion = /\/pagead\/(?:viewthrough)?conversion\/(\d{6,12})/.exec(path);
-  if (conversion && (isGoogleHost(host) || gcs))
-    add(
-      'google_ads',
-      'hit',
-      [`AW-${conversion[1]}`],
-      `Google Ads conversion/remarketing hit for AW-${conversion[1]}${gcs ? ` with gcs=${gcs}` : ''}`,
-      { gcs, gcd },
-    );
-  // Cookieless pings of Google Ads in Consent Mode (advanced): remarketing list and conversion pings on google.com.
-  const firstPartyPing = /\/pagead\/1p-(user-list|conversion)\/(\d{6,12})/.exec(path);
-  if (firstPartyPing && isGoogleHost(host))
-    add(
-      'google_ads',
-      'hit',
-      [`AW-${firstPartyPing[2]}`],
-      `Google Ads ${firstPartyPing[1] === 'user-list' ? 'remarketing' : 'conversion'} ping (1p-${firstPartyPing[1]}) for AW-${firstPartyPing[2]}${gcs ? ` with gcs=${gcs}` : ''}`,
-      { gcs, gcd },
-    );
-  // Conversion measurement pings: Google Ads' unless the tag id is a GA4 one.
-  if (hostIs(host, 'google.com') && /^\/ccm\/collect/.test(path)) {
-    const tid = param(url, 'tid');
-    add(
-      tid && trackerForGoogleId(tid) === 'google_analytics_4' ? 'google_analytics_4' : 'google_ads',
-      'hit',
-      [tid && trackerForGoogleId(tid) ? tid : null],
-      `Google conversion measurement ping (ccm/collect)${tid ? ` for ${tid}` : ''}${gcs ? ` with gcs=${gcs}` : ''}`,
-      { gcs, gcd, ...(tid && trackerForGoogleId(tid) ? {} : { untagged: true }) },
-    );
-  }
-  // Floodlight.
-  if (hostIs(host, 'doubleclick.net') && /^\/activity[;/]/.test(path)) {
-    const src = /src=(\d+)/.exec(path + url.search);
-    add('floodlight', 'hit', [src ? `DC-${src[1]}` : null], 'Floodlight activity hit');
-  }
-  // Meta.
-  if (hostIs(host, 'facebook.net') && /\/fbevents\.js$/.test(path))
-    add('meta_pixel', 'loader', [], 'fbevents.js loaded');
-  if (hostIs(host, 'facebook.net') && /\/signals\/config\/(\d+)/.test(path))
-    add('meta_pixel', 'loader', [/\/signals\/config\/(\d+)/.exec(path)![1]], 'Meta Pixel configuration loaded');
-  if (/^\/tr\/?$/.test(path) && param(url, 'id') && (hostIs(host, 'facebook.com') || param(url, 'ev'))) {
-    add(
-      'meta_pixel',
-      'hit',
-      [param(url, 'id')],
-      `Meta Pixel hit${param(url, 'ev') ? ` (${param(url, 'ev')})` : ''}${param(url, 'eid') ? ` with an ${META_EVENT_ID_NOTE}` : ''}`,
-    );
-  }
-  // TikTok.
-  if (hostIs(host, 'tiktok.com') && /\/pixel\/events\.js$/.test(path))
-    add('tiktok_pixel', 'loader', [param(url, 'sdkid')], 'TikTok pixel loaded');
-  if (hostIs(host, 'tiktok.com') && /\/api\/v2\/pixel/.test(path)) add('tiktok_pixel', 'hit', [], 'TikTok pixel hit');
-  // LinkedIn.
-  if (hostIs(host, 'licdn.com') && /insight(\.min)?\.js$/.test(path))
-    add('linkedin_insight', 'loader', [], 'LinkedIn Insight Tag loaded');
-  if (
-    (hostIs(host, 'ads.linkedin.com') || hostIs(host, 'linkedin.com')) &&
-    /\/collect\/?$|\/attribution_trigger/.test(path)
-  )
-    add('linkedin_insight', 'hit', [param(url, 'pid')], 'LinkedIn Insight hit');
-  // Bing UET.
-  if (hostIs(host, 'bing.com') && /\/bat\.js$/.test(path)) add('bing_uet', 'loader', [], 'UET bat.js loaded');
-  if (hostIs(host, 'bing.com') && /^\/action\//.test(path)) add('bing_uet', 'hit', [param(url, 'ti')], 'UET hit');
-  // Pinterest.
-  if (hostIs(host, 'pinimg.com') && /\/core\.js$/.test(path))
-    add('pinterest_tag', 'loader', [], 'Pinterest tag loaded');
-  if (hostIs(host, 'pinterest.com') && /^\/v3\/?/.test(path) && host.startsWith('ct.'))
-    add('pinterest_tag', 'hit', [param(url, 'tid')], 'Pinterest tag hit');
-  // Snap.
-  if (hostIs(host, 'sc-static.net') && /scevent(\.min)?\.js$/.test(path))
-    add('snap_pixel', 'loader', [], 'Snap Pixel loaded');
-  if (hostIs(host, 'snapchat.com') && host.startsWith('tr')) add('snap_pixel', 'hit', [], 'Snap Pixel hit');
-  // X.
-  if (hostIs(host, 'ads-twitter.com') && /\/(uwt|oct)\.js$/.test(path)) add('x_pixel', 'loader', [], 'X pixel loaded');
-  if ((hostIs(host, 'twitter.com') || host === 't.co') && /\/i\/adsct/.test(path))
-    add('x_pixel', 'hit', [param(url, 'txn_id')], 'X pixel hit');
-  // Hotjar.
-  const hotjar = /\/c\/hotjar-(\d+)\.js$/.exec(path);
-  if (hostIs(host, 'hotjar.com') && hotjar) add('hotjar', 'loader', [hotjar[1]], `Hotjar loaded for site ${hotjar[1]}`);
-  else if (hostIs(host, 'hotjar.com') || hostIs(host, 'hotjar.io')) add('hotjar', 'hit', [], 'Hotjar request');
-  // Clarity.
-  const clarityTag = /^\/tag\/([a-z0-9]{6,14})/i.exec(path);
-  if (hostIs(host, 'clarity.ms') && clarityTag)
-    add('clarity', 'loader', [clarityTag[1]], `Clarity tag loaded for project ${clarityTag[1]}`);
-  else if (hostIs(host, 'clarity.ms') && /\/collect/.test(path)) add('clarity', 'hit', [], 'Clarity hit');
-  else if (hostIs(host, 'clarity.ms')) add('clarity', 'loader', [], 'Clarity script loaded');
-  // Matomo (usually self-hosted; Matomo Cloud on matomo.cloud / innocraft.cloud).
-  const matomoCloud = hostIs(host, 'matomo.cloud') || hostIs(host, 'innocraft.cloud');
-  if (/\/(matomo|piwik)\.js$/.test(path) && !hostIs(host, 'piwik.pro'))
-    add('matomo', 'loader', [], `${path.split('/').pop()} loaded`, { byHost: matomoCloud });
-  if (/\/(matomo|piwik)\.php$/.test(path) && param(url, 'idsite') && !hostIs(host, 'piwik.pro'))
-    add('matomo', 'hit', [param(url, 'idsite')], `Matomo hit for site ${param(url, 'idsite')}`, {
-      byHost: matomoCloud,
+  let matched = false;
+  for (const rule of URL_RULES) {
+    if (rule.orElse && matched) continue;
+    const match = applies(rule, request);
+    matched = !!match;
+    if (!match) continue;
+    out.push({
+      key: rule.keyFor?.(request) ?? rule.key,
+      role: rule.role,
+      ids: (rule.ids?.(request, match) ?? []).filter((id): id is string => !!id),
+      detail: typeof rule.detail === 'string' ? rule.detail : rule.detail(request, match),
+      ...rule.extra?.(request, match),
     });
-  // Segment.
-  const segment = /\/analytics\.js\/v1\/([A-Za-z0-9]{10,40})\/analytics(\.min)?\.js$/.exec(path);
-  if (segment)
-    add('segment', 'loader', [segment[1]], 'Segment analytics.js loaded', { byHost: hostIs(host, 'segment.com') });
-  if (hostIs(host, 'segment.io') && /^\/v1\/(t|p|i|track|page|identify|batch)$/.test(path))
-    add('segment', 'hit', [], 'Segment API call', { byHost: true });
+  }
   out.push(...matchProtocols(url, body));
   return out;
+}
+
+function applies(rule: UrlRule, request: UrlRequest): RegExpExecArray | null {
+  if (rule.hosts && !rule.hosts.some((domain) => hostIs(request.host, domain))) return null;
+  const match = (rule.path ?? ANY_PATH).exec(request.path);
+  return match && (!rule.when || rule.when(request, match)) ? match : null;
 }
