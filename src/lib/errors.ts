@@ -256,7 +256,10 @@ export const transitionNotAllowed = (action: string, thing: string, status: stri
 
 /** 401 with the challenge header. */
 export const unauthenticated = (definition: ErrorCodeDefinition, message: string) =>
-  definition.error(message, { headers: { 'www-authenticate': 'Bearer realm="tagport"' } });
+  definition.error(message, challenge());
+
+/** The extra of a 401: the challenge header (`extra: challenge` in defineErrors). */
+export const challenge = (): AppErrorExtra => ({ headers: { 'www-authenticate': 'Bearer realm="tagport"' } });
 
 /** The one answer for every plan limit (containers, monitors, client tenants). */
 export const planLimitReached = (things: string, limit: number, remedy = 'delete one or upgrade') =>

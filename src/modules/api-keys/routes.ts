@@ -4,7 +4,7 @@ import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ApiKey, ApiKeyIdParams, CreateApiKeyBody, CreatedApiKey } from './schemas.js';
-import { ApiKeyCodes } from './errors.js';
+import { ApiKeyErrors } from './errors.js';
 
 export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const keys = app.services.apiKeys;
@@ -33,7 +33,7 @@ export const apiKeyRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateApiKeyBody,
       response: {
         201: withMeta(CreatedApiKey),
-        ...errorResponses(ApiKeyCodes.invalidExpiry, ApiKeyCodes.tooManyApiKeys, CommonCodes.insufficientRole),
+        ...errorResponses(ApiKeyErrors.expiryNotInFuture, ApiKeyErrors.tooManyApiKeys, CommonCodes.insufficientRole),
       },
     },
     handler: async (request, reply) => reply.code(201).send(await keys.createFor(requireAuth(request), request.body)),

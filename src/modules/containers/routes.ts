@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
 import { CommonCodes } from '../../lib/errors.js';
 import { ContainerCodes } from './errors.js';
-import { RequestPowerupCodes } from '../request-powerups/errors.js';
+import { RequestPowerupErrors } from '../request-powerups/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import {
@@ -76,7 +76,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ContainerCodes.upstreamNotAllowed,
           ContainerCodes.upstreamRequired,
           ContainerCodes.invalidLoaderPath,
-          RequestPowerupCodes.invalidCron,
+          RequestPowerupErrors.invalidCron,
           ContainerCodes.invalidFilePath,
           ContainerCodes.runtimeUnavailable,
           ContainerCodes.invalidReplicas,
@@ -117,7 +117,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
           ContainerCodes.upstreamNotAllowed,
           ContainerCodes.upstreamRequired,
           ContainerCodes.invalidLoaderPath,
-          RequestPowerupCodes.invalidCron,
+          RequestPowerupErrors.invalidCron,
           ContainerCodes.invalidFilePath,
           ContainerCodes.runtimeUnavailable,
           ContainerCodes.invalidReplicas,

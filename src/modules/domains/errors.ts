@@ -1,28 +1,26 @@
-import { type CodesOf, errorCode, notFound } from '../../lib/errors.js';
-
-export const DomainCodes = {
-  invalidHostname: errorCode(400, 'invalid_hostname', {
-    message: "'track' is not a valid hostname (e.g. data.shop.example).",
-    param: 'hostname',
-  }),
-  reservedHostname: errorCode(400, 'reserved_hostname', {
-    message: 'Hostnames under the gateway domain are assigned by Tagport.',
-    param: 'hostname',
-  }),
-  hostnameTaken: errorCode(409, 'hostname_taken', {
-    message: 'data.shop.example is already attached to one of your containers.',
-  }),
-} as const;
-
-export type DomainErrorCode = CodesOf<typeof DomainCodes>;
+import { defineErrors, notFound } from '../../lib/errors.js';
 
 export const DomainErrors = {
   notFound: (id: string) => notFound('domain', id),
-  invalidHostname: (why: string) => DomainCodes.invalidHostname.error(why, { param: 'hostname' }),
-  reservedHostname: () =>
-    DomainCodes.reservedHostname.error('Hostnames under the gateway domain are assigned by Tagport.', {
-      param: 'hostname',
-    }),
-  hostnameTaken: (hostname: string) =>
-    DomainCodes.hostnameTaken.error(`${hostname} is already attached to one of your containers.`),
+  ...defineErrors({
+    invalidHostname: {
+      status: 400,
+      code: 'invalid_hostname',
+      message: (why: string) => why,
+      extra: { param: 'hostname' },
+      example: ["'track' is not a valid hostname (e.g. data.shop.example)."],
+    },
+    reservedHostname: {
+      status: 400,
+      code: 'reserved_hostname',
+      message: 'Hostnames under the gateway domain are assigned by Tagport.',
+      extra: { param: 'hostname' },
+    },
+    hostnameTaken: {
+      status: 409,
+      code: 'hostname_taken',
+      message: (hostname: string) => `${hostname} is already attached to one of your containers.`,
+      example: ['data.shop.example'],
+    },
+  }),
 };

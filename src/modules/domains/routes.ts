@@ -4,7 +4,7 @@ import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreateDomainBody, Domain, DomainIdParams } from './schemas.js';
-import { DomainCodes } from './errors.js';
+import { DomainErrors } from './errors.js';
 import { ContainerCodes } from '../containers/errors.js';
 
 export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -37,11 +37,11 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         201: withMeta(Domain),
         ...errorResponses(
-          DomainCodes.invalidHostname,
-          DomainCodes.reservedHostname,
+          DomainErrors.invalidHostname,
+          DomainErrors.reservedHostname,
           CommonCodes.resourceMissing,
           ContainerCodes.containerDeleted,
-          DomainCodes.hostnameTaken,
+          DomainErrors.hostnameTaken,
         ),
       },
     },

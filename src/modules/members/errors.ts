@@ -1,49 +1,53 @@
-import { type CodesOf, errorCode, notFound } from '../../lib/errors.js';
-
-export const MemberCodes = {
-  lastOwner: errorCode(409, 'last_owner', {
-    message: 'This is the last owner of the tenant: make another member owner first, then change or remove this one.',
-  }),
-  alreadyMember: errorCode(409, 'already_member', {
-    message: 'sam@example.com is already a member of this tenant.',
-    param: 'email',
-  }),
-  invitationExpired: errorCode(409, 'invitation_expired', {
-    message: 'This invitation has expired; ask for a new one.',
-  }),
-  invitationRevoked: errorCode(409, 'invitation_revoked', {
-    message: 'This invitation was withdrawn; ask for a new one.',
-  }),
-  invitationUsed: errorCode(409, 'invitation_used', {
-    message: 'This invitation has already been accepted; sign in instead.',
-  }),
-  invitationNotPending: errorCode(409, 'invitation_not_pending', {
-    message: 'The invitation is accepted, so it cannot be revoked.',
-  }),
-  nameRequired: errorCode(400, 'name_required', { message: 'Enter your name to create your account.', param: 'name' }),
-  incorrectPassword: errorCode(400, 'incorrect_password', {
-    message: 'The password of the existing account is wrong.',
-    param: 'password',
-  }),
-} as const;
-
-export type MemberErrorCode = CodesOf<typeof MemberCodes>;
+import { defineErrors, notFound } from '../../lib/errors.js';
 
 export const MemberErrors = {
   memberNotFound: (id: string) => notFound('member', id),
   invitationNotFound: (id?: string) => notFound('invitation', id),
-  lastOwner: () =>
-    MemberCodes.lastOwner.error(
-      'This is the last owner of the tenant: make another member owner first, then change or remove this one.',
-    ),
-  alreadyMember: (email: string) =>
-    MemberCodes.alreadyMember.error(`${email} is already a member of this tenant.`, { param: 'email' }),
-  invitationExpired: () => MemberCodes.invitationExpired.error('This invitation has expired; ask for a new one.'),
-  invitationRevoked: () => MemberCodes.invitationRevoked.error('This invitation was withdrawn; ask for a new one.'),
-  invitationUsed: () => MemberCodes.invitationUsed.error('This invitation has already been accepted; sign in instead.'),
-  invitationNotPending: (status: string) =>
-    MemberCodes.invitationNotPending.error(`The invitation is ${status}, so it cannot be revoked.`),
-  nameRequired: () => MemberCodes.nameRequired.error('Enter your name to create your account.', { param: 'name' }),
-  incorrectPassword: () =>
-    MemberCodes.incorrectPassword.error('The password is not the one of this account.', { param: 'password' }),
+  ...defineErrors({
+    lastOwner: {
+      status: 409,
+      code: 'last_owner',
+      message: 'This is the last owner of the tenant: make another member owner first, then change or remove this one.',
+    },
+    alreadyMember: {
+      status: 409,
+      code: 'already_member',
+      message: (email: string) => `${email} is already a member of this tenant.`,
+      extra: { param: 'email' },
+      example: ['sam@example.com'],
+    },
+    invitationExpired: {
+      status: 409,
+      code: 'invitation_expired',
+      message: 'This invitation has expired; ask for a new one.',
+    },
+    invitationRevoked: {
+      status: 409,
+      code: 'invitation_revoked',
+      message: 'This invitation was withdrawn; ask for a new one.',
+    },
+    invitationUsed: {
+      status: 409,
+      code: 'invitation_used',
+      message: 'This invitation has already been accepted; sign in instead.',
+    },
+    invitationNotPending: {
+      status: 409,
+      code: 'invitation_not_pending',
+      message: (status: string) => `The invitation is ${status}, so it cannot be revoked.`,
+      example: ['accepted'],
+    },
+    nameRequired: {
+      status: 400,
+      code: 'name_required',
+      message: 'Enter your name to create your account.',
+      extra: { param: 'name' },
+    },
+    incorrectPassword: {
+      status: 400,
+      code: 'incorrect_password',
+      message: 'The password is not the one of this account.',
+      extra: { param: 'password' },
+    },
+  }),
 };

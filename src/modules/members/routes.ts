@@ -4,7 +4,7 @@ import { CommonCodes } from '../../lib/errors.js';
 import { listPage, requestOrigin } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { AuthCodes } from '../auth/errors.js';
-import { MemberCodes } from './errors.js';
+import { MemberErrors } from './errors.js';
 import {
   AcceptedInvitation,
   AcceptInvitationBody,
@@ -46,7 +46,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateMemberBody,
       response: {
         200: withMeta(Member),
-        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.insufficientRole, MemberCodes.lastOwner),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.insufficientRole, MemberErrors.lastOwner),
       },
     },
     handler: async (request) => members.changeRole(requireAuth(request), request.params.id, request.body.role),
@@ -62,7 +62,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: MemberIdParams,
       response: {
         200: withMeta(Member),
-        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.insufficientRole, MemberCodes.lastOwner),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.insufficientRole, MemberErrors.lastOwner),
       },
     },
     handler: async (request) => members.remove(requireAuth(request), request.params.id),
@@ -90,7 +90,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateInvitationBody,
       response: {
         201: withMeta(CreatedInvitation),
-        ...errorResponses(CommonCodes.insufficientRole, MemberCodes.alreadyMember),
+        ...errorResponses(CommonCodes.insufficientRole, MemberErrors.alreadyMember),
       },
     },
     handler: async (request, reply) => {
@@ -108,7 +108,7 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: InvitationIdParams,
       response: {
         200: withMeta(Invitation),
-        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.insufficientRole, MemberCodes.invitationNotPending),
+        ...errorResponses(CommonCodes.resourceMissing, CommonCodes.insufficientRole, MemberErrors.invitationNotPending),
       },
     },
     handler: async (request) => invitations.revoke(requireAuth(request), request.params.id),
@@ -116,9 +116,9 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
 
   const linkErrors = [
     CommonCodes.resourceMissing,
-    MemberCodes.invitationExpired,
-    MemberCodes.invitationRevoked,
-    MemberCodes.invitationUsed,
+    MemberErrors.invitationExpired,
+    MemberErrors.invitationRevoked,
+    MemberErrors.invitationUsed,
   ];
 
   app.post('/api/public/invitations/lookup/', {
@@ -150,9 +150,9 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
         201: withMeta(AcceptedInvitation),
         ...errorResponses(
           ...linkErrors,
-          MemberCodes.nameRequired,
-          MemberCodes.incorrectPassword,
-          MemberCodes.alreadyMember,
+          MemberErrors.nameRequired,
+          MemberErrors.incorrectPassword,
+          MemberErrors.alreadyMember,
           AuthCodes.weakPassword,
           AuthCodes.emailTaken,
         ),

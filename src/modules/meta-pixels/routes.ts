@@ -4,7 +4,7 @@ import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { ContainerIdParams } from '../containers/schemas.js';
-import { MetaPixelCodes } from './errors.js';
+import { MetaPixelErrors } from './errors.js';
 import {
   CreatedMetaPixel,
   CreateMetaPixelBody,
@@ -33,9 +33,9 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
         201: withMeta(CreatedMetaPixel),
         ...errorResponses(
           CommonCodes.resourceMissing,
-          MetaPixelCodes.metaPixelExists,
-          MetaPixelCodes.tooManyMetaPixels,
-          MetaPixelCodes.secretsKeyMissing,
+          MetaPixelErrors.exists,
+          MetaPixelErrors.tooMany,
+          MetaPixelErrors.secretsKeyMissing,
         ),
       },
     },
@@ -83,7 +83,7 @@ export const metaPixelRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: UpdateMetaPixelBody,
       response: {
         200: withMeta(MetaPixel),
-        ...errorResponses(CommonCodes.resourceMissing, MetaPixelCodes.secretsKeyMissing),
+        ...errorResponses(CommonCodes.resourceMissing, MetaPixelErrors.secretsKeyMissing),
       },
     },
     handler: async (request) => pixels.update(tenant(request), request.params.id, request.params.pixel, request.body),

@@ -5,7 +5,7 @@ import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreateReportBody, Report, ReportFile, ReportIdParams } from './schemas.js';
-import { ReportCodes } from './errors.js';
+import { ReportErrors } from './errors.js';
 
 export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const reports = app.services.reports;
@@ -22,7 +22,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateReportBody,
       response: {
         202: withMeta(Report),
-        ...errorResponses(ReportCodes.invalidPeriod, CommonCodes.periodReversed, CommonCodes.periodTooLong),
+        ...errorResponses(ReportErrors.invalidDate, CommonCodes.periodReversed, CommonCodes.periodTooLong),
       },
     },
     handler: async (request, reply) => reply.code(202).send(await reports.create(tenant(request), request.body)),
@@ -68,7 +68,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox = async (app) => {
           description: 'The report file, in the format it was requested in.',
           content: { 'application/json': { schema: ReportFile }, 'text/csv': { schema: Type.String() } },
         },
-        ...errorResponses(CommonCodes.resourceMissing, ReportCodes.notReady),
+        ...errorResponses(CommonCodes.resourceMissing, ReportErrors.notReady),
       },
     },
     handler: async (request, reply) => {

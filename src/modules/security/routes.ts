@@ -5,7 +5,7 @@ import { requireAuth } from '../../http/context.js';
 import { CommonCodes } from '../../lib/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
 import { AuthCodes, AuthErrors } from '../auth/errors.js';
-import { SecurityCodes } from './errors.js';
+import { SecurityErrors } from './errors.js';
 import {
   CodeBody,
   RecoveryCodes,
@@ -50,7 +50,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: session,
       response: {
         201: withMeta(TwoFactorEnrollment),
-        ...errorResponses(AuthCodes.sessionRequired, SecurityCodes.alreadyEnabled),
+        ...errorResponses(AuthCodes.sessionRequired, SecurityErrors.alreadyEnabled),
       },
     },
     handler: async (request, reply) =>
@@ -70,9 +70,9 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         200: withMeta(RecoveryCodes),
         ...errorResponses(
           AuthCodes.sessionRequired,
-          SecurityCodes.incorrectCode,
-          SecurityCodes.alreadyEnabled,
-          SecurityCodes.enrollmentNotStarted,
+          SecurityErrors.incorrectCode,
+          SecurityErrors.alreadyEnabled,
+          SecurityErrors.enrollmentNotStarted,
         ),
       },
     },
@@ -95,9 +95,9 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         200: withMeta(TwoFactorStatus),
         ...errorResponses(
           AuthCodes.sessionRequired,
-          SecurityCodes.incorrectCode,
-          SecurityCodes.notEnabled,
-          SecurityCodes.requiredByTenant,
+          SecurityErrors.incorrectCode,
+          SecurityErrors.notEnabled,
+          SecurityErrors.requiredByTenant,
         ),
       },
     },

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireAuth } from '../../http/context.js';
 import { CommonCodes } from '../../lib/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
-import { StatusCodes } from './errors.js';
+import { StatusErrors } from './errors.js';
 import {
   IncidentParams,
   IncidentUpdateBody,
@@ -45,7 +45,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: `Opens an incident on the status page with its first update, and tells subscribers.${OPERATOR_ONLY}`,
       tags,
       body: NewIncidentBody,
-      response: { 201: withMeta(PlatformIncident), ...errorResponses(StatusCodes.notPlatformOperator) },
+      response: { 201: withMeta(PlatformIncident), ...errorResponses(StatusErrors.notPlatformOperator) },
     },
     handler: async (request, reply) => {
       await incidents.assertOperator(requireAuth(request));
@@ -63,7 +63,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: IncidentUpdateBody,
       response: {
         201: withMeta(PlatformIncident),
-        ...errorResponses(StatusCodes.notPlatformOperator, CommonCodes.resourceMissing, StatusCodes.incidentResolved),
+        ...errorResponses(StatusErrors.notPlatformOperator, CommonCodes.resourceMissing, StatusErrors.incidentResolved),
       },
     },
     handler: async (request, reply) => {
@@ -81,7 +81,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: NewMaintenanceBody,
       response: {
         201: withMeta(Maintenance),
-        ...errorResponses(StatusCodes.notPlatformOperator, StatusCodes.invalidMaintenanceWindow),
+        ...errorResponses(StatusErrors.notPlatformOperator, StatusErrors.invalidMaintenanceWindow),
       },
     },
     handler: async (request, reply) => {
@@ -99,7 +99,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: MaintenanceParams,
       response: {
         200: withMeta(Maintenance),
-        ...errorResponses(StatusCodes.notPlatformOperator, CommonCodes.resourceMissing),
+        ...errorResponses(StatusErrors.notPlatformOperator, CommonCodes.resourceMissing),
       },
     },
     handler: async (request) => {
@@ -121,11 +121,11 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         202: withMeta(Subscription),
         ...errorResponses(
-          StatusCodes.subscriptionTargetRequired,
+          StatusErrors.subscriptionTargetRequired,
           CommonCodes.httpsRequired,
           CommonCodes.urlNotAllowed,
-          StatusCodes.emailUnavailable,
-          StatusCodes.webhookSubscriptionLimit,
+          StatusErrors.emailUnavailable,
+          StatusErrors.webhookSubscriptionLimit,
         ),
       },
     },
@@ -142,7 +142,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       security: [],
       body: TokenBody,
-      response: { 200: withMeta(Subscription), ...errorResponses(StatusCodes.invalidSubscriptionToken) },
+      response: { 200: withMeta(Subscription), ...errorResponses(StatusErrors.invalidSubscriptionToken) },
     },
     handler: async (request) => subscriptions.confirm(request.body.token),
   });
@@ -157,7 +157,7 @@ export const statusRoutes: FastifyPluginAsyncTypebox = async (app) => {
       tags,
       security: [],
       body: TokenBody,
-      response: { 200: withMeta(Subscription), ...errorResponses(StatusCodes.invalidSubscriptionToken) },
+      response: { 200: withMeta(Subscription), ...errorResponses(StatusErrors.invalidSubscriptionToken) },
     },
     handler: async (request) => subscriptions.unsubscribe(request.body.token),
   });

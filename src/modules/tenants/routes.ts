@@ -4,7 +4,7 @@ import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, withMeta } from '../../http/schemas.js';
 import { CreateTenantBody, ListTenantsQuery, Tenant, TenantIdParams, UpdateTenantBody } from './schemas.js';
-import { TenantCodes } from './errors.js';
+import { TenantErrors } from './errors.js';
 
 export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { tenants } = app.services;
@@ -36,7 +36,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: CreateTenantBody,
       response: {
         201: withMeta(Tenant),
-        ...errorResponses(TenantCodes.clientsNotAllowed, CommonCodes.planLimitReached),
+        ...errorResponses(TenantErrors.clientsNotAllowed, CommonCodes.planLimitReached),
       },
     },
     handler: async (request, reply) => {
@@ -70,11 +70,11 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
         200: withMeta(Tenant),
         ...errorResponses(
           CommonCodes.resourceMissing,
-          TenantCodes.planChangeNotAllowed,
-          TenantCodes.invalidClientPlan,
-          TenantCodes.unknownFeature,
-          TenantCodes.featureNotOverridable,
-          TenantCodes.tenantArchived,
+          TenantErrors.planChangeNotAllowed,
+          TenantErrors.notAClientPlan,
+          TenantErrors.unknownFeature,
+          TenantErrors.featureNotOverridable,
+          TenantErrors.archivedUnchangeable,
         ),
       },
     },
@@ -91,7 +91,7 @@ export const tenantRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: TenantIdParams,
       response: {
         200: withMeta(Tenant),
-        ...errorResponses(CommonCodes.resourceMissing, TenantCodes.cannotArchiveSelf),
+        ...errorResponses(CommonCodes.resourceMissing, TenantErrors.cannotArchiveSelf),
       },
     },
     handler: async (request) => tenants.archive(requireAuth(request), request.params.id),
