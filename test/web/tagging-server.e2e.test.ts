@@ -42,7 +42,7 @@ describe("a container's Google tagging server in the dashboard", () => {
     await page.getByRole('link', { name: 'Containers' }).click();
     await page.getByLabel('Name', { exact: true }).fill('Shop on Google');
     await page.getByLabel('GTM container config').fill(CONFIG);
-    await page.getByLabel('Runtime').selectOption('sgtm');
+    await page.getByLabel('Runtime', { exact: true }).selectOption('sgtm');
     await page.getByRole('button', { name: 'Create container' }).click();
     const row = page.locator('#containers-table tbody tr', { hasText: 'Shop on Google' });
     await row.locator('td.yes', { hasText: 'running' }).waitFor({ timeout: 30_000 });
