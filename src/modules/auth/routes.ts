@@ -3,7 +3,7 @@ import { SESSION_COOKIE } from '../../http/auth.js';
 import { requireAuth } from '../../http/context.js';
 import { CommonCodes } from '../../lib/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
-import { AuthCodes, AuthErrors } from './errors.js';
+import { AuthErrors } from './errors.js';
 import { LoginBody, Session, SetupBody, SetupResult } from './schemas.js';
 import { Type } from 'typebox';
 
@@ -27,10 +27,10 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         201: withMeta(SetupResult),
         ...errorResponses(
-          AuthCodes.weakPassword,
-          AuthCodes.setupTokenRequired,
-          AuthCodes.invalidSetupToken,
-          AuthCodes.alreadySetUp,
+          AuthErrors.weakPassword,
+          AuthErrors.setupTokenRequired,
+          AuthErrors.invalidSetupToken,
+          AuthErrors.alreadySetUp,
         ),
       },
     },
@@ -50,11 +50,11 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: withMeta(Session),
         ...errorResponses(
-          AuthCodes.invalidLogin,
-          AuthCodes.noActiveTenant,
+          AuthErrors.invalidLogin,
+          AuthErrors.noActiveTenant,
           CommonCodes.missingCredentials,
           CommonCodes.resourceMissing,
-          AuthCodes.tooManyLoginAttempts,
+          AuthErrors.tooManyLoginAttempts,
         ),
       },
     },
@@ -86,7 +86,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The signed-in user, tenant and a CSRF token for unsafe requests made with the session cookie.',
       tags,
       security: [{ session: [] }],
-      response: { 200: withMeta(Session), ...errorResponses(AuthCodes.sessionRequired) },
+      response: { 200: withMeta(Session), ...errorResponses(AuthErrors.sessionRequired) },
     },
     handler: async (request, reply) => {
       const auth = requireAuth(request);
@@ -107,7 +107,7 @@ export const authRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: [{ session: [] }],
       response: {
         200: withMeta(Type.Object({ signed_out: Type.Boolean() }, { additionalProperties: false })),
-        ...errorResponses(AuthCodes.sessionRequired),
+        ...errorResponses(AuthErrors.sessionRequired),
       },
     },
     handler: async (request, reply) => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireAuth } from '../../http/context.js';
 import { CommonCodes } from '../../lib/errors.js';
-import { ContainerCodes } from './errors.js';
+import { ContainerErrors } from './errors.js';
 import { RequestPowerupErrors } from '../request-powerups/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
@@ -35,7 +35,7 @@ function actionSchema(operationId: string, summary: string) {
       ...errorResponses(
         CommonCodes.resourceMissing,
         CommonCodes.invalidTransition,
-        ContainerCodes.orchestratorUnavailable,
+        ContainerErrors.orchestratorUnavailable,
       ),
     },
   };
@@ -71,15 +71,15 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         201: withMeta(Container),
         ...errorResponses(
           CommonCodes.planLimitReached,
-          ContainerCodes.invalidConfig,
+          ContainerErrors.invalidConfig,
           CommonCodes.httpsRequired,
-          ContainerCodes.upstreamNotAllowed,
-          ContainerCodes.upstreamRequired,
-          ContainerCodes.invalidLoaderPath,
+          ContainerErrors.upstreamNotAllowed,
+          ContainerErrors.upstreamRequired,
+          ContainerErrors.invalidLoaderPath,
           RequestPowerupErrors.invalidCron,
-          ContainerCodes.invalidFilePath,
-          ContainerCodes.runtimeUnavailable,
-          ContainerCodes.invalidReplicas,
+          ContainerErrors.invalidFilePath,
+          ContainerErrors.runtimeUnavailable,
+          ContainerErrors.invalidReplicas,
         ),
       },
     },
@@ -111,18 +111,18 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         200: withMeta(Container),
         ...errorResponses(
           CommonCodes.resourceMissing,
-          ContainerCodes.containerDeleted,
-          ContainerCodes.invalidConfig,
+          ContainerErrors.notChangeable,
+          ContainerErrors.invalidConfig,
           CommonCodes.httpsRequired,
-          ContainerCodes.upstreamNotAllowed,
-          ContainerCodes.upstreamRequired,
-          ContainerCodes.invalidLoaderPath,
+          ContainerErrors.upstreamNotAllowed,
+          ContainerErrors.upstreamRequired,
+          ContainerErrors.invalidLoaderPath,
           RequestPowerupErrors.invalidCron,
-          ContainerCodes.invalidFilePath,
-          ContainerCodes.runtimeUnavailable,
-          ContainerCodes.invalidReplicas,
+          ContainerErrors.invalidFilePath,
+          ContainerErrors.runtimeUnavailable,
+          ContainerErrors.invalidReplicas,
           CommonCodes.planLimitReached,
-          ContainerCodes.orchestratorUnavailable,
+          ContainerErrors.orchestratorUnavailable,
         ),
       },
     },
@@ -208,7 +208,7 @@ export const containerRoutes: FastifyPluginAsyncTypebox = async (app) => {
       querystring: TaggingServerLogsQuery,
       response: {
         200: withMeta(TaggingServerLogs),
-        ...errorResponses(CommonCodes.resourceMissing, ContainerCodes.orchestratorUnavailable),
+        ...errorResponses(CommonCodes.resourceMissing, ContainerErrors.orchestratorUnavailable),
       },
     },
     handler: async (request) =>

@@ -5,7 +5,7 @@ import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
 import { CreateDomainBody, Domain, DomainIdParams } from './schemas.js';
 import { DomainErrors } from './errors.js';
-import { ContainerCodes } from '../containers/errors.js';
+import { ContainerErrors } from '../containers/errors.js';
 
 export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const domains = app.services.domains;
@@ -40,7 +40,7 @@ export const domainRoutes: FastifyPluginAsyncTypebox = async (app) => {
           DomainErrors.invalidHostname,
           DomainErrors.reservedHostname,
           CommonCodes.resourceMissing,
-          ContainerCodes.containerDeleted,
+          ContainerErrors.notChangeable,
           DomainErrors.hostnameTaken,
         ),
       },

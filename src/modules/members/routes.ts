@@ -3,7 +3,7 @@ import { requireAuth } from '../../http/context.js';
 import { CommonCodes } from '../../lib/errors.js';
 import { listPage, requestOrigin } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { AuthCodes } from '../auth/errors.js';
+import { AuthErrors } from '../auth/errors.js';
 import { MemberErrors } from './errors.js';
 import {
   AcceptedInvitation,
@@ -153,8 +153,8 @@ export const memberRoutes: FastifyPluginAsyncTypebox = async (app) => {
           MemberErrors.nameRequired,
           MemberErrors.incorrectPassword,
           MemberErrors.alreadyMember,
-          AuthCodes.weakPassword,
-          AuthCodes.emailTaken,
+          AuthErrors.weakPassword,
+          AuthErrors.emailTaken,
         ),
       },
     },

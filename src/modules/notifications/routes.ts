@@ -3,7 +3,7 @@ import { requireAuth } from '../../http/context.js';
 import { CommonCodes } from '../../lib/errors.js';
 import { listPage } from '../../http/pagination.js';
 import { errorResponses, listEnvelope, PaginationQuery, withMeta } from '../../http/schemas.js';
-import { AuthCodes } from '../auth/errors.js';
+import { AuthErrors } from '../auth/errors.js';
 import {
   ChannelIdParams,
   CreateChannelBody,
@@ -17,7 +17,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const notifications = app.services.notifications;
   const tags = ['Notification channels'];
   const tenant = (request: Parameters<typeof requireAuth>[0]) => requireAuth(request).tenantId;
-  const targetErrors = [AuthCodes.invalidEmail, CommonCodes.httpsRequired, CommonCodes.urlNotAllowed] as const;
+  const targetErrors = [AuthErrors.invalidEmail, CommonCodes.httpsRequired, CommonCodes.urlNotAllowed] as const;
 
   app.get('/api/notification-channels/', {
     schema: {

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { requireAuth } from '../../http/context.js';
 import { CommonCodes } from '../../lib/errors.js';
 import { errorResponses, withMeta } from '../../http/schemas.js';
-import { AuthCodes, AuthErrors } from '../auth/errors.js';
+import { AuthErrors } from '../auth/errors.js';
 import { SecurityErrors } from './errors.js';
 import {
   CodeBody,
@@ -35,7 +35,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Whether the signed-in user signs in with a second factor, since when, how many recovery codes are left, and whether a tenant they belong to requires it.',
       tags,
       security: session,
-      response: { 200: withMeta(TwoFactorStatus), ...errorResponses(AuthCodes.sessionRequired) },
+      response: { 200: withMeta(TwoFactorStatus), ...errorResponses(AuthErrors.sessionRequired) },
     },
     handler: async (request) => security.status(sessionUser(request).userId),
   });
@@ -50,7 +50,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       security: session,
       response: {
         201: withMeta(TwoFactorEnrollment),
-        ...errorResponses(AuthCodes.sessionRequired, SecurityErrors.alreadyEnabled),
+        ...errorResponses(AuthErrors.sessionRequired, SecurityErrors.alreadyEnabled),
       },
     },
     handler: async (request, reply) =>
@@ -69,7 +69,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: withMeta(RecoveryCodes),
         ...errorResponses(
-          AuthCodes.sessionRequired,
+          AuthErrors.sessionRequired,
           SecurityErrors.incorrectCode,
           SecurityErrors.alreadyEnabled,
           SecurityErrors.enrollmentNotStarted,
@@ -94,7 +94,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       response: {
         200: withMeta(TwoFactorStatus),
         ...errorResponses(
-          AuthCodes.sessionRequired,
+          AuthErrors.sessionRequired,
           SecurityErrors.incorrectCode,
           SecurityErrors.notEnabled,
           SecurityErrors.requiredByTenant,
@@ -111,7 +111,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: "The signed-in user's open web sessions, with the browser and address that opened each.",
       tags,
       security: session,
-      response: { 200: withMeta(SessionList), ...errorResponses(AuthCodes.sessionRequired) },
+      response: { 200: withMeta(SessionList), ...errorResponses(AuthErrors.sessionRequired) },
     },
     handler: async (request) => {
       const { userId, sessionId } = sessionUser(request);
@@ -129,7 +129,7 @@ export const securityRoutes: FastifyPluginAsyncTypebox = async (app) => {
       params: SessionIdParams,
       response: {
         200: withMeta(Type.Object({ revoked: Type.Boolean() }, { additionalProperties: false })),
-        ...errorResponses(AuthCodes.sessionRequired, CommonCodes.resourceMissing),
+        ...errorResponses(AuthErrors.sessionRequired, CommonCodes.resourceMissing),
       },
     },
     handler: async (request) => {
