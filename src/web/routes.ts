@@ -29,7 +29,7 @@ import { invitePage, teamPage } from './team-pages.js';
 import { notificationsPage } from './notification-pages.js';
 import { metaPixelsPage } from './pixel-pages.js';
 import { outgoingLogPage } from './outgoing-log-page.js';
-import { TrackingCheckerCodes } from '../modules/tracking-checker/errors.js';
+import { TrackingCheckerErrors } from '../modules/tracking-checker/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -234,7 +234,7 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
       body: ScanRequestBody,
       response: {
         200: withMeta(ScanResultSchema),
-        ...errorResponses(HttpCodes.urlNotAllowed, TrackingCheckerCodes.targetUnreachable, HttpCodes.publicScanLimit),
+        ...errorResponses(HttpCodes.urlNotAllowed, TrackingCheckerErrors.targetUnreachable, HttpCodes.publicScanLimit),
       },
     },
     handler: async (request, reply) => {

@@ -14,7 +14,7 @@ import {
   MonitorStats,
   UpdateMonitorBody,
 } from './schemas.js';
-import { MONITOR_SETTINGS_ERRORS, MonitorCodes } from './errors.js';
+import { MONITOR_SETTINGS_ERRORS, MonitorErrors } from './errors.js';
 
 export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const monitors = app.services.monitors;
@@ -100,7 +100,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
         'Stops the checks and sets `status` to `paused` until the monitor is resumed. 409 `monitor_already_paused` when it is paused.',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(Monitor), ...errorResponses(CommonCodes.resourceMissing, MonitorCodes.alreadyPaused) },
+      response: { 200: withMeta(Monitor), ...errorResponses(CommonCodes.resourceMissing, MonitorErrors.alreadyPaused) },
     },
     handler: async (request) => monitors.pause(tenant(request), request.params.id),
   });
@@ -112,7 +112,7 @@ export const monitorRoutes: FastifyPluginAsyncTypebox = async (app) => {
       description: 'The next check runs at once.',
       tags,
       params: MonitorIdParams,
-      response: { 200: withMeta(Monitor), ...errorResponses(CommonCodes.resourceMissing, MonitorCodes.notPaused) },
+      response: { 200: withMeta(Monitor), ...errorResponses(CommonCodes.resourceMissing, MonitorErrors.notPaused) },
     },
     handler: async (request) => monitors.resume(tenant(request), request.params.id),
   });

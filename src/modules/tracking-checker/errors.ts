@@ -1,27 +1,5 @@
-import { type CodesOf, errorCode, CommonCodes, notFound } from '../../lib/errors.js';
+import { CommonCodes, defineErrors, notFound } from '../../lib/errors.js';
 import type { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
-
-export const TrackingCheckerCodes = {
-  /** Same code as the scanner's error: the page could not be loaded. */
-  targetUnreachable: errorCode(422, 'target_unreachable', {
-    message: 'shop.example.com did not answer within 15 s.',
-    param: 'url',
-  }),
-  scanQuotaExceeded: errorCode(429, 'scan_quota_exceeded', 'quota_error', {
-    message: 'The hourly scan quota of 60 is used up; a slot frees in 1260 s.',
-    details: { limit: 60, window_seconds: 3600, retry_after_seconds: 1260 },
-  }),
-  scanInProgress: errorCode(409, 'scan_in_progress', {
-    message: 'The scan is still running; its result is returned by the POST that started it.',
-  }),
-  /** Also the code stored with a scan that failed for a reason of ours. */
-  scanFailed: errorCode(409, 'scan_failed', {
-    message: 'The scan failed: the browser could not be started.',
-    details: { error: { message: 'the browser could not be started' } },
-  }),
-} as const;
-
-export type TrackingCheckerErrorCode = CodesOf<typeof TrackingCheckerCodes>;
 
 export const TrackingCheckerErrors = {
   notFound: (id: string) => notFound('scan', id),
@@ -33,32 +11,51 @@ export const TrackingCheckerErrors = {
     ),
   urlNotAllowed: (refusal: ScanTargetRefusedError) =>
     CommonCodes.urlNotAllowed.error(refusal.message, { param: 'url', details: { reason: refusal.code } }),
-  /** 422 for a page that could not be loaded: the message describes the target; what failed on our side is only logged. */
-  targetUnreachable: (error: ScanTargetUnreachableError, scanId?: string) =>
-    TrackingCheckerCodes.targetUnreachable.error(error.message, {
-      param: 'url',
-      details: scanId ? { scan_id: scanId } : undefined,
-      cause: error.cause,
-    }),
-  quotaExceeded: (limit: number, windowSeconds: number, resetSeconds: number) =>
-    TrackingCheckerCodes.scanQuotaExceeded.error(
-      `The hourly scan quota of ${limit} is used up; a slot frees in ${resetSeconds} s.`,
-      {
-        headers: { 'retry-after': String(resetSeconds) },
-        details: { limit, window_seconds: windowSeconds, retry_after_seconds: resetSeconds },
-      },
-    ),
-  inProgress: () =>
-    TrackingCheckerCodes.scanInProgress.error(
-      'The scan is still running; its result is returned by the POST that started it.',
-    ),
   stillQueued: (id: string) =>
     CommonCodes.serviceUnavailable.error(
       `No worker finished the scan in time; it goes on: fetch it with GET /api/v1/tracking-checker/scans/${id}/.`,
       { headers: { 'retry-after': '30' }, details: { scan_id: id } },
     ),
-  failed: (error: { message?: string } | null) =>
-    TrackingCheckerCodes.scanFailed.error(`The scan failed: ${error?.message ?? 'unknown error'}.`, {
-      details: { error },
-    }),
+  ...defineErrors({
+    /**
+     * 422 for a page that could not be loaded, the code of the scanner's error: the message describes the
+     * target; what failed on our side is only logged.
+     */
+    targetUnreachable: {
+      status: 422,
+      code: 'target_unreachable',
+      message: (error: Pick<ScanTargetUnreachableError, 'message' | 'cause'>, _scanId?: string) => error.message,
+      extra: (error: Pick<ScanTargetUnreachableError, 'message' | 'cause'>, scanId?: string) => ({
+        param: 'url',
+        details: scanId ? { scan_id: scanId } : undefined,
+        cause: error.cause,
+      }),
+      example: [{ message: 'shop.example.com did not answer within 15 s.' }],
+    },
+    quotaExceeded: {
+      status: 429,
+      code: 'scan_quota_exceeded',
+      type: 'quota_error',
+      message: (limit: number, _windowSeconds: number, resetSeconds: number) =>
+        `The hourly scan quota of ${limit} is used up; a slot frees in ${resetSeconds} s.`,
+      extra: (limit: number, windowSeconds: number, resetSeconds: number) => ({
+        headers: { 'retry-after': String(resetSeconds) },
+        details: { limit, window_seconds: windowSeconds, retry_after_seconds: resetSeconds },
+      }),
+      example: [60, 3600, 1260],
+    },
+    inProgress: {
+      status: 409,
+      code: 'scan_in_progress',
+      message: 'The scan is still running; its result is returned by the POST that started it.',
+    },
+    /** Also the code stored with a scan that failed for a reason of ours. */
+    failed: {
+      status: 409,
+      code: 'scan_failed',
+      message: (error: { message?: string } | null) => `The scan failed: ${error?.message ?? 'unknown error'}.`,
+      extra: (error: { message?: string } | null) => ({ details: { error } }),
+      example: [{ message: 'the browser could not be started' }],
+    },
+  }),
 };

@@ -2,7 +2,7 @@ import { and, count, eq, gt, inArray, lt, min, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { CommonCodes } from '../../lib/errors.js';
 import { scans, tenants, type ScanRow } from '../../db/schema.js';
-import { TrackingCheckerCodes } from './errors.js';
+import { TrackingCheckerErrors } from './errors.js';
 import { readList } from '../../db/keyset.js';
 import type { ListWindow } from '../../lib/list-window.js';
 
@@ -23,7 +23,7 @@ export const REFUSED = CommonCodes.urlNotAllowed.code;
  * by the network guard, one whose page could not be loaded (422 target_unreachable), and a partial one (its browser
  * stage produced nothing: `partial` in the result). They give their slot back.
  */
-const countsTowardQuota = sql`coalesce(${scans.error} ->> 'code', '') not in (${INTERRUPTED}, ${REFUSED}, ${TrackingCheckerCodes.targetUnreachable.code}) and (${scans.result} -> 'partial') is null`;
+const countsTowardQuota = sql`coalesce(${scans.error} ->> 'code', '') not in (${INTERRUPTED}, ${REFUSED}, ${TrackingCheckerErrors.targetUnreachable.code}) and (${scans.result} -> 'partial') is null`;
 
 export type ScanFailure = { code: string; message: string; reason?: string };
 

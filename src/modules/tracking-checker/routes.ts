@@ -21,7 +21,7 @@ import {
   ScanSummary,
 } from './schemas.js';
 import { scanQuotaHeaderItems, type ScanQuota } from './service.js';
-import { TrackingCheckerCodes } from './errors.js';
+import { TrackingCheckerErrors } from './errors.js';
 
 const [ScanCompleted, ScanPending, ScanFailed] = ScanStates;
 /**
@@ -88,8 +88,8 @@ export const trackingCheckerRoutes: FastifyPluginAsyncTypebox = async (app) => {
         202: ScanStateResponse,
         ...errorResponses(
           CommonCodes.urlNotAllowed,
-          TrackingCheckerCodes.targetUnreachable,
-          TrackingCheckerCodes.scanQuotaExceeded,
+          TrackingCheckerErrors.targetUnreachable,
+          TrackingCheckerErrors.quotaExceeded,
           CommonCodes.serviceUnavailable,
         ),
       },

@@ -12,7 +12,7 @@ import {
 import { type Language, LANGUAGES, type ScanResult } from '../../scanner/schema.js';
 import type { TenantService } from '../tenants/service.js';
 import type { EventLog } from '../events/service.js';
-import { TrackingCheckerCodes, TrackingCheckerErrors } from './errors.js';
+import { TrackingCheckerErrors } from './errors.js';
 import * as queries from './queries.js';
 import type { ScanRequestInput, ScanStateDto, ScanSummaryDto } from './schemas.js';
 import { ANONYMOUS_SCANS, SCANS, type AnonymousScanJob, type AnonymousScanOutcome, type ScanJob } from './worker.js';
@@ -200,7 +200,7 @@ export class TrackingCheckerService {
         new ScanTargetRefusedError((failure.reason ?? 'private_address') as ScanTargetRefusedCode, failure.message),
       );
     }
-    if (failure?.code === TrackingCheckerCodes.targetUnreachable.code) {
+    if (failure?.code === TrackingCheckerErrors.targetUnreachable.code) {
       // The page was never reached: the stored failure leaves the quota (queries.countsTowardQuota).
       onQuota({ ...quota, remaining: quota.remaining + 1 });
       throw TrackingCheckerErrors.targetUnreachable(new ScanTargetUnreachableError(failure.message), id);
@@ -284,7 +284,7 @@ export class TrackingCheckerService {
         status: 'completed',
       };
     if (row.status === 'failed') {
-      const { code, message } = row.error ?? { code: TrackingCheckerCodes.scanFailed.code, message: 'unknown error' };
+      const { code, message } = row.error ?? { code: TrackingCheckerErrors.failed.code, message: 'unknown error' };
       return { ...base, status: 'failed', url: row.url, error: { code, message } };
     }
     return {

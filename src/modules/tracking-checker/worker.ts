@@ -3,7 +3,7 @@ import { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanne
 import type { Scanner } from '../../scanner/index.js';
 import type { Language, ScanResult } from '../../scanner/schema.js';
 import type { EventLog } from '../events/service.js';
-import { TrackingCheckerCodes } from './errors.js';
+import { TrackingCheckerErrors } from './errors.js';
 import * as queries from './queries.js';
 
 /** The queue of tenant scans: one job per stored scan, run by processes with the worker role (the Chromium pool). */
@@ -131,5 +131,5 @@ function failureOf(error: unknown): queries.ScanFailure {
   if (error instanceof ScanTargetRefusedError)
     return { code: queries.REFUSED, message: error.message, reason: error.code };
   if (error instanceof ScanTargetUnreachableError) return { code: error.code, message: error.message };
-  return { code: TrackingCheckerCodes.scanFailed.code, message: 'The scan failed unexpectedly.' };
+  return { code: TrackingCheckerErrors.failed.code, message: 'The scan failed unexpectedly.' };
 }
