@@ -44,11 +44,6 @@ export const TrackingCheckerErrors = {
       }),
       example: [60, 3600, 1260],
     },
-    inProgress: {
-      status: 409,
-      code: 'scan_in_progress',
-      message: 'The scan is still running; its result is returned by the POST that started it.',
-    },
     /** Also the code stored with a scan that failed for a reason of ours. */
     failed: {
       status: 409,
