@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { checkPlatformRequest, peerAddress } from './client.js';
 import { writeGatewayError } from './answers.js';
+import { NOT_FORWARDED_UPSTREAM } from './upstream.js';
 import type { Outcome } from './relay.js';
 import { GATEWAY_ANSWER } from './relay.js';
 
@@ -13,22 +14,12 @@ export const MAX_DELAYED_BODY_BYTES = 64 * 1024;
 const RETRY_AFTER_SECONDS = 30;
 
 /**
- * Headers not stored for the replay: hop-by-hop ones, the body framing, those the gateway sets (forwarding, power-ups)
- * or that would change how the replay is read (`expect`, conditional and range requests), and our own `x-tagport-*`.
+ * Headers not stored for the replay: those never forwarded upstream (hop-by-hop, body framing, what the gateway
+ * sets: forwarding, power-ups; one list with the proxy's, so neither drifts), those that would change how the replay is read (`expect`, conditional and range requests), and our own `x-tagport-*`.
  * Cookies and authorization are kept: the tagging server reads them as it would have at once.
  */
 const NOT_REPLAYED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'host',
-  'content-length',
+  ...NOT_FORWARDED_UPSTREAM,
   'expect',
   'if-match',
   'if-none-match',
@@ -36,15 +27,6 @@ const NOT_REPLAYED = new Set([
   'if-unmodified-since',
   'if-range',
   'range',
-  'x-forwarded-for',
-  'x-forwarded-host',
-  'x-forwarded-proto',
-  'x-device-bot',
-  'x-device-bot-score',
-  'x-geo-country',
-  'x-geo-region',
-  'x-geo-city',
-  'x-gclb-country',
 ]);
 
 /** A request to hold, as the gateway received it. */

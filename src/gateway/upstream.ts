@@ -72,7 +72,7 @@ const NOT_FORWARDED = new Set([
   'upgrade',
 ]);
 /** Request headers undici or the gateway sets: the upstream's Host, the body framing, the forwarding headers. */
-const NOT_FORWARDED_UPSTREAM = new Set([
+export const NOT_FORWARDED_UPSTREAM = new Set([
   ...NOT_FORWARDED,
   'host',
   'content-length',
