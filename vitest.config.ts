@@ -4,6 +4,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // `unit` (pure functions, no database or servers, milliseconds; `npm run test:unit` runs it alone),
 // `integration` (real servers, PGlite/PostgreSQL, Redis, Chromium) and `client` (the typed client of
 // clients/typescript driving one running service). They share the run's two workers.
+// Integration files share their worker's modules (isolate: false): importing the app costs seconds per file, and
+// every file builds its own app, database and servers anyway, so nothing a test touches carries over.
 export default defineConfig({
   test: {
     maxWorkers: 2,
@@ -26,6 +28,7 @@ export default defineConfig({
           hookTimeout: 60_000,
           globalSetup: ['test/helpers/operation-coverage.ts'],
           pool: 'forks',
+          isolate: false,
         },
       },
       {
