@@ -1,17 +1,17 @@
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { DrizzleQueryError } from 'drizzle-orm/errors';
 import { ConfigError, loadConfig, parseRoles, type Config, type ProcessRole } from './config.js';
-import { DataDirectoryInUseError } from './db/data-directory-lock.js';
 import type { Role } from './http/context.js';
-import { ApiError } from './http/errors.js';
+import { AppError } from './lib/errors.js';
 import { isEmail } from './modules/auth/schemas.js';
-import { assertStrongPassword } from './modules/auth/service.js';
+import { assertStrongPassword } from './modules/auth/policy.js';
 import type { TenantService } from './modules/tenants/service.js';
-import { GatewayWorkers, isGatewayWorker, serveGatewayWorker } from './gateway-workers.js';
-import { openConfiguredDatabase, startRuntime } from './process-start.js';
-import { createServices, type Services } from './services.js';
+import type { GatewayWorkers } from './gateway-workers.js';
+import type { Services } from './services.js';
 import { statusCommands } from './cli-status.js';
+
+// The app (thousands of modules) is imported only by the commands that run it, so usage errors and help answer at once.
+const processStart = () => import('./process-start.js');
 
 /** sysexits(3) codes: bad arguments, bad configuration. Every other failure exits 1. */
 const EXIT_USAGE = 64;
@@ -63,6 +63,7 @@ const COMMANDS: Record<string, CommandSpec> = {
   migrate: {
     summary: 'Run the database migrations.',
     run: async (_values, _argument, config) => {
+      const { openConfiguredDatabase } = await processStart();
       const database = await openConfiguredDatabase({ ...config, runMigrations: true });
       await database.close();
       print({ migrated: true, database: database.kind });
@@ -136,7 +137,7 @@ const COMMANDS: Record<string, CommandSpec> = {
       try {
         assertStrongPassword(password);
       } catch (error) {
-        throw error instanceof ApiError ? new UsageError(error.message) : error;
+        throw error instanceof AppError ? new UsageError(error.message) : error;
       }
     },
     run: (values, _argument, config) =>
@@ -174,8 +175,9 @@ function print(value: unknown): void {
 }
 
 async function serve(config: Config) {
+  const { GatewayWorkers, isGatewayWorker, serveGatewayWorker } = await import('./gateway-workers.js');
   if (isGatewayWorker()) return serveGatewayWorker(config);
-  const runtime = await startRuntime(config);
+  const runtime = await (await processStart()).startRuntime(config);
   const { app } = runtime;
   const gatewayWorkers =
     (config.gateway.workers ?? 1) > 1 && config.gateway.engine !== 'nginx'
@@ -268,6 +270,7 @@ const setupUrl = (base: string, token: string) => `${base}/setup?token=${encodeU
 
 /** Runs an administrative command with the services, without an HTTP listener, and prints its result as JSON. */
 async function withServices(config: Config, run: (services: Services) => Promise<unknown>) {
+  const [{ openConfiguredDatabase }, { createServices }] = await Promise.all([processStart(), import('./services.js')]);
   const database = await openConfiguredDatabase(config);
   const services = createServices(database, config);
   try {
@@ -334,10 +337,14 @@ export async function main(argv: string[]): Promise<void> {
 }
 
 /** What the operator sees: a plain message, never SQL, query parameters or a stack trace. */
-function failure(error: unknown): { message: string; exitCode: number } {
+async function failure(error: unknown): Promise<{ message: string; exitCode: number }> {
   if (error instanceof UsageError) return { message: `${error.message}\n\n${USAGE}`, exitCode: EXIT_USAGE };
   if (error instanceof ConfigError) return { message: `Configuration error: ${error.message}`, exitCode: EXIT_CONFIG };
-  if (error instanceof CommandError || error instanceof ApiError || error instanceof DataDirectoryInUseError)
+  const [{ DataDirectoryInUseError }, { DrizzleQueryError }] = await Promise.all([
+    import('./db/data-directory-lock.js'),
+    import('drizzle-orm/errors'),
+  ]);
+  if (error instanceof CommandError || error instanceof AppError || error instanceof DataDirectoryInUseError)
     return { message: error.message, exitCode: 1 };
   // Drizzle's message holds the statement and its parameters (a new key's hash); the driver's own message does not.
   if (error instanceof DrizzleQueryError)
@@ -348,8 +355,8 @@ function failure(error: unknown): { message: string; exitCode: number } {
   return { message: `Unexpected error: ${error instanceof Error ? error.message : String(error)}`, exitCode: 1 };
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  const { message, exitCode } = failure(error);
+main(process.argv.slice(2)).catch(async (error: unknown) => {
+  const { message, exitCode } = await failure(error);
   process.stderr.write(`${message}\n`);
   process.exit(exitCode);
 });

@@ -13,6 +13,7 @@ import type { AuthService } from './credentials.js';
 import { SecurityErrors } from '../security/errors.js';
 import type { SecurityService } from '../security/service.js';
 import { AuthErrors } from './errors.js';
+import { assertStrongPassword, normaliseEmail } from './policy.js';
 import * as queries from './queries.js';
 import { isEmail, SETUP_TOKEN_PREFIX } from './schemas.js';
 
@@ -30,14 +31,6 @@ const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAA
 const SETUP_TOKEN_TTL_MS = 60 * 60_000;
 
 export type SetupState = 'open' | 'token_required' | 'done';
-
-export function assertStrongPassword(password: string): void {
-  if (password.length < 12) throw AuthErrors.weakPassword();
-}
-
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
 
 export class UserService {
   /** Failed sign-ins per email and IP; in Redis when configured, so every instance counts the same attempts. */

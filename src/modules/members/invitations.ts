@@ -7,7 +7,7 @@ import type { Mailer } from '../../lib/mail.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { sha256Hex } from '../../lib/tokens.js';
 import { AuthErrors } from '../auth/errors.js';
-import { assertStrongPassword, normaliseEmail } from '../auth/service.js';
+import { assertStrongPassword, normaliseEmail } from '../auth/policy.js';
 import type { EventLog } from '../events/service.js';
 import { MemberErrors } from './errors.js';
 import * as queries from './queries.js';
