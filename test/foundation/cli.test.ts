@@ -221,7 +221,7 @@ describe('tagport CLI on the embedded database', () => {
     expect(result.stderr).toContain('COOKIE_SECRET must be set to a random value of at least 32 characters');
     expect(result.stderr).not.toMatch(STACK_FRAME);
     expect(fs.existsSync(untouched)).toBe(false);
-  }, 60_000);
+  }, 120_000);
 
   it('answers an unknown tenant with "No tenant <id>" and exit 1, without SQL, parameters or a stack trace', async () => {
     const key = await attempt(['keys', 'create', '--tenant', 'ten_doesnotexist', '--name', 'k']);
@@ -239,7 +239,7 @@ describe('tagport CLI on the embedded database', () => {
       'a long enough password',
     ]);
     expect(user).toEqual({ code: 1, stdout: '', stderr: 'No tenant ten_nope\n' });
-  }, 60_000);
+  }, 120_000);
 
   it('refuses to create a user whose email is taken (exit 1)', async () => {
     const tenant = await tagport('tenants', 'create', '--name', 'Users Co');
@@ -267,7 +267,7 @@ describe('tagport CLI on the embedded database', () => {
       stdout: '',
       stderr: 'A user with the email taken@example.com already exists; nothing was changed.\n',
     });
-  }, 60_000);
+  }, 120_000);
 
   it('refuses the data directory of a running server without writing, and takes over a stale lock', async () => {
     const tenant = await tagport('tenants', 'create', '--name', 'Locked Co', '--plan', 'agency');
