@@ -1,6 +1,7 @@
 import { type AnyColumn, type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { Db } from './index.js';
+import { rowsOf } from './rows.js';
 
 export interface BatchedDelete {
   /** Rows per statement: each is one short transaction, so no lock is held for long and no huge WAL burst. */
@@ -23,12 +24,12 @@ export async function deleteInBatches(
 ): Promise<number> {
   let total = 0;
   for (let batch = 0; batch < maxBatches; batch++) {
-    const result = (await db.execute(sql`with deleted as (
+    const result = await db.execute(sql`with deleted as (
         delete from ${table} where ctid = any(array(
           select ctid from ${table} where ${condition} order by ${oldestFirst} limit ${batchSize}))
         returning 1)
-      select count(*)::int as deleted from deleted`)) as unknown as { rows: Array<{ deleted: number | string }> };
-    const deleted = Number(result.rows[0]?.deleted ?? 0);
+      select count(*)::int as deleted from deleted`);
+    const deleted = Number(rowsOf<{ deleted: number | string }>(result)[0]?.deleted ?? 0);
     total += deleted;
     if (deleted < batchSize) break;
   }

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.js';
+import { rowsOf } from '../../db/rows.js';
 import type { EventLog } from '../events/service.js';
 
 /** A container that lost forwards since its last alert: failed for good, or hits refused with a full queue. */
@@ -57,7 +58,7 @@ export class ForwardingAlerts {
       WHERE u.day >= ${since}
         AND u.forwards_failed + u.hits_refused > coalesce(a.losses_alerted, 0)
         AND (a.alerted_at IS NULL OR a.alerted_at < now() - ${REALERT_AFTER}::interval)`);
-    return (result as unknown as { rows: ForwardingLoss[] }).rows;
+    return rowsOf<ForwardingLoss>(result);
   }
 
   /** Records the alert unless another worker did within the hour; true when this call owns it. */
@@ -69,6 +70,6 @@ export class ForwardingAlerts {
         SET losses_alerted = excluded.losses_alerted, alerted_at = excluded.alerted_at
         WHERE container_forwarding_alerts.alerted_at < now() - ${REALERT_AFTER}::interval
       RETURNING container_id`);
-    return (result as unknown as { rows: unknown[] }).rows.length === 1;
+    return rowsOf(result).length === 1;
   }
 }

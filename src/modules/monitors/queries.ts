@@ -3,6 +3,7 @@ import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js'
 import type { Db } from '../../db/index.js';
 import { incidents, monitorChecks, monitors, type MonitorRow } from '../../db/schema.js';
 import { readList } from '../../db/keyset.js';
+import { rowsOf } from '../../db/rows.js';
 import type { ListWindow } from '../../lib/list-window.js';
 
 export async function insertMonitor(db: Db, row: typeof monitors.$inferInsert): Promise<MonitorRow> {
@@ -93,7 +94,7 @@ export async function claimDueChecks(db: Db, lookaheadMs: number, limit: number)
     update ${monitors} m set next_check_at = due.due_at + make_interval(secs => due.interval_seconds)
       from due where m.id = due.id
     returning m.id as monitor_id, due.due_at`);
-  return (result as unknown as { rows: Array<{ monitor_id: string; due_at: string | Date }> }).rows.map((row) => ({
+  return rowsOf<{ monitor_id: string; due_at: string | Date }>(result).map((row) => ({
     monitorId: row.monitor_id,
     dueAt: new Date(row.due_at),
   }));
@@ -157,7 +158,7 @@ export async function recordCheck(db: Db, check: typeof monitorChecks.$inferInse
       from before, stored
      where m.id = before.id and (m.last_checked_at is null or m.last_checked_at <= ${checkedAt}::timestamptz)
     returning before.status as previous_status, m.status`);
-  const [row] = (result as unknown as { rows: Array<{ previous_status: string; status: string }> }).rows;
+  const [row] = rowsOf<{ previous_status: string; status: string }>(result);
   return row ? { previousStatus: row.previous_status, status: row.status } : null;
 }
 

@@ -1,6 +1,7 @@
 import { and, eq, gte, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { readList } from '../../db/keyset.js';
+import { rowsOf } from '../../db/rows.js';
 import { outgoingLog } from '../../db/schema.js';
 import type { ListWindow } from '../../lib/list-window.js';
 
@@ -82,7 +83,7 @@ export async function deleteExpiredBatch(db: Db, now: Date, defaultDays: number,
     (tenants.feature_overrides ->> 'outgoing_log_retention_days')::int,
     (plans.features ->> 'outgoing_log_retention_days')::int,
     ${defaultDays}::int)`;
-  const result = (await db.execute(sql`with deleted as (
+  const result = await db.execute(sql`with deleted as (
       delete from outgoing_log where ctid = any(array(
         select expired.ctid
         from containers
@@ -97,6 +98,6 @@ export async function deleteExpiredBatch(db: Db, now: Date, defaultDays: number,
         ) as expired
         limit ${batchSize}))
       returning 1)
-    select count(*)::int as deleted from deleted`)) as unknown as { rows: Array<{ deleted: number | string }> };
-  return Number(result.rows[0]?.deleted ?? 0);
+    select count(*)::int as deleted from deleted`);
+  return Number(rowsOf<{ deleted: number | string }>(result)[0]?.deleted ?? 0);
 }

@@ -1,6 +1,7 @@
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { readList } from '../../db/keyset.js';
+import { rowsOf } from '../../db/rows.js';
 import { containers, delayedRequests, scheduleRuns } from '../../db/schema.js';
 import type { ListWindow } from '../../lib/list-window.js';
 
@@ -15,7 +16,7 @@ export async function insertHeld(db: Db, row: NewDelayedRequest, cap: number): P
      where (select count(*) from (select 1 from ${delayedRequests}
               where container_id = ${row.containerId} and status = 'pending' limit ${cap}) as held) < ${cap}
     returning id`);
-  return (result as unknown as { rows: unknown[] }).rows.length === 1;
+  return rowsOf(result).length === 1;
 }
 
 /** A claimed delayed request with where it goes. */
@@ -29,6 +30,19 @@ export interface ClaimedRequest {
   dueAt: Date;
   attempts: number;
   hostname: string;
+}
+
+/** A claimed row as the raw statement returns it: jsonb may come back as text, bytea as bytes, numbers as text. */
+interface ClaimedRow {
+  id: string;
+  method: string;
+  path: string;
+  headers: string[] | string;
+  body: Uint8Array;
+  delay_minutes: number | string;
+  due_at: string | Date;
+  attempts: number | string;
+  default_hostname: string;
 }
 
 /**
@@ -49,17 +63,16 @@ export async function claimDue(db: Db, now: Date, leaseMs: number, limit: number
       from due, ${containers} c
      where d.id = due.id and c.id = d.container_id
     returning d.id, d.method, d.path, d.headers, d.body, d.delay_minutes, d.due_at, d.attempts, c.default_hostname`);
-  const rows = (result as unknown as { rows: Array<Record<string, unknown>> }).rows;
-  return rows.map((row) => ({
-    id: row.id as string,
-    method: row.method as string,
-    path: row.path as string,
-    headers: (typeof row.headers === 'string' ? JSON.parse(row.headers) : row.headers) as string[],
-    body: Buffer.from(row.body as Uint8Array),
+  return rowsOf<ClaimedRow>(result).map((row) => ({
+    id: row.id,
+    method: row.method,
+    path: row.path,
+    headers: typeof row.headers === 'string' ? (JSON.parse(row.headers) as string[]) : row.headers,
+    body: Buffer.from(row.body),
     delayMinutes: Number(row.delay_minutes),
-    dueAt: new Date(row.due_at as string),
+    dueAt: new Date(row.due_at),
     attempts: Number(row.attempts),
-    hostname: row.default_hostname as string,
+    hostname: row.default_hostname,
   }));
 }
 
@@ -89,7 +102,7 @@ export async function deleteSettled(db: Db, status: string, before: Date, limit:
       select id from ${delayedRequests} where status = ${status} and finished_at < ${before.toISOString()}::timestamptz
       limit ${limit})
     returning 1`);
-  return (result as unknown as { rows: unknown[] }).rows.length;
+  return rowsOf(result).length;
 }
 
 export function listDelayed(db: Db, containerId: string, status: string | undefined, window: ListWindow) {

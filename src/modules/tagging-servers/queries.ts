@@ -1,5 +1,6 @@
 import { and, eq, inArray, lt, notInArray, or, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
+import { rowsOf } from '../../db/rows.js';
 import { taggingServerDeployments, taggingServerLogs, taggingServerReplicas } from '../../db/schema.js';
 
 export type DeploymentRow = typeof taggingServerDeployments.$inferSelect;
@@ -187,5 +188,5 @@ export async function recentLogs(db: Db, containerId: string, lines: number): Pr
     ) numbered
     WHERE newest <= ${lines}
     ORDER BY id`);
-  return (result as unknown as { rows: StoredLogLine[] }).rows;
+  return rowsOf<StoredLogLine>(result);
 }

@@ -5,6 +5,7 @@ import { countLimit } from '../../lib/count-bound.js';
 import type { ListWindow } from '../../lib/list-window.js';
 import type { Db } from '../../db/index.js';
 import { prepareOnce } from '../../db/prepared.js';
+import { rowsOf } from '../../db/rows.js';
 import { plans, tenants } from '../../db/schema.js';
 
 const tenantWithPlan = {
@@ -239,7 +240,7 @@ export async function insertClientTenantWithinLimit(
       created.require_two_factor as "requireTwoFactor", created.created_at as "createdAt",
       created.updated_at as "updatedAt", created.archived_at as "archivedAt"
     from created join plans on plans.id = created.plan_id`);
-  const [created] = (result as unknown as { rows: RawTenantRecord[] }).rows;
+  const [created] = rowsOf<RawTenantRecord>(result);
   return created ? fromDriver(created) : null;
 }
 
