@@ -1,5 +1,13 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  CHECK_RESULTS,
+  INCIDENT_STATUSES,
+  KEYWORD_MODES,
+  METHODS,
+  MONITOR_STATUSES,
+  TARGET_TYPES,
+} from '../../modules/monitors/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
 import { tenants } from './accounts.js';
 
@@ -11,18 +19,19 @@ export const monitors = pgTable(
       .notNull()
       .references(() => tenants.id),
     name: text('name').notNull(),
-    targetType: text('target_type').notNull(),
+    targetType: text('target_type', { enum: TARGET_TYPES }).notNull(),
     targetId: text('target_id'),
     url: text('url').notNull(),
-    method: text('method').notNull(),
+    method: text('method', { enum: METHODS }).notNull(),
     intervalSeconds: integer('interval_seconds').notNull(),
     timeoutMs: integer('timeout_ms').notNull(),
-    expectedStatusCodes: jsonb('expected_status_codes').$type<number[]>().notNull(),
+    /** Codes (`200`) and classes (`2xx`), as the API takes them. */
+    expectedStatusCodes: jsonb('expected_status_codes').$type<string[]>().notNull(),
     keyword: text('keyword'),
-    keywordMode: text('keyword_mode'),
+    keywordMode: text('keyword_mode', { enum: KEYWORD_MODES }),
     degradedAfterMs: integer('degraded_after_ms'),
     confirmationChecks: integer('confirmation_checks').notNull(),
-    status: text('status').notNull(),
+    status: text('status', { enum: MONITOR_STATUSES }).notNull(),
     paused: boolean('paused').notNull().default(false),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
@@ -48,7 +57,7 @@ export const monitorChecks = pgTable(
     checkedAt: timestamp('checked_at', { withTimezone: true }).notNull(),
     /** The scheduled time this check ran for (null on checks from before 0017); one check per monitor and due time. */
     dueAt: timestamp('due_at', { withTimezone: true }),
-    result: text('result').notNull(),
+    result: text('result', { enum: CHECK_RESULTS }).notNull(),
     statusCode: integer('status_code'),
     latencyMs: integer('latency_ms'),
     timings: jsonb('timings').$type<Record<string, number>>(),
@@ -71,7 +80,7 @@ export const incidents = pgTable(
     monitorId: text('monitor_id')
       .notNull()
       .references(() => monitors.id, { onDelete: 'cascade' }),
-    status: text('status').notNull(),
+    status: text('status', { enum: INCIDENT_STATUSES }).notNull(),
     cause: text('cause').notNull(),
     openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),
     acknowledgedAt: timestamp('acknowledged_at', { withTimezone: true }),

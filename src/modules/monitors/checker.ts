@@ -34,7 +34,7 @@ export async function runCheck(outbound: OutboundClient, monitor: MonitorRow): P
     const response = await outbound.send(url, { method: monitor.method, timeoutMs: monitor.timeoutMs });
     const latencyMs = response.timings.total_ms;
     const base = { statusCode: response.statusCode, latencyMs, timings: response.timings };
-    if (!statusMatches(response.statusCode, monitor.expectedStatusCodes as unknown as string[])) {
+    if (!statusMatches(response.statusCode, monitor.expectedStatusCodes)) {
       return { ...base, result: 'down', error: `unexpected status ${response.statusCode}` };
     }
     if (monitor.keyword && monitor.keywordMode) {

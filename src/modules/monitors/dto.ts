@@ -6,16 +6,16 @@ export function toDto(row: MonitorRow, channelIds: string[]): MonitorDto {
     id: row.id,
     name: row.name,
     target: targetDto(row),
-    method: row.method as MonitorDto['method'],
+    method: row.method,
     interval_seconds: row.intervalSeconds,
     timeout_ms: row.timeoutMs,
-    expected_status_codes: row.expectedStatusCodes as unknown as string[],
+    expected_status_codes: row.expectedStatusCodes,
     keyword: row.keyword,
-    keyword_mode: row.keywordMode as MonitorDto['keyword_mode'],
+    keyword_mode: row.keywordMode,
     degraded_after_ms: row.degradedAfterMs,
     confirmation_checks: row.confirmationChecks,
     notification_channel_ids: channelIds,
-    status: row.status as MonitorDto['status'],
+    status: row.status,
     last_checked_at: row.lastCheckedAt?.toISOString() ?? null,
     next_check_at: row.paused ? null : row.nextCheckAt.toISOString(),
     created_at: row.createdAt.toISOString(),
@@ -24,7 +24,7 @@ export function toDto(row: MonitorRow, channelIds: string[]): MonitorDto {
 }
 
 function targetDto(row: MonitorRow): MonitorDto['target'] {
-  const type = row.targetType as MonitorDto['target']['type'];
+  const type = row.targetType;
   const path = type === 'url' ? null : pathOf(row.url);
   return {
     type,
@@ -44,7 +44,7 @@ export function incidentDto(row: IncidentRow): IncidentDto {
   return {
     id: row.id,
     monitor_id: row.monitorId,
-    status: row.status as IncidentDto['status'],
+    status: row.status,
     cause: row.cause,
     opened_at: row.openedAt.toISOString(),
     acknowledged_at: row.acknowledgedAt?.toISOString() ?? null,

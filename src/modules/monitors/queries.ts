@@ -1,7 +1,7 @@
 import { and, count, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/index.js';
-import { incidents, monitorChecks, monitors, type MonitorRow } from '../../db/schema.js';
+import { type IncidentRow, incidents, monitorChecks, monitors, type MonitorRow } from '../../db/schema.js';
 import { readList } from '../../db/keyset.js';
 import { rowsOf } from '../../db/rows.js';
 import type { ListWindow } from '../../lib/list-window.js';
@@ -238,7 +238,7 @@ export async function resolveOpenIncident(db: Db, monitorId: string) {
 export async function listIncidents(
   db: Db,
   tenantId: string,
-  filters: { status?: string; monitorId?: string },
+  filters: { status?: IncidentRow['status']; monitorId?: string },
   window: ListWindow,
 ) {
   const where = and(
@@ -276,7 +276,7 @@ export async function transitionIncident(
   db: Db,
   tenantId: string,
   id: string,
-  from: string[],
+  from: IncidentRow['status'][],
   changes: Partial<typeof incidents.$inferInsert>,
 ) {
   const rows = await db

@@ -5,6 +5,8 @@ import { Nullable, NullableTimestamp, PaginationQuery, StringEnum, Timestamp } f
 export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused'] as const;
 export const KEYWORD_MODES = ['contains', 'not_contains', 'regex'] as const;
 export const METHODS = ['GET', 'HEAD', 'POST'] as const;
+export const CHECK_RESULTS = ['up', 'degraded', 'down'] as const;
+export const INCIDENT_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
 
 const StatusCodeRule = Type.String({
   pattern: '^([1-5]xx|[1-5][0-9][0-9])$',
@@ -168,7 +170,7 @@ export const Check = Type.Object(
   {
     id: Type.String(),
     checked_at: Timestamp('When the check ran.'),
-    result: StringEnum(['up', 'degraded', 'down'] as const),
+    result: StringEnum(CHECK_RESULTS),
     status_code: Nullable(Type.Integer()),
     latency_ms: Nullable(Type.Integer()),
     timings: Nullable(
@@ -205,7 +207,7 @@ export const Incident = Type.Object(
   {
     id: Type.String(),
     monitor_id: Type.String(),
-    status: StringEnum(['open', 'acknowledged', 'resolved'] as const),
+    status: StringEnum(INCIDENT_STATUSES),
     cause: Type.String({ description: 'The failure that opened the incident.' }),
     opened_at: Timestamp('When the incident opened.'),
     acknowledged_at: NullableTimestamp('When someone acknowledged it.'),
@@ -216,7 +218,7 @@ export const Incident = Type.Object(
 
 export const ListIncidentsQuery = Type.Object({
   ...PaginationQuery.properties,
-  status: Type.Optional(StringEnum(['open', 'acknowledged', 'resolved'] as const)),
+  status: Type.Optional(StringEnum(INCIDENT_STATUSES)),
   monitor_id: Type.Optional(Type.String({ pattern: idPattern('monitor') })),
 });
 

@@ -41,7 +41,7 @@ function columns(settings: Settings) {
     method: settings.method,
     intervalSeconds: settings.interval_seconds,
     timeoutMs: settings.timeout_ms,
-    expectedStatusCodes: settings.expected_status_codes as unknown as number[],
+    expectedStatusCodes: settings.expected_status_codes,
     keyword: settings.keyword,
     keywordMode: settings.keyword_mode,
     degradedAfterMs: settings.degraded_after_ms,
@@ -267,7 +267,7 @@ export class MonitorService {
     const results: CheckDto[] = rows.map((row) => ({
       id: row.id,
       checked_at: row.checkedAt.toISOString(),
-      result: row.result as CheckDto['result'],
+      result: row.result,
       status_code: row.statusCode,
       latency_ms: row.latencyMs,
       timings: row.timings,
@@ -297,7 +297,11 @@ export class MonitorService {
     };
   }
 
-  async incidents(tenantId: string, filters: { status?: string; monitorId?: string }, window: ListWindow) {
+  async incidents(
+    tenantId: string,
+    filters: { status?: IncidentDto['status']; monitorId?: string },
+    window: ListWindow,
+  ) {
     const { rows, total } = await queries.listIncidents(this.db, tenantId, filters, window);
     return { results: rows.map(incidentDto), total };
   }
