@@ -1,5 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { CONTAINER_STATUSES, REGIONS } from '../../modules/containers/schemas.js';
+import { RUNTIMES } from '../../modules/containers/settings.js';
+import { DOMAIN_STATUSES } from '../../modules/domains/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
 import { tenants } from './accounts.js';
 
@@ -11,8 +14,8 @@ export const containers = pgTable(
       .notNull()
       .references(() => tenants.id),
     name: text('name').notNull(),
-    region: text('region').notNull(),
-    status: text('status').notNull(),
+    region: text('region', { enum: REGIONS }).notNull(),
+    status: text('status', { enum: CONTAINER_STATUSES }).notNull(),
     statusReason: text('status_reason'),
     /** A transition queued behind the current one (restart = stop, then start). */
     pendingAction: text('pending_action'),
@@ -22,7 +25,7 @@ export const containers = pgTable(
     gtmContainerId: text('gtm_container_id'),
     upstreamUrl: text('upstream_url'),
     /** `builtin` (the gateway serves and forwards itself), `upstream` (proxy to upstream_url) or `sgtm` (Google's tagging server, run by Tagport). */
-    runtime: text('runtime').notNull().default('builtin'),
+    runtime: text('runtime', { enum: RUNTIMES }).notNull().default('builtin'),
     /** Loader path, GA4 ids and power-up switches (modules/containers/settings.ts); defaults filled on read. */
     settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
     defaultHostname: text('default_hostname').notNull(),
@@ -48,7 +51,7 @@ export const domains = pgTable(
       .notNull()
       .references(() => containers.id),
     hostname: text('hostname').notNull(),
-    status: text('status').notNull(),
+    status: text('status', { enum: DOMAIN_STATUSES }).notNull(),
     failureReason: text('failure_reason'),
     verificationToken: text('verification_token').notNull(),
     lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),

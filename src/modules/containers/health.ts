@@ -25,7 +25,7 @@ export async function healthOf(check: ContainerHealthCheck, row: ContainerRow): 
     containerId: row.id,
     status: row.status,
     upstreamUrl: row.upstreamUrl,
-    runtime: row.runtime as ContainerRuntimeKind,
+    runtime: row.runtime,
   });
   if (!problem) return HEALTHY;
   return { status: 'unhealthy', code: problem.code as (typeof HEALTH_PROBLEMS)[number], message: problem.message };

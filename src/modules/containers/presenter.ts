@@ -10,7 +10,7 @@ import {
   type TaggingServerStatusDto,
   TRANSITIONS,
 } from './schemas.js';
-import { type ContainerRuntimeKind, settingsFromStored } from './settings.js';
+import { settingsFromStored } from './settings.js';
 
 /** Containers and their request logs as the API shows them. */
 
@@ -30,13 +30,13 @@ export function toContainerDto(
     id: row.id,
     tenant_id: row.tenantId,
     name: row.name,
-    region: row.region as ContainerDto['region'],
-    status: row.status as ContainerDto['status'],
+    region: row.region,
+    status: row.status,
     status_reason: row.statusReason,
     health,
     config: maskConfig(config),
     gtm_container_id: row.gtmContainerId ?? parseContainerConfig(config),
-    runtime: row.runtime as ContainerRuntimeKind,
+    runtime: row.runtime,
     upstream_url: row.upstreamUrl,
     settings: settingsFromStored(row.settings),
     tagging_server: taggingServer,

@@ -9,7 +9,8 @@ import {
   domains,
   type ContainerRow,
 } from '../../db/schema.js';
-import { REMOVED_STATUSES } from './schemas.js';
+import { type ContainerStatus, REMOVED_STATUSES } from './schemas.js';
+import type { ContainerRuntimeKind } from './settings.js';
 import { readList } from '../../db/keyset.js';
 import type { ListWindow } from '../../lib/list-window.js';
 
@@ -71,8 +72,8 @@ export async function findContainerById(db: Db, id: string): Promise<ContainerRo
 export async function transition(
   db: Db,
   id: string,
-  from: string[],
-  changes: Partial<typeof containers.$inferInsert> & { status: string },
+  from: ContainerStatus[],
+  changes: Partial<typeof containers.$inferInsert> & { status: ContainerStatus },
 ): Promise<ContainerRow | null> {
   const rows = await db
     .update(containers)
@@ -103,7 +104,7 @@ export async function updateContainer(
 }
 
 /** Running containers on a runtime (runtime `sgtm`: the ones whose tagging servers are watched). */
-export function runningContainersOnRuntime(db: Db, runtime: string): Promise<ContainerRow[]> {
+export function runningContainersOnRuntime(db: Db, runtime: ContainerRuntimeKind): Promise<ContainerRow[]> {
   return db
     .select()
     .from(containers)

@@ -16,7 +16,7 @@ export const CONTAINER_STATUSES = [
 ] as const;
 export type ContainerStatus = (typeof CONTAINER_STATUSES)[number];
 /** Containers on their way out: no new domains or monitors may point at them. */
-export const REMOVED_STATUSES: readonly string[] = ['deleting', 'deleted'];
+export const REMOVED_STATUSES: readonly ContainerStatus[] = ['deleting', 'deleted'];
 export const ACTIONS = ['start', 'stop', 'restart', 'delete'] as const;
 export type ContainerAction = (typeof ACTIONS)[number];
 

@@ -7,6 +7,7 @@ import * as queries from './queries.js';
 import type { ContainerRuntime } from './service.js';
 import type { ContainerTaggingServers } from './tagging.js';
 import type { ContainerRow } from '../../db/schema.js';
+import type { ContainerStatus } from './schemas.js';
 
 /** The queue of container transitions (one job per step; `stately` with the container as key: no double step). */
 export const CONTAINER_TRANSITIONS = 'container-transition';
@@ -21,7 +22,7 @@ export interface ContainerWorkerDependencies {
   tagging: ContainerTaggingServers;
 }
 
-type Next = { status: string; statusReason?: string | null; pendingAction?: string | null };
+type Next = { status: ContainerStatus; statusReason?: string | null; pendingAction?: string | null };
 /** A transition job: `poll` when it only looks again at a container waiting on its tagging servers. */
 type TransitionStep = { containerId: string; poll?: boolean };
 /** How often a container waiting on its tagging servers (available, stopped) is looked at. */

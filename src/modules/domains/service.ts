@@ -76,7 +76,7 @@ export class DomainService {
       id: row.id,
       container_id: row.containerId,
       hostname: row.hostname,
-      status: row.status as DomainDto['status'],
+      status: row.status,
       failure_reason: row.failureReason ? (row.failureReason.split(':')[0] as FailureReason) : null,
       failure_detail: row.failureReason ? row.failureReason.split(':').slice(1).join(':').trim() : null,
       dns_records: [
