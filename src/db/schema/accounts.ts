@@ -12,10 +12,12 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import { ROLES } from '../../modules/members/schemas.js';
+import { PLAN_IDS, TENANT_STATUSES } from '../../modules/tenants/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
 
 export const plans = pgTable('plans', {
-  id: text('id').primaryKey(),
+  id: text('id', { enum: PLAN_IDS }).primaryKey(),
   name: text('name').notNull(),
   features: jsonb('features').$type<Record<string, number | boolean>>().notNull(),
   createdAt: createdAt(),
@@ -26,13 +28,13 @@ export const tenants = pgTable(
   {
     id: text('id').primaryKey(),
     name: text('name').notNull(),
-    planId: text('plan_id')
+    planId: text('plan_id', { enum: PLAN_IDS })
       .notNull()
       .references(() => plans.id),
     // biome-ignore lint/suspicious/noExplicitAny: Drizzle's documented form of a self-reference
     parentId: text('parent_id').references((): any => tenants.id),
     featureOverrides: jsonb('feature_overrides').$type<Record<string, number | boolean>>().notNull().default({}),
-    status: text('status').notNull().default('active'),
+    status: text('status', { enum: TENANT_STATUSES }).notNull().default('active'),
     /** Owners require two-factor sign-in of every member. */
     requireTwoFactor: boolean('require_two_factor').notNull().default(false),
     createdAt: createdAt(),
@@ -84,7 +86,7 @@ export const memberships = pgTable(
     tenantId: text('tenant_id')
       .notNull()
       .references(() => tenants.id),
-    role: text('role').notNull(),
+    role: text('role', { enum: ROLES }).notNull(),
     createdAt: createdAt(),
   },
   (t) => [
@@ -103,7 +105,7 @@ export const invitations = pgTable(
       .notNull()
       .references(() => tenants.id),
     email: text('email').notNull(),
-    role: text('role').$type<'owner' | 'admin' | 'member'>().notNull(),
+    role: text('role', { enum: ROLES }).notNull(),
     tokenHash: text('token_hash').notNull(),
     invitedBy: text('invited_by').references(() => users.id),
     createdAt: createdAt(),
@@ -159,7 +161,7 @@ export const apiKeys = pgTable(
     tokenStart: text('token_start').notNull(),
     tokenLast4: text('token_last4').notNull(),
     /** The role the key acts with (src/http/roles.ts). */
-    role: text('role').$type<'owner' | 'admin' | 'member'>().notNull().default('admin'),
+    role: text('role', { enum: ROLES }).notNull().default('admin'),
     createdAt: createdAt(),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),

@@ -8,6 +8,7 @@ import {
   MONITOR_STATUSES,
   TARGET_TYPES,
 } from '../../modules/monitors/schemas.js';
+import { REPORT_FORMATS, REPORT_KINDS, REPORT_STATUSES } from '../../modules/reports/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
 import { tenants } from './accounts.js';
 
@@ -140,11 +141,11 @@ export const reports = pgTable(
     tenantId: text('tenant_id')
       .notNull()
       .references(() => tenants.id),
-    kind: text('kind').notNull(),
-    format: text('format').notNull(),
+    kind: text('kind', { enum: REPORT_KINDS }).notNull(),
+    format: text('format', { enum: REPORT_FORMATS }).notNull(),
     periodStart: timestamp('period_start', { withTimezone: true }).notNull(),
     periodEnd: timestamp('period_end', { withTimezone: true }).notNull(),
-    status: text('status').notNull(),
+    status: text('status', { enum: REPORT_STATUSES }).notNull(),
     error: text('error'),
     content: text('content'),
     createdAt: createdAt(),

@@ -40,7 +40,7 @@ const sessionByHash = prepareOnce((db) =>
 /** The live session behind a cookie token's hash, read on every request its credential is not cached. */
 export async function findSessionByHash(db: Db, tokenHash: string): Promise<SessionCredential | null> {
   const [row] = await sessionByHash(db).execute({ tokenHash });
-  return row ? { ...row, role: row.role as Role } : null;
+  return row;
 }
 
 export async function findUserByEmail(db: Db, email: string) {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { TenantId } from '../tenants/schemas.js';
+import { PLAN_IDS, TenantId } from '../tenants/schemas.js';
 import { StringEnum } from '../../http/schemas.js';
 import { schemaCheck } from '../../lib/schema-check.js';
 
@@ -59,7 +59,7 @@ export const SETUP_TOKEN_PREFIX = 'tgs_';
 export const SetupBody = Type.Object(
   {
     organisation: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
-    plan: Type.Optional(Type.String({ enum: ['free', 'pro', 'business', 'agency', 'partner'], default: 'agency' })),
+    plan: Type.Optional(StringEnum(PLAN_IDS, { default: 'agency' })),
     name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
     email: Email,
     password: Type.String({ minLength: 12, maxLength: 1024 }),

@@ -16,6 +16,7 @@ import { AuthErrors } from './errors.js';
 import { assertStrongPassword, normaliseEmail } from './policy.js';
 import * as queries from './queries.js';
 import { isEmail, SETUP_TOKEN_PREFIX } from './schemas.js';
+import type { PlanIdValue } from '../tenants/schemas.js';
 
 const LOGIN_ATTEMPTS = 10;
 // Advisory lock key that serialises first-run set-ups (an arbitrary constant of our own).
@@ -90,7 +91,7 @@ export class UserService {
    */
   async setup(input: {
     organisation: string;
-    plan?: string;
+    plan?: PlanIdValue;
     name: string;
     email: string;
     password: string;

@@ -18,7 +18,7 @@ const memberColumns = {
 export type MemberRow = {
   id: string;
   userId: string;
-  role: string;
+  role: Role;
   createdAt: Date;
   email: string;
   name: string;

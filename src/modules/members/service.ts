@@ -17,7 +17,7 @@ function toDto(row: queries.MemberRow): MemberDto {
     user_id: row.userId,
     email: row.email,
     name: row.name,
-    role: row.role as Role,
+    role: row.role,
     two_factor: row.twoFactor,
     created_at: row.createdAt.toISOString(),
   };

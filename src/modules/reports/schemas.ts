@@ -4,6 +4,7 @@ import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/s
 
 export const REPORT_KINDS = ['uptime', 'usage', 'scans'] as const;
 export const REPORT_FORMATS = ['json', 'csv'] as const;
+export const REPORT_STATUSES = ['queued', 'running', 'ready', 'failed'] as const;
 export const MAX_PERIOD_DAYS = 366;
 
 export const ReportIdParams = Type.Object({
@@ -41,7 +42,7 @@ export const Report = Type.Object(
     format: StringEnum(REPORT_FORMATS),
     period_start: Timestamp('Start of the period (inclusive).'),
     period_end: Timestamp('End of the period (exclusive).'),
-    status: StringEnum(['queued', 'running', 'ready', 'failed'] as const, {
+    status: StringEnum(REPORT_STATUSES, {
       description: 'queued → running → ready | failed.',
     }),
     error: Nullable(Type.String()),

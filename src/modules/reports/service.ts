@@ -90,11 +90,11 @@ export class ReportService {
   toDto(row: ReportRow): ReportDto {
     return {
       id: row.id,
-      kind: row.kind as ReportDto['kind'],
-      format: row.format as ReportDto['format'],
+      kind: row.kind,
+      format: row.format,
       period_start: row.periodStart.toISOString(),
       period_end: row.periodEnd.toISOString(),
-      status: row.status as ReportDto['status'],
+      status: row.status,
       error: row.error,
       download_url: row.status === 'ready' ? `/api/reports/${row.id}/download/` : null,
       created_at: row.createdAt.toISOString(),

@@ -6,7 +6,7 @@ import type { ListWindow } from '../../lib/list-window.js';
 import type { Db } from '../../db/index.js';
 import { prepareOnce } from '../../db/prepared.js';
 import { rowsOf } from '../../db/rows.js';
-import { plans, tenants } from '../../db/schema.js';
+import { plans, type TenantRow, tenants } from '../../db/schema.js';
 
 const tenantWithPlan = {
   id: tenants.id,
@@ -25,9 +25,9 @@ const tenantWithPlan = {
 export type TenantRecord = {
   id: string;
   name: string;
-  planId: string;
+  planId: TenantRow['planId'];
   parentId: string | null;
-  status: string;
+  status: TenantRow['status'];
   planFeatures: Record<string, number | boolean>;
   featureOverrides: Record<string, number | boolean>;
   requireTwoFactor: boolean;

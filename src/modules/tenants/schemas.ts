@@ -5,6 +5,9 @@ import { Nullable, NullableTimestamp, PaginationQuery, StringEnum, Timestamp } f
 export const PLAN_IDS = ['free', 'pro', 'business', 'agency', 'partner'] as const;
 /** Plans an agency or partner may give its client tenants. */
 export const CLIENT_PLAN_IDS = ['free', 'pro', 'business'] as const;
+export const TENANT_STATUSES = ['active', 'archived'] as const;
+export type PlanIdValue = (typeof PLAN_IDS)[number];
+export const isPlanId = (value: string): value is PlanIdValue => (PLAN_IDS as readonly string[]).includes(value);
 
 const PlanId = StringEnum(PLAN_IDS, { description: 'Billing plan; sets the default limits in `features`.' });
 const count = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000_000, description }));
@@ -51,7 +54,7 @@ export const Tenant = Type.Object(
     name: Type.String(),
     plan: PlanId,
     parent_id: Nullable(TenantId, { description: 'The agency or partner tenant that owns this client tenant.' }),
-    status: StringEnum(['active', 'archived'] as const),
+    status: StringEnum(TENANT_STATUSES),
     features: Features,
     require_two_factor: Type.Boolean({
       description: 'Every member signs in with a second factor; members without one must enrol before anything else.',

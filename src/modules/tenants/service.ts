@@ -9,6 +9,7 @@ import * as queries from './queries.js';
 import type { TenantRecord, TenantStatusFilter } from './queries.js';
 import {
   CLIENT_PLAN_IDS,
+  isPlanId,
   PLAN_IDS,
   type CreateTenantInput,
   type TenantDto,
@@ -19,9 +20,9 @@ export function toTenantDto(row: TenantRecord): TenantDto {
   return {
     id: row.id,
     name: row.name,
-    plan: row.planId as TenantDto['plan'],
+    plan: row.planId,
     parent_id: row.parentId,
-    status: row.status as TenantDto['status'],
+    status: row.status,
     features: { ...row.planFeatures, ...row.featureOverrides },
     require_two_factor: row.requireTwoFactor,
     created_at: row.createdAt.toISOString(),
@@ -112,7 +113,7 @@ export class TenantService {
 
   /** Operator path (CLI): any plan, optional parent; the operator is not bound by `max_client_tenants`. */
   async create(input: { name: string; plan: string; parentId?: string | null }): Promise<TenantDto> {
-    if (!(PLAN_IDS as readonly string[]).includes(input.plan)) throw TenantErrors.unknownPlan(input.plan, PLAN_IDS);
+    if (!isPlanId(input.plan)) throw TenantErrors.unknownPlan(input.plan, PLAN_IDS);
     if (input.parentId) {
       const parent = await queries.findTenantById(this.db, input.parentId);
       if (!parent) throw TenantErrors.notFound(input.parentId);
