@@ -1,4 +1,11 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import type { NotificationMessage } from '../../modules/notifications/messages.js';
+import {
+  CHANNEL_TYPES,
+  DELIVERY_EVENT_TYPES,
+  NOTIFICATION_DELIVERY_STATUSES,
+  type NotificationEventType,
+} from '../../modules/notifications/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
 import { tenants } from './accounts.js';
 import { monitors } from './monitoring.js';
@@ -12,12 +19,12 @@ export const notificationChannels = pgTable(
       .notNull()
       .references(() => tenants.id),
     name: text('name').notNull(),
-    type: text('type').notNull(),
+    type: text('type', { enum: CHANNEL_TYPES }).notNull(),
     /** What the API shows of the target: the address, or a URL with its secret part masked. */
     targetHint: text('target_hint').notNull(),
     /** The target (and signing secret) as JSON, sealed with the secrets box. */
     configSealed: text('config_sealed').notNull(),
-    eventTypes: jsonb('event_types').$type<string[]>().notNull(),
+    eventTypes: jsonb('event_types').$type<NotificationEventType[]>().notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -33,10 +40,10 @@ export const notificationDeliveries = pgTable(
       .references(() => notificationChannels.id, { onDelete: 'cascade' }),
     tenantId: text('tenant_id').notNull(),
     eventId: text('event_id').notNull(),
-    eventType: text('event_type').notNull(),
+    eventType: text('event_type', { enum: DELIVERY_EVENT_TYPES }).notNull(),
     /** The notification in plain words (title, lines, link): what every channel type renders. */
-    message: jsonb('message').$type<Record<string, unknown>>().notNull(),
-    status: text('status').notNull(),
+    message: jsonb('message').$type<NotificationMessage>().notNull(),
+    status: text('status', { enum: NOTIFICATION_DELIVERY_STATUSES }).notNull(),
     attempts: integer('attempts').notNull().default(0),
     lastStatusCode: integer('last_status_code'),
     lastError: text('last_error'),

@@ -18,6 +18,7 @@ export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
 /** A delivery's event: a notification event, or the test sent on request. */
 export const DELIVERY_EVENT_TYPES = [...NOTIFICATION_EVENT_TYPES, 'test'] as const;
 export type DeliveryEventType = (typeof DELIVERY_EVENT_TYPES)[number];
+export const NOTIFICATION_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 
 export const ChannelIdParams = Type.Object({
   id: Type.String({ pattern: idPattern('notificationChannel'), description: 'Channel id (`nch_…`).' }),
@@ -102,7 +103,7 @@ export const NotificationDelivery = Type.Object(
     event_id: Type.String({ description: 'The event notified; the same for every channel told about it.' }),
     event_type: StringEnum(DELIVERY_EVENT_TYPES),
     title: Type.String({ description: 'The subject of the email, the first line of the chat message.' }),
-    status: StringEnum(['pending', 'succeeded', 'failed'] as const, {
+    status: StringEnum(NOTIFICATION_DELIVERY_STATUSES, {
       description: 'pending: waiting for its next attempt; failed: gave up after the last retry.',
     }),
     attempts: Type.Integer(),

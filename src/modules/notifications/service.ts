@@ -18,7 +18,6 @@ import {
   type CreatedChannelDto,
   type DeliveryEventType,
   type NotificationDeliveryDto,
-  type NotificationEventType,
   type UpdateChannelInput,
 } from './schemas.js';
 
@@ -61,9 +60,9 @@ function toDto(row: NotificationChannelRow): ChannelDto {
   return {
     id: row.id,
     name: row.name,
-    type: row.type as ChannelType,
+    type: row.type,
     target: row.targetHint,
-    event_types: row.eventTypes as NotificationEventType[],
+    event_types: row.eventTypes,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };
@@ -74,9 +73,9 @@ function deliveryDto(row: NotificationDeliveryRow): NotificationDeliveryDto {
     id: row.id,
     channel_id: row.channelId,
     event_id: row.eventId,
-    event_type: row.eventType as DeliveryEventType,
-    title: String((row.message as unknown as NotificationMessage).title ?? ''),
-    status: row.status as NotificationDeliveryDto['status'],
+    event_type: row.eventType,
+    title: String(row.message.title ?? ''),
+    status: row.status,
     attempts: row.attempts,
     last_status_code: row.lastStatusCode,
     last_error: row.lastError,
@@ -167,7 +166,7 @@ export class NotificationService implements MonitorChannels {
     if (input.name !== undefined) values.name = input.name.trim();
     if (input.event_types !== undefined) values.eventTypes = [...new Set(input.event_types)];
     if (input.target !== undefined) {
-      const type = row.type as ChannelType;
+      const type = row.type;
       values.targetHint = await this.checkTarget(type, input.target);
       const config = { ...this.openConfig(row), target: type === 'email' ? values.targetHint : input.target.trim() };
       values.configSealed = this.box.seal(JSON.stringify(config), sealPurpose(id));
@@ -230,7 +229,7 @@ export class NotificationService implements MonitorChannels {
       tenantId,
       eventId,
       eventType,
-      message: message as unknown as Record<string, unknown>,
+      message,
       status: 'pending',
       attempts: 0,
       lastStatusCode: null,

@@ -3,9 +3,7 @@ import { settleAttempt, type DeliveryAttemptSettings } from '../../lib/delivery-
 import type { Mailer } from '../../lib/mail.js';
 import type { OutboundClient } from '../../lib/outbound.js';
 import { channels } from './channels/index.js';
-import type { NotificationMessage } from './messages.js';
 import * as queries from './queries.js';
-import type { ChannelType } from './schemas.js';
 import type { NotificationService } from './service.js';
 
 export type DeliverySettings = DeliveryAttemptSettings;
@@ -45,11 +43,11 @@ export class NotificationWorker {
     if (delivery?.status !== 'pending') return;
     const channel = await queries.findChannelById(db, delivery.channelId);
     if (!channel) return;
-    const attempt = await channels[channel.type as ChannelType].send(
+    const attempt = await channels[channel.type].send(
       { outbound: this.outbound, mailer: this.mailer, timeoutMs: this.settings.timeoutMs },
       {
         config: this.notifications.openConfig(channel),
-        message: delivery.message as unknown as NotificationMessage,
+        message: delivery.message,
         delivery,
       },
     );

@@ -105,7 +105,7 @@ describe.each(backends)('notification channels on %s', (backend) => {
       'incident.resolved',
       'certificate.failed',
       'container.failed',
-    ];
+    ] as const;
     const migrate = () =>
       t.database.db.execute(sql.raw(fs.readFileSync('src/db/migrations/0028_channels_forwarding_alerts.sql', 'utf8')));
     const typesOf = async (id: string) =>
@@ -116,7 +116,7 @@ describe.each(backends)('notification channels on %s', (backend) => {
       const incidents = await email({ event_types: ['incident.opened'] });
       await t.database.db
         .update(notificationChannels)
-        .set({ eventTypes: EARLIER_TYPES })
+        .set({ eventTypes: [...EARLIER_TYPES] })
         .where(eq(notificationChannels.id, everything.id));
       await migrate();
       await migrate();
