@@ -96,14 +96,14 @@ export async function buildApp({
   app.decorate('rateLimits', new RateLimits(config));
   app.decorate(
     'services',
-    createServices(
+    createServices({
       database,
       config,
       scanner,
-      (error) => app.log.error({ err: error }, 'background work failed'),
-      app.rateLimits.createLimiter,
-      app.log,
-    ),
+      onError: (error) => app.log.error({ err: error }, 'background work failed'),
+      createLimiter: app.rateLimits.createLimiter,
+      log: app.log,
+    }),
   );
   app.decorateRequest('authContext', null);
 

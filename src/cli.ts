@@ -272,7 +272,7 @@ const setupUrl = (base: string, token: string) => `${base}/setup?token=${encodeU
 async function withServices(config: Config, run: (services: Services) => Promise<unknown>) {
   const [{ openConfiguredDatabase }, { createServices }] = await Promise.all([processStart(), import('./services.js')]);
   const database = await openConfiguredDatabase(config);
-  const services = createServices(database, config);
+  const services = createServices({ database, config });
   try {
     print(await run(services));
   } finally {

@@ -2,7 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Config } from './config.js';
 import { loggableError } from './http/errors.js';
 import { openConfiguredDatabase } from './process-start.js';
-import { createServices, scannerFromConfig, type Services } from './services.js';
+import { createServices, type Services } from './services.js';
 
 /** A worker that dies is replaced after this pause (a crash loop costs one fork a second, not a busy loop). */
 const RESPAWN_DELAY_MS = 1000;
@@ -114,7 +114,7 @@ export async function serveGatewayWorker(config: Config): Promise<void> {
   try {
     const database = await openConfiguredDatabase({ ...config, runMigrations: false });
     closeDatabase = () => database.close();
-    services = createServices(database, { ...config, runWorkers: false }, scannerFromConfig(config), onError);
+    services = createServices({ database, config: { ...config, runWorkers: false }, onError });
     await services.start();
     const address = await services.gateway.listen(config.gateway.port, config.host);
     if (services.gatewayTls && config.gateway.tlsPort != null)

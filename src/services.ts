@@ -1,57 +1,54 @@
 import type { Config, ProcessRole } from './config.js';
 import type { Database } from './db/index.js';
 import { InvalidationBus } from './db/invalidation.js';
+import type { NginxEngine } from './gateway/native/engine.js';
+import type { BuiltinRuntime } from './gateway/runtime/index.js';
+import type { Gateway } from './gateway/server.js';
+import type { TlsGateway } from './gateway/tls.js';
 import { limiterFactory, type LimiterFactory } from './http/rate-limit.js';
-import { ApiKeyCredentials } from './modules/api-keys/credentials.js';
-import { DeprecatedCallLog } from './modules/api-keys/deprecated-calls.js';
-import { ApiKeyService } from './modules/api-keys/service.js';
-import { AuthService } from './modules/auth/credentials.js';
-import { UserService } from './modules/auth/service.js';
-import { TenantService } from './modules/tenants/service.js';
+import { queueFigures, registerJobs, type JobDefinition } from './jobs/definitions.js';
+import { JobEngine } from './jobs/engine.js';
+import { Mailer } from './lib/mail.js';
+import type { OutboundClient } from './lib/outbound.js';
+import type { DeprecatedCallLog } from './modules/api-keys/deprecated-calls.js';
+import type { ApiKeyService } from './modules/api-keys/service.js';
+import type { AuthService } from './modules/auth/credentials.js';
+import type { UserService } from './modules/auth/service.js';
+import type { CertificateService } from './modules/certificates/service.js';
+import type { ContainerService } from './modules/containers/service.js';
+import type { ContainerWorker } from './modules/containers/worker.js';
+import type { DomainService } from './modules/domains/service.js';
+import { EventLog } from './modules/events/service.js';
+import type { InvitationService } from './modules/members/invitations.js';
+import type { MemberService } from './modules/members/service.js';
+import type { MetaPixelService } from './modules/meta-pixels/service.js';
+import type { MonitorChecks } from './modules/monitors/checks.js';
+import type { MonitorService } from './modules/monitors/service.js';
+import type { NotificationService } from './modules/notifications/service.js';
+import type { OutgoingLogService } from './modules/outgoing-log/service.js';
+import { OverviewService } from './modules/overview/service.js';
+import { reportJobs } from './modules/reports/jobs.js';
+import { ReportService } from './modules/reports/service.js';
+import type { RequestPowerupService } from './modules/request-powerups/service.js';
+import { retentionJobs } from './modules/retention/jobs.js';
+import { RetentionService } from './modules/retention/service.js';
+import type { SecurityService } from './modules/security/service.js';
+import type { StatusIncidents } from './modules/status/incidents.js';
+import type { StatusService } from './modules/status/service.js';
+import type { StatusSubscriptions } from './modules/status/subscriptions.js';
+import type { TaggingServerSupervisor } from './modules/tagging-servers/supervisor.js';
+import type { TenantService } from './modules/tenants/service.js';
+import { scanJobs } from './modules/tracking-checker/jobs.js';
 import { TrackingCheckerService } from './modules/tracking-checker/service.js';
 import { ScanWorker, type ScanLog } from './modules/tracking-checker/worker.js';
-import type { Scanner } from './scanner/index.js';
-import type { OutboundClient } from './lib/outbound.js';
-import { outboundClientFromConfig, scannerFromConfig } from './outbound-setup.js';
-import { JobEngine } from './jobs/engine.js';
-import { MonitorChecks } from './modules/monitors/checks.js';
-import { MonitorService } from './modules/monitors/service.js';
+import { webhookJobs } from './modules/webhooks/jobs.js';
 import { WebhookService } from './modules/webhooks/service.js';
-import { ReportService } from './modules/reports/service.js';
-import { OverviewService } from './modules/overview/service.js';
-import { StatusService } from './modules/status/service.js';
-import { StatusIncidents } from './modules/status/incidents.js';
-import { StatusSubscriptions } from './modules/status/subscriptions.js';
-import { EventLog } from './modules/events/service.js';
-import { ContainerService } from './modules/containers/service.js';
-import { createDataPlane } from './gateway-setup.js';
-import { ContainerWorker } from './modules/containers/worker.js';
-import { DomainVerifier } from './modules/domains/dns.js';
-import { DomainService } from './modules/domains/service.js';
-import type { Gateway } from './gateway/server.js';
-import { ContainerHealth } from './gateway/health.js';
-import type { NginxEngine } from './gateway/native/engine.js';
-import type { TlsGateway } from './gateway/tls.js';
-import type { BuiltinRuntime } from './gateway/runtime/index.js';
-import { MetaConversionsSender } from './gateway/runtime/meta/sender.js';
-import { MetaSink } from './gateway/runtime/meta/sink.js';
-import { CertificateService } from './modules/certificates/service.js';
-import { platformRequestToken, SecretBox, userSecretsBox } from './lib/secrets.js';
-import { SecurityService } from './modules/security/service.js';
-import { MetaPixelService } from './modules/meta-pixels/service.js';
-import { OutgoingLogService } from './modules/outgoing-log/service.js';
-import { RetentionService } from './modules/retention/service.js';
-import { RequestPowerupService } from './modules/request-powerups/service.js';
-import { MemberService } from './modules/members/service.js';
-import { InvitationService } from './modules/members/invitations.js';
-import { Mailer } from './lib/mail.js';
-import { defineJobs, MONITOR_DISPATCH_MS, monitoringLag, queueFigures } from './background-jobs.js';
-import { NotificationService } from './modules/notifications/service.js';
-import { NotificationWorker } from './modules/notifications/worker.js';
-import { ForwardingAlerts } from './modules/containers/forwarding-alerts.js';
-import { containerTaggingServers } from './modules/containers/tagging.js';
-import { supervisorFromConfig } from './modules/tagging-servers/drivers.js';
-import type { TaggingServerSupervisor } from './modules/tagging-servers/supervisor.js';
+import { outboundClientFromConfig, scannerFromConfig } from './outbound-setup.js';
+import type { Scanner } from './scanner/index.js';
+import { buildAccounts } from './wiring/accounts.js';
+import { buildHosting } from './wiring/hosting.js';
+import { buildMonitoring } from './wiring/monitoring.js';
+import type { Shared } from './wiring/shared.js';
 
 export { scannerFromConfig, scannerOptionsFromConfig } from './outbound-setup.js';
 
@@ -122,32 +119,27 @@ export interface Services {
   stop(options?: { graceful?: boolean }): Promise<void>;
 }
 
-/**
- * Whether the built-in runtime serves: this process's runtime when it has the gateway role; a process without it
- * (an API instance) cannot see the gateways' runtimes and does not call them unhealthy.
- */
-function builtinRuntimeReady(config: Config, runtime: BuiltinRuntime): () => boolean {
-  return config.roles.includes('gateway') ? () => runtime.ready : () => true;
+export interface ServiceOptions {
+  database: Database;
+  config: Config;
+  scanner?: Scanner;
+  onError?: (error: unknown) => void;
+  /** The app passes its rate limits' factory, so the login throttle is shared through Redis too. */
+  createLimiter?: LimiterFactory;
+  /** Where workers log what a request's scan ran into (the app's logger). */
+  log?: ScanLog;
 }
 
-export function createServices(
-  database: Database,
-  config: Config,
-  scanner: Scanner = scannerFromConfig(config),
-  onError: (error: unknown) => void = () => {},
-  /** The app passes its rate limits' factory, so the login throttle is shared through Redis too. */
-  createLimiter: LimiterFactory = limiterFactory(null),
-  /** Where workers log what a request's scan ran into (the app's logger). */
-  log: ScanLog = { warn: () => {} },
-): Services {
+/** The composition root: the shared plumbing, then each area (accounts, hosting, scanning, monitoring) and its jobs. */
+export function createServices({
+  database,
+  config,
+  scanner = scannerFromConfig(config),
+  onError = () => {},
+  createLimiter = limiterFactory(null),
+  log = { warn: () => {} },
+}: ServiceOptions): Services {
   const invalidations = new InvalidationBus(database);
-  const auth = new AuthService(
-    { database, invalidations, apiKeys: new ApiKeyCredentials({ database }) },
-    { cacheTtlMs: config.authCacheTtlMs, lastUsedFlushMs: config.lastUsedFlushMs },
-  );
-  // Counted like last_used_at: in memory, written in one statement per flush.
-  const deprecatedCalls = new DeprecatedCallLog({ database }, { flushMs: config.lastUsedFlushMs });
-  const tenants = new TenantService({ database, invalidations }, { cacheTtlMs: config.authCacheTtlMs });
   const outbound = outboundClientFromConfig(config);
   const isWorker = config.roles.includes('worker');
   /** RUN_WORKERS=false keeps background jobs off; a worker still runs the scans requests wait for. */
@@ -163,193 +155,78 @@ export function createServices(
   );
   const webhooks = new WebhookService({ database, outbound, jobs }, config.webhooks);
   const events = new EventLog({ database, webhooks });
-  const monitorChecks = new MonitorChecks(
-    { database, outbound, events, jobs },
-    // The dispatch job runs every second and is picked up within a poll: checks are queued that far ahead.
-    { lookaheadMs: MONITOR_DISPATCH_MS + 2 * config.jobs.pollMs + 1000, batchSize: 1000 },
-  );
-  const reports = new ReportService({ database, events, jobs });
   const mailer = new Mailer({ ...config.mail, onError });
-  const statusSubscriptions = new StatusSubscriptions(
-    { database, jobs, mailer, outbound },
-    { baseUrl: config.publicBaseUrl ?? `http://localhost:${config.port}`, webhookTimeoutMs: config.webhooks.timeoutMs },
-  );
-  const statusIncidents = new StatusIncidents({ database, subscriptions: statusSubscriptions });
-  const status = new StatusService(
-    {
-      database,
-      monitoringLag: () => monitoringLag(jobs, monitorChecks),
-      queues: () => queueFigures(jobs),
-      incidents: statusIncidents,
-    },
-    {
-      failuresToOpen: config.statusFailuresToOpen,
-      chromiumPath: config.scanner.chromiumPath,
-      workersRunning: runsJobs,
-      checkIntervalMs: config.statusCheckMs,
-      onError,
-    },
-  );
-  const drivers = { database, invalidations, secrets: userSecretsBox(config) };
-  const taggingServers = containerTaggingServers(config, { ...drivers, tenants }, () => tlsPort());
-  const taggingSupervisor = config.roles.includes('gateway')
-    ? supervisorFromConfig(config.taggingServers, drivers, onError)
-    : null;
-  const containerWorker = new ContainerWorker(
-    { database, outbound, events, invalidations, jobs, tagging: taggingServers },
-    { delayMs: config.containerTransitionDelayMs, startTimeoutMs: config.taggingServers.startTimeoutMs },
-  );
-  const security = new SecurityService({ database, auth, box: userSecretsBox(config) });
-  const secrets = config.secretsKey ? new SecretBox(config.secretsKey) : null;
-  const certificates = new CertificateService({ database, events, invalidations }, { acme: config.acme, secrets });
-  const { traffic, runtime, outgoing, gateway, gatewayTls, nativeGateway, tlsPort } = createDataPlane(config, {
-    database,
-    invalidations,
-    outbound,
-    certificates,
-    tagging: taggingServers.hosting,
-    onError,
-    log,
-  });
-  const containers = new ContainerService(
-    {
-      database,
-      outbound,
-      events,
-      runtime: containerWorker,
-      tenants,
-      traffic: gateway,
-      invalidations,
-      health: new ContainerHealth(
-        outbound,
-        config.gateway.upstreamTimeoutMs,
-        builtinRuntimeReady(config, runtime),
-        async (containerId) => (await taggingServers.hosting.endpoints(containerId)).tagging,
-      ),
-      tagging: taggingServers,
-    },
-    { gatewayBaseDomain: config.gateway.baseDomain },
-  );
-  const domains = new DomainService(
-    {
-      database,
-      containers,
-      certificates,
-      events,
-      invalidations,
-      verifier: new DomainVerifier({
-        servers: config.dns.resolvers,
-        timeoutMs: config.dns.timeoutMs,
-        gatewayIps: config.gateway.publicIps,
-      }),
-    },
-    {
-      gatewayBaseDomain: config.gateway.baseDomain,
-      gatewayIps: config.gateway.publicIps,
-      recheckIntervalMs: config.dns.recheckIntervalMs,
-      pendingTtlMs: config.domainPendingTtlHours * 3_600_000,
-    },
-  );
-  const metaPixels = new MetaPixelService({ database, containers, invalidations }, { secrets });
-  const outgoingLog = new OutgoingLogService({ database, containers, writer: outgoing }, config.retention);
-  const metaSink = new MetaSink(
-    { pixels: metaPixels, sender: new MetaConversionsSender({ http: outbound }, config.meta), invalidations },
-    { maxAttempts: config.runtime.forwardMaxAttempts, onError },
-  );
-  runtime.addSink(metaSink.sink);
+  const shared: Shared = { database, config, invalidations, jobs, outbound, events, mailer, onError, log };
+
+  const accounts = buildAccounts(shared, createLimiter);
+  const hosting = buildHosting(shared, { tenants: accounts.tenants });
   const trackingChecker = new TrackingCheckerService(
-    { database, events, tenants, jobs },
+    { database, events, tenants: accounts.tenants, jobs },
     { scanTimeoutMs: config.scanner.scanTimeoutMs, syncWaitMs: config.scanner.syncWaitMs },
   );
   const scanWorker = new ScanWorker({ database, scanner, events }, { log });
-  status.register('Gateway', async () =>
+  const monitoring = buildMonitoring(shared, {
+    tenants: accounts.tenants,
+    containers: hosting.containers,
+    domains: hosting.domains,
+    queues: () => queueFigures(jobs, jobDefinitions),
+    workersRunning: runsJobs,
+  });
+  const { gateway, taggingServers } = hosting;
+  monitoring.status.register('Gateway', async () =>
     gateway.listening
       ? { status: 'operational', detail: 'Accepting container traffic.' }
       : { status: 'degraded', detail: 'The gateway is not listening in this instance.' },
   );
   if (!taggingServers.hosting.unavailable)
-    status.register('Tagging servers', () => taggingServers.hosting.reachability());
-  const notifications = new NotificationService(
-    { database, outbound, box: userSecretsBox(config), jobs },
-    { dashboardUrl: config.publicBaseUrl ?? `http://localhost:${config.port}` },
-  );
-  events.onRecord((event) => notifications.notify(event));
-  const notificationWorker = new NotificationWorker({ database, outbound, mailer, notifications }, config.webhooks);
-  const monitors = new MonitorService({
-    database,
-    outbound,
-    events,
-    tenants,
-    containers,
-    domains,
-    channels: notifications,
-  });
+    monitoring.status.register('Tagging servers', () => taggingServers.hosting.reachability());
+  const reports = new ReportService({ database, events, jobs });
   const retention = new RetentionService(
-    { monitors, events, traffic, metaPixels },
+    { monitors: monitoring.monitors, events, traffic: hosting.traffic, metaPixels: hosting.metaPixels },
     {
       ...config.retention,
       checkDays: config.monitoring.retentionDays,
       metaDeliveryDays: config.meta.deliveryRetentionDays,
     },
   );
-  const requestPowerups = new RequestPowerupService(
-    { database, containers },
-    { ...config.powerupRequests, platformToken: platformRequestToken(config) },
-  );
+  const jobDefinitions: JobDefinition[] = [
+    ...webhookJobs(webhooks, config.webhooks),
+    ...hosting.jobDefinitions,
+    ...scanJobs(scanWorker, trackingChecker, config.scanner),
+    ...monitoring.jobDefinitions,
+    ...reportJobs(reports),
+    ...retentionJobs(retention, config.retention),
+  ];
+  registerJobs(jobs, jobDefinitions);
+
   let gatewayListening = () => gateway.listening;
-  defineJobs(
-    jobs,
-    {
-      webhooks,
-      notificationWorker,
-      containerWorker,
-      reports,
-      scanWorker,
-      monitorChecks,
-      statusSubscriptions,
-      status,
-      domains,
-      certificates,
-      trackingChecker,
-      retention,
-      forwardingAlerts: new ForwardingAlerts({ database, events }),
-      requestPowerups,
-      outgoingLog,
-    },
-    config,
-  );
+  const { auth, deprecatedCalls } = accounts;
+  const { taggingSupervisor, gatewayTls, nativeGateway, runtime, requestPowerups, outgoing, containerWorker } = hosting;
   return {
     invalidations,
     jobs,
-    auth,
-    tenants,
-    apiKeys: new ApiKeyService({ database, auth, deprecatedCalls }),
-    deprecatedCalls,
-    users: new UserService({ database, auth, security, createLimiter }, { sessionTtlHours: config.sessionTtlHours }),
-    security,
+    ...accounts,
     scanner,
     trackingChecker,
     outbound,
     webhooks,
-    monitors,
+    monitors: monitoring.monitors,
+    monitorChecks: monitoring.monitorChecks,
+    status: monitoring.status,
+    statusIncidents: monitoring.statusIncidents,
+    statusSubscriptions: monitoring.statusSubscriptions,
+    notifications: monitoring.notifications,
     retention,
-    monitorChecks,
-    overview: new OverviewService({ database, tenants, trackingChecker }),
+    overview: new OverviewService({ database, tenants: accounts.tenants, trackingChecker }),
     reports,
-    status,
-    statusIncidents,
-    statusSubscriptions,
     events,
-    containers,
+    containers: hosting.containers,
     containerWorker,
-    domains,
-    certificates,
-    metaPixels,
-    outgoingLog,
+    domains: hosting.domains,
+    certificates: hosting.certificates,
+    metaPixels: hosting.metaPixels,
+    outgoingLog: hosting.outgoingLog,
     requestPowerups,
-    members: new MemberService({ database, auth, events }),
-    invitations: new InvitationService({ database, events, mailer }),
-    notifications,
     mailer,
     gateway,
     gatewayTls,

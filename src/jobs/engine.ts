@@ -48,8 +48,8 @@ export class JobTimeoutError extends Error {
 }
 
 /**
- * The one job engine: pg-boss on the application's database. Modules expose steps; `src/services.ts` declares the
- * queues here, every process may send, and only processes with the worker role `start({ work: true })` run them.
+ * The one job engine: pg-boss on the application's database. Modules declare their queues and steps in their `jobs.ts`
+ * (registered by `src/services.ts`), every process may send, and only processes with the worker role `start({ work: true })` run them.
  * Jobs live in the database, so they survive restarts; a job held by a process that dies is retried by another
  * once its heartbeat lapses.
  */

@@ -111,7 +111,7 @@ describe.runIf(postgresBinDir)('PostgreSQL restarted 10 times under a mixed load
     const config = loadConfig(env, { runMigrations: true });
     const database = await openConfiguredDatabase(config);
     try {
-      const services = createServices(database, config);
+      const services = createServices({ database, config });
       const tenant = await services.tenants.create({ name: 'Restarts', plan: 'partner' });
       token = (await services.apiKeys.create(tenant.id, { name: 'load', role: 'owner' })).token;
     } finally {

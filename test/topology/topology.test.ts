@@ -192,7 +192,7 @@ describe.runIf(postgresBinDir && redisServerPath)('topology: 2 api, 1 gateway, 2
     let agencyToken: string;
     let clientId: string;
     try {
-      const services = createServices(database, config);
+      const services = createServices({ database, config });
       const agency = await services.tenants.create({ name: 'Topology Agency', plan: 'agency' });
       const client = await services.tenants.create({ name: 'Shop', plan: 'business', parentId: agency.id });
       clientId = client.id;
