@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { SCAN_STAGES, SCAN_STATUSES } from '../../modules/tracking-checker/schemas.js';
+import { LANGUAGES, type ScanResult } from '../../scanner/schema.js';
 import { createdAt } from './columns.js';
 import { tenants } from './accounts.js';
 
@@ -12,15 +14,16 @@ export const scans = pgTable(
       .references(() => tenants.id),
     apiKeyId: text('api_key_id'),
     url: text('url').notNull(),
-    language: text('language').notNull(),
+    language: text('language', { enum: LANGUAGES }).notNull(),
     options: jsonb('options')
       .$type<{ ai_summary: boolean; pagespeed: boolean; consent_check?: boolean; pages?: number }>()
       .notNull(),
-    status: text('status').notNull(),
+    status: text('status', { enum: SCAN_STATUSES }).notNull(),
     /** While running: what the worker is doing (`scanning`, `storing`). */
-    stage: text('stage'),
-    result: jsonb('result').$type<Record<string, unknown>>(),
-    error: jsonb('error').$type<{ code: string; message: string }>(),
+    stage: text('stage', { enum: SCAN_STAGES }),
+    result: jsonb('result').$type<ScanResult>(),
+    /** Why it failed; `reason` says why a target was refused (`ScanTargetRefusedCode`). */
+    error: jsonb('error').$type<{ code: string; message: string; reason?: string }>(),
     createdAt: createdAt(),
     startedAt: timestamp('started_at', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),

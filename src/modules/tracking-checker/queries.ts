@@ -25,7 +25,7 @@ export const REFUSED = CommonCodes.urlNotAllowed.code;
  */
 const countsTowardQuota = sql`coalesce(${scans.error} ->> 'code', '') not in (${INTERRUPTED}, ${REFUSED}, ${TrackingCheckerErrors.targetUnreachable.code}) and (${scans.result} -> 'partial') is null`;
 
-export type ScanFailure = { code: string; message: string; reason?: string };
+export type ScanFailure = NonNullable<ScanRow['error']>;
 
 /** The scans of the last hour that count toward the tenant's quota. */
 export async function quotaUsage(db: Pick<Db, 'select'>, tenantId: string): Promise<QuotaUsage> {
@@ -54,7 +54,7 @@ export async function reserveScan(
   });
 }
 
-export async function completeScan(db: Db, id: string, result: Record<string, unknown>): Promise<void> {
+export async function completeScan(db: Db, id: string, result: NonNullable<ScanRow['result']>): Promise<void> {
   await db
     .update(scans)
     .set({ status: 'completed', stage: null, result, completedAt: sql`now()` })
@@ -75,7 +75,7 @@ export async function startScan(db: Db, id: string): Promise<ScanRow | null> {
   return rows[0] ?? null;
 }
 
-export async function setScanStage(db: Db, id: string, stage: string): Promise<void> {
+export async function setScanStage(db: Db, id: string, stage: NonNullable<ScanRow['stage']>): Promise<void> {
   await db
     .update(scans)
     .set({ stage })

@@ -3,6 +3,10 @@ import { idPattern } from '../../lib/ids.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.js';
 import { LANGUAGES, ScanResultSchema } from '../../scanner/schema.js';
 
+export const SCAN_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
+/** What a running scan is doing. */
+export const SCAN_STAGES = ['scanning', 'storing'] as const;
+
 export const ScanRequestBody = Type.Object(
   {
     url: Type.String({
@@ -93,7 +97,7 @@ const ScanPending = Type.Object(
     status: StringEnum(['queued', 'running'] as const, {
       description: '`queued`: waiting for a worker; `running`: a worker is scanning.',
     }),
-    stage: Nullable(StringEnum(['scanning', 'storing'] as const), {
+    stage: Nullable(StringEnum(SCAN_STAGES), {
       description: 'What the worker is doing while running.',
     }),
     url: Type.String(),
@@ -141,10 +145,10 @@ export const ScanSummary = Type.Object(
     ai_summary: Type.Boolean(),
     pagespeed: Type.Boolean(),
     pages: Type.Integer({ minimum: 1, description: 'Pages asked for (`pages` of the request).' }),
-    status: StringEnum(['queued', 'running', 'completed', 'failed'] as const, {
+    status: StringEnum(SCAN_STATUSES, {
       description: '`queued` until a worker takes it, `running` while it scans.',
     }),
-    stage: Nullable(StringEnum(['scanning', 'storing'] as const), { description: 'What a running scan is doing.' }),
+    stage: Nullable(StringEnum(SCAN_STAGES), { description: 'What a running scan is doing.' }),
     tracker_count: Nullable(Type.Integer(), { description: 'Number of trackers found; null until completed.' }),
     error: Nullable(Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: false }), {
       description: 'Why the scan failed.',

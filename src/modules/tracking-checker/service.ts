@@ -79,8 +79,6 @@ export interface TrackingCheckerDependencies {
   jobs: Pick<JobEngine, 'send' | 'call'>;
 }
 
-type ScanStage = 'scanning' | 'storing';
-
 /** How often a synchronous scan request looks whether its worker has finished. */
 const SYNC_POLL_MS = 100;
 
@@ -186,13 +184,13 @@ export class TrackingCheckerService {
     await this.jobs.send(SCANS, job);
     if (respondAsync) return { accepted: await this.state(auth, id) };
     const row = await this.waitForEnd(id);
-    if (row.status === 'completed') {
-      const result = row.result as unknown as ScanResult;
+    if (row.status === 'completed' && row.result) {
+      const result = row.result;
       // A partial result (no browser stage) leaves the quota (queries.countsTowardQuota).
       if (result.partial) onQuota({ ...quota, remaining: quota.remaining + 1 });
       return { completed: { scan_id: id, language, ...result } };
     }
-    const failure = row.error as queries.ScanFailure | null;
+    const failure = row.error;
     if (failure?.code === queries.REFUSED) {
       await queries.releaseScan(this.database.db, id);
       onQuota({ ...quota, remaining: quota.remaining + 1 });
@@ -252,12 +250,12 @@ export class TrackingCheckerService {
     const results: ScanSummaryDto[] = rows.map((row) => ({
       scan_id: row.id,
       url: row.url,
-      language: row.language as Language,
+      language: row.language,
       ai_summary: row.options.ai_summary,
       pagespeed: row.options.pagespeed,
       pages: row.options.pages ?? 1,
-      status: row.status as ScanSummaryDto['status'],
-      stage: row.status === 'running' ? ((row.stage ?? 'scanning') as ScanStage) : null,
+      status: row.status,
+      stage: row.status === 'running' ? (row.stage ?? 'scanning') : null,
       tracker_count: row.trackerCount === null ? null : Number(row.trackerCount),
       error: row.error ?? null,
       created_at: row.createdAt.toISOString(),
@@ -278,8 +276,8 @@ export class TrackingCheckerService {
     };
     if (row.status === 'completed' && row.result)
       return {
-        ...(row.result as unknown as ScanResult),
-        language: row.language as Language,
+        ...row.result,
+        language: row.language,
         ...base,
         status: 'completed',
       };
@@ -290,7 +288,7 @@ export class TrackingCheckerService {
     return {
       ...base,
       status: row.status as 'queued' | 'running',
-      stage: row.status === 'running' ? ((row.stage ?? 'scanning') as ScanStage) : null,
+      stage: row.status === 'running' ? (row.stage ?? 'scanning') : null,
       url: row.url,
     };
   }

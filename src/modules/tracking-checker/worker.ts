@@ -95,7 +95,7 @@ export class ScanWorker {
     }
     // Outside the failure path: an error while storing or announcing fails the job (retried), never a scan that ran.
     await queries.setScanStage(this.database.db, scanId, 'storing');
-    await queries.completeScan(this.database.db, scanId, result as unknown as Record<string, unknown>);
+    await queries.completeScan(this.database.db, scanId, result);
     await this.events.record(
       scan.tenantId,
       'tracking_checker.scan.completed',

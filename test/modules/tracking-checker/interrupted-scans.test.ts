@@ -19,9 +19,9 @@ describe.each(backends)('scans interrupted by a crash, on %s', (backend) => {
     tenantId: tenant.tenantId,
     apiKeyId: null,
     url: 'https://shop.example/',
-    language: 'en',
+    language: 'en' as const,
     options: { ai_summary: false, pagespeed: false },
-    status: 'running',
+    status: 'running' as const,
   });
 
   beforeAll(async () => {
