@@ -10,6 +10,7 @@ import { HttpCodes } from '../http/errors.js';
 import { errorResponses, withMeta } from '../http/schemas.js';
 import { ScanRequestBody } from '../modules/tracking-checker/schemas.js';
 import { ScanResultSchema } from '../scanner/schema.js';
+import { bundledScript } from './browser-bundle.js';
 import { layout, type Html } from './html.js';
 import {
   apiKeysPage,
@@ -35,29 +36,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 
 const JAVASCRIPT = 'text/javascript; charset=utf-8';
-/** The UI's ES modules: app.js is the entry, the others are the modules it imports (by relative URL). */
-const UI_MODULES = [
-  'app.js',
-  'ui.js',
-  'auth.js',
-  'tenants.js',
-  'api-keys.js',
-  'scans.js',
-  'containers.js',
-  'container-settings.js',
-  'request-powerups.js',
-  'tagging-server.js',
-  'meta-pixels.js',
-  'outgoing-log.js',
-  'monitors.js',
-  'notifications.js',
-  'reports.js',
-  'scan-result.js',
-  'checker.js',
-  'overview.js',
-  'security.js',
-  'team.js',
-];
 
 /** Static files served from memory: our own assets and the chart library from node_modules (no CDN). */
 const ASSETS: Record<string, { file: string; type: string }> = {
@@ -69,9 +47,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
     file: path.join(here, 'assets', 'container-settings.css'),
     type: 'text/css; charset=utf-8',
   },
-  'status.js': { file: path.join(here, 'assets', 'status.js'), type: JAVASCRIPT },
   'favicon.svg': { file: path.join(here, 'assets', 'favicon.svg'), type: 'image/svg+xml' },
-  ...Object.fromEntries(UI_MODULES.map((name) => [name, { file: path.join(here, 'assets', name), type: JAVASCRIPT }])),
   'chart.js': { file: path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.min.js'), type: JAVASCRIPT },
 };
 
@@ -91,7 +67,8 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/assets/:name',
     { config: { public: true }, schema: { hide: true, params: Type.Object({ name: Type.String() }) } },
     async (request, reply) => {
-      const asset = assets.get(request.params.name);
+      const script = await bundledScript(request.params.name);
+      const asset = script ? { body: script, type: JAVASCRIPT } : assets.get(request.params.name);
       if (!asset) return reply.code(404).type('text/plain').send('Not found');
       return reply.type(asset.type).header('cache-control', 'public, max-age=300').send(asset.body);
     },

@@ -3,11 +3,18 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 
-const ASSETS_DIR = path.resolve('src/web/assets');
+const BROWSER_DIR = 'src/web/browser';
 
-/** Relative module specifiers of `import ... from './x.js'` and `import './x.js'`. */
-function relativeImports(source: string): string[] {
-  return [...source.matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?'(\.\/[^']+)';$/gm)].map((match) => match[1]);
+/** The browser modules with code of their own (not only types), which the page bundles must include. */
+function runtimeModules(): string[] {
+  return fs
+    .readdirSync(BROWSER_DIR)
+    .filter((name) => name.endsWith('.ts'))
+    .filter((name) =>
+      /^(export )?(async )?(function|const|let|class|for|if) /m.test(
+        fs.readFileSync(path.join(BROWSER_DIR, name), 'utf8'),
+      ),
+    );
 }
 
 describe('web UI assets', () => {
@@ -20,20 +27,21 @@ describe('web UI assets', () => {
     await t?.close();
   });
 
-  it('serves every script in src/web/assets as JavaScript, and every module the entry imports', async () => {
-    const files = fs.readdirSync(ASSETS_DIR).filter((name) => name.endsWith('.js'));
-    expect(files).toContain('app.js');
-    const imported = new Set(
-      files.flatMap((name) =>
-        relativeImports(fs.readFileSync(path.join(ASSETS_DIR, name), 'utf8')).map((spec) => spec.slice(2)),
-      ),
-    );
-    expect(imported.size).toBeGreaterThan(0);
-    for (const name of new Set([...files, ...imported])) {
+  it('serves each page script as one bundled JavaScript module built from src/web/browser', async () => {
+    const bundles: string[] = [];
+    for (const name of ['app.js', 'status.js']) {
       const response = await t.app.inject({ method: 'GET', url: `/assets/${name}` });
       expect(response.statusCode, name).toBe(200);
       expect(response.headers['content-type'], name).toBe('text/javascript; charset=utf-8');
+      expect(response.body, name).not.toMatch(/^\s*import\s/m);
+      bundles.push(response.body);
     }
+    const modules = runtimeModules();
+    expect(modules).toEqual(expect.arrayContaining(['ui.ts', 'scan-result.ts', 'status.ts']));
+    for (const name of modules) expect(bundles.join('\n'), name).toContain(`// ${BROWSER_DIR}/${name}`);
+    // Bundled once per process: the second answer is the same bytes.
+    const again = await t.app.inject({ method: 'GET', url: '/assets/app.js' });
+    expect(again.body).toBe(bundles[0]);
   });
 
   it('loads the app as a module after the page scripts it needs (chart.js)', async () => {
@@ -45,8 +53,8 @@ describe('web UI assets', () => {
     expect(response.headers['content-security-policy']).toContain("script-src 'self'");
   });
 
-  it('does not serve files outside the allow-list', async () => {
-    for (const name of ['html.ts', '..%2Froutes.ts', 'unknown.js']) {
+  it('does not serve files outside the allow-list, nor the browser sources one by one', async () => {
+    for (const name of ['html.ts', '..%2Froutes.ts', 'unknown.js', 'ui.js', 'ui.ts', 'scan-result.js']) {
       const response = await t.app.inject({ method: 'GET', url: `/assets/${name}` });
       expect(response.statusCode, name).toBe(404);
     }

@@ -1,9 +1,12 @@
-import { $, api, bindForm, date, el, showError } from './ui.js';
+import type { Reply, Schemas } from './api-types.js';
+import { $, api, bindForm, date, el, messageOf, showError } from './ui.js';
+
+type Channel = Schemas['NotificationChannel'];
 
 // Notification channels: the list, the form, test sends and each channel's deliveries.
 const channelsTable = $('#channels-table');
 
-const TARGETS = {
+const TARGETS: Record<string, [label: string, placeholder: string, hint: string]> = {
   email: ['Email address', 'oncall@example.com', 'Alerts are emailed to this address.'],
   slack: [
     'Incoming webhook URL',
@@ -12,28 +15,29 @@ const TARGETS = {
   ],
   webhook: ['Webhook URL (https)', 'https://hooks.example.com/tagport', 'Receives signed JSON events.'],
 };
-const TYPE_NAMES = { email: 'Email', slack: 'Slack-compatible', webhook: 'Signed webhook' };
-const EVENT_NAMES = {
+const TYPE_NAMES: Record<string, string> = { email: 'Email', slack: 'Slack-compatible', webhook: 'Signed webhook' };
+const EVENT_NAMES: Record<string, string> = {
   'incident.opened': 'incident opened',
   'incident.acknowledged': 'incident acknowledged',
   'incident.resolved': 'incident resolved',
   'certificate.failed': 'certificate failed',
   'container.failed': 'container failed',
 };
-const eventsText = (types) =>
+const eventsText = (types: string[]) =>
   types.length === Object.keys(EVENT_NAMES).length ? 'All events' : types.map((type) => EVENT_NAMES[type]).join(', ');
 
 function showTargetHelp() {
-  const [label, placeholder, hint] = TARGETS[$('#channel-type').value];
+  const [label, placeholder, hint] = TARGETS[$<HTMLSelectElement>('#channel-type').value];
   $('#channel-target-label').textContent = label;
-  $('#channel-target').placeholder = placeholder;
-  $('#channel-target').type = $('#channel-type').value === 'email' ? 'email' : 'url';
+  $<HTMLInputElement>('#channel-target').placeholder = placeholder;
+  $<HTMLInputElement>('#channel-target').type =
+    $<HTMLSelectElement>('#channel-type').value === 'email' ? 'email' : 'url';
   $('#channel-target-hint').textContent = hint;
 }
 
 async function loadChannels() {
-  const channels = await api('GET', '/api/notification-channels/?page_size=100');
-  channelsTable.querySelector('tbody').replaceChildren(
+  const channels = await api<Reply<'/api/notification-channels/'>>('GET', '/api/notification-channels/?page_size=100');
+  channelsTable.querySelector('tbody')!.replaceChildren(
     ...(channels.results.length
       ? channels.results.map((channel) =>
           el(
@@ -80,30 +84,33 @@ async function loadChannels() {
   );
 }
 
-async function sendTest(channel) {
+async function sendTest(channel: Channel) {
   try {
     await api('POST', `/api/notification-channels/${channel.id}/test/`);
     $('#channels-status').textContent = `Test queued for ${channel.name}.`;
     await showDeliveries(channel, false);
   } catch (error) {
-    $('#channels-status').textContent = error.message;
+    $('#channels-status').textContent = messageOf(error);
   }
 }
 
-async function deleteChannel(channel) {
+async function deleteChannel(channel: Channel) {
   if (!confirm(`Delete the channel ${channel.name}? Monitors stop notifying it.`)) return;
   try {
     await api('DELETE', `/api/notification-channels/${channel.id}/`);
     $('#channels-status').textContent = `Deleted ${channel.name}.`;
     $('#deliveries-section').hidden = true;
   } catch (error) {
-    $('#channels-status').textContent = error.message;
+    $('#channels-status').textContent = messageOf(error);
   }
   await loadChannels();
 }
 
-async function showDeliveries(channel, focus = true) {
-  const deliveries = await api('GET', `/api/notification-channels/${channel.id}/deliveries/?page_size=50`);
+async function showDeliveries(channel: Channel, focus = true) {
+  const deliveries = await api<Reply<'/api/notification-channels/{id}/deliveries/'>>(
+    'GET',
+    `/api/notification-channels/${channel.id}/deliveries/?page_size=50`,
+  );
   $('#deliveries-heading').textContent = `Deliveries to ${channel.name}`;
   $('#deliveries-table tbody').replaceChildren(
     ...(deliveries.results.length
@@ -137,14 +144,14 @@ if (channelsTable) {
     $('#channel-secret').hidden = true;
     $('#channel-name').focus();
   });
-  bindForm($('#channel-form'), $('#channel-error'), async (data) => {
-    const created = await api('POST', '/api/notification-channels/', {
+  bindForm($<HTMLFormElement>('#channel-form'), $('#channel-error'), async (data) => {
+    const created = await api<Reply<'/api/notification-channels/', 'post'>>('POST', '/api/notification-channels/', {
       name: data.get('name'),
       type: data.get('type'),
       target: data.get('target'),
       event_types: data.getAll('event_types'),
     });
-    $('#channel-form').reset();
+    $<HTMLFormElement>('#channel-form').reset();
     showTargetHelp();
     $('#channels-status').textContent = `Added ${created.name}.`;
     if (created.signing_secret) {

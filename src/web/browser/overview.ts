@@ -1,7 +1,10 @@
 // Overview: "is everything OK?" drawn from one request, GET /api/overview/.
+import type { Reply } from './api-types.js';
 import { $, api, date, el } from './ui.js';
 
-const REASONS = {
+type Overview = Reply<'/api/overview/'>;
+
+const REASONS: Record<string, string> = {
   container_failed: 'Container failed',
   certificate_failed: 'Certificate cannot be issued',
   domain_failed: 'Domain check failed',
@@ -9,10 +12,10 @@ const REASONS = {
   domain_not_verified: 'Domain not verified yet',
 };
 
-const number = (value) => new Intl.NumberFormat().format(value);
-const percent = (value) => (value === null ? 'no checks' : `${value.toFixed(value === 100 ? 0 : 2)} %`);
+const number = (value: number) => new Intl.NumberFormat().format(value);
+const percent = (value: number | null) => (value === null ? 'no checks' : `${value.toFixed(value === 100 ? 0 : 2)} %`);
 
-function attention(items) {
+function attention(items: Overview['containers']['needs_attention']) {
   const box = $('#attention');
   box.classList.toggle('ok', items.length === 0);
   if (items.length === 0) {
@@ -41,7 +44,7 @@ function attention(items) {
 }
 
 /** A 30-day line of requests as an inline SVG; the numbers are in its accessible name and its title. */
-function sparkline(daily) {
+function sparkline(daily: Overview['traffic']['daily']) {
   const width = 240;
   const height = 48;
   const max = Math.max(1, ...daily.map((entry) => entry.requests));
@@ -52,7 +55,7 @@ function sparkline(daily) {
         `${(index * step).toFixed(1)},${(height - 2 - (entry.requests / max) * (height - 4)).toFixed(1)}`,
     )
     .join(' ');
-  const label = `Requests per day over ${daily.length} days, from ${daily[0].day} to ${daily.at(-1).day}; peak ${number(max)}.`;
+  const label = `Requests per day over ${daily.length} days, from ${daily[0].day} to ${daily.at(-1)?.day}; peak ${number(max)}.`;
   const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
   svg.setAttribute('viewBox', `0 0 ${width} ${height}`);
   svg.setAttribute('class', 'sparkline');
@@ -64,7 +67,7 @@ function sparkline(daily) {
   return svg;
 }
 
-function tiles(overview) {
+function tiles(overview: Overview) {
   const { containers, traffic, monitors, scans } = overview;
   $('#containers-figure').textContent = `${number(containers.by_status.running)} / ${number(containers.total)}`;
   $('#containers-detail').textContent = 'running / all';
@@ -72,11 +75,13 @@ function tiles(overview) {
   $('#traffic-detail').textContent = `today · ${number(traffic.last_30_days)} in 30 days`;
   $('#traffic-sparkline').replaceChildren(traffic.last_30_days > 0 ? sparkline(traffic.daily) : '');
   $('#uptime-list').replaceChildren(
-    ...[
-      ['24 h', monitors.uptime.last_24_hours],
-      ['7 days', monitors.uptime.last_7_days],
-      ['30 days', monitors.uptime.last_30_days],
-    ].flatMap(([span, value]) => [el('dt', {}, span), el('dd', {}, percent(value))]),
+    ...(
+      [
+        ['24 h', monitors.uptime.last_24_hours],
+        ['7 days', monitors.uptime.last_7_days],
+        ['30 days', monitors.uptime.last_30_days],
+      ] as Array<[string, number | null]>
+    ).flatMap(([span, value]) => [el('dt', {}, span), el('dd', {}, percent(value))]),
   );
   $('#incidents-detail').textContent =
     monitors.total === 0
@@ -87,7 +92,7 @@ function tiles(overview) {
     scans.used_this_hour === 0 ? 'used of the hourly quota' : `used · a slot frees in ${scans.resets_in_seconds} s`;
 }
 
-function nextSteps(steps) {
+function nextSteps(steps: Overview['next_steps']) {
   const open = steps.some((step) => !step.done);
   $('#next-steps').hidden = !open;
   if (!open) return;
@@ -104,7 +109,7 @@ function nextSteps(steps) {
   );
 }
 
-function incidents(monitors) {
+function incidents(monitors: Overview['monitors']) {
   $('#incidents-section').hidden = monitors.incidents.length === 0;
   $('#incidents-list').replaceChildren(
     ...monitors.incidents.map((incident) =>
@@ -120,7 +125,7 @@ function incidents(monitors) {
   );
 }
 
-function clients(summary) {
+function clients(summary: Overview['clients']) {
   $('#clients-section').hidden = !summary || summary.needs_attention.length === 0;
   if (!summary) return;
   $('#clients-table tbody').replaceChildren(
@@ -136,7 +141,7 @@ function clients(summary) {
   );
 }
 
-function latestScans(scans) {
+function latestScans(scans: Overview['scans']) {
   const rows = scans.latest.map((scan) =>
     el(
       'tr',
@@ -155,7 +160,7 @@ function latestScans(scans) {
 }
 
 async function loadOverview() {
-  const overview = await api('GET', '/api/overview/');
+  const overview = await api<Overview>('GET', '/api/overview/');
   attention(overview.containers.needs_attention);
   tiles(overview);
   nextSteps(overview.next_steps);

@@ -1,7 +1,10 @@
 // Security: two-factor sign-in (enrol with a QR code, recovery codes shown once, turn off) and signed-in sessions.
-import { $, api, bindForm, date, el } from './ui.js';
+import type { Reply } from './api-types.js';
+import { $, api, bindForm, date, el, text } from './ui.js';
 
-function showState(status) {
+type TwoFactorStatus = Reply<'/api/auth/two-factor/'>;
+
+function showState(status: TwoFactorStatus) {
   $('#two-factor-state').textContent = status.enabled
     ? `On since ${date(status.enabled_at)} · ${status.recovery_codes_left} recovery codes left.`
     : 'Off: signing in needs only your password.';
@@ -12,7 +15,7 @@ function showState(status) {
 }
 
 async function loadSessions() {
-  const { results } = await api('GET', '/api/auth/sessions/');
+  const { results } = await api<Reply<'/api/auth/sessions/'>>('GET', '/api/auth/sessions/');
   $('#sessions-table tbody').replaceChildren(
     ...results.map((session) =>
       el(
@@ -51,7 +54,7 @@ async function loadSessions() {
 }
 
 async function loadSecurity() {
-  showState(await api('GET', '/api/auth/two-factor/'));
+  showState(await api<TwoFactorStatus>('GET', '/api/auth/two-factor/'));
   await loadSessions();
 }
 
@@ -61,25 +64,36 @@ if ($('#two-factor-state')) {
   });
 
   $('#two-factor-start').addEventListener('click', async () => {
-    const enrollment = await api('POST', '/api/auth/two-factor/enrollment/');
-    $('#two-factor-qr').src = `data:image/svg+xml;base64,${btoa(enrollment.qr_svg)}`;
+    const enrollment = await api<Reply<'/api/auth/two-factor/enrollment/', 'post'>>(
+      'POST',
+      '/api/auth/two-factor/enrollment/',
+    );
+    $<HTMLImageElement>('#two-factor-qr').src = `data:image/svg+xml;base64,${btoa(enrollment.qr_svg)}`;
     $('#two-factor-secret').textContent = enrollment.secret;
     $('#two-factor-confirm').hidden = false;
     $('#two-factor-start').hidden = true;
     $('#confirm-code').focus();
   });
 
-  bindForm($('#two-factor-confirm'), $('#two-factor-error'), async (data) => {
-    const { recovery_codes } = await api('POST', '/api/auth/two-factor/confirm/', { code: data.get('code').trim() });
+  bindForm($<HTMLFormElement>('#two-factor-confirm'), $('#two-factor-error'), async (data) => {
+    const { recovery_codes } = await api<Reply<'/api/auth/two-factor/confirm/', 'post'>>(
+      'POST',
+      '/api/auth/two-factor/confirm/',
+      { code: text(data, 'code').trim() },
+    );
     $('#recovery-list').replaceChildren(...recovery_codes.map((code) => el('li', {}, el('code', {}, code))));
     $('#recovery-codes').hidden = false;
-    $('#two-factor-confirm').reset();
+    $<HTMLFormElement>('#two-factor-confirm').reset();
     await loadSecurity();
   });
 
-  bindForm($('#two-factor-disable'), $('#disable-error'), async (data) => {
-    showState(await api('DELETE', '/api/auth/two-factor/', { code: data.get('code').trim() }));
-    $('#two-factor-disable').reset();
+  bindForm($<HTMLFormElement>('#two-factor-disable'), $('#disable-error'), async (data) => {
+    showState(
+      await api<Reply<'/api/auth/two-factor/', 'delete'>>('DELETE', '/api/auth/two-factor/', {
+        code: text(data, 'code').trim(),
+      }),
+    );
+    $<HTMLFormElement>('#two-factor-disable').reset();
     $('#recovery-codes').hidden = true;
   });
 }

@@ -1,13 +1,14 @@
+import type { Reply } from './api-types.js';
 import { $, api, bindForm, day, el } from './ui.js';
 
 // Overview: tenants
 const tenantsTable = $('#tenants-table');
 async function loadTenants() {
   const [session, tenants] = await Promise.all([
-    api('GET', '/api/auth/session'),
-    api('GET', '/api/tenants/?page_size=100'),
+    api<Reply<'/api/auth/session'>>('GET', '/api/auth/session'),
+    api<Reply<'/api/tenants/'>>('GET', '/api/tenants/?page_size=100'),
   ]);
-  const body = tenantsTable.querySelector('tbody');
+  const body = tenantsTable.querySelector('tbody')!;
   body.replaceChildren(
     ...tenants.results.map((tenant) =>
       el(
@@ -27,12 +28,12 @@ async function loadTenants() {
 if (tenantsTable) {
   loadTenants().catch((error) =>
     tenantsTable
-      .querySelector('tbody')
+      .querySelector('tbody')!
       .replaceChildren(el('tr', {}, el('td', { colspan: 5, class: 'error' }, error.message))),
   );
-  bindForm($('#client-form'), $('#client-error'), async (data) => {
+  bindForm($<HTMLFormElement>('#client-form'), $('#client-error'), async (data) => {
     await api('POST', '/api/tenants/', { name: data.get('name') });
-    $('#client-form').reset();
+    $<HTMLFormElement>('#client-form').reset();
     await loadTenants();
   });
 }

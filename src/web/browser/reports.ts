@@ -1,11 +1,12 @@
+import type { Reply } from './api-types.js';
 import { $, api, bindForm, date, el, showError } from './ui.js';
 
 // Reports
 const reportsTable = $('#reports-table');
 async function loadReports() {
-  const reports = await api('GET', '/api/reports/?page_size=50');
+  const reports = await api<Reply<'/api/reports/'>>('GET', '/api/reports/?page_size=50');
   reportsTable
-    .querySelector('tbody')
+    .querySelector('tbody')!
     .replaceChildren(
       ...(reports.results.length
         ? reports.results.map((report) =>
@@ -31,7 +32,7 @@ async function loadReports() {
 }
 if (reportsTable) {
   loadReports().catch((error) => showError($('#report-error'), error));
-  bindForm($('#report-form'), $('#report-error'), async (data) => {
+  bindForm($<HTMLFormElement>('#report-form'), $('#report-error'), async (data) => {
     await api('POST', '/api/reports/', {
       kind: data.get('kind'),
       format: data.get('format'),

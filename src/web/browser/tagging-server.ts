@@ -1,14 +1,15 @@
-import { $, api, el } from './ui.js';
+import type { Reply, Schemas } from './api-types.js';
+import { $, api, el, messageOf, type Child } from './ui.js';
 
 // A container's Google tagging servers (runtime sgtm): their state, replicas, preview URL and recent output.
 
-const STATE_CLASS = { available: 'yes', failed: 'no', unknown: 'no' };
+const STATE_CLASS: Record<string, string> = { available: 'yes', failed: 'no', unknown: 'no' };
 
-function fact(term, ...description) {
+function fact(term: string, ...description: Child[]) {
   return [el('dt', {}, term), el('dd', {}, ...description)];
 }
 
-export async function showTaggingServer(container) {
+export async function showTaggingServer(container: Schemas['Container']) {
   const section = $('#tagging-server');
   const server = container.tagging_server;
   section.hidden = !server;
@@ -29,11 +30,14 @@ export async function showTaggingServer(container) {
   );
   const logs = $('#tagging-server-logs');
   try {
-    const { lines } = await api('GET', `/api/containers/${container.id}/tagging-server/logs/?lines=50`);
+    const { lines } = await api<Reply<'/api/containers/{id}/tagging-server/logs/'>>(
+      'GET',
+      `/api/containers/${container.id}/tagging-server/logs/?lines=50`,
+    );
     logs.textContent = lines.length
       ? lines.map((line) => `${line.at.slice(11, 19)} ${line.replica} ${line.line}`).join('\n')
       : 'Nothing printed yet.';
   } catch (error) {
-    logs.textContent = `The output cannot be read now: ${error.message}`;
+    logs.textContent = `The output cannot be read now: ${messageOf(error)}`;
   }
 }

@@ -1,10 +1,13 @@
+import type { Reply, Schemas } from './api-types.js';
 import { $, api, bindForm, date, day, el, showError } from './ui.js';
+
+type ApiKey = Schemas['ApiKey'];
 
 // API keys
 const keysTable = $('#keys-table');
 
 /** The warning for keys that called deprecated operations in the last 30 days (spec §9). */
-function deprecatedCalls(keys) {
+function deprecatedCalls(keys: ApiKey[]) {
   const calling = keys.filter((key) => key.deprecated_calls.length > 0);
   $('#deprecated-calls').hidden = calling.length === 0;
   $('#deprecated-calls-list').replaceChildren(
@@ -25,9 +28,9 @@ function deprecatedCalls(keys) {
 }
 
 async function loadKeys() {
-  const keys = await api('GET', '/api/api-keys/?page_size=100');
+  const keys = await api<Reply<'/api/api-keys/'>>('GET', '/api/api-keys/?page_size=100');
   deprecatedCalls(keys.results);
-  const body = keysTable.querySelector('tbody');
+  const body = keysTable.querySelector('tbody')!;
   if (keys.results.length === 0) return body.replaceChildren(el('tr', {}, el('td', { colspan: 8 }, 'No keys yet.')));
   body.replaceChildren(
     ...keys.results.map((key) =>
@@ -61,7 +64,7 @@ async function loadKeys() {
     ),
   );
 }
-async function revokeKey(key) {
+async function revokeKey(key: ApiKey) {
   if (!window.confirm(`Revoke the key "${key.name}"? Requests using it will fail at once.`)) return;
   try {
     await api('DELETE', `/api/api-keys/${key.id}/`);
@@ -72,11 +75,11 @@ async function revokeKey(key) {
 }
 if (keysTable) {
   loadKeys().catch((error) => showError($('#key-error'), error));
-  bindForm($('#key-form'), $('#key-error'), async (data) => {
-    const body = { name: data.get('name'), role: data.get('role') };
+  bindForm($<HTMLFormElement>('#key-form'), $('#key-error'), async (data) => {
+    const body: Record<string, FormDataEntryValue | null> = { name: data.get('name'), role: data.get('role') };
     if (data.get('expires_at')) body.expires_at = new Date(`${data.get('expires_at')}T23:59:59Z`).toISOString();
-    const key = await api('POST', '/api/api-keys/', body);
-    $('#key-form').reset();
+    const key = await api<Reply<'/api/api-keys/', 'post'>>('POST', '/api/api-keys/', body);
+    $<HTMLFormElement>('#key-form').reset();
     $('#new-key-token').textContent = key.token;
     $('#copy-status').textContent = '';
     $('#new-key').hidden = false;
@@ -85,13 +88,13 @@ if (keysTable) {
   });
   $('#copy-token').addEventListener('click', async () => {
     try {
-      await navigator.clipboard.writeText($('#new-key-token').textContent);
+      await navigator.clipboard.writeText($('#new-key-token').textContent ?? '');
       $('#copy-status').textContent = 'Copied.';
     } catch {
       const range = document.createRange();
       range.selectNodeContents($('#new-key-token'));
-      getSelection().removeAllRanges();
-      getSelection().addRange(range);
+      getSelection()?.removeAllRanges();
+      getSelection()?.addRange(range);
       $('#copy-status').textContent = 'Selected: press Ctrl+C to copy.';
     }
   });

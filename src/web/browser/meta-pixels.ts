@@ -1,18 +1,23 @@
-import { $, api, bindForm, date, el, showError } from './ui.js';
+import type { Reply } from './api-types.js';
+import { $, api, bindForm, type Child, control, date, el, showError } from './ui.js';
+
+type Pixel = Reply<'/api/containers/{id}/meta-pixels/'>['results'][number];
+type Delivery = Reply<'/api/containers/{id}/meta-pixels/{pixel}/deliveries/'>['results'][number];
+type GraphError = NonNullable<Delivery['error']>;
 
 // A container's Meta pixels: add one, list each with the last answer Meta's Graph API gave, edit or delete one.
 const root = $('#meta-pixels');
 const containerId = root?.dataset.containerId;
-const pixelsUrl = () => `/api/containers/${encodeURIComponent(containerId)}/meta-pixels/`;
+const pixelsUrl = () => `/api/containers/${encodeURIComponent(containerId ?? '')}/meta-pixels/`;
 
-const STATUS_CLASS = { delivered: 'yes', failed: 'no', retrying: 'warning' };
+const STATUS_CLASS: Record<string, string> = { delivered: 'yes', failed: 'no', retrying: 'warning' };
 
-function fact(term, ...description) {
+function fact(term: string, ...description: Child[]) {
   return [el('dt', {}, term), el('dd', {}, ...description)];
 }
 
 /** Graph's error as Meta sent it: the message first, then what to quote to Meta support. */
-function graphError(error) {
+function graphError(error: GraphError) {
   const details = [
     error.type,
     error.code === null ? null : `code ${error.code}`,
@@ -22,7 +27,7 @@ function graphError(error) {
   return [el('span', { class: 'graph-message' }, error.message), details.length ? ` (${details.join(', ')})` : ''];
 }
 
-function lastDelivery(delivery) {
+function lastDelivery(delivery: Delivery | null | undefined) {
   if (delivery === undefined) return fact('Last delivery', 'cannot be read now');
   if (!delivery) return fact('Last delivery', 'no events sent yet');
   return [
@@ -38,16 +43,19 @@ function lastDelivery(delivery) {
 }
 
 /** The most recently sent event's delivery; null before any, undefined when it cannot be read. */
-async function newestDelivery(pixel) {
+async function newestDelivery(pixel: Pixel): Promise<Delivery | null | undefined> {
   try {
-    const page = await api('GET', `${pixelsUrl()}${pixel.id}/deliveries/?page_size=1`);
+    const page = await api<Reply<'/api/containers/{id}/meta-pixels/{pixel}/deliveries/'>>(
+      'GET',
+      `${pixelsUrl()}${pixel.id}/deliveries/?page_size=1`,
+    );
     return page.results[0] ?? null;
   } catch {
     return undefined;
   }
 }
 
-function pixelCard(pixel, delivery) {
+function pixelCard(pixel: Pixel, delivery: Delivery | null | undefined) {
   const heading = `pixel-${pixel.id}`;
   return el(
     'section',
@@ -74,7 +82,7 @@ function pixelCard(pixel, delivery) {
           type: 'button',
           'aria-label': `Edit pixel ${pixel.pixel_id}`,
           'aria-expanded': 'false',
-          onclick: (event) => toggleEditor(event.currentTarget, pixel),
+          onclick: (event: MouseEvent) => toggleEditor(event.currentTarget as HTMLButtonElement, pixel),
         },
         'Edit',
       ),
@@ -93,8 +101,8 @@ function pixelCard(pixel, delivery) {
 }
 
 /** The form to change a pixel's test event code or replace its token; the token field starts (and stays) empty. */
-function editForm(pixel, close) {
-  const id = (name) => `${name}-${pixel.id}`;
+function editForm(pixel: Pixel, close: () => void) {
+  const id = (name: string) => `${name}-${pixel.id}`;
   const form = el(
     'form',
     { class: 'stack pixel-edit', novalidate: true, 'aria-label': `Edit pixel ${pixel.pixel_id}` },
@@ -127,12 +135,16 @@ function editForm(pixel, close) {
     ),
     el('p', { class: 'error', role: 'alert', id: id('edit-error'), hidden: true }),
   );
-  bindForm(form, form.querySelector('.error'), async (data) => {
+  bindForm(form, form.querySelector<HTMLElement>('.error')!, async (data) => {
     const token = String(data.get('access_token') ?? '').trim();
     const code = String(data.get('test_event_code') ?? '').trim();
     const body = { test_event_code: code || null, ...(token ? { access_token: token } : {}) };
-    const saved = await api('PATCH', `${pixelsUrl()}${pixel.id}/`, body);
-    form.elements.access_token.value = '';
+    const saved = await api<Reply<'/api/containers/{id}/meta-pixels/{pixel}/', 'patch'>>(
+      'PATCH',
+      `${pixelsUrl()}${pixel.id}/`,
+      body,
+    );
+    control(form, 'access_token').value = '';
     $('#pixel-status').textContent = token
       ? `Pixel ${saved.pixel_id} saved. Its new access token is stored encrypted and not shown again: only its last four characters, …${saved.access_token_last4}.`
       : `Pixel ${saved.pixel_id} saved.`;
@@ -142,8 +154,8 @@ function editForm(pixel, close) {
 }
 
 /** Opens the pixel's edit form under its card's buttons, or closes it. */
-function toggleEditor(button, pixel) {
-  const card = button.closest('.pixel');
+function toggleEditor(button: HTMLButtonElement, pixel: Pixel) {
+  const card = button.closest('.pixel')!;
   const open = card.querySelector('.pixel-edit');
   const close = () => {
     card.querySelector('.pixel-edit')?.remove();
@@ -153,12 +165,12 @@ function toggleEditor(button, pixel) {
   if (open) return close();
   card.append(editForm(pixel, close));
   button.setAttribute('aria-expanded', 'true');
-  card.querySelector('.pixel-edit input').focus();
+  card.querySelector<HTMLInputElement>('.pixel-edit input')!.focus();
 }
 
 async function loadPixels() {
   showError($('#pixels-error'), null);
-  const pixels = (await api('GET', `${pixelsUrl()}?page_size=100`)).results;
+  const pixels = (await api<Reply<'/api/containers/{id}/meta-pixels/'>>('GET', `${pixelsUrl()}?page_size=100`)).results;
   const deliveries = await Promise.all(pixels.map(newestDelivery));
   $('#pixels-list').replaceChildren(
     ...(pixels.length
@@ -167,7 +179,7 @@ async function loadPixels() {
   );
 }
 
-async function remove(pixel) {
+async function remove(pixel: Pixel) {
   const question = `Delete pixel ${pixel.pixel_id}? The container stops sending it events; its access token and delivery records are deleted.`;
   if (!window.confirm(question)) return;
   try {
@@ -181,28 +193,35 @@ async function remove(pixel) {
 
 /** Names the container; only the built-in runtime sends events to Meta itself. */
 async function showContainer() {
-  const container = await api('GET', `/api/containers/${encodeURIComponent(containerId)}/`);
+  const container = await api<Reply<'/api/containers/{id}/'>>(
+    'GET',
+    `/api/containers/${encodeURIComponent(containerId ?? '')}/`,
+  );
   $('#pixels-title').textContent = `Meta pixels: ${container.name}`;
   const note = $('#pixels-runtime');
   note.hidden = container.runtime === 'builtin';
   note.textContent = `This container runs on the ${container.runtime} runtime: only the built-in runtime sends events to Meta pixels.`;
 }
 
-function pixelFrom(data) {
-  const text = (name) => String(data.get(name) ?? '').trim();
-  const body = { pixel_id: text('pixel_id'), access_token: text('access_token') };
+function pixelFrom(data: FormData) {
+  const text = (name: string) => String(data.get(name) ?? '').trim();
+  const body: Record<string, string> = { pixel_id: text('pixel_id'), access_token: text('access_token') };
   if (text('test_event_code')) body.test_event_code = text('test_event_code');
   return body;
 }
 
 if (root) {
-  const failed = (error) => showError($('#pixels-error'), error);
+  const failed = (error: unknown) => showError($('#pixels-error'), error);
   showContainer().catch(failed);
   loadPixels().catch(failed);
   $('#pixels-refresh').addEventListener('click', () => loadPixels().catch(failed));
-  bindForm($('#pixel-form'), $('#pixel-error'), async (data) => {
-    const { pixel_id, access_token_last4 } = await api('POST', pixelsUrl(), pixelFrom(data));
-    $('#pixel-form').reset();
+  bindForm($<HTMLFormElement>('#pixel-form'), $('#pixel-error'), async (data) => {
+    const { pixel_id, access_token_last4 } = await api<Reply<'/api/containers/{id}/meta-pixels/', 'post'>>(
+      'POST',
+      pixelsUrl(),
+      pixelFrom(data),
+    );
+    $<HTMLFormElement>('#pixel-form').reset();
     $('#pixel-status').textContent =
       `Pixel ${pixel_id} added. Its access token is stored encrypted and not shown again: only its last four characters, …${access_token_last4}.`;
     await loadPixels();

@@ -1,17 +1,21 @@
 // Team: members with their roles, invitations (the link is shown once), and the invitation acceptance page.
-import { $, api, bindForm, date, el, showError } from './ui.js';
+import type { Reply } from './api-types.js';
+import { $, api, bindForm, date, el, messageOf, showError, text } from './ui.js';
+
+type Member = Reply<'/api/members/'>['results'][number];
+type Invitation = Reply<'/api/invitations/'>['results'][number];
 
 const ROLES = ['member', 'admin', 'owner'];
 
-function roleSelect(member) {
+function roleSelect(member: Member) {
   return el(
     'select',
     {
       'aria-label': `Role of ${member.name}`,
-      onchange: async (event) => {
+      onchange: async (event: Event) => {
         showError($('#members-error'), null);
         try {
-          await api('PATCH', `/api/members/${member.id}/`, { role: event.target.value });
+          await api('PATCH', `/api/members/${member.id}/`, { role: (event.target as HTMLSelectElement).value });
         } catch (error) {
           showError($('#members-error'), error);
         }
@@ -22,7 +26,7 @@ function roleSelect(member) {
   );
 }
 
-async function removeMember(member) {
+async function removeMember(member: Member) {
   if (!window.confirm(`Remove ${member.name} (${member.email}) from this tenant? Their sessions end at once.`)) return;
   showError($('#members-error'), null);
   try {
@@ -34,7 +38,7 @@ async function removeMember(member) {
 }
 
 async function loadMembers() {
-  const { results } = await api('GET', '/api/members/?page_size=100');
+  const { results } = await api<Reply<'/api/members/'>>('GET', '/api/members/?page_size=100');
   $('#members-table tbody').replaceChildren(
     ...results.map((member) =>
       el(
@@ -64,7 +68,7 @@ async function loadMembers() {
   );
 }
 
-async function revokeInvitation(invitation) {
+async function revokeInvitation(invitation: Invitation) {
   if (!window.confirm(`Revoke the invitation to ${invitation.email}? Its link stops working at once.`)) return;
   showError($('#invitations-error'), null);
   try {
@@ -76,7 +80,7 @@ async function revokeInvitation(invitation) {
 }
 
 async function loadInvitations() {
-  const { results } = await api('GET', '/api/invitations/?page_size=100');
+  const { results } = await api<Reply<'/api/invitations/'>>('GET', '/api/invitations/?page_size=100');
   const pending = results.filter((invitation) => invitation.status === 'pending');
   const body = $('#invitations-table tbody');
   if (pending.length === 0)
@@ -109,7 +113,7 @@ async function loadInvitations() {
   );
 }
 
-function showInvitationLink(created) {
+function showInvitationLink(created: Reply<'/api/invitations/', 'post'>) {
   $('#invite-link-status').textContent = created.email_sent
     ? `We emailed ${created.email} a link to join as ${created.role}. You can also share it yourself; it is shown only now and works once, for 7 days.`
     : `No email was sent (email is not configured). Share this link with ${created.email} yourself; it is shown only now and works once, for 7 days.`;
@@ -122,21 +126,24 @@ function showInvitationLink(created) {
 if ($('#members-table')) {
   loadMembers().catch((error) => showError($('#members-error'), error));
   loadInvitations().catch((error) => showError($('#invitations-error'), error));
-  bindForm($('#invite-form'), $('#invite-error'), async (data) => {
-    const created = await api('POST', '/api/invitations/', { email: data.get('email').trim(), role: data.get('role') });
-    $('#invite-form').reset();
+  bindForm($<HTMLFormElement>('#invite-form'), $('#invite-error'), async (data) => {
+    const created = await api<Reply<'/api/invitations/', 'post'>>('POST', '/api/invitations/', {
+      email: text(data, 'email').trim(),
+      role: data.get('role'),
+    });
+    $<HTMLFormElement>('#invite-form').reset();
     showInvitationLink(created);
     await loadInvitations();
   });
   $('#copy-invite').addEventListener('click', async () => {
     try {
-      await navigator.clipboard.writeText($('#invite-link-url').textContent);
+      await navigator.clipboard.writeText($('#invite-link-url').textContent ?? '');
       $('#copy-invite-status').textContent = 'Copied.';
     } catch {
       const range = document.createRange();
       range.selectNodeContents($('#invite-link-url'));
-      getSelection().removeAllRanges();
-      getSelection().addRange(range);
+      getSelection()?.removeAllRanges();
+      getSelection()?.addRange(range);
       $('#copy-invite-status').textContent = 'Selected: press Ctrl+C to copy.';
     }
   });
@@ -147,14 +154,14 @@ if ($('#members-table')) {
 }
 
 // The acceptance page: /invite/<token>
-async function openInvitation(token) {
+async function openInvitation(token: string) {
   const state = $('#invite-state');
-  let invitation;
+  let invitation: Reply<'/api/public/invitations/lookup/', 'post'>;
   try {
     invitation = await api('POST', '/api/public/invitations/lookup/', { token });
   } catch (error) {
     state.replaceChildren(
-      el('p', { class: 'error' }, error.message),
+      el('p', { class: 'error' }, messageOf(error)),
       el('p', {}, el('a', { href: '/login' }, 'Sign in')),
     );
     return;
@@ -170,20 +177,24 @@ async function openInvitation(token) {
         : 'Create your account: choose your name and a password.',
     ),
   );
-  $('#accept-email').value = invitation.email;
+  $<HTMLInputElement>('#accept-email').value = invitation.email;
   $('#new-account-fields').hidden = invitation.account_exists;
-  $('#accept-name').required = !invitation.account_exists;
+  $<HTMLInputElement>('#accept-name').required = !invitation.account_exists;
   if (invitation.account_exists) {
     $('#accept-password-label').textContent = 'Your Tagport password';
     $('#accept-password').setAttribute('autocomplete', 'current-password');
   }
   $('#accept-form').hidden = false;
   (invitation.account_exists ? $('#accept-password') : $('#accept-name')).focus();
-  bindForm($('#accept-form'), $('#accept-error'), async (data) => {
+  bindForm($<HTMLFormElement>('#accept-form'), $('#accept-error'), async (data) => {
     const password = data.get('password');
-    const body = { token, password };
-    if (!invitation.account_exists) body.name = data.get('name').trim();
-    const joined = await api('POST', '/api/public/invitations/accept/', body);
+    const body: Record<string, FormDataEntryValue | null> = { token, password };
+    if (!invitation.account_exists) body.name = text(data, 'name').trim();
+    const joined = await api<Reply<'/api/public/invitations/accept/', 'post'>>(
+      'POST',
+      '/api/public/invitations/accept/',
+      body,
+    );
     try {
       await api('POST', '/api/auth/login', { email: joined.email, password, tenant_id: joined.tenant_id });
       location.href = '/dashboard';

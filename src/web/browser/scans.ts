@@ -1,11 +1,15 @@
+import type { Reply } from './api-types.js';
 import { $, api, date, el } from './ui.js';
 
 // Scans
 const scansTable = $('#scans-table');
 let scansPage = 1;
 async function loadScans() {
-  const scans = await api('GET', `/api/v1/tracking-checker/scans/?page=${scansPage}&page_size=20`);
-  const body = scansTable.querySelector('tbody');
+  const scans = await api<Reply<'/api/v1/tracking-checker/scans/'>>(
+    'GET',
+    `/api/v1/tracking-checker/scans/?page=${scansPage}&page_size=20`,
+  );
+  const body = scansTable.querySelector('tbody')!;
   body.replaceChildren(
     ...(scans.results.length
       ? scans.results.map((scan) =>
@@ -25,8 +29,8 @@ async function loadScans() {
         )
       : [el('tr', {}, el('td', { colspan: 5 }, 'No scans yet.'))]),
   );
-  $('#scans-prev').disabled = !scans.previous;
-  $('#scans-next').disabled = !scans.next;
+  $<HTMLButtonElement>('#scans-prev').disabled = !scans.previous;
+  $<HTMLButtonElement>('#scans-next').disabled = !scans.next;
 }
 if (scansTable) {
   loadScans();

@@ -1,29 +1,33 @@
-import { $, api, date, el, showError } from './ui.js';
+import type { Reply } from './api-types.js';
+import { $, api, type Child, date, el, showError } from './ui.js';
+
+type LogPage = Reply<'/api/containers/{id}/outgoing-log/'>;
+type Forward = LogPage['results'][number];
 
 // "Why is my conversion missing": the container's outgoing log searched by event name or id, each forward with
 // what was sent and what GA4 or Meta answered; failures stand out with the vendor's message.
 const root = $('#outgoing-log');
 const containerId = root?.dataset.containerId;
-const logUrl = `/api/containers/${encodeURIComponent(containerId)}/outgoing-log/`;
+const logUrl = `/api/containers/${encodeURIComponent(containerId ?? '')}/outgoing-log/`;
 const PAGE_SIZE = 25;
-const VENDOR_NAMES = { ga4: 'GA4', meta: 'Meta' };
+const VENDOR_NAMES: Record<string, string> = { ga4: 'GA4', meta: 'Meta' };
 
 /** The `next` links still to follow for the current search, one per query it runs. */
-let pending = [];
+let pending: string[] = [];
 let shown = 0;
 
-function fact(term, ...description) {
+function fact(term: string, ...description: Child[]) {
   return [el('dt', {}, term), el('dd', {}, ...description)];
 }
 
-function answerOf(entry) {
+function answerOf(entry: Forward) {
   const status = entry.http_status === null ? '' : `HTTP ${entry.http_status}`;
   if (entry.status === 'delivered')
     return [el('span', { class: 'yes' }, 'accepted'), status ? ` · ${status}` : ' (GA4 answers without a body)'];
   return [el('span', { class: 'no vendor-answer' }, entry.error ?? 'failed'), status || 'no answer from the vendor'];
 }
 
-function forwardCard(entry) {
+function forwardCard(entry: Forward) {
   const heading = `forward-${entry.id}`;
   const vendor = VENDOR_NAMES[entry.vendor] ?? entry.vendor;
   return el(
@@ -53,13 +57,13 @@ function forwardCard(entry) {
 }
 
 /** Each query the search runs: by event id and by event name, the same vendor and outcome filters on both. */
-function searchUrls(form) {
+function searchUrls(form: HTMLFormElement) {
   const data = new FormData(form);
   const q = String(data.get('q') ?? '').trim();
   const common = new URLSearchParams({ page_size: String(PAGE_SIZE) });
   for (const name of ['vendor', 'status']) if (data.get(name)) common.set(name, String(data.get(name)));
   if (!q) return [`${logUrl}?${common}`];
-  const by = (name) => {
+  const by = (name: string) => {
     const params = new URLSearchParams(common);
     params.set(name, q);
     return `${logUrl}?${params}`;
@@ -68,10 +72,10 @@ function searchUrls(form) {
 }
 
 /** Reads one page of each query, newest first without repeats, and keeps where each may go on. */
-async function load(urls, append) {
+async function load(urls: string[], append: boolean) {
   showError($('#outgoing-error'), null);
-  const pages = await Promise.all(urls.map((url) => api('GET', url)));
-  pending = pages.map((page) => page.next).filter(Boolean);
+  const pages = await Promise.all(urls.map((url) => api<LogPage>('GET', url)));
+  pending = pages.map((page) => page.next).filter((next): next is string => Boolean(next));
   const shownCards = append ? [...$('#outgoing-results').querySelectorAll('.forward')] : [];
   const seen = new Set(shownCards.map((card) => card.id));
   const entries = pages
@@ -91,13 +95,16 @@ async function load(urls, append) {
 }
 
 async function showContainer() {
-  const container = await api('GET', `/api/containers/${encodeURIComponent(containerId)}/`);
+  const container = await api<Reply<'/api/containers/{id}/'>>(
+    'GET',
+    `/api/containers/${encodeURIComponent(containerId ?? '')}/`,
+  );
   $('#outgoing-title').textContent = `Outgoing log: ${container.name}`;
 }
 
 if (root) {
-  const failed = (error) => showError($('#outgoing-error'), error);
-  const form = $('#outgoing-search');
+  const failed = (error: unknown) => showError($('#outgoing-error'), error);
+  const form = $<HTMLFormElement>('#outgoing-search');
   showContainer().catch(failed);
   load(searchUrls(form), false).catch(failed);
   form.addEventListener('submit', (event) => {

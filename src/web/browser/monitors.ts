@@ -1,15 +1,21 @@
-import { $, api, bindForm, date, el, showError } from './ui.js';
+import type { Reply, Schemas } from './api-types.js';
+import type { Chart } from './chart.js';
+import { $, api, bindForm, date, el, showError, text } from './ui.js';
+
+type Monitor = Schemas['Monitor'];
+type Incident = Schemas['Incident'];
+type UptimeWindow = Schemas['MonitorStats']['last_24h'];
 
 // Monitors
 const monitorsTable = $('#monitors-table');
 async function loadMonitors() {
   const [monitors, incidents] = await Promise.all([
-    api('GET', '/api/monitors/?page_size=100'),
-    api('GET', '/api/incidents/?page_size=20'),
+    api<Reply<'/api/monitors/'>>('GET', '/api/monitors/?page_size=100'),
+    api<Reply<'/api/incidents/'>>('GET', '/api/incidents/?page_size=20'),
   ]);
   const names = Object.fromEntries(monitors.results.map((monitor) => [monitor.id, monitor.name]));
   monitorsTable
-    .querySelector('tbody')
+    .querySelector('tbody')!
     .replaceChildren(
       ...(monitors.results.length
         ? monitors.results.map((monitor) =>
@@ -62,7 +68,7 @@ async function loadMonitors() {
       : [el('tr', {}, el('td', { colspan: 5 }, 'No incidents.'))]),
   );
 }
-async function incidentAction(incident, action) {
+async function incidentAction(incident: Incident, action: 'acknowledge' | 'resolve') {
   try {
     await api('POST', `/api/incidents/${incident.id}/${action}/`);
   } catch (error) {
@@ -71,8 +77,9 @@ async function incidentAction(incident, action) {
   await loadMonitors();
 }
 // Notification channels a monitor chooses: one checkbox per channel of the tenant.
-async function fillChannelChoices(container, chosen = []) {
-  const channels = (await api('GET', '/api/notification-channels/?page_size=100')).results;
+async function fillChannelChoices(container: HTMLElement, chosen: string[] = []) {
+  const channels = (await api<Reply<'/api/notification-channels/'>>('GET', '/api/notification-channels/?page_size=100'))
+    .results;
   if (channels.length === 0) return;
   container.replaceChildren(
     ...channels.map((channel) =>
@@ -93,10 +100,11 @@ async function fillChannelChoices(container, chosen = []) {
 // Targets: a URL, or one of the tenant's containers or custom domains (value "container:ctr_…").
 async function loadMonitorTargets() {
   const [containers, domains] = await Promise.all([
-    api('GET', '/api/containers/?page_size=100'),
-    api('GET', '/api/domains/?page_size=100'),
+    api<Reply<'/api/containers/'>>('GET', '/api/containers/?page_size=100'),
+    api<Reply<'/api/domains/'>>('GET', '/api/domains/?page_size=100'),
   ]);
-  const group = (label, items) => (items.length ? [el('optgroup', { label }, ...items)] : []);
+  const group = (label: string, items: HTMLOptionElement[]) =>
+    items.length ? [el('optgroup', { label }, ...items)] : [];
   $('#monitor-target-kind').append(
     ...group(
       'Containers',
@@ -111,13 +119,13 @@ async function loadMonitorTargets() {
   );
 }
 function showTargetFields() {
-  const isUrl = $('#monitor-target-kind').value === 'url';
+  const isUrl = $<HTMLSelectElement>('#monitor-target-kind').value === 'url';
   $('#monitor-url-field').hidden = !isUrl;
-  $('#monitor-url').required = isUrl;
+  $<HTMLInputElement>('#monitor-url').required = isUrl;
   $('#monitor-path-field').hidden = isUrl;
 }
-function monitorTarget(data) {
-  const [type, id] = data.get('target').split(':');
+function monitorTarget(data: FormData) {
+  const [type, id] = text(data, 'target').split(':');
   if (type === 'url') return { type, url: data.get('url') };
   return { type, [`${type}_id`]: id, path: data.get('path') || '/' };
 }
@@ -126,27 +134,27 @@ if (monitorsTable) {
   loadMonitorTargets().catch((error) => showError($('#monitor-error'), error));
   fillChannelChoices($('#monitor-channel-options')).catch((error) => showError($('#monitor-error'), error));
   $('#monitor-target-kind').addEventListener('change', showTargetFields);
-  bindForm($('#monitor-form'), $('#monitor-error'), async (data) => {
+  bindForm($<HTMLFormElement>('#monitor-form'), $('#monitor-error'), async (data) => {
     await api('POST', '/api/monitors/', {
       name: data.get('name'),
       target: monitorTarget(data),
       interval_seconds: Number(data.get('interval_seconds')),
       notification_channel_ids: data.getAll('notification_channel_ids'),
     });
-    $('#monitor-form').reset();
+    $<HTMLFormElement>('#monitor-form').reset();
     showTargetFields();
     await loadMonitors();
   });
 }
 
 const monitorDetail = $('#monitor-detail');
-let latencyChart = null;
+let latencyChart: Chart | null = null;
 async function loadMonitor() {
   const id = monitorDetail.dataset.monitorId;
   const [monitor, stats, checks] = await Promise.all([
-    api('GET', `/api/monitors/${id}/`),
-    api('GET', `/api/monitors/${id}/stats/`),
-    api('GET', `/api/monitors/${id}/checks/?page_size=100`),
+    api<Monitor>('GET', `/api/monitors/${id}/`),
+    api<Schemas['MonitorStats']>('GET', `/api/monitors/${id}/stats/`),
+    api<Reply<'/api/monitors/{id}/checks/'>>('GET', `/api/monitors/${id}/checks/?page_size=100`),
   ]);
   $('#monitor-title').textContent = monitor.name;
   $('#monitor-status').textContent = `Status: ${monitor.status}`;
@@ -156,13 +164,15 @@ async function loadMonitor() {
     await api('POST', `/api/monitors/${id}/${monitor.status === 'paused' ? 'resume' : 'pause'}/`);
     await loadMonitor();
   };
-  const pct = (value) => (value === null ? '—' : `${value}%`);
+  const pct = (value: number | null) => (value === null ? '—' : `${value}%`);
   $('#monitor-stats').replaceChildren(
-    ...[
-      ['24 hours', stats.last_24h],
-      ['7 days', stats.last_7d],
-      ['30 days', stats.last_30d],
-    ].map(([label, window]) =>
+    ...(
+      [
+        ['24 hours', stats.last_24h],
+        ['7 days', stats.last_7d],
+        ['30 days', stats.last_30d],
+      ] as Array<[string, UptimeWindow]>
+    ).map(([label, window]) =>
       el(
         'div',
         { class: 'card' },
@@ -194,7 +204,7 @@ async function loadMonitor() {
   if (window.Chart) {
     const points = [...checks.results].reverse();
     if (latencyChart) latencyChart.destroy();
-    latencyChart = new window.Chart($('#latency-chart'), {
+    latencyChart = new window.Chart($<HTMLCanvasElement>('#latency-chart'), {
       type: 'line',
       data: {
         labels: points.map((check) => new Date(check.checked_at).toLocaleTimeString()),
@@ -219,10 +229,10 @@ async function loadMonitor() {
 }
 if (monitorDetail) {
   const id = monitorDetail.dataset.monitorId;
-  api('GET', `/api/monitors/${id}/`)
+  api<Monitor>('GET', `/api/monitors/${id}/`)
     .then((monitor) => fillChannelChoices($('#detail-channel-options'), monitor.notification_channel_ids))
     .catch((error) => showError($('#monitor-channels-error'), error));
-  bindForm($('#monitor-channels-form'), $('#monitor-channels-error'), async (data) => {
+  bindForm($<HTMLFormElement>('#monitor-channels-form'), $('#monitor-channels-error'), async (data) => {
     $('#monitor-channels-status').textContent = '';
     await api('PATCH', `/api/monitors/${id}/`, { notification_channel_ids: data.getAll('notification_channel_ids') });
     $('#monitor-channels-status').textContent = 'Saved.';

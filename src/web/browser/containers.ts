@@ -1,12 +1,16 @@
 import { showSettings } from './container-settings.js';
 import { showTaggingServer } from './tagging-server.js';
+import type { Reply, Schemas } from './api-types.js';
+import type { Chart } from './chart.js';
 import { $, api, bindForm, el, showError } from './ui.js';
+
+type Container = Schemas['Container'];
 
 // Containers and domains
 const containersTable = $('#containers-table');
-let usageChart = null;
-async function showUsage(container) {
-  const usage = await api('GET', `/api/containers/${container.id}/usage/`);
+let usageChart: Chart | null = null;
+async function showUsage(container: Container) {
+  const usage = await api<Schemas['ContainerUsage']>('GET', `/api/containers/${container.id}/usage/`);
   $('#usage-caption').textContent = `${container.name}: ${usage.total_requests} requests (${
     Object.entries(usage.by_status_class)
       .map(([k, v]) => `${k} ${v}`)
@@ -15,7 +19,7 @@ async function showUsage(container) {
   if (!window.Chart) return;
   $('#usage-chart-box').hidden = false;
   if (usageChart) usageChart.destroy();
-  usageChart = new window.Chart($('#usage-chart'), {
+  usageChart = new window.Chart($<HTMLCanvasElement>('#usage-chart'), {
     type: 'bar',
     data: {
       labels: usage.days.map((d) => d.day),
@@ -26,7 +30,7 @@ async function showUsage(container) {
   await showTaggingServer(container);
   await showSettings(container, usage);
 }
-async function containerAction(container, action) {
+async function containerAction(container: Container, action: Container['allowed_actions'][number]) {
   if (action === 'delete' && !window.confirm(`Delete the container "${container.name}"?`)) return;
   try {
     await api(
@@ -40,8 +44,8 @@ async function containerAction(container, action) {
   setTimeout(loadContainers, 2500);
 }
 async function loadContainers() {
-  const list = await api('GET', '/api/containers/?page_size=100');
-  containersTable.querySelector('tbody').replaceChildren(
+  const list = await api<Reply<'/api/containers/'>>('GET', '/api/containers/?page_size=100');
+  containersTable.querySelector('tbody')!.replaceChildren(
     ...(list.results.length
       ? list.results.map((container) =>
           el(
@@ -92,7 +96,7 @@ async function loadContainers() {
   await loadDomains();
 }
 async function loadDomains() {
-  const domains = await api('GET', '/api/domains/?page_size=100');
+  const domains = await api<Reply<'/api/domains/'>>('GET', '/api/domains/?page_size=100');
   $('#domains-list').replaceChildren(
     ...(domains.results.length
       ? domains.results.map((domain) =>
@@ -160,19 +164,23 @@ async function loadDomains() {
 }
 if (containersTable) {
   loadContainers().catch((error) => showError($('#container-error'), error));
-  bindForm($('#container-form'), $('#container-error'), async (data) => {
-    const body = { name: data.get('name'), region: data.get('region'), config: data.get('config') };
+  bindForm($<HTMLFormElement>('#container-form'), $('#container-error'), async (data) => {
+    const body: Record<string, FormDataEntryValue | null> = {
+      name: data.get('name'),
+      region: data.get('region'),
+      config: data.get('config'),
+    };
     if (data.get('upstream_url')) body.upstream_url = data.get('upstream_url');
     if (data.get('runtime') && !(data.get('runtime') === 'builtin' && body.upstream_url))
       body.runtime = data.get('runtime');
     await api('POST', '/api/containers/', body);
-    $('#container-form').reset();
+    $<HTMLFormElement>('#container-form').reset();
     await loadContainers();
     setTimeout(loadContainers, 2500);
   });
-  bindForm($('#domain-form'), $('#domain-error'), async (data) => {
+  bindForm($<HTMLFormElement>('#domain-form'), $('#domain-error'), async (data) => {
     await api('POST', '/api/domains/', { hostname: data.get('hostname'), container_id: data.get('container_id') });
-    $('#domain-form').reset();
+    $<HTMLFormElement>('#domain-form').reset();
     await loadDomains();
   });
 }

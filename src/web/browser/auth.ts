@@ -1,10 +1,10 @@
-import { $, api, bindForm } from './ui.js';
+import { $, ApiError, api, bindForm, text } from './ui.js';
 
 // Sign in, set-up, sign out
-const loginForm = $('#login-form');
+const loginForm = $<HTMLFormElement>('#login-form');
 if (loginForm) {
   bindForm(loginForm, $('#login-error'), async (data) => {
-    const code = data.get('code')?.trim();
+    const code = text(data, 'code').trim();
     try {
       await api('POST', '/api/auth/login', {
         email: data.get('email'),
@@ -12,7 +12,7 @@ if (loginForm) {
         ...(code ? { code } : {}),
       });
     } catch (error) {
-      if (error.body?.error?.code !== 'two_factor_required') throw error;
+      if (!(error instanceof ApiError) || error.body?.error?.code !== 'two_factor_required') throw error;
       $('#code-field').hidden = false;
       $('#code').focus();
       return;
@@ -21,10 +21,10 @@ if (loginForm) {
     location.href = next?.startsWith('/') && !next.startsWith('//') ? next : '/dashboard';
   });
 }
-const setupForm = $('#setup-form');
+const setupForm = $<HTMLFormElement>('#setup-form');
 if (setupForm) {
   bindForm(setupForm, $('#setup-error'), async (data) => {
-    const account = Object.fromEntries(data.entries());
+    const account = Object.fromEntries(data.entries()) as Record<string, string>;
     await api('POST', '/api/setup/', account);
     await api('POST', '/api/auth/login', { email: account.email, password: account.password });
     location.href = '/dashboard';
