@@ -268,7 +268,7 @@ describe('the outgoing log of a built-in container', () => {
         eventName: `aged_${ageDays}`,
         eventId: null,
         request: {},
-        status: 'delivered',
+        status: 'delivered' as const,
         attempts: 1,
         at,
       };

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { CONTAINER_STATUSES, REGIONS } from '../../modules/containers/schemas.js';
 import { RUNTIMES } from '../../modules/containers/settings.js';
+import { CERTIFICATE_STATUSES } from '../../modules/certificates/schemas.js';
 import { DOMAIN_STATUSES } from '../../modules/domains/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
 import { tenants } from './accounts.js';
@@ -168,7 +169,7 @@ export const domainCertificates = pgTable(
       .primaryKey()
       .references(() => domains.id),
     hostname: text('hostname').notNull(),
-    status: text('status').notNull(),
+    status: text('status', { enum: CERTIFICATE_STATUSES }).notNull(),
     issuer: text('issuer'),
     notBefore: timestamp('not_before', { withTimezone: true }),
     notAfter: timestamp('not_after', { withTimezone: true }),

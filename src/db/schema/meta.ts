@@ -1,4 +1,5 @@
 import { index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { DELIVERY_STATUSES, type GraphErrorDto } from '../../modules/meta-pixels/schemas.js';
 import { createdAt } from './columns.js';
 import { tenants } from './accounts.js';
 import { containers } from './hosting.js';
@@ -35,10 +36,10 @@ export const metaEventDeliveries = pgTable(
       .references(() => metaPixels.id, { onDelete: 'cascade' }),
     eventId: text('event_id').notNull(),
     eventName: text('event_name').notNull(),
-    status: text('status').notNull(),
+    status: text('status', { enum: DELIVERY_STATUSES }).notNull(),
     attempts: integer('attempts').notNull().default(1),
     httpStatus: integer('http_status'),
-    error: jsonb('error').$type<Record<string, unknown>>(),
+    error: jsonb('error').$type<GraphErrorDto>(),
     firstAttemptAt: timestamp('first_attempt_at', { withTimezone: true }).notNull().defaultNow(),
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }).notNull().defaultNow(),
   },

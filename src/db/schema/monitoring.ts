@@ -9,6 +9,7 @@ import {
   TARGET_TYPES,
 } from '../../modules/monitors/schemas.js';
 import { REPORT_FORMATS, REPORT_KINDS, REPORT_STATUSES } from '../../modules/reports/schemas.js';
+import { EVENT_TYPES, type EventType, WEBHOOK_DELIVERY_STATUSES } from '../../modules/webhooks/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
 import { tenants } from './accounts.js';
 
@@ -102,7 +103,7 @@ export const webhooks = pgTable(
       .notNull()
       .references(() => tenants.id),
     url: text('url').notNull(),
-    eventTypes: jsonb('event_types').$type<string[]>().notNull(),
+    eventTypes: jsonb('event_types').$type<EventType[]>().notNull(),
     secret: text('secret').notNull(),
     createdAt: createdAt(),
   },
@@ -118,9 +119,9 @@ export const webhookDeliveries = pgTable(
       .references(() => webhooks.id, { onDelete: 'cascade' }),
     tenantId: text('tenant_id').notNull(),
     eventId: text('event_id').notNull(),
-    eventType: text('event_type').notNull(),
+    eventType: text('event_type', { enum: EVENT_TYPES }).notNull(),
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
-    status: text('status').notNull(),
+    status: text('status', { enum: WEBHOOK_DELIVERY_STATUSES }).notNull(),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull().defaultNow(),
     lastStatusCode: integer('last_status_code'),

@@ -1,4 +1,5 @@
 import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { OUTGOING_STATUSES } from '../../modules/outgoing-log/schemas.js';
 import { containers } from './hosting.js';
 
 /** What the built-in runtime sent to a vendor and what it answered: one row per forward, delivered or failed. */
@@ -9,13 +10,14 @@ export const outgoingLog = pgTable(
     containerId: text('container_id')
       .notNull()
       .references(() => containers.id),
+    /** `ga4` or `meta` (the runtime's forward jobs name their vendor as a plain string). */
     vendor: text('vendor').notNull(),
     destination: text('destination').notNull(),
     eventName: text('event_name').notNull(),
     eventId: text('event_id'),
     /** A summary of the request, secrets masked (src/gateway/runtime/outgoing.ts). */
     request: jsonb('request').$type<Record<string, unknown>>().notNull(),
-    status: text('status').notNull(),
+    status: text('status', { enum: OUTGOING_STATUSES }).notNull(),
     httpStatus: integer('http_status'),
     error: text('error'),
     attempts: integer('attempts').notNull(),

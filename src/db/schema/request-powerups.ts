@@ -1,5 +1,6 @@
 import { customType, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
+import { DELAYED_STATUSES, RUN_STATUSES } from '../../modules/request-powerups/schemas.js';
 import { createdAt } from './columns.js';
 import { containers } from './hosting.js';
 
@@ -24,7 +25,7 @@ export const delayedRequests = pgTable(
     body: bytea('body').notNull(),
     delayMinutes: integer('delay_minutes').notNull(),
     /** pending → delivered | failed. */
-    status: text('status').notNull(),
+    status: text('status', { enum: DELAYED_STATUSES }).notNull(),
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
     /** When a worker may take it next: the due time, a retry's time, or the end of a worker's claim. */
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }).notNull(),
@@ -52,7 +53,7 @@ export const scheduleRuns = pgTable(
     scheduleName: text('schedule_name').notNull(),
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
     /** running → succeeded | failed. */
-    status: text('status').notNull(),
+    status: text('status', { enum: RUN_STATUSES }).notNull(),
     httpStatus: integer('http_status'),
     error: text('error'),
     durationMs: integer('duration_ms'),

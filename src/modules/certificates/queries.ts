@@ -61,7 +61,12 @@ export async function findDue(db: Db, limit: number): Promise<Array<DomainCertif
 }
 
 /** Takes the order for this instance until `lockMs` from now; false when another instance got it first. */
-export async function lock(db: Db, domainId: string, lockMs: number, status: string): Promise<boolean> {
+export async function lock(
+  db: Db,
+  domainId: string,
+  lockMs: number,
+  status: DomainCertificateRow['status'],
+): Promise<boolean> {
   const rows = await db
     .update(domainCertificates)
     .set({ lockedUntil: sql`now() + ${`${lockMs} milliseconds`}::interval`, status, updatedAt: sql`now()` })
@@ -111,7 +116,7 @@ export async function saveIssued(
 export async function saveFailure(
   db: Db,
   domainId: string,
-  failure: { status: string; lastError: string; attempts: number; nextAttemptAt: Date },
+  failure: { status: DomainCertificateRow['status']; lastError: string; attempts: number; nextAttemptAt: Date },
 ): Promise<void> {
   await db
     .update(domainCertificates)

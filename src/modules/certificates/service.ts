@@ -97,7 +97,7 @@ export class CertificateService {
     if (!row)
       return this.enabled && domain.status === 'active' ? { ...NOT_REQUESTED, status: 'pending' } : NOT_REQUESTED;
     return {
-      status: row.status as CertificateStatus,
+      status: row.status,
       issuer: row.issuer,
       not_before: row.notBefore?.toISOString() ?? null,
       not_after: row.notAfter?.toISOString() ?? null,

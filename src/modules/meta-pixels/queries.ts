@@ -1,6 +1,6 @@
 import { and, count, eq, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
-import { metaEventDeliveries, metaPixels, type MetaPixelRow } from '../../db/schema.js';
+import { metaEventDeliveries, type MetaEventDeliveryRow, metaPixels, type MetaPixelRow } from '../../db/schema.js';
 import { readList } from '../../db/keyset.js';
 import type { ListWindow } from '../../lib/list-window.js';
 
@@ -106,7 +106,12 @@ export async function upsertDeliveries(db: Db, writes: DeliveryWrite[]): Promise
       last_attempt_at = now()`);
 }
 
-export async function listDeliveries(db: Db, metaPixelId: string, status: string | undefined, window: ListWindow) {
+export async function listDeliveries(
+  db: Db,
+  metaPixelId: string,
+  status: MetaEventDeliveryRow['status'] | undefined,
+  window: ListWindow,
+) {
   const where = and(
     eq(metaEventDeliveries.metaPixelId, metaPixelId),
     status ? eq(metaEventDeliveries.status, status) : undefined,

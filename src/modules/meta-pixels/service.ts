@@ -58,10 +58,10 @@ function toDeliveryDto(row: MetaEventDeliveryRow): MetaEventDeliveryDto {
   return {
     event_id: row.eventId,
     event_name: row.eventName,
-    status: row.status as DeliveryStatus,
+    status: row.status,
     attempts: row.attempts,
     http_status: row.httpStatus,
-    error: (row.error as GraphErrorDto | null) ?? null,
+    error: row.error ?? null,
     first_attempt_at: row.firstAttemptAt.toISOString(),
     last_attempt_at: row.lastAttemptAt.toISOString(),
   };

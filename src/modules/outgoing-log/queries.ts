@@ -8,8 +8,8 @@ import type { ListWindow } from '../../lib/list-window.js';
 export type NewOutgoingLogRow = typeof outgoingLog.$inferInsert;
 
 export interface OutgoingLogQueryFilter {
-  vendor?: string;
-  status?: string;
+  vendor?: NewOutgoingLogRow['vendor'];
+  status?: NewOutgoingLogRow['status'];
   eventName?: string;
   eventId?: string;
   since?: Date;

@@ -23,7 +23,7 @@ function toDto(row: OutgoingLogRow): OutgoingLogEntryDto {
     event_name: row.eventName,
     event_id: row.eventId,
     request: row.request,
-    status: row.status as OutgoingLogEntryDto['status'],
+    status: row.status,
     http_status: row.httpStatus,
     error: row.error,
     attempts: row.attempts,

@@ -2,7 +2,13 @@ import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { readList } from '../../db/keyset.js';
 import { rowsOf } from '../../db/rows.js';
-import { containers, delayedRequests, scheduleRuns } from '../../db/schema.js';
+import {
+  containers,
+  type DelayedRequestRow,
+  delayedRequests,
+  type ScheduleRunRow,
+  scheduleRuns,
+} from '../../db/schema.js';
 import type { ListWindow } from '../../lib/list-window.js';
 
 export type NewDelayedRequest = typeof delayedRequests.$inferInsert;
@@ -105,7 +111,12 @@ export async function deleteSettled(db: Db, status: string, before: Date, limit:
   return rowsOf(result).length;
 }
 
-export function listDelayed(db: Db, containerId: string, status: string | undefined, window: ListWindow) {
+export function listDelayed(
+  db: Db,
+  containerId: string,
+  status: DelayedRequestRow['status'] | undefined,
+  window: ListWindow,
+) {
   const where = and(
     eq(delayedRequests.containerId, containerId),
     status ? eq(delayedRequests.status, status) : undefined,
@@ -167,7 +178,7 @@ export async function startRun(db: Db, run: typeof scheduleRuns.$inferInsert): P
 export async function finishRun(
   db: Db,
   id: string,
-  outcome: { status: string; httpStatus: number | null; error: string | null; durationMs: number },
+  outcome: { status: ScheduleRunRow['status']; httpStatus: number | null; error: string | null; durationMs: number },
 ): Promise<void> {
   await db.update(scheduleRuns).set(outcome).where(eq(scheduleRuns.id, id));
 }

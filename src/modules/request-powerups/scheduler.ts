@@ -66,7 +66,7 @@ export class Scheduler {
     if (!claimed) return false;
     const headers = ['x-tagport-schedule', request.name];
     if (request.body !== null) headers.push('content-type', 'application/json');
-    let outcome: { status: string; httpStatus: number | null; error: string | null };
+    let outcome: { status: 'succeeded' | 'failed'; httpStatus: number | null; error: string | null };
     try {
       const answer = await this.deps.sender.send({
         hostname,

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { idPattern } from '../../lib/ids.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.js';
 
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export const EVENT_TYPES = [
   'monitor.down',
   'monitor.up',
@@ -73,7 +74,7 @@ export const Delivery = Type.Object(
       description: 'Event id (`evt_…`), the same for every endpoint and retry: use it to de-duplicate.',
     }),
     event_type: StringEnum(EVENT_TYPES),
-    status: StringEnum(['pending', 'succeeded', 'failed'] as const, {
+    status: StringEnum(WEBHOOK_DELIVERY_STATUSES, {
       description: 'pending: waiting for its next attempt; failed: gave up after the last retry.',
     }),
     attempts: Type.Integer(),

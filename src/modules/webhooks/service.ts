@@ -66,7 +66,7 @@ function toDto(row: WebhookRow): WebhookDto {
   return {
     id: row.id,
     url: row.url,
-    event_types: row.eventTypes as EventType[],
+    event_types: row.eventTypes,
     created_at: row.createdAt.toISOString(),
   };
 }
@@ -131,8 +131,8 @@ export class WebhookService {
     const results: DeliveryDto[] = rows.map((row) => ({
       id: row.id,
       event_id: row.eventId,
-      event_type: row.eventType as EventType,
-      status: row.status as DeliveryDto['status'],
+      event_type: row.eventType,
+      status: row.status,
       attempts: row.attempts,
       last_status_code: row.lastStatusCode,
       last_error: row.lastError,
