@@ -8,6 +8,7 @@ import {
   MONITOR_STATUSES,
   TARGET_TYPES,
 } from '../../modules/monitors/schemas.js';
+import { INCIDENT_SOURCES } from '../../modules/status/schemas.js';
 import { REPORT_FORMATS, REPORT_KINDS, REPORT_STATUSES } from '../../modules/reports/schemas.js';
 import { EVENT_TYPES, type EventType, WEBHOOK_DELIVERY_STATUSES } from '../../modules/webhooks/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
@@ -166,7 +167,7 @@ export const platformIncidents = pgTable(
     openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
     /** `automatic` (opened by the self-checks) or `operator` (posted through the API or the CLI). */
-    source: text('source').notNull().default('automatic'),
+    source: text('source', { enum: INCIDENT_SOURCES }).notNull().default('automatic'),
   },
   (t) => [
     uniqueIndex('platform_incidents_one_open').on(t.component).where(sql`resolved_at is null and source = 'automatic'`),

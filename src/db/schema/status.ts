@@ -1,4 +1,5 @@
 import { date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { SUBSCRIPTION_KINDS } from '../../modules/status/schemas.js';
 import { createdAt } from './columns.js';
 import { tenants } from './accounts.js';
 import { platformIncidents } from './monitoring.js';
@@ -50,7 +51,7 @@ export const statusSubscriptions = pgTable(
   'status_subscriptions',
   {
     id: text('id').primaryKey(),
-    kind: text('kind').notNull(),
+    kind: text('kind', { enum: SUBSCRIPTION_KINDS }).notNull(),
     target: text('target').notNull(),
     confirmTokenHash: text('confirm_token_hash'),
     unsubscribeToken: text('unsubscribe_token').notNull(),

@@ -50,7 +50,7 @@ export function toIncidentDto(
     title: row.title,
     status: row.resolvedAt ? 'resolved' : 'open',
     stage: own[0]?.status ?? (row.resolvedAt ? 'resolved' : 'investigating'),
-    source: row.source as 'automatic' | 'operator',
+    source: row.source,
     opened_at: row.openedAt.toISOString(),
     resolved_at: row.resolvedAt?.toISOString() ?? null,
     updates: own,

@@ -2,6 +2,9 @@ import { Type } from 'typebox';
 import { Nullable, StringEnum } from '../../http/schemas.js';
 import { idPattern } from '../../lib/ids.js';
 
+export const INCIDENT_SOURCES = ['automatic', 'operator'] as const;
+export const SUBSCRIPTION_KINDS = ['email', 'webhook'] as const;
+
 export const State = StringEnum(['operational', 'degraded', 'outage'] as const);
 export const UpdateStatus = StringEnum(['investigating', 'identified', 'monitoring', 'resolved'] as const, {
   description: '`investigating`, `identified`, `monitoring` or `resolved` (which resolves the incident).',
@@ -20,7 +23,7 @@ export const PlatformIncident = Type.Object(
     title: Type.String(),
     status: StringEnum(['open', 'resolved'] as const),
     stage: UpdateStatus,
-    source: StringEnum(['automatic', 'operator'] as const, {
+    source: StringEnum(INCIDENT_SOURCES, {
       description: '`automatic`: opened by the self-checks; `operator`: posted through the API or the CLI.',
     }),
     opened_at: Time,
@@ -142,7 +145,7 @@ export const SubscribeBody = Type.Object(
 
 export const Subscription = Type.Object(
   {
-    type: StringEnum(['email', 'webhook'] as const),
+    type: StringEnum(SUBSCRIPTION_KINDS),
     status: StringEnum(['pending_confirmation', 'active', 'unsubscribed'] as const),
     unsubscribe_token: Type.Optional(
       Nullable(Type.String(), {

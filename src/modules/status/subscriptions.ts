@@ -137,7 +137,7 @@ export class StatusSubscriptions {
   async unsubscribe(unsubscribeToken: string): Promise<{ type: 'email' | 'webhook'; status: 'unsubscribed' }> {
     const row = await queries.deleteSubscription(this.database.db, unsubscribeToken);
     if (!row) throw StatusErrors.invalidSubscriptionToken();
-    return { type: row.kind as 'email' | 'webhook', status: 'unsubscribed' };
+    return { type: row.kind, status: 'unsubscribed' };
   }
 
   /** Queues the notice for every confirmed subscriber. */
