@@ -57,6 +57,7 @@ export async function createPglite(dataDir: string): Promise<PGlite> {
 }
 
 function openPglite(client: PGlite): Database {
+  // Cast: both drivers' databases are used through Db, the query result type they have in common.
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   const jobs = jobStoreOf({ pglite: client });
   return {
@@ -87,6 +88,7 @@ function openPostgres(connectionString: string, poolSize: number, heartbeatMs?: 
   // a server restart then emits 'error' with no one listening, which ends the process. The statement in flight, or
   // the next one, fails with the error anyway, and the pool discards a client that is no longer queryable.
   pool.on('connect', (client) => client.on('error', () => {}));
+  // Cast: both drivers' databases are used through Db, the query result type they have in common.
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const listeners: ReconnectingListener[] = [];
   const jobs = jobStoreOf({ connectionString, poolSize });

@@ -136,5 +136,6 @@ async function closeClient(client: pg.Client): Promise<void> {
     }),
   ]);
   clearTimeout(timer);
+  // Cast: pg's Client type does not declare its connection, whose socket is destroyed if end() did not close it.
   (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }

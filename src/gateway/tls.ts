@@ -78,6 +78,7 @@ export class TlsGateway {
       },
       (req, res) => {
         if (req.httpVersionMajor === 2) asHttp1Headers(req);
+        // Cast: the handler takes HTTP/2 compatibility objects as HTTP/1's, which they mimic (headers made HTTP/1 above).
         this.handler(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
       },
     );

@@ -27,6 +27,7 @@ class LazyRequestLogger {
   }
 
   isLevelEnabled(level: string): boolean {
+    // Cast: FastifyBaseLogger does not declare pino's isLevelEnabled, which lazyChildLogger checked is there.
     return (this.parent as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled(level);
   }
 
@@ -63,5 +64,6 @@ class LazyRequestLogger {
 export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: object): FastifyBaseLogger {
   const pino = typeof (logger as { isLevelEnabled?: unknown }).isLevelEnabled === 'function';
   if (!pino || (options && Object.keys(options).length > 0)) return logger.child(bindings, options);
+  // Cast: the lazy logger implements what Fastify calls on a request logger, not pino's whole Logger type.
   return new LazyRequestLogger(logger, bindings, options as Bindings) as unknown as FastifyBaseLogger;
 }

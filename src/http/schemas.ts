@@ -17,6 +17,7 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 }
 
 export function Nullable<T extends TSchema>(schema: T, options: Record<string, unknown> = {}) {
+  // Cast: a TSchema's type does not declare its JSON Schema keywords; these are read as plain JSON.
   const { type, ...rest } = schema as unknown as { type: string; enum?: unknown[] };
   const values = rest.enum ? { enum: [...rest.enum, null] } : {};
   return Type.Unsafe<Static<T> | null>({ ...rest, ...values, type: [type, 'null'], ...options });
@@ -109,6 +110,7 @@ const COMMON_CODES: Partial<Record<number, ErrorCodeDefinition[]>> = {
 export function errorBody(description: string, codes: readonly string[]): TSchema {
   const error = ErrorBody.properties.error;
   const code = [...new Set(codes)].sort();
+  // Cast: a plain JSON Schema (ErrorBody with an enum on error.code), not built by typebox.
   return {
     ...ErrorBody,
     description,
@@ -226,6 +228,7 @@ export function listEnvelope<T extends TSchema>(item: T, description: string) {
     },
     { additionalProperties: false, description },
   );
+  // Cast: handlers are typed to return the list without api_meta, which the response hook adds.
   return envelope as unknown as ReturnType<typeof listType<T>>;
 }
 
@@ -243,7 +246,9 @@ function listType<T extends TSchema>(item: T) {
 }
 
 export function withMeta<T extends TSchema>(object: T) {
+  // Cast: any object schema is accepted; its properties and keywords are read as plain JSON.
   const schema = object as unknown as { properties: Record<string, TSchema>; $id?: string; description?: string };
+  // Cast: the result is `object` plus api_meta, which typebox cannot express for a generic T.
   return Type.Object(
     { ...schema.properties, api_meta: ApiMeta },
     {

@@ -30,6 +30,7 @@ export function lookupThrough(resolveHost: ResolveHost): LookupFunction {
     resolveHost(hostname).then(
       (addresses) => {
         const entries = addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+        // Cast: LookupFunction's callback type is the single-address form; with `all` Node expects the array form.
         if (options.all) (callback as unknown as (error: null, all: typeof entries) => void)(null, entries);
         else callback(null, entries[0].address, entries[0].family);
       },

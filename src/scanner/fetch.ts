@@ -60,6 +60,7 @@ function pinnedLookup(guard: SsrfGuard): LookupFunction {
             4,
           );
         } else if (options.all) {
+          // Cast: LookupFunction's callback type is the single-address form; with `all` Node expects the array form.
           (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(
             null,
             wanted,

@@ -183,6 +183,7 @@ function spawnWatchdog(group: number, graceMs: number): ChildProcess {
   watchdog.on('error', () => {});
   // Neither the watchdog nor its pipe keep the supervising process alive: it exists for when that process is gone.
   watchdog.unref();
+  // Cast: Node's Writable type has no unref(), though the pipe of a child process (a net.Socket) has one.
   (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   return watchdog;
 }

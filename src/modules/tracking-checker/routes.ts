@@ -30,6 +30,7 @@ const [ScanCompleted, ScanPending, ScanFailed] = ScanStates;
  */
 const withUnnamedMeta = <T extends TObject>(state: T) => {
   const { description, $id } = state as { description?: string; $id?: string };
+  // Cast: the envelope is `state` plus api_meta, which typebox cannot express for a generic T.
   return Type.Object(
     { ...state.properties, api_meta: Type.Object(ApiMeta.properties, { additionalProperties: false }) },
     { additionalProperties: false, description, [RESOURCE_KEYWORD]: $id },

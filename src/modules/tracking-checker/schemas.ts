@@ -59,6 +59,7 @@ export const ScanRequestBody = Type.Object(
   },
 );
 
+// Cast: only the keys of the result's properties are used here; their deep typebox types would be spread needlessly.
 const resultProperties = (ScanResultSchema as unknown as { properties: Record<string, never> }).properties;
 
 export const ScanResponse = Type.Object(
