@@ -15,7 +15,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger } from './http/request-logger.js';
 import { RateLimits } from './http/rate-limit.js';
 import { newId } from './lib/ids.js';
-import { createServices } from './services.js';
+import { createServices, type Services } from './services.js';
 import { apiKeyRoutes } from './modules/api-keys/routes.js';
 import { authRoutes } from './modules/auth/routes.js';
 import { securityRoutes } from './modules/security/routes.js';
@@ -39,6 +39,13 @@ import { metaPixelRoutes } from './modules/meta-pixels/routes.js';
 import { outgoingLogRoutes } from './modules/outgoing-log/routes.js';
 import { memberRoutes } from './modules/members/routes.js';
 import { requestPowerupRoutes } from './modules/request-powerups/routes.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The domain services (src/services.ts); declared here, above every module, so no module's import reaches them. */
+    services: Services;
+  }
+}
 
 /**
  * Bodies are validated strictly (no type coercion) and report every issue, so a form can mark each wrong field;

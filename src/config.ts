@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { aiConfig } from './config/ai.js';
+import { type AiConfig, aiConfig } from './config/ai.js';
 import { COOKIE_SECRET_MIN_LENGTH, cookieSecret, databaseEngineOf } from './config/database.js';
 import { type NginxGatewayConfig, nginxGatewayConfig } from './config/nginx.js';
 import { type TaggingServersConfig, taggingServersConfig } from './config/tagging-servers.js';
@@ -181,7 +181,7 @@ export interface Config {
   /** Run jobs (monitor checks, webhooks, scans, …) in this process when it has the worker role. */
   runWorkers: boolean;
   /** OpenAI-compatible chat completions for AI summaries; the built-in writer is used when unset. */
-  ai: { baseUrl: string; model: string; apiKey: string } | null;
+  ai: AiConfig | null;
   /** Outgoing email (invitations, alerts); with no SMTP_URL nothing is sent and callers are told so. */
   mail: { smtpUrl: string | null; from: string };
 }

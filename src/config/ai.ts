@@ -1,8 +1,13 @@
-import type { Config } from '../config.js';
 import { ConfigError, type Env, optional } from './env.js';
 
+export interface AiConfig {
+  baseUrl: string;
+  model: string;
+  apiKey: string;
+}
+
 /** The AI provider for scan summaries (OpenAI-compatible): both AI_BASE_URL and AI_MODEL, or neither. */
-export function aiConfig(env: Env): Config['ai'] {
+export function aiConfig(env: Env): AiConfig | null {
   const baseUrl = optional(env, 'AI_BASE_URL');
   const model = optional(env, 'AI_MODEL');
   if (!baseUrl && !model) return null;

@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Config } from '../config.js';
 import { DATABASE_ENGINES, type DatabaseEngine } from '../db/embedded-postgres.js';
 import { bool, ConfigError, type Env, oneOf } from './env.js';
 
@@ -19,7 +18,7 @@ export function cookieSecret(
   env: Env,
   pgliteDataDir: string,
   databaseUrl: string | null,
-): Pick<Config, 'cookieSecret' | 'cookieSecretFile'> {
+): { cookieSecret: string; cookieSecretFile: string | null } {
   const secret = env.COOKIE_SECRET;
   if (secret) return { cookieSecret: secret, cookieSecretFile: null };
   if (env.NODE_ENV === 'production' || bool(env, 'SECURE_COOKIES', false)) {

@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
-import type { Services } from '../services.js';
 import type { RateLimits } from './rate-limit.js';
 
 export type Role = 'owner' | 'admin' | 'member';
@@ -20,11 +19,11 @@ export interface AuthContext {
   twoFactorEnrollmentRequired?: boolean;
 }
 
+// The instance's `services` are declared where the app is built (src/app.ts): the modules' services import this file.
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
     database: Database;
-    services: Services;
     rateLimits: RateLimits;
   }
   interface FastifyRequest {

@@ -6,7 +6,7 @@ import { resolveSharedApis } from './detect/families.js';
 import { collectRuntime } from './detect/runtime.js';
 import { markServerSide, serverSideResult } from './detect/server-side.js';
 import { collectStatic } from './detect/static.js';
-import { registrableDomain } from './detect/third-party-web.js';
+import { registrableDomain } from './detect/registrable-domain.js';
 import { listTrackers } from './detect/trackers.js';
 import { hostOf } from './detect/urls.js';
 import type { StaticFindings } from './parse.js';

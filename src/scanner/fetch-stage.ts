@@ -5,7 +5,8 @@ import { hardLimit, messageOf, type StageOutcome } from './optional-stages.js';
 import { parseHtml, type StaticFindings } from './parse.js';
 import type { Language, StageStatus } from './schema.js';
 import type { SsrfGuard } from './ssrf.js';
-import type { FetchWarningCode, WarningDraft } from './warnings.js';
+import type { FetchWarningCode } from './warning-codes.js';
+import type { WarningDraft } from './warnings.js';
 
 /** Stage 1 of a scan: the plain HTTP fetch and the static analysis of its HTML. */
 

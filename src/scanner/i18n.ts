@@ -1,6 +1,6 @@
 import { LOCALES } from './locales/index.js';
 import type { SummaryTexts } from './locales/texts.js';
-import type { LossAssumptions } from './loss.js';
+import type { LossAssumptions } from './loss-assumptions.js';
 import type { Language, LossEstimate } from './schema.js';
 
 /**

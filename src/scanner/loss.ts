@@ -1,4 +1,5 @@
 import { lossExplanation } from './i18n.js';
+import type { LossAssumptions } from './loss-assumptions.js';
 import type { ConsentResult, Language, LossEstimate, Tracker } from './schema.js';
 
 /**
@@ -19,17 +20,6 @@ import type { ConsentResult, Language, LossEstimate, Tracker } from './schema.js
  */
 
 export const LOSS_MODEL_VERSION = '2025.1';
-
-export interface LossAssumptions {
-  ad_blocker_rate: number;
-  blockers_blocking_analytics: number;
-  blockers_blocking_ad_pixels: number;
-  first_party_escape_rate: number;
-  safari_share: number;
-  itp_conversion_loss: number;
-  itp_server_side_recovery: number;
-  consent_refusal_rate: number;
-}
 
 export const DEFAULT_ASSUMPTIONS: LossAssumptions = {
   ad_blocker_rate: 0.21,

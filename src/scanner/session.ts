@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Request } from 'playwright-core';
-import type { CaptureOptions, RuntimeFindings, RuntimeRequest } from './browser.js';
+import type { CaptureOptions, RuntimeFindings, RuntimeRequest } from './capture-types.js';
 import { userAgentFor } from './browser-pool.js';
 import { INIT_SCRIPT } from './page-scripts.js';
 import { observeAfterLoad } from './observe.js';

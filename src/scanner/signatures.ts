@@ -25,8 +25,9 @@ export {
   consentCommandsInCode,
   matchCode,
   serverUrlsInCode,
-  type CodeRule,
   type IdMatch,
 } from './signatures/code.js';
-export { isGoogleHost, matchUrl, type HitRole, type UrlMatch } from './signatures/urls.js';
+export type { CodeRule } from './signatures/code-rule.js';
+export { isGoogleHost, matchUrl } from './signatures/urls.js';
+export type { HitRole, UrlMatch } from './signatures/url-match.js';
 export { matchScriptAttributes, type AttributeMatch } from './signatures/attributes.js';

@@ -1,5 +1,5 @@
 import type { BrowserContext, Frame, Page } from 'playwright-core';
-import type { RuntimeFindings } from './browser.js';
+import type { RuntimeFindings } from './capture-types.js';
 import { CMP_RULES, GLOBAL_RULES } from './signatures.js';
 import {
   BANNER_SCRIPT,

@@ -1,6 +1,7 @@
 import { LOCALES } from './locales/index.js';
 import type { WarningTexts } from './locales/texts.js';
 import type { Language, ScanWarning } from './schema.js';
+import type { FetchWarningCode } from './warning-codes.js';
 
 /**
  * Scan warnings in the requested language. Stages record a warning's code and the facts it is made of;
@@ -25,8 +26,6 @@ export type WarningFacts =
   | { kind: 'pagespeed_no_time' }
   | { kind: 'pagespeed'; detail: string; fromLighthouse: boolean }
   | { kind: 'ai_fallback'; detail?: string };
-
-export type FetchWarningCode = 'fetch_timeout' | 'fetch_failed' | 'too_many_redirects' | 'not_html';
 
 export interface WarningDraft {
   code: string;

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { importsOf, layeringViolations, readSourceTree } from '../helpers/layering.js';
+import { importCycles, importsOf, layeringViolations, readSourceTree } from '../helpers/layering.js';
 
 // The rules are written in src/modules/README.md; this keeps new code from breaking them.
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -9,6 +9,20 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 describe('layering (src/modules/README.md)', () => {
   it('finds no violation in src/', () => {
     expect(layeringViolations(readSourceTree(root))).toEqual([]);
+  });
+
+  it('finds no import cycle in src/, type-only imports included', () => {
+    expect(importCycles(readSourceTree(root))).toEqual([]);
+  });
+
+  it('reports files that import each other, also through a type-only import', () => {
+    const tree = new Map([
+      ['src/a.ts', "import { b } from './b.js';"],
+      ['src/b.ts', "import type { C } from './c/index.js';"],
+      ['src/c/index.ts', "export type { A } from '../a.js';"],
+      ['src/d.ts', "import { a } from './a.js';"],
+    ]);
+    expect(importCycles(tree)).toEqual(['src/a.ts → src/b.ts → src/c/index.ts']);
   });
 
   it("reports a module that imports another module's queries", () => {

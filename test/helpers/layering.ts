@@ -90,3 +90,43 @@ export function readSourceTree(root: string): SourceTree {
   visit('src');
   return tree;
 }
+
+/**
+ * Groups of files that import each other in a loop, type-only and dynamic imports included (Tarjan's strongly
+ * connected components), each sorted, as "a.ts → b.ts → …".
+ */
+export function importCycles(tree: SourceTree): string[] {
+  const edges = new Map<string, string[]>();
+  for (const [file, source] of tree)
+    edges.set(
+      file,
+      importsOf(source)
+        .map(({ specifier }) => resolve(file, specifier))
+        .filter((target) => tree.has(target)),
+    );
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[] = [];
+  const visit = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const target of edges.get(file)!) {
+      if (!index.has(target)) visit(target);
+      if (onStack.has(target)) low.set(file, Math.min(low.get(file)!, low.get(target)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    for (let member = stack.pop()!; ; member = stack.pop()!) {
+      onStack.delete(member);
+      group.push(member);
+      if (member === file) break;
+    }
+    if (group.length > 1 || edges.get(file)!.includes(file)) cycles.push(group.sort().join(' → '));
+  };
+  for (const file of tree.keys()) if (!index.has(file)) visit(file);
+  return cycles;
+}

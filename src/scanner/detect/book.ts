@@ -2,7 +2,7 @@ import type { RuntimeRequest } from '../browser.js';
 import type { Evidence } from '../schema.js';
 import type { Hold } from '../signatures/holds.js';
 import { TRACKERS, trackerForGoogleId, type TrackerInfo, type TrackerKey } from '../signatures.js';
-import { registrableDomain } from './third-party-web.js';
+import { registrableDomain } from './registrable-domain.js';
 
 const MAX_EVIDENCE = 12;
 export const GOOGLE_KEYS: TrackerKey[] = ['google_analytics_4', 'universal_analytics', 'google_ads', 'floodlight'];

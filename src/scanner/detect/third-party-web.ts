@@ -71,16 +71,6 @@ export const TPW_CATEGORIES: Record<string, TrackerCategory | null> = {
   other: null,
 };
 
-/** Registrable domain ("eTLD+1") of a host, via third-party-web's public-suffix aware helper. */
-export function registrableDomain(host: string): string {
-  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
-  try {
-    return thirdPartyWeb.getRootDomain(`https://${bare.includes(':') ? `[${bare}]` : bare}/`) || bare;
-  } catch {
-    return bare;
-  }
-}
-
 /** Links an unmatched URL to one of our trackers via third-party-web, or to a generic third-party-web tracker. */
 export function classifyWithThirdPartyWeb(book: Book, raw: string, evidence: Evidence): Account | null {
   const host = hostOf(raw);

@@ -1,4 +1,4 @@
-import type { FetchWarningCode } from '../warnings.js';
+import type { FetchWarningCode } from '../warning-codes.js';
 
 /**
  * The shape of a locale: every human-readable text of a scan result in one language. `summary` holds the texts

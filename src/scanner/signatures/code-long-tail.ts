@@ -1,4 +1,4 @@
-import type { CodeRule } from './code.js';
+import type { CodeRule } from './code-rule.js';
 
 /**
  * Ids in the documented install snippets of widely used analytics, marketing and ad tools that third-party-web knows

@@ -1,5 +1,6 @@
 import { LONG_TAIL_CODE_RULES } from './code-long-tail.js';
 import { META_EVENT_ID_NOTE, trackerForGoogleId, type TrackerKey } from './trackers.js';
+import type { CodeRule } from './code-rule.js';
 
 /**
  * What inline code reveals: tracker ids and markers, consent commands and collection URLs. Every pattern starts at an
@@ -15,19 +16,6 @@ export interface IdMatch {
 
 const GOOGLE_ID_IN_QUOTES =
   /["'`]((?:GTM-[A-Z0-9]{4,10})|(?:G-[A-Z0-9]{4,14})|(?:UA-\d{4,10}-\d{1,4})|(?:AW-\d{6,12})|(?:DC-\d{5,10}))["'`]/g;
-
-export interface CodeRule {
-  key: TrackerKey;
-  pattern: RegExp;
-  /** Builds the evidence text from the match; the first capture group is the id when `hasId`. */
-  detail: (match: RegExpExecArray) => string;
-  hasId: boolean;
-  /** Only applied when the code also matches this. */
-  when?: RegExp;
-  /** Code the rule must match, and code that only looks like it (a longer identifier or host), which it must not. */
-  example: string;
-  counterexample: string;
-}
 
 const q = `["']`;
 /** Start of an identifier: not preceded by an identifier character (`.` is allowed: `window.fbq(`). */

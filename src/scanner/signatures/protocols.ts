@@ -1,5 +1,5 @@
 import type { TrackerKey } from './trackers.js';
-import type { HitRole, UrlMatch } from './urls.js';
+import type { HitRole, UrlMatch } from './url-match.js';
 
 /**
  * Collection protocols and loaders of analytics tools beyond the big ad and Google tags, read from each tool's public

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchUrl, type UrlMatch } from '../../../src/scanner/signatures/urls.js';
+import { matchUrl } from '../../../src/scanner/signatures/urls.js';
+import type { UrlMatch } from '../../../src/scanner/signatures/url-match.js';
 
 // Every rule of matchUrl, and the cases between them (the else of Hotjar and Clarity, a URL two rules match, ids cut
 // at 200 characters): the URL, the request body, and all it yields, in order.
