@@ -9,8 +9,16 @@ const EVENTS: Array<[string, string]> = [
   ['container.forwarding_degraded', 'Forwards lost'],
 ];
 
+/** Without a mail server (SMTP_URL) e-mail channels cannot deliver: the type is shown, disabled, with the reason. */
+const typeOptions = (mailConfigured: boolean): Html =>
+  mailConfigured
+    ? html`<option value="email">Email</option>
+          <option value="slack">Slack / Mattermost / Discord</option>`
+    : html`<option value="email" disabled>Email (needs a mail server: SMTP_URL)</option>
+          <option value="slack" selected>Slack / Mattermost / Discord</option>`;
+
 /** The Notifications page: channels, the form to add one, and a channel's deliveries (loaded by notifications.js). */
-export const notificationsPage = (): Html => html`
+export const notificationsPage = ({ mailConfigured }: { mailConfigured: boolean }): Html => html`
 <h1>Notifications</h1>
 <p>Where alerts go. A monitor's incidents reach the channels chosen on that monitor; certificate and container failures reach every channel that subscribes to them.</p>
 <section aria-labelledby="channel-heading">
@@ -21,14 +29,14 @@ export const notificationsPage = (): Html => html`
         <input id="channel-name" name="name" required maxlength="100" placeholder="On-call"></div>
       <div class="stack"><label for="channel-type">Type</label>
         <select id="channel-type" name="type">
-          <option value="email">Email</option>
-          <option value="slack">Slack / Mattermost / Discord</option>
+          ${typeOptions(mailConfigured)}
           <option value="webhook">Signed webhook</option>
         </select></div>
     </div>
     <label for="channel-target" id="channel-target-label">Email address</label>
     <input id="channel-target" name="target" required maxlength="2048" autocomplete="off" aria-describedby="channel-target-hint" placeholder="oncall@example.com">
     <p class="hint" id="channel-target-hint">Alerts are emailed to this address.</p>
+    ${mailConfigured ? '' : html`<p class="hint" id="channel-mail-hint">This instance has no mail server, so alerts cannot be emailed: use a Slack-compatible or a signed webhook channel, or set <code>SMTP_URL</code>.</p>`}
     <fieldset class="checks" id="channel-events">
       <legend>Tell it about</legend>
       ${EVENTS.map(([value, label]) => html`<label><input type="checkbox" name="event_types" value="${value}" checked> ${label}</label>`)}

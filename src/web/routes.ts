@@ -182,7 +182,9 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/dashboard/notifications',
     hidden,
-    dashboard('Notifications', '/dashboard/notifications', notificationsPage),
+    dashboard('Notifications', '/dashboard/notifications', () =>
+      notificationsPage({ mailConfigured: app.services.mailer.configured }),
+    ),
   );
   app.get('/dashboard/reports', hidden, dashboard('Reports', '/dashboard/reports', reportsPage));
   app.get('/dashboard/security', hidden, dashboard('Security', '/dashboard/security', securityPage));

@@ -49,6 +49,12 @@ describe('notification channels in a real browser', () => {
   it('adds a Slack channel, sends it a test, and attaches it to a new monitor', async () => {
     await page.getByRole('link', { name: 'Notifications' }).click();
     await page.waitForURL(`${base}/dashboard/notifications`);
+    // This instance has no mail server: e-mail is shown but cannot be chosen, the reason is on the page, and the
+    // form starts on a type that works.
+    expect(await page.getByLabel('Type').inputValue()).toBe('slack');
+    expect(await page.locator('#channel-type option[value="email"]').isDisabled()).toBe(true);
+    expect(await page.locator('#channel-mail-hint').textContent()).toContain('no mail server');
+    expect(await page.locator('#channel-target-label').textContent()).toBe('Incoming webhook URL');
     await page.getByLabel('Name').fill('#alerts');
     await page.getByLabel('Type').selectOption('slack');
     await page.getByLabel('Incoming webhook URL').fill(receiver.url('/services/T1/B1/sEcReT'));

@@ -1,6 +1,6 @@
 import type { Reply, Schemas } from './api-types.js';
 import type { Chart } from './chart.js';
-import { $, api, bindForm, date, el, showError, text } from './ui.js';
+import { $, api, bindForm, date, duration, el, showError, text } from './ui.js';
 
 type Monitor = Schemas['Monitor'];
 type Incident = Schemas['Incident'];
@@ -29,7 +29,7 @@ async function loadMonitors() {
                 { class: monitor.status === 'up' ? 'yes' : monitor.status === 'down' ? 'no' : '' },
                 monitor.status,
               ),
-              el('td', {}, `${monitor.interval_seconds} s`),
+              el('td', {}, `every ${duration(monitor.interval_seconds)}`),
               el('td', {}, date(monitor.last_checked_at)),
             ),
           )

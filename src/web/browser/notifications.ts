@@ -22,6 +22,7 @@ const EVENT_NAMES: Record<string, string> = {
   'incident.resolved': 'incident resolved',
   'certificate.failed': 'certificate failed',
   'container.failed': 'container failed',
+  'container.forwarding_degraded': 'forwards lost',
 };
 const eventsText = (types: string[]) =>
   types.length === Object.keys(EVENT_NAMES).length ? 'All events' : types.map((type) => EVENT_NAMES[type]).join(', ');

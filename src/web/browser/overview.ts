@@ -1,6 +1,6 @@
 // Overview: "is everything OK?" drawn from one request, GET /api/overview/.
 import type { Reply } from './api-types.js';
-import { $, api, date, el } from './ui.js';
+import { $, api, date, duration, el } from './ui.js';
 
 type Overview = Reply<'/api/overview/'>;
 
@@ -89,7 +89,9 @@ function tiles(overview: Overview) {
       : `${monitors.total} monitors · ${monitors.open_incidents} open incidents`;
   $('#scans-figure').textContent = `${scans.used_this_hour} / ${scans.hourly_quota}`;
   $('#scans-detail').textContent =
-    scans.used_this_hour === 0 ? 'used of the hourly quota' : `used · a slot frees in ${scans.resets_in_seconds} s`;
+    scans.used_this_hour === 0
+      ? 'used of the hourly quota'
+      : `used · a slot frees in ${duration(scans.resets_in_seconds)}`;
 }
 
 function nextSteps(steps: Overview['next_steps']) {

@@ -85,6 +85,20 @@ export function showError(target: HTMLElement, error: unknown) {
 export const date = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 export const day = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleDateString() : '—');
 
+/** A length of time as people write it: "45 s", "58 min", "2 h 5 min", "3 days". */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  if (s < 3600) return `${Math.round(s / 60)} min`;
+  if (s < 86_400) {
+    const hours = Math.floor(s / 3600);
+    const minutes = Math.round((s % 3600) / 60);
+    return minutes ? `${hours} h ${minutes} min` : `${hours} h`;
+  }
+  const days = Math.round(s / 86_400);
+  return days === 1 ? '1 day' : `${days} days`;
+}
+
 /** A form field: inputs, selects and text areas. */
 type Field = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
