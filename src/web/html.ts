@@ -64,6 +64,7 @@ export function layout({ title, user, current, body, scripts = [], styles = [], 
 <title>${escapeHtml(title)} · Tagport</title>
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/app.css">
+<link rel="stylesheet" href="/assets/small-screens.css" media="(max-width: 600px)">
 ${styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n')}
 </head>
 <body>

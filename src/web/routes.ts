@@ -41,6 +41,10 @@ const JAVASCRIPT = 'text/javascript; charset=utf-8';
 const ASSETS: Record<string, { file: string; type: string }> = {
   'app.css': { file: path.join(here, 'assets', 'app.css'), type: 'text/css; charset=utf-8' },
   'status.css': { file: path.join(here, 'assets', 'status.css'), type: 'text/css; charset=utf-8' },
+  'small-screens.css': {
+    file: path.join(here, 'assets', 'small-screens.css'),
+    type: 'text/css; charset=utf-8',
+  },
   'meta-pixels.css': { file: path.join(here, 'assets', 'meta-pixels.css'), type: 'text/css; charset=utf-8' },
   'outgoing-log.css': { file: path.join(here, 'assets', 'outgoing-log.css'), type: 'text/css; charset=utf-8' },
   'container-settings.css': {

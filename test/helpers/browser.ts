@@ -57,3 +57,8 @@ export async function signIn(page: Page, base: string, email: string, password =
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(`${base}/dashboard`);
 }
+
+/** How many CSS pixels the page is wider than the viewport (0 when it fits, as on a phone it must). */
+export async function pageOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => Math.max(0, document.documentElement.scrollWidth - document.documentElement.clientWidth));
+}

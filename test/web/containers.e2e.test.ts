@@ -5,7 +5,14 @@ import type { Browser, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { type DashboardInBrowser, openDashboard, SCREENSHOTS, signIn, tenantOwner } from '../helpers/browser.js';
+import {
+  type DashboardInBrowser,
+  openDashboard,
+  pageOverflow,
+  SCREENSHOTS,
+  signIn,
+  tenantOwner,
+} from '../helpers/browser.js';
 import { testGateway } from '../helpers/gateway-app.js';
 
 const CONFIG = Buffer.from('id=GTM-WEB1234&env=1&auth=AbCdEf123456').toString('base64');
@@ -75,6 +82,10 @@ describe('containers and domains page in a real browser', () => {
     await card.locator('.no', { hasText: 'failed' }).waitFor({ timeout: 10_000 });
     expect(await card.locator('.error').textContent()).toMatch(/DNS|answer|exist/);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'containers.png'), fullPage: true });
+    // On a phone the page fits its width: the DNS records table scrolls inside its box.
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await pageOverflow(page)).toBe(0);
+    await page.setViewportSize({ width: 1200, height: 1000 });
 
     await row.getByRole('button', { name: 'stop' }).click();
     await row

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deprecation } from '../../src/http/deprecations.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { seriousViolations } from '../helpers/axe.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, pageOverflow, signIn } from '../helpers/browser.js';
 
 const PASSWORD = 'a very long password';
 // No operation is deprecated today: the registry of this app has one.
@@ -69,6 +69,10 @@ describe('API keys page: the warning for keys that call deprecated operations', 
     );
     expect(await warning.textContent()).not.toContain('Up to date');
     expect(await seriousViolations(page)).toEqual([]);
+    // The changelog the warning links to fits a phone's width.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/changelog`);
+    expect(await pageOverflow(page)).toBe(0);
     await context.close();
   });
 });

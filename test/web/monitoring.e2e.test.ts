@@ -3,7 +3,7 @@ import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { CHROMIUM_ARGS, CHROMIUM_PATH, signIn } from '../helpers/browser.js';
+import { CHROMIUM_ARGS, CHROMIUM_PATH, pageOverflow, signIn } from '../helpers/browser.js';
 import { startHttpsTarget } from '../helpers/https-target.js';
 
 const SCREENSHOTS = path.resolve('.tmp/screenshots');
@@ -95,6 +95,11 @@ describe('monitors and reports pages in a real browser', () => {
     expect(await row.textContent()).toContain(`https://${container.default_hostname}/healthy`);
     await page.getByLabel('Target').selectOption(`container:${container.id}`);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'monitors-container-target.png'), fullPage: true });
+    // On a phone the page fits its width, the long target choice included.
+    const { width, height } = page.viewportSize()!;
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await pageOverflow(page)).toBe(0);
+    await page.setViewportSize({ width, height });
   });
 
   it('requests a CSV uptime report and downloads it', async () => {
