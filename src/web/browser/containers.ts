@@ -116,28 +116,32 @@ async function loadDomains() {
             ),
             domain.failure_detail ? el('p', { class: 'error' }, domain.failure_detail) : null,
             el(
-              'table',
-              {},
+              'div',
+              { class: 'table-wrap' },
               el(
-                'thead',
+                'table',
                 {},
                 el(
-                  'tr',
+                  'thead',
                   {},
-                  ['Type', 'Name', 'Value', 'Purpose'].map((h) => el('th', { scope: 'col' }, h)),
-                ),
-              ),
-              el(
-                'tbody',
-                {},
-                domain.dns_records.map((record) =>
                   el(
                     'tr',
                     {},
-                    el('td', {}, record.type),
-                    el('td', {}, el('code', {}, record.name)),
-                    el('td', {}, el('code', {}, record.value)),
-                    el('td', {}, record.purpose),
+                    ['Type', 'Name', 'Value', 'Purpose'].map((h) => el('th', { scope: 'col' }, h)),
+                  ),
+                ),
+                el(
+                  'tbody',
+                  {},
+                  domain.dns_records.map((record) =>
+                    el(
+                      'tr',
+                      {},
+                      el('td', {}, record.type),
+                      el('td', {}, el('code', {}, record.name)),
+                      el('td', {}, el('code', {}, record.value)),
+                      el('td', {}, record.purpose),
+                    ),
                   ),
                 ),
               ),

@@ -78,7 +78,7 @@ export function lossSection(loss: LossEstimate, figures: LabelledFigure[]) {
         }),
       ),
     );
-    section.append(lossTable(figures));
+    section.append(el('div', { class: 'table-wrap' }, lossTable(figures)));
   } else {
     section.append(el('p', {}, 'No measuring trackers found, so nothing is lost.'));
   }
