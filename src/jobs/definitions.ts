@@ -1,12 +1,4 @@
-import type { JobEngine, JobHandler, QueueOptions } from './engine.js';
-
-/** How a worker runs a queue's jobs (see `JobEngine.define`). */
-export interface WorkOptions {
-  concurrency?: number;
-  batchSize?: number;
-  onDemand?: boolean;
-  pool?: { pollMs: number } | null;
-}
+import type { JobEngine, JobHandler, QueueOptions, WorkOptions } from './engine.js';
 
 /** A queue a module owns: its retry policy and, unless it only keeps dead letters, the handler workers run. */
 export interface QueueDefinition<T extends object = object> {

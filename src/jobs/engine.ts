@@ -19,6 +19,14 @@ interface QueueSpec {
   pool: { pollMs: number } | null;
 }
 
+/** How a worker runs a queue's jobs: `concurrency` at once, `batchSize` fetched per slot, `onDemand` and `pool` as in `QueueSpec`. */
+export interface WorkOptions {
+  concurrency?: number;
+  batchSize?: number;
+  onDemand?: boolean;
+  pool?: { pollMs: number } | null;
+}
+
 /** What a process runs: every queue, only the queues requests wait for, or nothing (it only sends). */
 export type WorkMode = 'all' | 'on-demand' | 'none';
 
@@ -74,12 +82,7 @@ export class JobEngine {
     name: string,
     options: QueueOptions,
     handler: JobHandler<T> | null = null,
-    {
-      concurrency = 4,
-      batchSize = 5,
-      onDemand = false,
-      pool = null,
-    }: { concurrency?: number; batchSize?: number; onDemand?: boolean; pool?: { pollMs: number } | null } = {},
+    { concurrency = 4, batchSize = 5, onDemand = false, pool = null }: WorkOptions = {},
   ): void {
     this.queues.set(name, {
       options: { heartbeatSeconds: HEARTBEAT_SECONDS, ...options },
