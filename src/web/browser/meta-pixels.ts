@@ -145,10 +145,11 @@ function editForm(pixel: Pixel, close: () => void) {
       body,
     );
     control(form, 'access_token').value = '';
-    $('#pixel-status').textContent = token
-      ? `Pixel ${saved.pixel_id} saved. Its new access token is stored encrypted and not shown again: only its last four characters, …${saved.access_token_last4}.`
-      : `Pixel ${saved.pixel_id} saved.`;
-    await loadPixels();
+    await reloadThenSay(
+      token
+        ? `Pixel ${saved.pixel_id} saved. Its new access token is stored encrypted and not shown again: only its last four characters, …${saved.access_token_last4}.`
+        : `Pixel ${saved.pixel_id} saved.`,
+    );
   });
   return form;
 }
@@ -179,13 +180,21 @@ async function loadPixels() {
   );
 }
 
+/** Announces a change once the list shows it, so the status never describes a list still being redrawn. */
+async function reloadThenSay(message: string) {
+  try {
+    await loadPixels();
+  } finally {
+    $('#pixel-status').textContent = message;
+  }
+}
+
 async function remove(pixel: Pixel) {
   const question = `Delete pixel ${pixel.pixel_id}? The container stops sending it events; its access token and delivery records are deleted.`;
   if (!window.confirm(question)) return;
   try {
     await api('DELETE', `${pixelsUrl()}${pixel.id}/`);
-    $('#pixel-status').textContent = `Pixel ${pixel.pixel_id} deleted.`;
-    await loadPixels();
+    await reloadThenSay(`Pixel ${pixel.pixel_id} deleted.`);
   } catch (error) {
     showError($('#pixels-error'), error);
   }
@@ -222,8 +231,8 @@ if (root) {
       pixelFrom(data),
     );
     $<HTMLFormElement>('#pixel-form').reset();
-    $('#pixel-status').textContent =
-      `Pixel ${pixel_id} added. Its access token is stored encrypted and not shown again: only its last four characters, …${access_token_last4}.`;
-    await loadPixels();
+    await reloadThenSay(
+      `Pixel ${pixel_id} added. Its access token is stored encrypted and not shown again: only its last four characters, …${access_token_last4}.`,
+    );
   });
 }
