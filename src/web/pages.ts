@@ -270,7 +270,8 @@ export const containersPage = (sgtmUnavailable: string | null): Html => html`
 <div class="chart-box"><canvas id="runtime-chart" role="img" aria-label="Tracking events per day"></canvas></div>
 <h3>Snippet</h3>
 <p class="hint">Paste it into every page of the site, in place of Google's own tag snippet.</p>
-<pre><code id="settings-snippet"></code></pre>
+<pre class="snippet"><code id="settings-snippet"></code></pre>
+<p class="token-row"><button type="button" id="copy-snippet">Copy snippet</button> <span id="copy-snippet-status" role="status"></span></p>
 <form id="settings-form">
   <label for="settings-loader">Custom loader path</label>
   <input id="settings-loader" name="loader_path" required pattern="[a-z0-9][a-z0-9\-]{2,39}">

@@ -128,6 +128,54 @@ describe('containers and domains page in a real browser', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'container-settings.png'), fullPage: true });
   });
 
+  it('fits the snippet in its box with a Copy button, and keeps the container buttons on one line at 1280 px', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+    const wide = await context.newPage();
+    await signIn(wide, base, 'host@example.com');
+    await wide.goto(`${base}/dashboard/containers`);
+    const row = wide.locator('#containers-table tbody tr', { hasText: 'Shop builtin' });
+    // stop, restart and delete side by side, not delete wrapped under the others.
+    const tops = await Promise.all(
+      ['stop', 'restart', 'delete'].map(async (name) => (await row.getByRole('button', { name }).boundingBox())!.y),
+    );
+    expect(new Set(tops).size).toBe(1);
+    await row.getByRole('button', { name: 'Shop builtin' }).click();
+    const snippet = wide.locator('#settings-snippet');
+    await expect.poll(() => snippet.textContent()).toContain('server_container_url');
+    // The whole snippet shows inside its box: nothing runs past its right edge.
+    const box = await wide.locator('#container-settings pre').evaluate((pre) => ({
+      overflow: pre.scrollWidth - pre.clientWidth,
+      right: pre.getBoundingClientRect().right,
+      main: document.querySelector('main')!.getBoundingClientRect().right,
+    }));
+    expect(box.overflow).toBe(0);
+    expect(box.right).toBeLessThanOrEqual(box.main);
+    await wide.getByRole('button', { name: 'Copy snippet' }).click();
+    await expect.poll(() => wide.locator('#copy-snippet-status').textContent()).toBe('Copied.');
+    expect(await wide.evaluate(() => navigator.clipboard.readText())).toBe(await snippet.textContent());
+    await wide.screenshot({ path: path.join(SCREENSHOTS, 'container-snippet-1280.png'), fullPage: true });
+    await context.close();
+
+    // Without a clipboard (e.g. plain http on a remote host) the button selects the snippet for Ctrl+C.
+    const plain = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await plain.addInitScript(() => Object.defineProperty(navigator, 'clipboard', { value: undefined }));
+    await signIn(plain, base, 'host@example.com');
+    await plain.goto(`${base}/dashboard/containers`);
+    await plain
+      .locator('#containers-table tbody tr', { hasText: 'Shop builtin' })
+      .getByRole('button', { name: 'Shop builtin' })
+      .click();
+    await expect.poll(() => plain.locator('#settings-snippet').textContent()).toContain('server_container_url');
+    await plain.getByRole('button', { name: 'Copy snippet' }).click();
+    await expect.poll(() => plain.locator('#copy-snippet-status').textContent()).toContain('press Ctrl+C');
+    expect(await plain.evaluate(() => getSelection()?.toString())).toBe(
+      await plain.locator('#settings-snippet').textContent(),
+    );
+    expect(await pageOverflow(plain)).toBe(0);
+    await plain.close();
+  });
+
   it("saves a container's request power-ups from the form, and shows the API's error for a bad one", async () => {
     await page.goto(`${base}/dashboard/containers`);
     const row = page.locator('#containers-table tbody tr', { hasText: 'Shop builtin' });

@@ -1,5 +1,5 @@
 import type { Reply, Schemas } from './api-types.js';
-import { $, api, bindForm, date, day, el, showError } from './ui.js';
+import { $, api, bindForm, copyText, date, day, el, showError } from './ui.js';
 
 type ApiKey = Schemas['ApiKey'];
 
@@ -86,18 +86,7 @@ if (keysTable) {
     $('#copy-token').focus();
     await loadKeys();
   });
-  $('#copy-token').addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText($('#new-key-token').textContent ?? '');
-      $('#copy-status').textContent = 'Copied.';
-    } catch {
-      const range = document.createRange();
-      range.selectNodeContents($('#new-key-token'));
-      getSelection()?.removeAllRanges();
-      getSelection()?.addRange(range);
-      $('#copy-status').textContent = 'Selected: press Ctrl+C to copy.';
-    }
-  });
+  $('#copy-token').addEventListener('click', () => copyText($('#new-key-token'), $('#copy-status')));
   $('#dismiss-token').addEventListener('click', () => {
     $('#new-key-token').textContent = '';
     $('#new-key').hidden = true;

@@ -1,7 +1,7 @@
 import { fillRequestPowerups, requestPowerupsFrom } from './request-powerups.js';
 import type { Reply, Schemas } from './api-types.js';
 import type { Chart } from './chart.js';
-import { $, api, bindForm, control } from './ui.js';
+import { $, api, bindForm, control, copyText } from './ui.js';
 
 type Container = Schemas['Container'];
 type Settings = Container['settings'];
@@ -113,9 +113,11 @@ export async function showSettings(container: Container, usage: Usage) {
   drawRuntimeChart(container, usage);
   fillForm(container.settings);
   $('#settings-snippet').textContent = snippet(container, await snippetHost(container));
+  $('#copy-snippet-status').textContent = '';
 }
 
 if ($('#settings-form')) {
+  $('#copy-snippet').addEventListener('click', () => copyText($('#settings-snippet'), $('#copy-snippet-status')));
   bindForm($<HTMLFormElement>('#settings-form'), $('#settings-error'), async (data) => {
     if (!current) return;
     current = await api<Reply<'/api/containers/{id}/', 'patch'>>('PATCH', `/api/containers/${current.id}/`, {

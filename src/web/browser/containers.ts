@@ -73,15 +73,20 @@ async function loadContainers() {
               container.runtime === 'builtin'
                 ? [' ', el('a', { href: `/dashboard/containers/${container.id}/outgoing-log` }, 'Outgoing log')]
                 : null,
-              container.allowed_actions.map((action) =>
-                el(
-                  'button',
-                  {
-                    type: 'button',
-                    class: action === 'delete' ? 'danger' : '',
-                    onclick: () => containerAction(container, action),
-                  },
-                  action,
+              // The buttons stay on one line together, after the links (which may wrap).
+              el(
+                'span',
+                { class: 'actions' },
+                container.allowed_actions.map((action) =>
+                  el(
+                    'button',
+                    {
+                      type: 'button',
+                      class: action === 'delete' ? 'danger' : '',
+                      onclick: () => containerAction(container, action),
+                    },
+                    action,
+                  ),
                 ),
               ),
             ),

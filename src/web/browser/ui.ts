@@ -99,6 +99,23 @@ export function duration(seconds: number): string {
   return days === 1 ? '1 day' : `${days} days`;
 }
 
+/**
+ * Copies `source`'s text to the clipboard and says so in `status`; where the clipboard cannot be used (no permission,
+ * an insecure origin), selects the text instead and says to press Ctrl+C.
+ */
+export async function copyText(source: HTMLElement, status: HTMLElement) {
+  try {
+    await navigator.clipboard.writeText(source.textContent ?? '');
+    status.textContent = 'Copied.';
+  } catch {
+    const range = document.createRange();
+    range.selectNodeContents(source);
+    getSelection()?.removeAllRanges();
+    getSelection()?.addRange(range);
+    status.textContent = 'Selected: press Ctrl+C to copy.';
+  }
+}
+
 /** A form field: inputs, selects and text areas. */
 type Field = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
