@@ -9,6 +9,7 @@ import type { TenantService } from './modules/tenants/service.js';
 import type { GatewayWorkers } from './gateway-workers.js';
 import type { Services } from './services.js';
 import { statusCommands } from './cli-status.js';
+import { describeDatabase, startBanner } from './start-banner.js';
 
 // The app (thousands of modules) is imported only by the commands that run it, so usage errors and help answer at once.
 const processStart = () => import('./process-start.js');
@@ -210,10 +211,15 @@ async function serve(config: Config) {
     await runtime.close().catch(() => {});
     throw error;
   }
-  if (!config.roles.includes('api')) return;
-  await announceSetup(app, config.publicBaseUrl ?? address).catch((error: unknown) =>
-    app.log.error({ err: error }, 'could not check whether set-up is needed'),
-  );
+  const database = describeDatabase(config, runtime.database.kind);
+  if (!config.roles.includes('api'))
+    return void process.stdout.write(startBanner({ dashboardUrl: null, database, roles: config.roles }));
+  const base = config.publicBaseUrl ?? address;
+  const setup = await announceSetup(app, base).catch((error: unknown) => {
+    app.log.error({ err: error }, 'could not check whether set-up is needed');
+    return null;
+  });
+  process.stdout.write(startBanner({ dashboardUrl: base, setupUrl: setup, database, roles: config.roles }));
 }
 
 /** GATEWAY_WORKERS > 1: the gateway's listeners are served by forked processes; the status page counts them. */
@@ -242,17 +248,21 @@ async function listenGateway(app: FastifyInstance, config: Config) {
   }
 }
 
-/** Until the first owner exists, the log says how to create it; on a database the CLI provisioned with a one-time URL. */
-async function announceSetup(app: FastifyInstance, base: string) {
+/**
+ * Until the first owner exists, the log says how to create it; on a database the CLI provisioned with a one-time URL.
+ * Returns that link for the banner, or null once there are users.
+ */
+async function announceSetup(app: FastifyInstance, base: string): Promise<string | null> {
   const state = await app.services.users.setupState();
-  if (state === 'open')
+  if (state === 'open') {
     app.log.info({ setup_url: `${base}/setup` }, 'no users yet: open the set-up page to create the first owner');
-  if (state !== 'token_required') return;
+    return `${base}/setup`;
+  }
+  if (state !== 'token_required') return null;
   const { token, expires_at } = await app.services.users.createSetupToken();
-  app.log.warn(
-    { setup_url: setupUrl(base, token), expires_at },
-    'no users yet: open this one-time set-up URL to create the first owner',
-  );
+  const url = setupUrl(base, token);
+  app.log.warn({ setup_url: url, expires_at }, 'no users yet: open this one-time set-up URL to create the first owner');
+  return url;
 }
 
 /** The address the CLI expects the server at (it has no listener of its own to ask). */

@@ -88,6 +88,10 @@ describe('tagport CLI on the embedded database', () => {
     );
 
     const server = await serve('info');
+    // The human banner, once set-up has been checked: where the dashboard is and which database is in use.
+    await waitFor(async () => server.output().includes('Tagport is ready.'), 30_000, 'the start banner');
+    expect(server.output()).toContain(`Dashboard:  ${server.base}/\n`);
+    expect(server.output()).toContain(`Database:   PGlite in ${dataDir}\n`);
     const response = await request(`${server.base}/api/tenants/`, {
       headers: { authorization: `Bearer ${key.token}` },
     });
@@ -325,6 +329,7 @@ describe('first-run set-up of a database the CLI provisioned', () => {
 
     const server = await serve('warn', overrides);
     try {
+      await waitFor(async () => server.output().includes('Tagport is ready.'), 30_000, 'the start banner');
       const line = server
         .output()
         .split('\n')
@@ -334,6 +339,8 @@ describe('first-run set-up of a database the CLI provisioned', () => {
       expect(logged.origin).toBe(server.base);
       const loggedToken = logged.searchParams.get('token')!;
       expect(loggedToken).toMatch(/^tgs_/);
+      // The banner shows the same one-time link in plain text, outside the JSON logs.
+      expect(server.output()).toContain(`Set up:     ${JSON.parse(line!).setup_url}  (no users yet`);
 
       const body = {
         organisation: 'Owner Org',
