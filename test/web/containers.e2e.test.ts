@@ -104,6 +104,20 @@ describe('containers and domains page in a real browser', () => {
     await row.getByRole('button', { name: 'Shop builtin' }).click();
     await page.locator('#container-settings').waitFor();
     expect(await page.locator('#settings-title').textContent()).toContain('runtime builtin');
+    // No requests and no hits yet: each chart says so instead of drawing an empty 0–1.0 axis.
+    for (const id of ['usage-chart', 'runtime-chart']) {
+      const box = page.locator('.chart-box', { has: page.locator(`#${id}`) });
+      await expect.poll(() => box.locator('.no-data').isVisible()).toBe(true);
+      expect(await box.locator('.no-data').textContent()).toBe('No data yet');
+      expect(await page.locator(`#${id}`).isHidden()).toBe(true);
+      expect(
+        await page.evaluate(
+          (chartId) =>
+            Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart(chartId)),
+          id,
+        ),
+      ).toBe(false);
+    }
     const loaderPath = await page.getByLabel('Custom loader path').inputValue();
     expect(await page.locator('#settings-snippet').textContent()).toContain(`/${loaderPath}.js?id='+i+dl`);
     await page.getByLabel('Custom loader path').fill('shop-tags');

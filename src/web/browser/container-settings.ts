@@ -1,6 +1,6 @@
 import { fillRequestPowerups, requestPowerupsFrom } from './request-powerups.js';
 import type { Reply, Schemas } from './api-types.js';
-import type { Chart } from './chart.js';
+import { type Chart, chartOrNoData, hasData } from './chart.js';
 import { $, api, bindForm, control, copyText } from './ui.js';
 
 type Container = Schemas['Container'];
@@ -51,14 +51,16 @@ function drawRuntimeChart(container: Container, usage: Usage) {
     `${runtime.totals.hits_received} hits received, ${runtime.totals.ga4_forwarded} forwarded to GA4, ` +
     `${runtime.totals.meta_forwarded} to Meta, ${runtime.totals.forwards_failed} failed, ` +
     `${runtime.totals.bots_dropped} bots dropped, ${runtime.totals.cookies_restored} cookies restored.`;
-  if (!window.Chart) return;
-  if (runtimeChart) runtimeChart.destroy();
+  runtimeChart?.destroy();
+  runtimeChart = null;
+  const canvas = $<HTMLCanvasElement>('#runtime-chart');
+  if (!chartOrNoData(canvas, !hasData(runtime.days.map((d) => d.hits_received))) || !window.Chart) return;
   const series = (label: string, key: Exclude<keyof RuntimeDay, 'day'>, color: string) => ({
     label,
     data: runtime.days.map((d) => d[key]),
     backgroundColor: color,
   });
-  runtimeChart = new window.Chart($<HTMLCanvasElement>('#runtime-chart'), {
+  runtimeChart = new window.Chart(canvas, {
     type: 'bar',
     data: {
       labels: runtime.days.map((d) => d.day),

@@ -1,7 +1,7 @@
 import { showSettings } from './container-settings.js';
 import { showTaggingServer } from './tagging-server.js';
 import type { Reply, Schemas } from './api-types.js';
-import type { Chart } from './chart.js';
+import { type Chart, chartOrNoData, hasData } from './chart.js';
 import { $, api, bindForm, el, showError } from './ui.js';
 
 type Container = Schemas['Container'];
@@ -16,17 +16,19 @@ async function showUsage(container: Container) {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ') || 'none yet'
   })`;
-  if (!window.Chart) return;
   $('#usage-chart-box').hidden = false;
-  if (usageChart) usageChart.destroy();
-  usageChart = new window.Chart($<HTMLCanvasElement>('#usage-chart'), {
-    type: 'bar',
-    data: {
-      labels: usage.days.map((d) => d.day),
-      datasets: [{ label: 'Requests', data: usage.days.map((d) => d.requests), backgroundColor: '#0b5cad' }],
-    },
-    options: { responsive: true, maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true } } },
-  });
+  usageChart?.destroy();
+  usageChart = null;
+  const canvas = $<HTMLCanvasElement>('#usage-chart');
+  if (chartOrNoData(canvas, !hasData(usage.days.map((d) => d.requests))) && window.Chart)
+    usageChart = new window.Chart(canvas, {
+      type: 'bar',
+      data: {
+        labels: usage.days.map((d) => d.day),
+        datasets: [{ label: 'Requests', data: usage.days.map((d) => d.requests), backgroundColor: '#0b5cad' }],
+      },
+      options: { responsive: true, maintainAspectRatio: false, animation: false, scales: { y: { beginAtZero: true } } },
+    });
   await showTaggingServer(container);
   await showSettings(container, usage);
 }

@@ -1,5 +1,5 @@
 import type { Reply, Schemas } from './api-types.js';
-import type { Chart } from './chart.js';
+import { type Chart, chartOrNoData, hasData } from './chart.js';
 import { $, api, bindForm, date, duration, el, showError, text } from './ui.js';
 
 type Monitor = Schemas['Monitor'];
@@ -201,10 +201,12 @@ async function loadMonitor() {
         ),
       ),
   );
-  if (window.Chart) {
+  latencyChart?.destroy();
+  latencyChart = null;
+  const canvas = $<HTMLCanvasElement>('#latency-chart');
+  if (chartOrNoData(canvas, !hasData(checks.results.map((check) => check.latency_ms))) && window.Chart) {
     const points = [...checks.results].reverse();
-    if (latencyChart) latencyChart.destroy();
-    latencyChart = new window.Chart($<HTMLCanvasElement>('#latency-chart'), {
+    latencyChart = new window.Chart(canvas, {
       type: 'line',
       data: {
         labels: points.map((check) => new Date(check.checked_at).toLocaleTimeString()),
