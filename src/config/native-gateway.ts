@@ -15,7 +15,10 @@ export function nativeEngineSettings(config: Config, onError: (error: unknown) =
     certFile: gateway.tlsCertFile ?? null,
     keyFile: gateway.tlsKeyFile ?? null,
     caFile: gateway.caFile ?? '/etc/ssl/certs/ca-certificates.crt',
-    extraCaCertificates: config.outboundCaCertificates,
+    // The CAs every other outbound request trusts (EXTRA_CA_CERTS, and SCANNER_EXTRA_CA_CERTS, its older name).
+    extraCaCertificates: [
+      ...new Set([...config.outboundCaCertificates, ...(config.scanner.extraCaCertificates?.pems ?? [])]),
+    ],
     upstreamTimeoutMs: gateway.upstreamTimeoutMs,
     platformToken: platformRequestToken(config),
     internalPort: gateway.nginxInternalPort ?? 0,
