@@ -4,6 +4,7 @@ import { COOKIE_SECRET_MIN_LENGTH, cookieSecret, databaseEngineOf } from './conf
 import { type NginxGatewayConfig, nginxGatewayConfig } from './config/nginx.js';
 import { type TaggingServersConfig, taggingServersConfig } from './config/tagging-servers.js';
 import { powerupRequestsConfig } from './config/powerup-requests.js';
+import { type RuntimeConfig, runtimeConfig } from './config/runtime.js';
 import type { DatabaseEngine } from './db/embedded-postgres.js';
 import {
   bool,
@@ -142,23 +143,7 @@ export interface Config {
     engine?: 'node' | 'nginx';
   } & NginxGatewayConfig;
   /** The built-in container runtime (src/gateway/runtime/): where Google's scripts and collection live, forwarding. */
-  runtime: {
-    /** Origin gtm.js and gtag/js are fetched from for the custom loader. */
-    googleTagOrigin: string;
-    /** Origin GA4 hits are forwarded to (`/g/collect`). */
-    ga4CollectOrigin: string;
-    /** Forwards held, at most; beyond, new hits are answered 503 (not acknowledged) and counted as refused. */
-    forwardQueueSize: number;
-    /** Forwards in flight at once, across vendors. */
-    forwardConcurrency: number;
-    forwardTimeoutMs: number;
-    /** Attempts per event (the first included) before it counts as failed. */
-    forwardMaxAttempts: number;
-    /** Backoff before the second attempt; doubled for each next one, with jitter. */
-    forwardRetryBaseMs: number;
-    /** How long a stop waits for held forwards to be delivered before they count as failed. */
-    forwardDrainMs: number;
-  };
+  runtime: RuntimeConfig;
   /** GATEWAY_INTERNAL_URL: a gateway's plain port, where delayed and scheduled requests are sent (docs/hosting.md). */
   powerupRequests: { gatewayUrl: string; timeoutMs: number };
   /** Google's tagging servers that `sgtm` containers run on. */
@@ -361,16 +346,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       engine: oneOf(env, 'GATEWAY_ENGINE', ['node', 'nginx'] as const),
       ...nginxGatewayConfig(env),
     },
-    runtime: {
-      googleTagOrigin: origin(env, 'GOOGLE_TAG_ORIGIN', 'https://www.googletagmanager.com'),
-      ga4CollectOrigin: origin(env, 'GA4_COLLECT_ORIGIN', 'https://region1.google-analytics.com'),
-      forwardQueueSize: integer(env, 'RUNTIME_FORWARD_QUEUE_SIZE', 10_000, 1),
-      forwardConcurrency: integer(env, 'RUNTIME_FORWARD_CONCURRENCY', 128, 1),
-      forwardTimeoutMs: integer(env, 'RUNTIME_FORWARD_TIMEOUT_MS', 10_000, 100),
-      forwardMaxAttempts: integer(env, 'RUNTIME_FORWARD_MAX_ATTEMPTS', 10, 1),
-      forwardRetryBaseMs: integer(env, 'RUNTIME_FORWARD_RETRY_BASE_MS', 1000, 1),
-      forwardDrainMs: integer(env, 'RUNTIME_FORWARD_DRAIN_MS', 5_000, 0),
-    },
+    runtime: runtimeConfig(env),
     powerupRequests: powerupRequestsConfig(env),
     taggingServers: taggingServersConfig(env),
     acme: acmeConfig(env, key),

@@ -38,6 +38,7 @@ export function createDataPlane(config: Config, deps: DataPlaneDependencies) {
   const outgoing = new OutgoingLogWriter(database.db, {
     flushIntervalMs: 1000,
     maxBuffered: 10_000,
+    deliveredPerSecond: config.runtime.outgoingLogDeliveredPerSecond,
     onError,
     log: deps.log,
   });

@@ -87,6 +87,7 @@ export function testRuntime(origin: string): Config['runtime'] {
     forwardMaxAttempts: 3,
     forwardRetryBaseMs: 10,
     forwardDrainMs: 1000,
+    outgoingLogDeliveredPerSecond: 1000,
   };
 }
 

@@ -13,6 +13,8 @@ export interface OutgoingDescription {
   eventId: string | null;
   /** A summary of the request: never a secret (access tokens masked), only the IP the anonymizer let through. */
   request: Record<string, unknown>;
+  /** Carries an order id, a transaction id or a value: logged even when delivered forwards are sampled. */
+  conversion: boolean;
 }
 
 /** One forward's outcome, as the outgoing log keeps it. */
@@ -58,7 +60,8 @@ export function ga4Outgoing(params: URLSearchParams, event: RuntimeEvent): Outgo
     ...(event.items.length > 0 ? { items: event.items.length } : {}),
     ...(params.get('_uip') ? { ip: params.get('_uip') } : {}),
   };
-  return { destination: `ga4 ${measurementId}`, eventName: event.name, eventId: event.eventId, request };
+  const conversion = event.eventId !== null || event.value !== null || 'transaction_id' in shown;
+  return { destination: `ga4 ${measurementId}`, eventName: event.name, eventId: event.eventId, request, conversion };
 }
 
 /** `EAABsbCS1iHgBA…` → `EAAB…(masked)`: enough to tell tokens apart, never one that works. */

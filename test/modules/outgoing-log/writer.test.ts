@@ -39,6 +39,7 @@ describe.each(backends)('the outgoing log writer on %s', (backend) => {
     attempts: 1,
     latencyMs: 3,
     at: new Date(),
+    conversion: false,
   });
 
   it('keeps the newest rows when more arrive than it holds, counts the dropped ones and says so', async () => {
@@ -57,6 +58,36 @@ describe.each(backends)('the outgoing log writer on %s', (backend) => {
     const rows = await t.database.db.select().from(outgoingLog);
     expect(rows.map((row) => row.eventName).sort()).toEqual(['five', 'four', 'three']);
     expect(warnings).toEqual([{ dropped: 2, droppedTotal: 2 }]);
+  });
+
+  it('samples delivered forwards beyond the per-second budget, but keeps every failure and conversion', async () => {
+    let now = Date.parse('2026-11-28T10:00:00.100Z');
+    const writer = new OutgoingLogWriter(t.database.db, {
+      flushIntervalMs: 60_000,
+      maxBuffered: 100,
+      deliveredPerSecond: 2,
+      now: () => now,
+      onError: (error) => {
+        throw error;
+      },
+    });
+    await t.database.db.delete(outgoingLog);
+    for (const name of ['view-1', 'view-2', 'view-3', 'view-4']) writer.record(record(name));
+    writer.record({ ...record('checkout'), eventId: 'order-9', conversion: true });
+    writer.record({ ...record('view-failed'), status: 'failed', error: 'GA4 answered 400', httpStatus: 400 });
+    now += 1000;
+    writer.record(record('next-second'));
+    await writer.flush();
+    const rows = await t.database.db.select().from(outgoingLog);
+    expect(rows.map((row) => row.eventName).sort()).toEqual([
+      'checkout',
+      'next-second',
+      'view-1',
+      'view-2',
+      'view-failed',
+    ]);
+    expect(writer.sampledOut).toBe(2);
+    expect(writer.dropped).toBe(0);
   });
 
   it('writes every column of a batch as given, nulls and JSON included', async () => {
@@ -85,7 +116,8 @@ describe.each(backends)('the outgoing log writer on %s', (backend) => {
     const rows = await t.database.db.select().from(outgoingLog);
     const { id, ...stored } = rows.find((row) => row.eventName === 'purchase')!;
     expect(id).toMatch(/^out_/);
-    expect(stored).toEqual({ ...failed, containerId });
+    const { conversion: _conversion, ...written } = failed;
+    expect(stored).toEqual({ ...written, containerId });
     expect(rows.find((row) => row.eventName === 'page_view')).toMatchObject({ eventId: null, httpStatus: null });
   });
 

@@ -60,5 +60,6 @@ export function metaOutgoing(target: MetaPixelTarget, event: MetaServerEvent): O
       ...(target.testEventCode ? { test_event_code: target.testEventCode } : {}),
       access_token: maskToken(target.accessToken),
     },
+    conversion: event.custom_data?.value !== undefined || event.custom_data?.order_id !== undefined,
   };
 }
