@@ -14,7 +14,6 @@ import {
   integer,
   list,
   optional,
-  origin,
   pemCertificates,
   pemFile,
   type PemCertificates,

@@ -43,7 +43,10 @@ export class OutgoingLogWriter implements OutgoingRecorder {
     private readonly db: Db,
     private readonly settings: OutgoingLogWriterSettings,
   ) {
-    this.sampler = settings.deliveredPerSecond === undefined ? null : new DeliveredSampler(settings.deliveredPerSecond, settings.now);
+    this.sampler =
+      settings.deliveredPerSecond === undefined
+        ? null
+        : new DeliveredSampler(settings.deliveredPerSecond, settings.now);
   }
 
   /** Rows dropped since start: the buffer was full, or a write failed. */
