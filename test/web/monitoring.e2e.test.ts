@@ -64,6 +64,10 @@ describe('monitors and reports pages in a real browser', () => {
       )
       .toBe('100%');
     expect(await page.locator('#monitor-status').textContent()).toBe('Status: up');
+    // A monitor added a minute ago: its 30-day figure says it covers that minute, not 30 days.
+    expect(await page.locator('#monitor-stats .card', { hasText: '30 days' }).locator('.covers').textContent()).toMatch(
+      /^over \d+ (s|min), since the monitor was added$/,
+    );
     expect(
       await page.evaluate(() =>
         Boolean((window as unknown as { Chart?: { getChart(id: string): unknown } }).Chart?.getChart('latency-chart')),

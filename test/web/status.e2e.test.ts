@@ -76,6 +76,10 @@ describe('status page in a real browser', () => {
 
       const gatewayBar = page.locator('li.component', { hasText: 'Gateway' }).locator('ol.uptime');
       expect(await gatewayBar.locator('li').count()).toBe(90);
+      // The overall uptime covers the 61 days with checks (60 of history and today), and says so.
+      expect(await page.locator('li.component', { hasText: 'Gateway' }).locator('.uptime-scale').textContent()).toMatch(
+        /[\d.]+% uptime over 61 days/,
+      );
       // Hover: the day's figure appears as text.
       const badDay = gatewayBar.locator('li').nth(89 - 12);
       await badDay.hover();

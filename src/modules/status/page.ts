@@ -49,14 +49,24 @@ function uptimeBar(component: Component) {
   )}</ol>`;
 }
 
+/**
+ * The uptime over the days that have checks, saying how many: "100% uptime over 1 day", not over 90 days of which 89
+ * are empty; "No data yet" before the first check.
+ */
+function overallUptime(component: Component): string {
+  if (component.uptime_percent === null) return 'No data yet';
+  const counted = component.days.filter((day) => day.uptime_percent !== null).length;
+  return `${component.uptime_percent}% uptime over ${counted === 1 ? '1 day' : `${counted} days`}`;
+}
+
 function componentRow(component: Component) {
-  const overall = component.uptime_percent === null ? 'no data yet' : `${component.uptime_percent}% uptime`;
+  const overall = overallUptime(component);
   return html`<li class="component">
 <div class="component-head"><h3>${component.name}</h3><span class="state state-${component.status}"><span aria-hidden="true">${STATE_ICONS[component.status]}</span> ${STATE_LABELS[component.status]}</span></div>
 <p class="hint">${component.detail}</p>
 ${uptimeBar(component)}
 <div class="uptime-scale" aria-hidden="true"><span>90 days ago</span><span>${overall}</span><span>Today</span></div>
-<p class="sr-only">${component.name}: ${overall} over the last 90 days.</p>
+<p class="sr-only">${component.name}: ${overall} with checks, of the last 90 days.</p>
 </li>`;
 }
 

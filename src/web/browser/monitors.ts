@@ -164,24 +164,28 @@ async function loadMonitor() {
     await api('POST', `/api/monitors/${id}/${monitor.status === 'paused' ? 'resume' : 'pause'}/`);
     await loadMonitor();
   };
-  const pct = (value: number | null) => (value === null ? '—' : `${value}%`);
+  // A monitor younger than a window has checks over its age only: the figure says so ("over 5 min").
+  const age = (Date.now() - Date.parse(monitor.created_at)) / 1000;
   $('#monitor-stats').replaceChildren(
     ...(
       [
-        ['24 hours', stats.last_24h],
-        ['7 days', stats.last_7d],
-        ['30 days', stats.last_30d],
-      ] as Array<[string, UptimeWindow]>
-    ).map(([label, window]) =>
+        ['24 hours', 86_400, stats.last_24h],
+        ['7 days', 7 * 86_400, stats.last_7d],
+        ['30 days', 30 * 86_400, stats.last_30d],
+      ] as Array<[string, number, UptimeWindow]>
+    ).map(([label, seconds, window]) =>
       el(
         'div',
         { class: 'card' },
         el('div', {}, `Uptime, ${label}`),
-        el('div', { class: 'big' }, pct(window.uptime_pct)),
+        el('div', { class: 'big' }, window.uptime_pct === null ? 'No data yet' : `${window.uptime_pct}%`),
+        window.uptime_pct !== null && age < seconds
+          ? el('div', { class: 'covers' }, `over ${duration(age)}, since the monitor was added`)
+          : null,
         el(
           'div',
           { class: 'hint' },
-          `p50 ${window.p50_ms ?? '—'} ms · p95 ${window.p95_ms ?? '—'} ms · ${window.checks} checks`,
+          `p50 ${window.p50_ms ?? '—'} ms · p95 ${window.p95_ms ?? '—'} ms · ${window.checks} ${window.checks === 1 ? 'check' : 'checks'}`,
         ),
       ),
     ),

@@ -332,6 +332,9 @@ describe.each(backends)('status page on %s', (backend) => {
         /<li class="day day-(down|partial)" tabindex="0"><span class="tip">[^<]+: [\d.]+% uptime, \d+ of \d+ checks failed<\/span><\/li>/,
       );
       expect(page).toContain('no data');
+      // The overall figure covers the one day that has checks, and says so, not "over the last 90 days".
+      expect(page).toMatch(/<span>[\d.]+% uptime over 1 day<\/span>/);
+      expect(page).not.toMatch(/% uptime over the last 90 days/);
     });
   });
 });
