@@ -11,10 +11,11 @@ import { printPeerBench, runPeerBench } from './peer.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
 import { printPagespeedBench, runPagespeedBench } from './scanner-pagespeed.js';
+import { printStartBench, runStartBench } from './start.js';
 
 /**
- * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm]`: all benchmarks, or one (`scale`,
- * `embedded`, `peer` and `sgtm` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
+ * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm|start]`: all benchmarks, or one
+ * (`scale`, `embedded`, `peer`, `sgtm` and `start` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
  * and BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score).
  */
 const only = process.argv[2];
@@ -70,4 +71,8 @@ if (only === 'peer') {
 
 if (only === 'sgtm') {
   printSgtmBench(await runSgtmBench());
+}
+
+if (only === 'start') {
+  printStartBench(await runStartBench());
 }
