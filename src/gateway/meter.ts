@@ -1,5 +1,6 @@
 import { newId } from '../lib/ids.js';
 import type { RequestLogEntry, UsageCount } from '../modules/containers/traffic.js';
+import { UtcDay } from '../lib/utc-day.js';
 
 /** The newest sampled logs kept per container: what one flush writes at most (older ones would be trimmed). */
 export const KEPT_LOGS_PER_CONTAINER = 1000;
@@ -27,13 +28,13 @@ export interface MeterBatch {
  * the newest sampled logs of each container in a ring. Counting a request allocates nothing but its key.
  */
 export class GatewayMeter {
-  private day = { name: '', endsAt: 0 };
+  private readonly day = new UtcDay();
   private usage = new Map<string, UsageCounter>();
   private logs = new Map<string, { entries: SampledLog[]; next: number }>();
 
   count(containerId: string, hostname: string, status: number, requestBytes: number, responseBytes: number): void {
     this.add(
-      `${containerId}|${this.today()}|${hostname}|${Math.floor(status / 100)}xx`,
+      `${containerId}|${this.day.today}|${hostname}|${Math.floor(status / 100)}xx`,
       1,
       requestBytes,
       responseBytes,
@@ -79,16 +80,6 @@ export class GatewayMeter {
     counter.requests += requests;
     counter.requestBytes += requestBytes;
     counter.responseBytes += responseBytes;
-  }
-
-  /** The current UTC day, recomputed only when it ends (metering needs it for every request). */
-  private today(): string {
-    const now = Date.now();
-    if (now >= this.day.endsAt) {
-      const name = new Date(now).toISOString().slice(0, 10);
-      this.day = { name, endsAt: Date.parse(`${name}T00:00:00Z`) + 86_400_000 };
-    }
-    return this.day.name;
   }
 }
 

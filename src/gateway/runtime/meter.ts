@@ -1,3 +1,4 @@
+import { UtcDay } from '../../lib/utc-day.js';
 import type { RuntimeUsageCount } from '../../modules/containers/traffic.js';
 
 export type RuntimeCounter = Omit<RuntimeUsageCount, 'containerId' | 'day'>;
@@ -16,9 +17,10 @@ const EMPTY: Required<RuntimeCounter> = {
 /** What the built-in runtime did, per container and UTC day, counted in memory until the gateway flushes. */
 export class RuntimeMeter {
   private counters = new Map<string, Required<RuntimeCounter>>();
+  private readonly day = new UtcDay();
 
   count(containerId: string, metric: RuntimeMetric, amount = 1): void {
-    const key = `${containerId}|${new Date().toISOString().slice(0, 10)}`;
+    const key = `${containerId}|${this.day.today}`;
     let counter = this.counters.get(key);
     if (!counter) {
       counter = { ...EMPTY };
