@@ -106,14 +106,19 @@ export const apiKeysPage = (): Html => html`
   <label for="key-expiry">Expires <span class="hint">(optional)</span></label>
   <input id="key-expiry" name="expires_at" type="date">
   <label for="key-role">Role</label>
-  <select id="key-role" name="role">
-    <option value="member">member: read, scans</option>
-    <option value="admin" selected>admin: changes</option>
-    <option value="owner">owner: also billing</option>
+  <select id="key-role" name="role" aria-describedby="key-roles">
+    <option value="member">member</option>
+    <option value="admin" selected>admin</option>
+    <option value="owner">owner</option>
   </select>
   <button type="submit">Create key</button>
   <p class="error" role="alert" id="key-error" hidden></p>
 </form>
+<div id="key-roles" class="hint roles"><p>What a key may do, by its role (never above yours<span id="key-own-role"></span>):</p><ul>
+  <li><strong>member</strong>: reads everything of the tenant, runs scans, requests reports, acknowledges and resolves incidents.</li>
+  <li><strong>admin</strong>: also creates, changes and deletes containers, domains, monitors, webhooks, notification channels and API keys, creates client tenants and invites people.</li>
+  <li><strong>owner</strong>: also sets plans and limits (a client tenant created with a plan needs it), archives tenants and manages owners.</li>
+</ul></div>
 <section id="new-key" class="notice" hidden aria-live="polite">
   <h2>Your new API key</h2>
   <p class="warning"><strong>Copy this token now.</strong> It will not be shown again; Tagport stores only a hash of it.</p>

@@ -3,7 +3,7 @@ import type { Browser, Page } from 'playwright-core';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { type DashboardInBrowser, openDashboard, SCREENSHOTS } from '../helpers/browser.js';
+import { type DashboardInBrowser, openDashboard, pageOverflow, SCREENSHOTS, signIn } from '../helpers/browser.js';
 
 describe('web dashboard in a real browser', () => {
   let t: TestApp;
@@ -95,5 +95,46 @@ describe('web dashboard in a real browser', () => {
     await page.getByLabel('Password').fill('a very long password');
     await page.getByLabel('Password').press('Enter');
     await page.waitForURL(`${base}/dashboard`);
+  });
+
+  it("says what each key role may do; an owner's owner key sets a client tenant's plan, an admin cannot pick owner", async () => {
+    await page.goto(`${base}/dashboard/api-keys`);
+    expect(await page.getByLabel('Role').getAttribute('aria-describedby')).toBe('key-roles');
+    const roles = (await page.locator('#key-roles').textContent())!;
+    expect(roles).toMatch(/member[\s\S]*runs scans[\s\S]*admin[\s\S]*containers[\s\S]*owner[\s\S]*sets plans/);
+    await expect.poll(() => page.locator('#key-own-role').textContent()).toBe(': you are owner');
+    expect(await page.locator('#key-role option[value="owner"]').isDisabled()).toBe(false);
+    expect(await pageOverflow(page)).toBe(0);
+    await page.getByLabel('Key name').fill('Owner automation');
+    await page.getByLabel('Role').selectOption('owner');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('#new-key-token').waitFor({ state: 'visible' });
+    const token = (await page.locator('#new-key-token').textContent())!.trim();
+    const client = await request(`${base}/api/tenants/`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Client with a plan', plan: 'pro' }),
+    });
+    expect(client.statusCode, await client.body.text()).toBe(201);
+
+    // An admin reads the same list, and sees owner offered disabled with the reason.
+    const { tenant_id } = await page.evaluate(async () => (await fetch('/api/auth/session')).json());
+    await t.users.createUser({
+      email: 'adam@example.com',
+      name: 'Adam Admin',
+      password: 'a very long password',
+      tenantId: tenant_id,
+      role: 'admin',
+    });
+    const admin = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(admin, base, 'adam@example.com', 'a very long password');
+    await admin.goto(`${base}/dashboard/api-keys`);
+    await expect.poll(() => admin.locator('#key-own-role').textContent()).toBe(': you are admin');
+    const owner = admin.locator('#key-role option[value="owner"]');
+    expect(await owner.isDisabled()).toBe(true);
+    expect(await owner.textContent()).toBe('owner (needs the owner role)');
+    expect(await admin.locator('#key-role option[value="admin"]').isDisabled()).toBe(false);
+    await admin.screenshot({ path: path.join(SCREENSHOTS, 'api-keys-admin-1280.png'), fullPage: true });
+    await admin.close();
   });
 });

@@ -73,8 +73,22 @@ async function revokeKey(key: ApiKey) {
     showError($('#key-error'), error);
   }
 }
+const RANK = { member: 0, admin: 1, owner: 2 } as const;
+
+/** Nobody creates a key above their own role: the roles above it are offered disabled, with the reason. */
+async function limitRoles() {
+  const { role } = await api<Reply<'/api/auth/session'>>('GET', '/api/auth/session');
+  $('#key-own-role').textContent = `: you are ${role}`;
+  for (const option of $<HTMLSelectElement>('#key-role').options) {
+    const above = RANK[option.value as keyof typeof RANK] > RANK[role];
+    option.disabled = above;
+    option.textContent = above ? `${option.value} (needs the ${option.value} role)` : option.value;
+  }
+}
+
 if (keysTable) {
   loadKeys().catch((error) => showError($('#key-error'), error));
+  limitRoles().catch((error) => showError($('#key-error'), error));
   bindForm($<HTMLFormElement>('#key-form'), $('#key-error'), async (data) => {
     const body: Record<string, FormDataEntryValue | null> = { name: data.get('name'), role: data.get('role') };
     if (data.get('expires_at')) body.expires_at = new Date(`${data.get('expires_at')}T23:59:59Z`).toISOString();
