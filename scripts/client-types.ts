@@ -1,22 +1,37 @@
 /**
- * Generates the typed client's types (clients/typescript/src/schema.d.ts, not committed) from the OpenAPI document
- * with openapi-typescript. `npm run client:generate` takes the document from the app built in-process (PGlite in
- * memory, no network); the client test suite takes it from the running service's /api/openapi.json.
+ * The typed client's types (clients/typescript/src/schema.ts, committed) from the OpenAPI document, with
+ * openapi-typescript. `npm run client:generate` takes the document from the app built in-process (PGlite in memory,
+ * no network) and writes the file; test/foundation/client-types.test.ts generates it in memory the same way and fails
+ * when the committed file differs, so the types are regenerated only when the document changed.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 const CLIENT = path.resolve(import.meta.dirname, '../clients/typescript');
-export const CLIENT_SCHEMA = path.join(CLIENT, 'src/schema.d.ts');
+export const CLIENT_SCHEMA = path.join(CLIENT, 'src/schema.ts');
 const bin = (name: string) => path.join(CLIENT, 'node_modules/.bin', name);
+const HEADER =
+  '// Generated from the OpenAPI document the service serves, by `npm run client:generate`: do not edit.\n' +
+  '// test/foundation/client-types.test.ts fails when it no longer matches the document.\n\n';
 
-/** Writes the types of the document at `source` (a URL or a file) to the client's src/schema.d.ts. */
-export async function generateClientTypes(source: string): Promise<void> {
-  await run(bin('openapi-typescript'), [source, '--output', CLIENT_SCHEMA], { cwd: CLIENT });
+/** The client's types for an OpenAPI document, as the text of src/schema.ts. */
+export async function typesOf(document: unknown): Promise<string> {
+  // openapi-typescript is the client package's own dependency (it needs that package's TypeScript 5).
+  const module = path.join(CLIENT, 'node_modules/openapi-typescript/dist/index.mjs');
+  const { default: openapiTS, astToString } = (await import(pathToFileURL(module).href)) as {
+    default: (document: unknown) => Promise<unknown>;
+    astToString: (ast: unknown) => string;
+  };
+  return HEADER + astToString(await openapiTS(document));
+}
+
+/** What `npm run client:generate` writes: the types of the document the app serves. */
+export async function generatedClientTypes(): Promise<string> {
+  return typesOf(await servedDocument());
 }
 
 /** Type-checks the client and its test suite (test/client) with the client's TypeScript; the output on failure. */
@@ -54,15 +69,8 @@ async function servedDocument(): Promise<unknown> {
 }
 
 async function main(): Promise<void> {
-  const directory = await mkdtemp(path.join(tmpdir(), 'tagport-openapi-'));
-  try {
-    const file = path.join(directory, 'openapi.json');
-    await writeFile(file, JSON.stringify(await servedDocument()));
-    await generateClientTypes(file);
-    console.log(`wrote ${path.relative(process.cwd(), CLIENT_SCHEMA)}`);
-  } finally {
-    await rm(directory, { recursive: true, force: true });
-  }
+  await writeFile(CLIENT_SCHEMA, await generatedClientTypes());
+  console.log(`wrote ${path.relative(process.cwd(), CLIENT_SCHEMA)}`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {

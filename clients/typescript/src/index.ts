@@ -12,7 +12,7 @@ export type ApiError = Schemas['Error'];
 export interface TagportClientOptions {
   /** Where the service runs, e.g. `https://tagport.example.com` (no `/api`: the paths carry it). */
   baseUrl: string;
-  /** An API key (`tp_live_…`), sent as `Authorization: Bearer`. */
+  /** An API key (`tgp_…`), sent as `Authorization: Bearer`. */
   apiKey: string;
   /** Agencies and partners: the client tenant (`ten_…`) every request acts on, sent as `Tagport-Tenant`. */
   tenant?: string;
