@@ -150,7 +150,14 @@ export interface Config {
   /** ACME certificates for custom domains; null when ACME_DIRECTORY_URL is unset (no certificate is requested). */
   acme: AcmeConfig | null;
   /** The Graph API the Conversions API sender posts to: tests point the origin at a fixture server. */
-  meta: { graphOrigin: string; graphVersion: string; timeoutMs: number; deliveryRetentionDays: number };
+  meta: {
+    graphOrigin: string;
+    graphVersion: string;
+    timeoutMs: number;
+    deliveryRetentionDays: number;
+    /** How long an event waits for others to the same pixel, to go in one request; 0 sends each alone. */
+    batchWindowMs: number;
+  };
   /** 32-byte key (base64 or hex) encrypting secrets at rest (certificate keys, Meta access tokens); null when unset. */
   secretsKey: Buffer | null;
   containerTransitionDelayMs: number;
@@ -257,6 +264,7 @@ function metaConfig(env: Env): Config['meta'] {
     graphOrigin,
     graphVersion,
     timeoutMs: integer(env, 'META_TIMEOUT_MS', 10_000, 100),
+    batchWindowMs: integer(env, 'META_BATCH_WINDOW_MS', 20, 0),
     deliveryRetentionDays: integer(env, 'META_DELIVERY_RETENTION_DAYS', 30, 1),
   };
 }

@@ -1,6 +1,7 @@
 import { createDataPlane } from '../gateway-setup.js';
 import { ContainerHealth } from '../gateway/health.js';
 import type { BuiltinRuntime } from '../gateway/runtime/index.js';
+import { META_BATCH_MAX_EVENTS, MetaBatchingSender } from '../gateway/runtime/meta/batching-sender.js';
 import { MetaConversionsSender } from '../gateway/runtime/meta/sender.js';
 import { MetaSink } from '../gateway/runtime/meta/sink.js';
 import type { JobDefinition } from '../jobs/definitions.js';
@@ -94,7 +95,14 @@ export function buildHosting(shared: Shared, { tenants }: { tenants: TenantServi
   );
   const metaPixels = new MetaPixelService({ database, containers, invalidations }, { secrets });
   const metaSink = new MetaSink(
-    { pixels: metaPixels, sender: new MetaConversionsSender({ http: outbound }, config.meta), invalidations },
+    {
+      pixels: metaPixels,
+      sender: new MetaBatchingSender(new MetaConversionsSender({ http: outbound }, config.meta), {
+        windowMs: config.meta.batchWindowMs,
+        maxEvents: META_BATCH_MAX_EVENTS,
+      }),
+      invalidations,
+    },
     { maxAttempts: config.runtime.forwardMaxAttempts, onError },
   );
   dataPlane.runtime.addSink(metaSink.sink);

@@ -31,7 +31,13 @@ describe('user-provided data on GA4 hits, forwarded to the Meta Conversions API'
     graph = await startGraphApi();
     ({ t, gatewayUrl } = await startAppWithGateway('pglite', {
       secretsKey: randomBytes(32),
-      meta: { graphOrigin: graph.origin, graphVersion: 'v26.0', timeoutMs: 2000, deliveryRetentionDays: 30 },
+      meta: {
+        graphOrigin: graph.origin,
+        graphVersion: 'v26.0',
+        timeoutMs: 2000,
+        deliveryRetentionDays: 30,
+        batchWindowMs: 0,
+      },
       runtime: testRuntime(google.origin),
     }));
     const { token } = await t.tenantWithKey('business');

@@ -53,7 +53,13 @@ describe('a shop with the Meta pixel, tracked through the built-in runtime over 
     graph = await startGraphApi();
     ({ t } = await startAppWithGateway('pglite', {
       secretsKey: randomBytes(32),
-      meta: { graphOrigin: graph.origin, graphVersion: 'v26.0', timeoutMs: 2000, deliveryRetentionDays: 30 },
+      meta: {
+        graphOrigin: graph.origin,
+        graphVersion: 'v26.0',
+        timeoutMs: 2000,
+        deliveryRetentionDays: 30,
+        batchWindowMs: 0,
+      },
       gateway: { tlsPort: 0, tlsCertFile: certFile, tlsKeyFile: keyFile },
       runtime: testRuntime(google.origin),
     }));

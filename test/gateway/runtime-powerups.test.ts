@@ -48,7 +48,13 @@ describe('the built-in runtime with power-ups and the Meta Conversions API', () 
     ({ t, gatewayUrl } = await startAppWithGateway('pglite', {
       trustProxy: ['127.0.0.1'],
       secretsKey: randomBytes(32),
-      meta: { graphOrigin: graph.origin, graphVersion: 'v26.0', timeoutMs: 2000, deliveryRetentionDays: 30 },
+      meta: {
+        graphOrigin: graph.origin,
+        graphVersion: 'v26.0',
+        timeoutMs: 2000,
+        deliveryRetentionDays: 30,
+        batchWindowMs: 0,
+      },
       runtime: testRuntime(google.origin),
     }));
     token = (await t.tenantWithKey('business')).token;

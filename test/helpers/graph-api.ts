@@ -73,10 +73,17 @@ function parseParams(body: string, contentType: string | undefined): GraphReques
 /**
  * A fixture Graph API on 127.0.0.1 speaking the Conversions API's protocol: `POST /{version}/{pixel_id}/events`
  * answers `{"events_received": N, "messages": [], "fbtrace_id": …}`, or a Graph error body when the request has no
- * `access_token` (190) or no `data` (100), when `tokens` names another token for the pixel (190), or when the next
+ * `access_token` (190) or no `data` (100), when `tokens` names another token for the pixel (190), when
+ * `invalidEvent` finds fault with any event of the request (100, the whole request refused), or when the next
  * programmed answer says so. Every request is recorded in `received`.
  */
-export async function startGraphApi(options: { tokens?: Record<string, string> } = {}) {
+export async function startGraphApi(
+  options: {
+    tokens?: Record<string, string>;
+    /** Graph refuses a whole request (400, code 100) when one of its events is invalid: which ones are here. */
+    invalidEvent?: (event: Record<string, unknown>) => string | null;
+  } = {},
+) {
   const received: GraphRequest[] = [];
   const script: GraphAnswer[] = [];
 
@@ -95,6 +102,10 @@ export async function startGraphApi(options: { tokens?: Record<string, string> }
     if (programmed) return programmed;
     if (!Array.isArray(request.params.data) || request.params.data.length === 0)
       return graphErrors.invalidParameter('(#100) The parameter data is required');
+    for (const event of request.params.data as Record<string, unknown>[]) {
+      const problem = options.invalidEvent?.(event);
+      if (problem) return graphErrors.invalidParameter(problem);
+    }
     return { kind: 'success' };
   }
 

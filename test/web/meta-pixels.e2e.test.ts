@@ -35,7 +35,13 @@ describe("a container's Meta pixels page in a real browser", () => {
     graph = await startGraphApi({ tokens: acceptedTokens });
     ({ t, gatewayUrl } = await startAppWithGateway('pglite', {
       secretsKey: randomBytes(32),
-      meta: { graphOrigin: graph.origin, graphVersion: 'v26.0', timeoutMs: 2000, deliveryRetentionDays: 30 },
+      meta: {
+        graphOrigin: graph.origin,
+        graphVersion: 'v26.0',
+        timeoutMs: 2000,
+        deliveryRetentionDays: 30,
+        batchWindowMs: 0,
+      },
       runtime: testRuntime(google.origin),
     }));
     const tenant = await tenantOwner(t, 'Pixel Co', 'pixel@example.com', 'Pam Pixel');

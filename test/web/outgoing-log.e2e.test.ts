@@ -32,7 +32,13 @@ describe('"why is my conversion missing": the outgoing log page in a real browse
     graph = await startGraphApi({ tokens: { [PIXEL_ID]: TOKEN } });
     ({ t, gatewayUrl } = await startAppWithGateway('pglite', {
       secretsKey: randomBytes(32),
-      meta: { graphOrigin: graph.origin, graphVersion: 'v26.0', timeoutMs: 2000, deliveryRetentionDays: 30 },
+      meta: {
+        graphOrigin: graph.origin,
+        graphVersion: 'v26.0',
+        timeoutMs: 2000,
+        deliveryRetentionDays: 30,
+        batchWindowMs: 0,
+      },
       runtime: testRuntime(google.origin),
     }));
     const tenant = await tenantOwner(t, 'Log Co', 'log@example.com', 'Lou Log');

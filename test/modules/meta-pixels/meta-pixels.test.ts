@@ -597,7 +597,13 @@ describe("a pixel's changed token and test event code, on the built-in runtime's
     graph = await startGraphApi();
     ({ t, gatewayUrl } = await startAppWithGateway('pglite', {
       secretsKey: randomBytes(32),
-      meta: { graphOrigin: graph.origin, graphVersion: 'v26.0', timeoutMs: 2000, deliveryRetentionDays: 30 },
+      meta: {
+        graphOrigin: graph.origin,
+        graphVersion: 'v26.0',
+        timeoutMs: 2000,
+        deliveryRetentionDays: 30,
+        batchWindowMs: 0,
+      },
       runtime: testRuntime(google.origin),
     }));
     token = (await t.tenantWithKey('business')).token;
