@@ -21,6 +21,7 @@ function readmeBlocks(language: string): string[] {
  */
 describe('the typed client as shipped (clients/typescript)', () => {
   // Under the repository, so the scratch package finds openapi-fetch and @types/node in its node_modules.
+  fs.mkdirSync('.tmp', { recursive: true });
   const root = fs.mkdtempSync(path.join(path.resolve('.tmp'), 'client-package-'));
   const installed = path.join(root, 'node_modules/@tagport/client');
 
