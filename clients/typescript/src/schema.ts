@@ -3817,7 +3817,7 @@ export interface components {
             /** @description The TLS certificate of a custom domain (ACME, HTTP-01). */
             certificate: {
                 /**
-                 * @description `not_requested`: the domain is not active yet, or this Tagport has no ACME directory configured. `pending`: being ordered. `issued`: served over https. `renewing`: still served while a new one is ordered (at two thirds of its lifetime). `failed`: could not be issued; `last_error` says why, and it is retried with backoff.
+                 * @description `not_requested`: the domain is not active yet, or this Tagport has no ACME directory configured. `pending`: being ordered. `issued`: served over https. `renewing`: still served while a new one is ordered (by two thirds of its lifetime). `failed`: could not be issued; `last_error` says why, and it is retried with backoff.
                  * @enum {string}
                  */
                 status: "not_requested" | "pending" | "issued" | "renewing" | "failed";

@@ -8,7 +8,7 @@ export const Certificate = Type.Object(
   {
     status: StringEnum(CERTIFICATE_STATUSES, {
       description:
-        '`not_requested`: the domain is not active yet, or this Tagport has no ACME directory configured. `pending`: being ordered. `issued`: served over https. `renewing`: still served while a new one is ordered (at two thirds of its lifetime). `failed`: could not be issued; `last_error` says why, and it is retried with backoff.',
+        '`not_requested`: the domain is not active yet, or this Tagport has no ACME directory configured. `pending`: being ordered. `issued`: served over https. `renewing`: still served while a new one is ordered (by two thirds of its lifetime). `failed`: could not be issued; `last_error` says why, and it is retried with backoff.',
     }),
     issuer: Nullable(Type.String(), { description: "The issuing CA's common name." }),
     not_before: NullableTimestamp('Start of validity.'),

@@ -169,14 +169,13 @@ export class CertificateService {
     try {
       const issued = await issuer.issue(row.hostname);
       const acme = this.settings.acme!;
-      const lifetime = issued.notAfter.getTime() - issued.notBefore.getTime();
       await queries.saveIssued(this.db, row.domainId, {
         issuer: issued.issuer,
         notBefore: issued.notBefore,
         notAfter: issued.notAfter,
         certificatePem: issued.certificatePem,
         privateKeySealed: this.settings.secrets!.seal(issued.privateKeyPem, KEY_PURPOSE(row.domainId)),
-        renewAt: new Date(issued.notBefore.getTime() + lifetime * acme.renewAfterFraction),
+        renewAt: renewalAt(issued, acme.renewAfterFraction),
         expiryWarningAt: expiryWarningAt(issued, acme.renewAfterFraction),
       });
       await this.invalidations.publish({ kind: 'certificate', id: row.hostname });
@@ -208,6 +207,26 @@ export class CertificateService {
     const { retryBaseMs, retryMaxMs } = this.settings.acme!;
     return Math.min(retryBaseMs * 2 ** (attempts - 1), retryMaxMs);
   }
+}
+
+/** The share of a certificate's lifetime its renewal is spread over, ending at the configured fraction. */
+export const RENEWAL_SPREAD = 0.1;
+
+/**
+ * When to renew: at a random point of the last tenth of the lifetime before `renewAfterFraction` (days 51 to 60 of a
+ * 90-day certificate at two thirds), so certificates issued together (a fleet moved in one day) are not all
+ * renewed together, against the CA's rate limits. Never later than the fraction, so the expiry warning still
+ * comes after a renewal had its chance.
+ */
+export function renewalAt(
+  { notBefore, notAfter }: { notBefore: Date; notAfter: Date },
+  renewAfterFraction: number,
+  random: () => number = Math.random,
+): Date {
+  const lifetime = notAfter.getTime() - notBefore.getTime();
+  const latest = renewAfterFraction;
+  const earliest = Math.max(renewAfterFraction / 2, renewAfterFraction - RENEWAL_SPREAD);
+  return new Date(notBefore.getTime() + lifetime * (earliest + (latest - earliest) * random()));
 }
 
 /**
