@@ -4,13 +4,18 @@ import dns2 from 'dns2';
 /** A real DNS server on 127.0.0.1 answering from a mutable record table. */
 export async function startDns() {
   const records = new Map<string, Array<{ type: 'A' | 'CNAME' | 'TXT'; value: string }>>();
+  /** When set, each answer waits for this promise: a test holds answers to see which questions arrive meanwhile. */
+  let hold: ((name: string) => Promise<void>) | null = null;
+  const questions: string[] = [];
   const { Packet } = dns2;
   const server = dns2.createServer({
     udp: true,
-    handle: (req, send) => {
+    handle: async (req, send) => {
       const response = Packet.createResponseFromRequest(req);
       const [question] = req.questions;
       const name = question.name.toLowerCase();
+      questions.push(name);
+      if (hold) await hold(name);
       const entries = records.get(name);
       if (!entries) {
         (response.header as { rcode: number }).rcode = 3; // NXDOMAIN
@@ -33,7 +38,16 @@ export async function startDns() {
     server.on('listening', () => resolve((server.addresses() as { udp: AddressInfo }).udp.port));
     server.listen({ udp: { port: 0, address: '127.0.0.1' } });
   });
-  return { port, records, close: () => server.close() };
+  return {
+    port,
+    records,
+    /** Every name asked, in order of arrival. */
+    questions,
+    holdAnswers(until: ((name: string) => Promise<void>) | null) {
+      hold = until;
+    },
+    close: () => server.close(),
+  };
 }
 
 export type TestDns = Awaited<ReturnType<typeof startDns>>;

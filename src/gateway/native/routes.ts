@@ -39,22 +39,23 @@ export async function nativeRoutes(
 ): Promise<RoutedOrigin[]> {
   const rows = await deps.traffic.upstreamRoutes();
   const resolved = new Map<string, Promise<string[] | null>>();
-  const routes: RoutedOrigin[] = [];
+  const candidates: Array<{ row: (typeof rows)[number]; url: URL }> = [];
+  // Every distinct upstream host is looked up at once, not one after another: a refresh of a large fleet waits
+  // for its slowest lookup, not for the sum of them.
   for (const row of rows) {
     if (staysWithNode(row.settings)) continue;
-    let url: URL;
-    try {
-      url = new URL(row.upstreamUrl);
-    } catch {
-      continue;
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') continue;
-    const host = url.hostname;
-    if (!resolved.has(host))
+    const url = httpUrl(row.upstreamUrl);
+    if (!url) continue;
+    candidates.push({ row, url });
+    if (!resolved.has(url.hostname))
       resolved.set(
-        host,
-        deps.outbound.resolveGuarded(host).catch(() => null),
+        url.hostname,
+        deps.outbound.resolveGuarded(url.hostname).catch(() => null),
       );
+  }
+  const routes: RoutedOrigin[] = [];
+  for (const { row, url } of candidates) {
+    const host = url.hostname;
     const addresses = await resolved.get(host)!;
     if (!addresses?.length) continue;
     const port = url.port || (url.protocol === 'https:' ? '443' : '80');
@@ -78,6 +79,16 @@ export async function nativeRoutes(
     });
   }
   return [...routes, ...(await replicaRoutes(deps, certificates))];
+}
+
+/** The upstream URL when it is an http(s) URL; null otherwise. */
+function httpUrl(value: string): URL | null {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
