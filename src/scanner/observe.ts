@@ -37,6 +37,13 @@ export interface ObserveOptions {
 
 const POLL_MS = 100;
 const TIMER_POLL_MS = 400;
+/** Two viewports per step: a scroll-depth trigger fires once the depth is past its mark, however it got there. */
+const SCROLL_STEP_PX = 1400;
+/** Between steps, time for scroll listeners and throttled scroll-depth triggers to see the new position. */
+const SCROLL_PAUSE_MS = 60;
+/** Steps at most (about 11,000 px): a page that keeps growing as it is scrolled ends somewhere. */
+const MAX_SCROLL_STEPS = 8;
+const SCROLL_POSITION_SCRIPT = '[window.scrollY, document.documentElement.scrollHeight - window.innerHeight]';
 
 export async function observeAfterLoad(
   page: Page,
@@ -47,7 +54,7 @@ export async function observeAfterLoad(
   const loaded = Date.now();
   const end = Math.min(loaded + options.capMs, options.until);
   await settle(page, network, Math.min(end, loaded + options.capMs / 2), options, null);
-  const interactions = Date.now() < end - 300 ? await simulateVisitor(page) : [];
+  const interactions = Date.now() < end - 300 ? await simulateVisitor(page, end - 300) : [];
   // Timers the page set until now (tags on a timer, delayed loaders) are waited for; chains they start are not.
   const mark = await page.evaluate<number>(NOW_SCRIPT).catch(() => null);
   const endedBy = await settle(page, network, end, options, mark);
@@ -85,8 +92,11 @@ async function settle(
   return 'cap';
 }
 
-/** A person arriving: the pointer moves, the page scrolls, a key is pressed, a finger touches. Never a click. */
-export async function simulateVisitor(page: Page): Promise<Interaction[]> {
+/**
+ * A person arriving: the pointer moves, the page scrolls to its end (in steps, so scroll-depth tags at 25, 50 or
+ * 90 % fire), a key is pressed, a finger touches. Never a click. Scrolling stops at `until`.
+ */
+export async function simulateVisitor(page: Page, until: number): Promise<Interaction[]> {
   const done: Interaction[] = [];
   const attempt = async (what: Interaction, run: () => Promise<unknown>) => {
     try {
@@ -100,7 +110,7 @@ export async function simulateVisitor(page: Page): Promise<Interaction[]> {
     await page.mouse.move(120, 140);
     await page.mouse.move(420, 320, { steps: 4 });
   });
-  await attempt('scroll', () => page.mouse.wheel(0, 700));
+  await attempt('scroll', () => scrollToEnd(page, until));
   await attempt('key_press', () => page.keyboard.press('Shift'));
   await attempt('touch', async () => {
     const session = await page.context().newCDPSession(page);
@@ -113,4 +123,17 @@ export async function simulateVisitor(page: Page): Promise<Interaction[]> {
     }
   });
   return done;
+}
+
+/** Scrolls down a step at a time, pausing after each, until the end of the page, the step limit or `until`. */
+async function scrollToEnd(page: Page, until: number): Promise<void> {
+  for (let step = 0; step < MAX_SCROLL_STEPS; step++) {
+    if (step > 0) {
+      if (Date.now() + SCROLL_PAUSE_MS >= until) return;
+      const [position, bottom] = await page.evaluate<[number, number]>(SCROLL_POSITION_SCRIPT);
+      if (position >= bottom - 1) return;
+    }
+    await page.mouse.wheel(0, SCROLL_STEP_PX);
+    await new Promise((resolve) => setTimeout(resolve, SCROLL_PAUSE_MS));
+  }
 }

@@ -93,6 +93,12 @@ describe('tags that load late', () => {
     expect(result.warnings).toEqual([]);
   });
 
+  it('scrolls a long page to its end, so a tag on a 90 % scroll-depth trigger fires', async () => {
+    const result = await scan('scroll.example.test');
+    expect(byKey(result).meta_pixel).toMatchObject({ ids: ['777788889999000'], fires_before_consent: true });
+    expect(result.stages.browser.observation?.interactions).toContain('scroll');
+  });
+
   it('reports a window cut short by the cap', async () => {
     const capped = new Scanner(setup.fixture.scannerOptions({ observationCapMs: 2_000 }));
     try {
