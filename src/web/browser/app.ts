@@ -2,6 +2,7 @@
 // asks for /assets/app.js (src/web/browser-bundle.ts; no build step). Talks to the JSON API with the session cookie.
 // Each feature module wires up its page's elements when they are present; loaded with <script type="module">, so it
 // runs after the document (and the classic chart.js script before it) is parsed.
+import './scroll-regions.js';
 import './auth.js';
 import './overview.js';
 import './security.js';
