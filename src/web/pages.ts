@@ -254,7 +254,7 @@ export const containersPage = (sgtmUnavailable: string | null): Html => html`
   <span class="pair"><label for="container-upstream">Upstream (https, optional)</label>
   <input id="container-upstream" name="upstream_url" type="url" placeholder="https://tagging.example.com"></span>
   <button type="submit">Create container</button>
-  <p class="hint" id="runtime-hint">${sgtmUnavailable ? `Google tagging servers (sgtm) are not enabled on this instance: ${sgtmUnavailable}` : "sgtm: Tagport runs Google's tagging server with your container config, with a preview server for GTM's preview mode."}</p>
+  <p class="hint" id="runtime-hint">${sgtmUnavailable ? `Google tagging servers: ${sgtmUnavailable}` : "sgtm: Tagport runs Google's tagging server with your container config, with a preview server for GTM's preview mode."}</p>
   <p class="error" role="alert" id="container-error" hidden></p>
 </form>
 <div class="table-wrap"><table id="containers-table"><caption class="sr-only">Containers</caption>

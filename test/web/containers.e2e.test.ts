@@ -54,6 +54,10 @@ describe('containers and domains page in a real browser', () => {
     // Before any container: no blank chart, and the domain form says what it needs first.
     expect(await page.locator('#usage-chart-box').isHidden()).toBe(true);
     expect(await page.locator('#domain-container option').first().textContent()).toBe('Create a container first');
+    // sgtm is not configured here: the hint gives the reason once, not "not enabled on this instance" twice.
+    const sgtmHint = (await page.locator('#runtime-hint').textContent())!;
+    expect(sgtmHint).toContain('SGTM_COMMAND');
+    expect(sgtmHint.split('not enabled on this instance').length).toBe(2);
     await page.getByLabel('Name', { exact: true }).fill('Web sGTM');
     await page.getByLabel('GTM container config').fill(CONFIG);
     await page.getByLabel('Upstream (https, optional)').fill(upstreamUrl);
