@@ -1,8 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { median, startProcess } from './api.js';
+import { freePort, waitFor } from '../test/helpers/processes.js';
+import { median } from './api.js';
 
 const run = promisify(execFile);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -30,12 +31,26 @@ export async function runStartBench() {
     GATEWAY_PORT: '0',
     LOG_LEVEL: 'warn',
   });
+  /** Spawn to the first 200 from /readyz, and the server's own `ready` log line (its `startup_ms` steps). */
   const timedServe = async (dir: string) => {
+    const port = await freePort();
     const started = performance.now();
-    const server = await startProcess([bin, 'serve'], envFor(dir), '/readyz');
+    const child = spawn(process.execPath, [bin, 'serve'], {
+      env: { ...process.env, ...envFor(dir), LOG_LEVEL: 'info', PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await waitFor(async () => (await fetch(`${base}/readyz`)).ok, 120_000, 'tagport serve');
     const elapsed = performance.now() - started;
-    await server.stop();
-    return elapsed;
+    await waitFor(async () => output.includes('"msg":"ready"'), 30_000, 'the ready log line');
+    const line = output.split('\n').find((entry) => entry.includes('"msg":"ready"'))!;
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    return { elapsed, steps: (JSON.parse(line) as { startup_ms: Record<string, number> }).startup_ms };
   };
   const timedCli = async (env: NodeJS.ProcessEnv, ...args: string[]) => {
     const started = performance.now();
@@ -45,11 +60,14 @@ export async function runStartBench() {
   const warm = path.join(root, 'warm');
   const samples: Record<string, number[]> = { cold: [], warm: [], help: [], migrate: [] };
   const phases: Phases[] = [];
+  const serveSteps: Phases[] = [];
   try {
     await timedServe(warm); // creates and migrates the warm data directory
     for (let round = 0; round < ROUNDS; round++) {
-      samples.cold.push(await timedServe(path.join(root, `cold-${round}`)));
-      samples.warm.push(await timedServe(warm));
+      samples.cold.push((await timedServe(path.join(root, `cold-${round}`))).elapsed);
+      const warmStart = await timedServe(warm);
+      samples.warm.push(warmStart.elapsed);
+      serveSteps.push({ marks: warmStart.steps, within: {} });
       samples.help.push(await timedCli({}, '--help'));
       samples.migrate.push(await timedCli(envFor(warm), 'migrate'));
       phases.push(await warmPhases(envFor(warm)));
@@ -65,6 +83,7 @@ export async function runStartBench() {
     warm_start_s: seconds(samples.warm),
     cli_help_s: seconds(samples.help),
     cli_migrate_s: seconds(samples.migrate),
+    warm_serve_steps_s: medianPhases(serveSteps),
     warm_phases_s: medianPhases(phases),
   };
 }
@@ -102,8 +121,10 @@ export function medianPhases(all: Phases[]): Record<string, number> {
 
 export function printStartBench(results: Awaited<ReturnType<typeof runStartBench>>) {
   console.log(`\nStart-up (${results.engine}, median of ${results.rounds} interleaved rounds, seconds)`);
-  const { warm_phases_s, ...times } = results;
+  const { warm_phases_s, warm_serve_steps_s, ...times } = results;
   console.table([times]);
+  console.log('Warm `tagport serve`, by the steps of its own `ready` log line (each from the end of the previous one)');
+  console.table(warm_serve_steps_s);
   console.log(
     'Warm start by phase (each from the end of the previous one; `listening` is Fastify compiling the routes)',
   );

@@ -9,7 +9,7 @@ import type { TenantService } from './modules/tenants/service.js';
 import type { GatewayWorkers } from './gateway-workers.js';
 import type { Services } from './services.js';
 import { statusCommands } from './cli-status.js';
-import { describeDatabase, startBanner } from './start-banner.js';
+import { describeDatabase, startBanner, startupClock } from './start-banner.js';
 
 // The app (thousands of modules) is imported only by the commands that run it, so usage errors and help answer at once.
 const processStart = () => import('./process-start.js');
@@ -178,7 +178,8 @@ function print(value: unknown): void {
 async function serve(config: Config) {
   const { GatewayWorkers, isGatewayWorker, serveGatewayWorker } = await import('./gateway-workers.js');
   if (isGatewayWorker()) return serveGatewayWorker(config);
-  const runtime = await (await processStart()).startRuntime(config);
+  const clock = startupClock();
+  const runtime = await (await processStart()).startRuntime(config, undefined, clock.mark);
   const { app } = runtime;
   const gatewayWorkers =
     (config.gateway.workers ?? 1) > 1 && config.gateway.engine !== 'nginx'
@@ -200,11 +201,13 @@ async function serve(config: Config) {
   let address: string;
   try {
     address = await app.listen({ host: config.host, port: config.port });
+    clock.mark('api_listening');
     app.log.info({ roles: config.roles }, 'roles');
     if (config.roles.includes('gateway')) {
       await app.services.taggingSupervisor?.start();
       if (gatewayWorkers) await listenWithWorkers(app, gatewayWorkers);
       else await listenGateway(app, config);
+      clock.mark('gateway_listening');
     }
   } catch (error) {
     await gatewayWorkers?.stop().catch(() => {});
@@ -212,14 +215,17 @@ async function serve(config: Config) {
     throw error;
   }
   const database = describeDatabase(config, runtime.database.kind);
-  if (!config.roles.includes('api'))
-    return void process.stdout.write(startBanner({ dashboardUrl: null, database, roles: config.roles }));
   const base = config.publicBaseUrl ?? address;
-  const setup = await announceSetup(app, base).catch((error: unknown) => {
-    app.log.error({ err: error }, 'could not check whether set-up is needed');
-    return null;
-  });
-  process.stdout.write(startBanner({ dashboardUrl: base, setupUrl: setup, database, roles: config.roles }));
+  const setup = config.roles.includes('api')
+    ? await announceSetup(app, base).catch((error: unknown) => {
+        app.log.error({ err: error }, 'could not check whether set-up is needed');
+        return null;
+      })
+    : null;
+  clock.mark('ready');
+  app.log.info({ startup_ms: clock.marks }, 'ready');
+  const dashboardUrl = config.roles.includes('api') ? base : null;
+  process.stdout.write(startBanner({ dashboardUrl, setupUrl: setup, database, roles: config.roles }));
 }
 
 /** GATEWAY_WORKERS > 1: the gateway's listeners are served by forked processes; the status page counts them. */

@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
 import { ConfigError, type Config } from './config.js';
 import { lockDataDirectory } from './db/data-directory-lock.js';
 import { openEmbeddedCluster, type EmbeddedCluster } from './db/embedded-postgres.js';
@@ -77,13 +76,29 @@ async function startCluster(config: Config): Promise<EmbeddedCluster | null> {
   }
 }
 
-/** Opens the database, runs migrations and builds the app: what `tagport serve` and the tests start. */
-export async function startRuntime(config: Config, database?: Database): Promise<Runtime> {
+/**
+ * Opens the database, runs migrations and builds the app: what `tagport serve` and the tests start. The app's modules
+ * load while the database opens (the CLI's database commands, `tagport migrate`, load none of them); `mark` is told
+ * when each step is done.
+ */
+export async function startRuntime(
+  config: Config,
+  database?: Database,
+  mark: (step: 'app_modules_loaded' | 'database_ready' | 'app_built') => void = () => {},
+): Promise<Runtime> {
+  const appModule = import('./app.js').then((module) => {
+    mark('app_modules_loaded');
+    return module;
+  });
+  appModule.catch(() => {}); // awaited below; unawaited only when the database failed to open first
   const db = database ?? (await openConfiguredDatabase(config));
-  const app = await buildApp({ config: withCookieSecret(config), database: db }).catch(async (error: unknown) => {
+  mark('database_ready');
+  const built = appModule.then(({ buildApp }) => buildApp({ config: withCookieSecret(config), database: db }));
+  const app = await built.catch(async (error: unknown) => {
     if (!database) await db.close();
     throw error;
   });
+  mark('app_built');
   return {
     app,
     database: db,

@@ -44,3 +44,12 @@ export function startBanner(facts: BannerFacts): string {
   lines.push('  Stop with Ctrl+C. The JSON lines around this are the logs.', '');
   return `${lines.join('\n')}\n`;
 }
+
+/**
+ * When each step of the start was done, in milliseconds since this process began: logged with the banner (`ready`,
+ * `startup_ms`) so a slow start shows where its time went. `npm run bench start` reads it.
+ */
+export function startupClock() {
+  const marks: Record<string, number> = {};
+  return { marks, mark: (step: string) => void Object.assign(marks, { [step]: Math.round(performance.now()) }) };
+}

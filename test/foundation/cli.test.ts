@@ -92,6 +92,21 @@ describe('tagport CLI on the embedded database', () => {
     await waitFor(async () => server.output().includes('Tagport is ready.'), 30_000, 'the start banner');
     expect(server.output()).toContain(`Dashboard:  ${server.base}/\n`);
     expect(server.output()).toContain(`Database:   PGlite in ${dataDir}\n`);
+    // The JSON log of the same moment says where the start's time went: when each step was done (the app's modules
+    // load while the database opens, so those two finish in either order; building the app needs both).
+    const ready = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .find((entry) => entry.msg === 'ready');
+    const at = ready.startup_ms as Record<string, number>;
+    expect(Object.keys(at).sort()).toEqual(
+      ['api_listening', 'app_built', 'app_modules_loaded', 'database_ready', 'gateway_listening', 'ready'].sort(),
+    );
+    expect(at.app_built).toBeGreaterThanOrEqual(Math.max(at.app_modules_loaded, at.database_ready));
+    const inOrder = [at.app_built, at.api_listening, at.gateway_listening, at.ready];
+    expect(inOrder).toEqual([...inOrder].sort((a, b) => a - b));
     const response = await request(`${server.base}/api/tenants/`, {
       headers: { authorization: `Bearer ${key.token}` },
     });
