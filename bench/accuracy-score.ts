@@ -88,13 +88,16 @@ export function scorePage(expected: FixtureExpectation, reported: Reported): Pag
   return { vendors, ids, first_party: firstParty, cmp, misses };
 }
 
+/** The trackers a scan claims: those it only saw named in the page's code (`referenced`) are not claims. */
 export function fromScan(result: ScanResult): Reported {
   return {
-    trackers: result.trackers.map((tracker) => ({
-      label: `${tracker.key} ${tracker.name}`,
-      ids: tracker.ids,
-      first_party: tracker.first_party,
-    })),
+    trackers: result.trackers
+      .filter((tracker) => tracker.activation?.state !== 'referenced')
+      .map((tracker) => ({
+        label: `${tracker.key} ${tracker.name}`,
+        ids: tracker.ids,
+        first_party: tracker.first_party,
+      })),
     cmp: result.consent.cmp?.name ?? null,
   };
 }

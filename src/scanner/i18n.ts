@@ -34,6 +34,8 @@ export interface SummaryFacts {
   universalAnalytics: boolean;
   /** Trackers present only inside <noscript> (never run for visitors with JavaScript). */
   noscriptOnly: string[];
+  /** Trackers the page only refers to (code or a global naming them): none of their scripts or requests ran. */
+  referenced: string[];
   metaPixelClientOnly: boolean;
   /** Consent Mode denies by default and nothing can grant consent (`loss_estimate.consent_never_granted`). */
   consentNeverGranted: boolean;
@@ -100,6 +102,7 @@ export function composeSummary(language: Language, facts: SummaryFacts): { text:
     if (facts.tagManagers.length) sentences.push(t.tagManagers(facts.tagManagers));
   }
   if (facts.noscriptOnly.length) sentences.push(t.noscriptOnly(facts.noscriptOnly));
+  if (facts.referenced.length) sentences.push(t.referenced(facts.referenced));
   if (facts.cmp) sentences.push(t.cmp(facts.cmp));
   else sentences.push(facts.bannerDetected === null ? t.noCmpUnchecked : t.noCmp(facts.bannerDetected));
   if (facts.consentMode.detected && facts.consentMode.version) {

@@ -76,12 +76,14 @@ function figure(c: number, a: number, i: number, aServerSide: number, iServerSid
 /**
  * What a tracker measures. Marketing automation (HubSpot, Marketo…) tracks page views and visitors like an analytics
  * tool. A discontinued product (Universal Analytics) measures nothing any more, and a tag present only in
- * <noscript> never runs for visitors with JavaScript: neither has data to lose.
+ * <noscript> never runs for visitors with JavaScript, and one the page only refers to did not run: none has data
+ * to lose.
  */
 export function metricFor(
   tracker: Pick<Tracker, 'category'> & Partial<Pick<Tracker, 'discontinued_since' | 'activation'>>,
 ): 'analytics_events' | 'ad_conversions' | null {
-  if (tracker.discontinued_since || tracker.activation?.state === 'noscript_only') return null;
+  const state = tracker.activation?.state;
+  if (tracker.discontinued_since || state === 'noscript_only' || state === 'referenced') return null;
   switch (tracker.category) {
     case 'analytics':
     case 'session_replay':

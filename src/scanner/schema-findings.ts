@@ -76,9 +76,9 @@ export const TrackerSchema = Type.Object(
     activation: Type.Optional(
       Type.Object(
         {
-          state: literals(['held_for_consent', 'delayed', 'noscript_only'] as const, {
+          state: literals(['held_for_consent', 'delayed', 'noscript_only', 'referenced'] as const, {
             description:
-              'held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside <noscript>, which never runs for visitors with JavaScript: the install is broken (left out of `loss_estimate`, named in the summary).',
+              "held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside <noscript>, which never runs for visitors with JavaScript: the install is broken (left out of `loss_estimate`, named in the summary). referenced: the browser saw none of its scripts load and none of its requests go, only code or a global naming it (a snippet that never ran, a site's own function of the same name): not counted as a tracker that fires (left out of `loss_estimate` and of the summary's tracker list, named in the summary).",
           }),
           mechanism: Type.Union([Type.String(), Type.Null()], {
             description:

@@ -107,7 +107,7 @@ export const LossEstimateSchema = Type.Object(
       ),
       {
         description:
-          'Estimate per measuring tracker: analytics, session replay, customer data platforms and marketing automation (analytics events), advertising (ad conversions). Tag managers, chat, social and video widgets, discontinued products (`discontinued_since`) and tags present only in <noscript> (`activation.state: noscript_only`) are not counted.',
+          'Estimate per measuring tracker: analytics, session replay, customer data platforms and marketing automation (analytics events), advertising (ad conversions). Tag managers, chat, social and video widgets, discontinued products (`discontinued_since`) tags present only in <noscript> (`activation.state: noscript_only`) and trackers the page only refers to (`activation.state: referenced`) are not counted.',
       },
     ),
     assumptions: Type.Array(

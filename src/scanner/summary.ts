@@ -30,13 +30,15 @@ export const LANGUAGE_NAMES: Record<Language, string> = {
 };
 
 export function summaryFacts(findings: SummaryFindings, siteDomain: string): SummaryFacts {
-  const measuring = findings.trackers.filter((tracker) => tracker.category !== 'tag_manager');
+  const isReferenced = (tracker: SummaryFindings['trackers'][number]) => tracker.activation?.state === 'referenced';
+  const ran = findings.trackers.filter((tracker) => !isReferenced(tracker));
+  const measuring = ran.filter((tracker) => tracker.category !== 'tag_manager');
   const beforeConsentKnown =
     findings.trackers.some((tracker) => tracker.fires_before_consent !== null) || findings.trackers.length === 0;
   const names = (keys: string[]) =>
     keys.map((key) => findings.trackers.find((tracker) => tracker.key === key)?.name ?? key);
   const hasGoogle = findings.trackers.some((tracker) => tracker.vendor === 'Google');
-  const meta = findings.trackers.find((tracker) => tracker.key === 'meta_pixel');
+  const meta = ran.find((tracker) => tracker.key === 'meta_pixel');
   let host = findings.final_url;
   try {
     host = new URL(findings.final_url).hostname;
@@ -46,9 +48,7 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
   return {
     host,
     trackers: measuring.map((tracker) => tracker.name),
-    tagManagers: findings.trackers
-      .filter((tracker) => tracker.category === 'tag_manager')
-      .map((tracker) => tracker.name),
+    tagManagers: ran.filter((tracker) => tracker.category === 'tag_manager').map((tracker) => tracker.name),
     cmp: cmpName(findings.consent.cmp),
     bannerDetected: findings.consent.banner_detected,
     googleTags: hasGoogle,
@@ -82,6 +82,7 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
     noscriptOnly: findings.trackers
       .filter((tracker) => tracker.activation?.state === 'noscript_only')
       .map((tracker) => tracker.name),
+    referenced: findings.trackers.filter(isReferenced).map((tracker) => tracker.name),
     metaPixelClientOnly: !!meta && !meta.server_side && !meta.conversions_api,
     consentNeverGranted: findings.loss_estimate.consent_never_granted,
     siteDomain,
@@ -113,15 +114,21 @@ export interface OpenAiCompatibleConfig {
 export function findingsForPrompt(findings: SummaryFindings) {
   return {
     url: findings.final_url,
-    trackers: findings.trackers.map((tracker) => ({
-      name: tracker.name,
-      vendor: tracker.vendor,
-      category: tracker.category,
-      ids: tracker.ids,
-      first_party: tracker.first_party,
-      server_side: tracker.server_side,
-      fires_before_consent: tracker.fires_before_consent,
-    })),
+    trackers: findings.trackers
+      .filter((tracker) => tracker.activation?.state !== 'referenced')
+      .map((tracker) => ({
+        name: tracker.name,
+        vendor: tracker.vendor,
+        category: tracker.category,
+        ids: tracker.ids,
+        first_party: tracker.first_party,
+        server_side: tracker.server_side,
+        fires_before_consent: tracker.fires_before_consent,
+      })),
+    // Named in the page's code only: none of their scripts loaded and none of their requests went.
+    referenced_but_never_loaded: findings.trackers
+      .filter((tracker) => tracker.activation?.state === 'referenced')
+      .map((tracker) => tracker.name),
     consent: {
       cmp: cmpName(findings.consent.cmp),
       banner_detected: findings.consent.banner_detected,

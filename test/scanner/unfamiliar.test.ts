@@ -64,6 +64,24 @@ describe('what did not run is not a tracker', () => {
   });
 });
 
+describe('a name is not a tracker', () => {
+  it("the site's own globals and a snippet that never runs are only referenced: not counted, not estimated", async () => {
+    const result = await setup.scanner.scan({
+      url: setup.fixture.url('own-names.example.test', '/'),
+      aiSummary: true,
+      pagespeed: false,
+      language: 'en',
+    });
+    const referenced = result.trackers.filter((tracker) => tracker.activation?.state === 'referenced');
+    expect(referenced.map((tracker) => tracker.key).sort()).toEqual(['clarity', 'meta_pixel', 'pinterest_tag']);
+    expect(referenced.every((tracker) => tracker.fires_before_consent === false)).toBe(true);
+    expect(result.trackers).toHaveLength(referenced.length);
+    expect(result.loss_estimate.analytics_events).toBeNull();
+    expect(result.loss_estimate.ad_conversions).toBeNull();
+    expect(result.ai_summary?.text).toMatch(/Named in the page's code but never loaded or sent anything/);
+  });
+});
+
 describe('tags that load late', () => {
   it('scripts delayed until an interaction are named with their plug-in and run after a simulated visitor', async () => {
     const result = await scan('held.example.test');

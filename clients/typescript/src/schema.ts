@@ -4216,10 +4216,10 @@ export interface components {
                 discontinued_since?: string;
                 activation?: {
                     /**
-                     * @description held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside &lt;noscript&gt;, which never runs for visitors with JavaScript: the install is broken (left out of `loss_estimate`, named in the summary).
+                     * @description held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside &lt;noscript&gt;, which never runs for visitors with JavaScript: the install is broken (left out of `loss_estimate`, named in the summary). referenced: the browser saw none of its scripts load and none of its requests go, only code or a global naming it (a snippet that never ran, a site's own function of the same name): not counted as a tracker that fires (left out of `loss_estimate` and of the summary's tracker list, named in the summary).
                      * @enum {unknown}
                      */
-                    state: "held_for_consent" | "delayed" | "noscript_only";
+                    state: "held_for_consent" | "delayed" | "noscript_only" | "referenced";
                     /** @description The consent platform or plug-in holding the scripts back, e.g. "Cookiebot", "WP Rocket (delay JavaScript execution)"; null when it cannot be named. */
                     mechanism: string | null;
                 };
@@ -4378,7 +4378,7 @@ export interface components {
                     /** @description Percentage points server-side tagging on a first-party domain would recover (`lost_pct - lost_pct_with_server_side`). Consent refusal is never recovered. */
                     recoverable_pct: number;
                 } | null;
-                /** @description Estimate per measuring tracker: analytics, session replay, customer data platforms and marketing automation (analytics events), advertising (ad conversions). Tag managers, chat, social and video widgets, discontinued products (`discontinued_since`) and tags present only in &lt;noscript&gt; (`activation.state: noscript_only`) are not counted. */
+                /** @description Estimate per measuring tracker: analytics, session replay, customer data platforms and marketing automation (analytics events), advertising (ad conversions). Tag managers, chat, social and video widgets, discontinued products (`discontinued_since`) tags present only in &lt;noscript&gt; (`activation.state: noscript_only`) and trackers the page only refers to (`activation.state: referenced`) are not counted. */
                 per_tracker: {
                     /** @description Tracker key. */
                     key: string;
@@ -4694,10 +4694,10 @@ export interface components {
                 discontinued_since?: string;
                 activation?: {
                     /**
-                     * @description held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside &lt;noscript&gt;, which never runs for visitors with JavaScript: the install is broken (left out of `loss_estimate`, named in the summary).
+                     * @description held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside &lt;noscript&gt;, which never runs for visitors with JavaScript: the install is broken (left out of `loss_estimate`, named in the summary). referenced: the browser saw none of its scripts load and none of its requests go, only code or a global naming it (a snippet that never ran, a site's own function of the same name): not counted as a tracker that fires (left out of `loss_estimate` and of the summary's tracker list, named in the summary).
                      * @enum {unknown}
                      */
-                    state: "held_for_consent" | "delayed" | "noscript_only";
+                    state: "held_for_consent" | "delayed" | "noscript_only" | "referenced";
                     /** @description The consent platform or plug-in holding the scripts back, e.g. "Cookiebot", "WP Rocket (delay JavaScript execution)"; null when it cannot be named. */
                     mechanism: string | null;
                 };
@@ -4856,7 +4856,7 @@ export interface components {
                     /** @description Percentage points server-side tagging on a first-party domain would recover (`lost_pct - lost_pct_with_server_side`). Consent refusal is never recovered. */
                     recoverable_pct: number;
                 } | null;
-                /** @description Estimate per measuring tracker: analytics, session replay, customer data platforms and marketing automation (analytics events), advertising (ad conversions). Tag managers, chat, social and video widgets, discontinued products (`discontinued_since`) and tags present only in &lt;noscript&gt; (`activation.state: noscript_only`) are not counted. */
+                /** @description Estimate per measuring tracker: analytics, session replay, customer data platforms and marketing automation (analytics events), advertising (ad conversions). Tag managers, chat, social and video widgets, discontinued products (`discontinued_since`) tags present only in &lt;noscript&gt; (`activation.state: noscript_only`) and trackers the page only refers to (`activation.state: referenced`) are not counted. */
                 per_tracker: {
                     /** @description Tracker key. */
                     key: string;
@@ -25892,10 +25892,10 @@ export interface operations {
                             discontinued_since?: string;
                             activation?: {
                                 /**
-                                 * @description held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside &lt;noscript&gt;, which never runs for visitors with JavaScript: the install is broken (left out of `loss_estimate`, named in the summary).
+                                 * @description held_for_consent: its scripts are parked by a consent platform until the visitor consents. delayed: a performance plug-in runs them only after the first interaction (scroll, pointer move, key press, touch) or in a web worker; the browser stage simulates that interaction. noscript_only: found only inside &lt;noscript&gt;, which never runs for visitors with JavaScript: the install is broken (left out of `loss_estimate`, named in the summary). referenced: the browser saw none of its scripts load and none of its requests go, only code or a global naming it (a snippet that never ran, a site's own function of the same name): not counted as a tracker that fires (left out of `loss_estimate` and of the summary's tracker list, named in the summary).
                                  * @enum {unknown}
                                  */
-                                state: "held_for_consent" | "delayed" | "noscript_only";
+                                state: "held_for_consent" | "delayed" | "noscript_only" | "referenced";
                                 /** @description The consent platform or plug-in holding the scripts back, e.g. "Cookiebot", "WP Rocket (delay JavaScript execution)"; null when it cannot be named. */
                                 mechanism: string | null;
                             };
@@ -26054,7 +26054,7 @@ export interface operations {
                                 /** @description Percentage points server-side tagging on a first-party domain would recover (`lost_pct - lost_pct_with_server_side`). Consent refusal is never recovered. */
                                 recoverable_pct: number;
                             } | null;
-                            /** @description Estimate per measuring tracker: analytics, session replay, customer data platforms and marketing automation (analytics events), advertising (ad conversions). Tag managers, chat, social and video widgets, discontinued products (`discontinued_since`) and tags present only in &lt;noscript&gt; (`activation.state: noscript_only`) are not counted. */
+                            /** @description Estimate per measuring tracker: analytics, session replay, customer data platforms and marketing automation (analytics events), advertising (ad conversions). Tag managers, chat, social and video widgets, discontinued products (`discontinued_since`) tags present only in &lt;noscript&gt; (`activation.state: noscript_only`) and trackers the page only refers to (`activation.state: referenced`) are not counted. */
                             per_tracker: {
                                 /** @description Tracker key. */
                                 key: string;

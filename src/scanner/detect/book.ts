@@ -25,6 +25,8 @@ export interface Account {
   holds: Hold[];
   /** The static stage found it in a script that runs as written (not held back, not in <noscript>). */
   runsAsWritten: boolean;
+  /** The page ran a config command for one of its ids (`gtag('config', …)` in the dataLayer), loaded or not. */
+  configuredInPage: boolean;
   /** First-party collection endpoints its hits went to (origin + path). */
   endpoints: Set<string>;
   /** The vendor's own host that identified it (see detect/families.ts), when one did. */
@@ -62,6 +64,7 @@ export class Book {
         blocked: [],
         holds: [],
         runsAsWritten: false,
+        configuredInPage: false,
         endpoints: new Set(),
         namedByHost: null,
       };

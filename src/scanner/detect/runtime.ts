@@ -37,6 +37,7 @@ export function collectRuntime(
   collectRequests(book, [...runtime.requests, ...refusedBeforeSending(runtime)], runtime.cspViolations);
   collectGoogleTagIds(book, runtime);
   collectGlobals(book, runtime.globals);
+  markConfigured(book, configs);
   collectCookies(book, runtime.cookies);
   // A banner of a known CMP found only through its DOM container: named, without evidence of the kinds above.
   if (runtime.banner.cmp && !book.cmp.has(runtime.banner.cmp)) book.cmp.set(runtime.banner.cmp, []);
@@ -48,6 +49,13 @@ export function collectRuntime(
     });
   }
   return { dataLayerCommands: commands, serverUrls, warnings };
+}
+
+/** Accounts whose ids the page configured at run time: a tag waiting for consent or its loader, not a bare name. */
+function markConfigured(book: Book, configs: Array<{ id: string }>): void {
+  const configured = new Set(configs.map(({ id }) => id.toUpperCase()));
+  for (const account of book.accounts.values())
+    if ([...account.ids].some((id) => configured.has(id.toUpperCase()))) account.configuredInPage = true;
 }
 
 function consentFromDataLayer(dataLayer: unknown[]): {

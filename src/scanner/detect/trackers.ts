@@ -32,22 +32,40 @@ export function listTrackers(book: Book, runtime: RuntimeFindings | null): Track
         ? { conversions_api: true }
         : {}),
       ...(account.info.discontinuedSince ? { discontinued_since: account.info.discontinuedSince } : {}),
-      ...activationOf(account),
+      ...activationOf(account, runtime !== null),
       ...(account.blocked.length ? { blocked: account.blocked } : {}),
       ...(account.endpoints.size ? { endpoints: [...account.endpoints].sort() } : {}),
     }))
     .sort((a, b) => a.category.localeCompare(b.category) || a.name.localeCompare(b.name));
 }
 
+/** Evidence that the page only refers to a tracker: code naming it, a global of its name. */
+const REFERENCE_KINDS = new Set(['inline', 'global']);
+
 /**
  * How the tracker's tags start, when not on load: parked by a consent platform, delayed by a plug-in, or only in
- * <noscript> (never run for visitors with JavaScript). Absent when the HTML has it running as written.
+ * <noscript> (never run for visitors with JavaScript); or `referenced` when the browser saw none of its scripts load
+ * and none of its requests go, only code or a global naming it (a snippet that never ran, a site's own function of
+ * the same name), and the page did not configure its id at run time (a Google tag configured while its loader waits
+ * for consent is a tag held back, not a name). Absent when the HTML has it running as written.
  */
-function activationOf(account: Account): Pick<Tracker, 'activation'> {
+function activationOf(account: Account, browserRan: boolean): Pick<Tracker, 'activation'> {
+  if (browserRan && onlyReferenced(account)) return { activation: { state: 'referenced', mechanism: null } };
   if (account.runsAsWritten) return {};
   const hold = account.holds.find((item) => item.by === 'consent') ?? account.holds[0];
   if (hold)
     return { activation: { state: hold.by === 'consent' ? 'held_for_consent' : 'delayed', mechanism: hold.mechanism } };
   const onlyNoscript = account.evidence.length > 0 && account.evidence.every((item) => item.kind === 'noscript');
   return onlyNoscript ? { activation: { state: 'noscript_only', mechanism: null } } : {};
+}
+
+function onlyReferenced(account: Account): boolean {
+  return (
+    account.evidence.length > 0 &&
+    !account.configuredInPage &&
+    account.evidence.every((item) => REFERENCE_KINDS.has(item.kind)) &&
+    account.requests.length === 0 &&
+    account.blocked.length === 0 &&
+    account.holds.length === 0
+  );
 }

@@ -21,6 +21,8 @@ export const summary: SummaryTexts = {
     'No se encontró ninguna plataforma de gestión del consentimiento en el código de la página; no se pudo comprobar si se muestra un banner de cookies porque la fase del navegador no terminó.',
   noscriptOnly: (names) =>
     `Instalado solo dentro de <noscript>, que nunca se ejecuta para visitantes con JavaScript (la instalación está rota y no mide nada): ${summary.list(names)}.`,
+  referenced: (names) =>
+    `Mencionados en el código de la página pero nunca cargados ni enviaron nada durante el análisis, por lo que no se cuentan como rastreadores: ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} está activo${mode ? ` en modo ${summary.mode(mode)}` : ''} (por defecto: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'No se detectó Google Consent Mode aunque hay etiquetas de Google.',

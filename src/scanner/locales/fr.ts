@@ -21,6 +21,8 @@ export const summary: SummaryTexts = {
     "Aucune plateforme de gestion du consentement n'a été trouvée dans le code de la page ; la présence d'un bandeau cookies n'a pas pu être vérifiée car l'étape navigateur n'a pas abouti.",
   noscriptOnly: (names) =>
     `Installé uniquement dans <noscript>, jamais exécuté pour les visiteurs avec JavaScript (installation défaillante, aucune mesure) : ${summary.list(names)}.`,
+  referenced: (names) =>
+    `Mentionnés dans le code de la page mais jamais chargés ni émetteurs pendant l'analyse, donc non comptés comme traceurs : ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Le mode de consentement Google ${version} est actif${mode ? ` en mode ${summary.mode(mode)}` : ''} (par défaut : analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: "Le mode de consentement Google n'a pas été détecté alors que des balises Google sont présentes.",

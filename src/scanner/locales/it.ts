@@ -21,6 +21,8 @@ export const summary: SummaryTexts = {
     'Nel codice della pagina non è stata trovata alcuna piattaforma di gestione del consenso; non è stato possibile verificare se compare un banner dei cookie perché la fase del browser non è stata completata.',
   noscriptOnly: (names) =>
     `Installato solo dentro <noscript>, che non viene mai eseguito per i visitatori con JavaScript (installazione non funzionante, nessuna misurazione): ${summary.list(names)}.`,
+  referenced: (names) =>
+    `Citati nel codice della pagina ma mai caricati né hanno inviato nulla durante la scansione, quindi non conteggiati come tracker: ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} è attivo${mode ? ` in modalità ${summary.mode(mode)}` : ''} (predefinito: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode non è stato rilevato, nonostante siano presenti tag Google.',

@@ -21,6 +21,8 @@ export const summary: SummaryTexts = {
     'In de paginacode is geen consentmanagementplatform gevonden; of er een cookiebanner verschijnt, kon niet worden gecontroleerd omdat de browserfase niet is voltooid.',
   noscriptOnly: (names) =>
     `Alleen binnen <noscript> geïnstalleerd, dat nooit draait voor bezoekers met JavaScript (installatie defect, er wordt niets gemeten): ${summary.list(names)}.`,
+  referenced: (names) =>
+    `Genoemd in de code van de pagina, maar tijdens de scan nooit geladen en zonder verzonden gegevens, dus niet als tracker geteld: ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} is actief${mode ? ` in de ${summary.mode(mode)} modus` : ''} (standaard: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode is niet gevonden, hoewel er Google-tags aanwezig zijn.',

@@ -21,6 +21,8 @@ export const summary: SummaryTexts = {
     'Não foi encontrada nenhuma plataforma de gestão de consentimento no código da página; não foi possível verificar se é mostrado um banner de cookies porque a fase do navegador não terminou.',
   noscriptOnly: (names) =>
     `Instalado apenas dentro de <noscript>, que nunca é executado para visitantes com JavaScript (instalação avariada, não mede nada): ${summary.list(names)}.`,
+  referenced: (names) =>
+    `Referidos no código da página, mas nunca carregados nem enviaram nada durante a análise, por isso não contam como rastreadores: ${summary.list(names)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `O Google Consent Mode ${version} está ativo${mode ? ` no modo ${summary.mode(mode)}` : ''} (predefinição: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'O Google Consent Mode não foi detetado, embora existam tags da Google.',

@@ -24,6 +24,7 @@ export interface SummaryTexts {
   noCmpUnchecked: string;
   /** Trackers present only inside <noscript>: a broken install. */
   noscriptOnly: (names: string[]) => string;
+  referenced: (names: string[]) => string;
   consentMode: (version: string, mode: string | null, analytics: string | null, ads: string | null) => string;
   noConsentMode: string;
   beforeConsent: (names: string[]) => string;
