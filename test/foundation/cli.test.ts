@@ -54,7 +54,7 @@ async function serve(logLevel = 'warn', overrides: Record<string, string> = {}, 
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
   const base = `http://127.0.0.1:${port}`;
-  await waitFor(async () => (await request(`${base}/readyz`)).statusCode === 200, 30_000, `tagport serve (${output})`);
+  await waitFor(async () => (await request(`${base}/readyz`)).statusCode === 200, 90_000, `tagport serve (${output})`);
   return {
     base,
     output: () => output,
@@ -89,7 +89,7 @@ describe('tagport CLI on the embedded database', () => {
 
     const server = await serve('info');
     // The human banner, once set-up has been checked: where the dashboard is and which database is in use.
-    await waitFor(async () => server.output().includes('Tagport is ready.'), 30_000, 'the start banner');
+    await waitFor(async () => server.output().includes('Tagport is ready.'), 60_000, 'the start banner');
     expect(server.output()).toContain(`Dashboard:  ${server.base}/\n`);
     expect(server.output()).toContain(`Database:   PGlite in ${dataDir}\n`);
     // The JSON log of the same moment says where the start's time went: when each step was done (the app's modules
@@ -146,7 +146,7 @@ describe('tagport CLI on the embedded database', () => {
       const { code } = await server.stop();
       expect(code).toBe(0);
     }
-  });
+  }, 120_000);
 
   it('explains usage errors with exit code 64', async () => {
     const failure = await run(process.execPath, [bin, 'keys', 'create'], { env }).catch((error) => error);
@@ -344,7 +344,7 @@ describe('first-run set-up of a database the CLI provisioned', () => {
 
     const server = await serve('warn', overrides);
     try {
-      await waitFor(async () => server.output().includes('Tagport is ready.'), 30_000, 'the start banner');
+      await waitFor(async () => server.output().includes('Tagport is ready.'), 60_000, 'the start banner');
       const line = server
         .output()
         .split('\n')
