@@ -63,14 +63,20 @@ describe('COOKIE_SECRET', () => {
   });
 });
 
-describe('META_GRAPH_ORIGIN, META_GRAPH_VERSION, META_TIMEOUT_MS, META_DELIVERY_RETENTION_DAYS', () => {
-  it("defaults to Meta's Graph API, version v26.0", () => {
+describe('META_GRAPH_ORIGIN, META_GRAPH_VERSION, META_TIMEOUT_MS, META_DELIVERY_RETENTION_DAYS, META_BATCH_WINDOW_MS', () => {
+  it("defaults to Meta's Graph API, version v26.0, batching events of 20 ms", () => {
     expect(loadConfig({}).meta).toEqual({
       graphOrigin: 'https://graph.facebook.com',
       graphVersion: 'v26.0',
       timeoutMs: 10_000,
       deliveryRetentionDays: 30,
+      batchWindowMs: 20,
     });
+  });
+
+  it('sends each event alone with META_BATCH_WINDOW_MS=0 and refuses a negative window', () => {
+    expect(loadConfig({ META_BATCH_WINDOW_MS: '0' }).meta.batchWindowMs).toBe(0);
+    expect(() => loadConfig({ META_BATCH_WINDOW_MS: '-5' })).toThrow(/META_BATCH_WINDOW_MS/);
   });
 
   it('takes a fixture origin (trailing slash dropped) and another version', () => {
@@ -104,5 +110,15 @@ describe('SMTP_URL, MAIL_FROM', () => {
     const load = () => loadConfig({ SMTP_URL: 'http://user:hunter2-secret@mail.example.com' });
     expect(load).toThrow(ConfigError);
     expect(load).not.toThrow(/hunter2/);
+  });
+});
+
+describe('OUTGOING_LOG_DELIVERED_PER_SECOND', () => {
+  it('keeps 50 delivered forwards per container and second by default; 0 keeps only failures and conversions', () => {
+    expect(loadConfig({}).runtime.outgoingLogDeliveredPerSecond).toBe(50);
+    expect(loadConfig({ OUTGOING_LOG_DELIVERED_PER_SECOND: '0' }).runtime.outgoingLogDeliveredPerSecond).toBe(0);
+    expect(() => loadConfig({ OUTGOING_LOG_DELIVERED_PER_SECOND: 'many' })).toThrow(
+      /OUTGOING_LOG_DELIVERED_PER_SECOND/,
+    );
   });
 });
