@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { writeGatewayError } from '../answers.js';
 import type { Dispatcher } from 'undici';
+import type { RuntimeConfig } from '../../config/runtime.js';
 import type { ContainerTraffic, GatewayRoute } from '../../modules/containers/traffic.js';
 import type { ForwardJob } from './forward-queue.js';
 import { Forwarding } from './forwarding.js';
@@ -15,16 +16,8 @@ import type { RuntimeEvent, Visitor } from './types.js';
 import { Powerups } from './visit.js';
 import { fpidSetCookies, parseCookies, stableClientId, trustedProxies } from './visitor.js';
 
-export interface BuiltinRuntimeSettings {
-  googleTagOrigin: string;
-  ga4CollectOrigin: string;
-  forwardQueueSize: number;
-  forwardConcurrency: number;
-  forwardTimeoutMs: number;
-  forwardMaxAttempts: number;
-  forwardRetryBaseMs: number;
-  /** How long a stop waits for held forwards to be delivered. */
-  forwardDrainMs: number;
+/** The runtime's part of the configuration (config/runtime.ts); the outgoing log's sampling is its writer's. */
+export interface BuiltinRuntimeSettings extends Omit<RuntimeConfig, 'outgoingLogDeliveredPerSecond'> {
   /** TRUST_PROXY: peers whose X-Forwarded-For names the visitor; unset or false trusts none. */
   trustProxy?: false | string[];
   /** The mmdb city databases of the geo power-up; DB-IP Lite (shipped in an npm package) by default. */
