@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { CONTAINER_STATUSES, REGIONS } from '../../modules/containers/schemas.js';
-import { RUNTIMES } from '../../modules/containers/settings.js';
+import { RUNTIMES, type StoredContainerSettings } from '../../modules/containers/settings.js';
 import { CERTIFICATE_STATUSES } from '../../modules/certificates/schemas.js';
 import { DOMAIN_STATUSES } from '../../modules/domains/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
@@ -28,7 +28,7 @@ export const containers = pgTable(
     /** `builtin` (the gateway serves and forwards itself), `upstream` (proxy to upstream_url) or `sgtm` (Google's tagging server, run by Tagport). */
     runtime: text('runtime', { enum: RUNTIMES }).notNull().default('builtin'),
     /** Loader path, GA4 ids and power-up switches (modules/containers/settings.ts); defaults filled on read. */
-    settings: jsonb('settings').$type<Record<string, unknown>>().notNull().default({}),
+    settings: jsonb('settings').$type<StoredContainerSettings>().notNull().default({}),
     defaultHostname: text('default_hostname').notNull(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),

@@ -14,8 +14,8 @@ import { settingsFromStored } from './settings.js';
 
 /** Containers and their request logs as the API shows them. */
 
-export function allowedActions(status: string): ContainerAction[] {
-  return ACTIONS.filter((action) => TRANSITIONS[action].from.includes(status as ContainerStatus));
+export function allowedActions(status: ContainerStatus): ContainerAction[] {
+  return ACTIONS.filter((action) => TRANSITIONS[action].from.includes(status));
 }
 
 export function toContainerDto(

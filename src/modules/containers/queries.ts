@@ -277,12 +277,12 @@ function escapeLike(text: string): string {
 /** A container as the gateway needs it, read by hostname. */
 export interface RouteRow {
   containerId: string;
-  status: string;
+  status: ContainerRow['status'];
   upstreamUrl: string | null;
-  runtime: string;
+  runtime: ContainerRow['runtime'];
   config: string;
   gtmContainerId: string | null;
-  settings: unknown;
+  settings: ContainerRow['settings'];
 }
 
 const routeColumns = {
@@ -317,7 +317,7 @@ export async function findRouteByHostname(db: Db, hostname: string): Promise<Rou
 export interface UpstreamRouteRow {
   containerId: string;
   upstreamUrl: string | null;
-  settings: unknown;
+  settings: ContainerRow['settings'];
   hostnames: string[];
 }
 

@@ -264,7 +264,7 @@ export class ContainerService {
     const gtmContainerId = input.config === undefined ? undefined : parseContainerConfig(input.config);
     const current = await this.find(tenantId, id);
     const upstreamUrl = input.upstream_url === undefined ? current.upstreamUrl : input.upstream_url;
-    const runtime = input.runtime ?? (current.runtime as ContainerRuntimeKind);
+    const runtime = input.runtime ?? current.runtime;
     checkRuntime(runtime, upstreamUrl);
     const settings =
       input.settings === undefined ? undefined : changedSettings(settingsFromStored(current.settings), input.settings);

@@ -232,13 +232,12 @@ export function generateLoaderPath(): string {
   }
 }
 
-type Stored = Partial<Record<keyof ContainerSettingsDto, unknown>>;
+/** The settings as a row keeps them: those there were when it was saved, so any subset of today's. */
+export type StoredContainerSettings = ContainerSettingsChangeInput;
 
 /** The stored JSON read back, every missing setting (added after the container was saved) at its default. */
-export function settingsFromStored(stored: unknown): ContainerSettingsDto {
-  const value = (stored ?? {}) as Stored;
-  const defaults = defaultSettings(typeof value.loader_path === 'string' ? value.loader_path : generateLoaderPath());
-  return mergeSettings(defaults, value as ContainerSettingsChangeInput);
+export function settingsFromStored(stored: StoredContainerSettings): ContainerSettingsDto {
+  return mergeSettings(defaultSettings(stored.loader_path ?? generateLoaderPath()), stored);
 }
 
 /** `change` over `current`: objects merged key by key (two levels deep), lists and values replaced. */
@@ -246,9 +245,10 @@ export function mergeSettings(
   current: ContainerSettingsDto,
   change: ContainerSettingsChangeInput,
 ): ContainerSettingsDto {
-  const anonymizer = Object.fromEntries(
-    ANONYMIZER_VENDORS.map((vendor) => [vendor, { ...current.anonymizer[vendor], ...change.anonymizer?.[vendor] }]),
-  ) as ContainerSettingsDto['anonymizer'];
+  const anonymizer = {
+    ga4: { ...current.anonymizer.ga4, ...change.anonymizer?.ga4 },
+    meta: { ...current.anonymizer.meta, ...change.anonymizer?.meta },
+  };
   return {
     loader_path: change.loader_path ?? current.loader_path,
     ga4_measurement_ids: change.ga4_measurement_ids ?? current.ga4_measurement_ids,

@@ -5,6 +5,7 @@ import type { containerRequestLogs, containerRuntimeUsage, containerUsage } from
 import * as queries from './queries.js';
 import { previewOf } from '../tagging-servers/hosting.js';
 import { parseContainerConfig } from './config-string.js';
+import type { ContainerStatus } from './schemas.js';
 import { type ContainerRuntimeKind, type ContainerSettingsDto, settingsFromStored } from './settings.js';
 
 /** Rows per insert or delete statement: each blocks a PGlite gateway for ~2–3 ms. */
@@ -13,7 +14,7 @@ const LOG_CHUNK = 250;
 /** What the gateway knows of the container a hostname reaches. */
 export interface GatewayRoute {
   containerId: string;
-  status: string;
+  status: ContainerStatus;
   upstreamUrl: string | null;
   runtime: ContainerRuntimeKind;
   /** The GTM container id of its config (`GTM-…`); the loader serves gtm.js for it. */
@@ -69,7 +70,7 @@ export class ContainerTraffic {
   }
 
   private async routeOf(row: queries.RouteRow, preview: boolean): Promise<GatewayRoute> {
-    const runtime = runtimeOf(row.runtime);
+    const { runtime } = row;
     const pools = runtime === 'sgtm' && this.tagging ? await this.tagging.endpoints(row.containerId) : null;
     return {
       containerId: row.containerId,
@@ -143,10 +144,6 @@ export class ContainerTraffic {
       usage: await queries.deleteUsageBefore(this.database.db, day, batches),
     };
   }
-}
-
-function runtimeOf(stored: string): ContainerRuntimeKind {
-  return stored === 'upstream' || stored === 'sgtm' ? stored : 'builtin';
 }
 
 /** The GTM id of a config stored in clear (rows from before configs were sealed); null for a sealed one. */

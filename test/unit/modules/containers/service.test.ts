@@ -52,7 +52,7 @@ describe('allowedActions', () => {
     ['stopping', ['delete']],
     ['deleting', []],
     ['deleted', []],
-  ])('allows a %s container %j', (status, actions) => {
+  ] as const)('allows a %s container %j', (status, actions) => {
     expect(allowedActions(status)).toEqual(actions);
   });
 });

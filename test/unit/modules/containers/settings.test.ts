@@ -18,7 +18,7 @@ describe('the anonymizer settings read back from storage', () => {
       { user_data: 'drop' },
       { ip: 'keep', user_agent: 'keep', click_ids: 'keep', user_id: 'keep', user_data: 'drop' },
     ],
-  ])('%s', (_, storedGa4, ga4) => {
+  ] as const)('%s', (_, storedGa4, ga4) => {
     const settings = settingsFromStored({ loader_path: 'k3v9xq2m', anonymizer: { ga4: storedGa4 } });
     expect(settings.anonymizer).toEqual({
       ga4,
