@@ -212,7 +212,7 @@ export class MetaPixelService {
         eventName: event.eventName,
         status: outcome.status,
         httpStatus: outcome.httpStatus,
-        error: outcome.status === 'delivered' ? null : (outcome.error as Record<string, unknown> | null),
+        error: outcome.status === 'delivered' ? null : outcome.error,
       })),
     );
   }

@@ -86,7 +86,7 @@ export class ScanWorker {
         pagespeed: scan.options.pagespeed,
         consentCheck: scan.options.consent_check ?? false,
         pages: scan.options.pages ?? 1,
-        language: scan.language as Language,
+        language: scan.language,
         onInternalError: logInternalError,
       });
     } catch (error) {
