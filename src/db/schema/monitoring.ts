@@ -8,7 +8,7 @@ import {
   MONITOR_STATUSES,
   TARGET_TYPES,
 } from '../../modules/monitors/schemas.js';
-import { INCIDENT_SOURCES } from '../../modules/status/schemas.js';
+import { INCIDENT_SOURCES, PLATFORM_INCIDENT_STATUSES } from '../../modules/status/schemas.js';
 import { REPORT_FORMATS, REPORT_KINDS, REPORT_STATUSES } from '../../modules/reports/schemas.js';
 import { EVENT_TYPES, type EventType, WEBHOOK_DELIVERY_STATUSES } from '../../modules/webhooks/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
@@ -163,7 +163,7 @@ export const platformIncidents = pgTable(
     id: text('id').primaryKey(),
     component: text('component').notNull(),
     title: text('title').notNull(),
-    status: text('status').notNull(),
+    status: text('status', { enum: PLATFORM_INCIDENT_STATUSES }).notNull(),
     openedAt: timestamp('opened_at', { withTimezone: true }).notNull().defaultNow(),
     resolvedAt: timestamp('resolved_at', { withTimezone: true }),
     /** `automatic` (opened by the self-checks) or `operator` (posted through the API or the CLI). */

@@ -1,5 +1,5 @@
 import { date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { SUBSCRIPTION_KINDS } from '../../modules/status/schemas.js';
+import { COMPONENT_STATES, SUBSCRIPTION_KINDS, UPDATE_STATUSES } from '../../modules/status/schemas.js';
 import { createdAt } from './columns.js';
 import { tenants } from './accounts.js';
 import { platformIncidents } from './monitoring.js';
@@ -12,7 +12,7 @@ export const platformIncidentUpdates = pgTable(
     incidentId: text('incident_id')
       .notNull()
       .references(() => platformIncidents.id, { onDelete: 'cascade' }),
-    status: text('status').notNull(),
+    status: text('status', { enum: UPDATE_STATUSES }).notNull(),
     message: text('message').notNull(),
     createdAt: createdAt(),
   },
@@ -81,7 +81,7 @@ export const platformOperators = pgTable('platform_operators', {
 /** What the workers' status checks found last, per component: status.json is served from it on every instance. */
 export const statusComponents = pgTable('status_components', {
   component: text('component').primaryKey(),
-  status: text('status').notNull(),
+  status: text('status', { enum: COMPONENT_STATES }).notNull(),
   detail: text('detail').notNull(),
   checkedAt: timestamp('checked_at', { withTimezone: true }).notNull(),
 });

@@ -40,7 +40,7 @@ export function toIncidentDto(
   const own = updates
     .filter((update) => update.incidentId === row.id)
     .map((update) => ({
-      status: update.status as queries.UpdateStatus,
+      status: update.status,
       message: update.message,
       created_at: update.createdAt.toISOString(),
     }));

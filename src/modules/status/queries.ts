@@ -10,13 +10,14 @@ import {
   statusSubscriptions,
 } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
+import type { ComponentState, UPDATE_STATUSES } from './schemas.js';
 
 export type PlatformIncidentRow = typeof platformIncidents.$inferSelect;
 export type IncidentUpdateRow = typeof platformIncidentUpdates.$inferSelect;
 export type MaintenanceRow = typeof maintenanceWindows.$inferSelect;
 export type SubscriptionRow = typeof statusSubscriptions.$inferSelect;
 export type CheckDayRow = typeof statusCheckDays.$inferSelect;
-export type UpdateStatus = 'investigating' | 'identified' | 'monitoring' | 'resolved';
+export type UpdateStatus = (typeof UPDATE_STATUSES)[number];
 
 /** How far back the page looks: the uptime bars, the incident history and past maintenance. */
 export const HISTORY_DAYS = 90;
@@ -37,7 +38,7 @@ export async function countChecks(db: Db, day: string, results: Array<{ componen
 }
 
 /** Records what the status checks found, replacing what they found before. */
-export async function saveComponents(db: Db, results: Array<{ name: string; status: string; detail: string }>) {
+export async function saveComponents(db: Db, results: Array<{ name: string; status: ComponentState; detail: string }>) {
   if (results.length === 0) return;
   await db
     .insert(statusComponents)

@@ -4,9 +4,15 @@ import { idPattern } from '../../lib/ids.js';
 
 export const INCIDENT_SOURCES = ['automatic', 'operator'] as const;
 export const SUBSCRIPTION_KINDS = ['email', 'webhook'] as const;
+/** What the status checks find of a component. */
+export const COMPONENT_STATES = ['operational', 'degraded', 'outage'] as const;
+export type ComponentState = (typeof COMPONENT_STATES)[number];
+/** The stages of a platform incident, one per update. */
+export const UPDATE_STATUSES = ['investigating', 'identified', 'monitoring', 'resolved'] as const;
+export const PLATFORM_INCIDENT_STATUSES = ['open', 'resolved'] as const;
 
-export const State = StringEnum(['operational', 'degraded', 'outage'] as const);
-export const UpdateStatus = StringEnum(['investigating', 'identified', 'monitoring', 'resolved'] as const, {
+export const State = StringEnum(COMPONENT_STATES);
+export const UpdateStatus = StringEnum(UPDATE_STATUSES, {
   description: '`investigating`, `identified`, `monitoring` or `resolved` (which resolves the incident).',
 });
 const Time = Type.String({ format: 'date-time' });
@@ -21,7 +27,7 @@ export const PlatformIncident = Type.Object(
     id: Type.String(),
     component: Type.String(),
     title: Type.String(),
-    status: StringEnum(['open', 'resolved'] as const),
+    status: StringEnum(PLATFORM_INCIDENT_STATUSES),
     stage: UpdateStatus,
     source: StringEnum(INCIDENT_SOURCES, {
       description: '`automatic`: opened by the self-checks; `operator`: posted through the API or the CLI.',

@@ -3,9 +3,9 @@ import { isDatabaseUnavailable } from '../../db/errors.js';
 import type { Database } from '../../db/index.js';
 import { type PlatformIncidentDto, type StatusIncidents, toIncidentDto, toMaintenanceDto } from './incidents.js';
 import * as queries from './queries.js';
+import type { ComponentState } from './schemas.js';
 import { uptimeDays } from './uptime.js';
 
-export type ComponentState = 'operational' | 'degraded' | 'outage';
 export interface ComponentStatus {
   name: string;
   status: ComponentState;
@@ -197,7 +197,7 @@ export class StatusService {
     const order = [...this.checks.keys()];
     const rank = (name: string) => (order.includes(name) ? order.indexOf(name) : order.length);
     return rows
-      .map(({ component, status, detail }) => ({ name: component, status: status as ComponentState, detail }))
+      .map(({ component, status, detail }) => ({ name: component, status, detail }))
       .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name));
   }
 
