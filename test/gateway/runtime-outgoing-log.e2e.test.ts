@@ -269,7 +269,7 @@ describe('the outgoing log of a built-in container', () => {
       return {
         id: newId('outgoingLog', at.getTime()),
         containerId: container,
-        vendor: 'ga4',
+        vendor: 'ga4' as const,
         destination: 'ga4 G-OLD',
         eventName: `aged_${ageDays}`,
         eventId: null,

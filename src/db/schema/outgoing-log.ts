@@ -1,5 +1,5 @@
 import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
-import { OUTGOING_STATUSES } from '../../modules/outgoing-log/schemas.js';
+import { OUTGOING_STATUSES, OUTGOING_VENDORS } from '../../modules/outgoing-log/schemas.js';
 import { containers } from './hosting.js';
 
 /** What the built-in runtime sent to a vendor and what it answered: one row per forward, delivered or failed. */
@@ -10,8 +10,7 @@ export const outgoingLog = pgTable(
     containerId: text('container_id')
       .notNull()
       .references(() => containers.id),
-    /** `ga4` or `meta` (the runtime's forward jobs name their vendor as a plain string). */
-    vendor: text('vendor').notNull(),
+    vendor: text('vendor', { enum: OUTGOING_VENDORS }).notNull(),
     destination: text('destination').notNull(),
     eventName: text('event_name').notNull(),
     eventId: text('event_id'),

@@ -1,3 +1,4 @@
+import type { OutgoingVendor } from '../../modules/outgoing-log/schemas.js';
 import type { OutgoingDescription } from './outgoing.js';
 
 /**
@@ -29,8 +30,8 @@ export type SendResult = VendorAnswer &
 export type Sender = (signal: AbortSignal) => Promise<SendResult>;
 
 export interface ForwardJob {
-  /** `ga4`, `meta`, …: for usage and logs. */
-  vendor: string;
+  /** For usage and logs. */
+  vendor: OutgoingVendor;
   containerId: string;
   send: Sender;
   /** What is sent, for the outgoing log (`runtime/outgoing.ts`); a job without one is not logged. */

@@ -5,12 +5,13 @@ import {
   type SendResult,
   type Settled,
 } from './forward-queue.js';
+import type { OutgoingVendor } from '../../modules/outgoing-log/schemas.js';
 import type { RuntimeMeter, RuntimeMetric } from './meter.js';
 import type { OutgoingRecord, OutgoingRecorder } from './outgoing.js';
 
 /** Forwards that failed for good since the last report, by vendor, container and reason. */
 export interface ForwardFailures {
-  vendor: string;
+  vendor: OutgoingVendor;
   containerId: string;
   reason: string;
   count: number;
@@ -23,7 +24,7 @@ export type ForwardingSettings = Omit<ForwardQueueSettings, 'onSettled'> & {
   outgoing?: OutgoingRecorder;
 };
 
-const FORWARDED_METRIC: Record<string, RuntimeMetric> = { ga4: 'ga4Forwarded', meta: 'metaForwarded' };
+const FORWARDED_METRIC: Record<OutgoingVendor, RuntimeMetric> = { ga4: 'ga4Forwarded', meta: 'metaForwarded' };
 /** Distinct failure reasons kept between two reports; beyond, they are counted under one overflow line. */
 const MAX_FAILURE_KEYS = 500;
 
@@ -83,7 +84,7 @@ export class Forwarding {
     const record = this.settings.outgoing ? outgoingRecordOf(settled) : null;
     if (record) this.settings.outgoing?.record(record);
     if (delivered) {
-      this.meter.count(job.containerId, FORWARDED_METRIC[job.vendor] ?? 'ga4Forwarded');
+      this.meter.count(job.containerId, FORWARDED_METRIC[job.vendor]);
       return;
     }
     this.meter.count(job.containerId, 'forwardsFailed');

@@ -1,3 +1,4 @@
+import type { OutgoingVendor } from '../../modules/outgoing-log/schemas.js';
 import type { RuntimeEvent } from './types.js';
 
 /**
@@ -20,7 +21,7 @@ export interface OutgoingDescription {
 /** One forward's outcome, as the outgoing log keeps it. */
 export interface OutgoingRecord extends OutgoingDescription {
   containerId: string;
-  vendor: string;
+  vendor: OutgoingVendor;
   status: 'delivered' | 'failed';
   httpStatus: number | null;
   /** The vendor's message (Meta's `error.message`), or why the forward failed; null when delivered. */

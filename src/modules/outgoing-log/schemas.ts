@@ -1,7 +1,9 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, PaginationQuery, StringEnum, Timestamp } from '../../http/schemas.js';
 
+/** The vendors the built-in runtime forwards to. */
 export const OUTGOING_VENDORS = ['ga4', 'meta'] as const;
+export type OutgoingVendor = (typeof OUTGOING_VENDORS)[number];
 export const OUTGOING_STATUSES = ['delivered', 'failed'] as const;
 
 export const OutgoingLogEntry = Type.Object(

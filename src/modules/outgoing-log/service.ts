@@ -18,7 +18,7 @@ export interface OutgoingLogRetention {
 function toDto(row: OutgoingLogRow): OutgoingLogEntryDto {
   return {
     id: row.id,
-    vendor: row.vendor as OutgoingLogEntryDto['vendor'],
+    vendor: row.vendor,
     destination: row.destination,
     event_name: row.eventName,
     event_id: row.eventId,

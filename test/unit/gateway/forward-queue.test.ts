@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ForwardQueue, type SendResult, type Settled } from '../../../src/gateway/runtime/forward-queue.js';
+import {
+  type ForwardJob,
+  ForwardQueue,
+  type SendResult,
+  type Settled,
+} from '../../../src/gateway/runtime/forward-queue.js';
 
 function queue(overrides: Partial<ConstructorParameters<typeof ForwardQueue>[0]> = {}) {
   const settled: Settled[] = [];
@@ -18,7 +23,7 @@ function queue(overrides: Partial<ConstructorParameters<typeof ForwardQueue>[0]>
   return { q, settled };
 }
 
-const job = (results: SendResult[], calls: number[] = []) => ({
+const job = (results: SendResult[], calls: number[] = []): ForwardJob => ({
   vendor: 'ga4',
   containerId: 'ctr_1',
   send: async () => {
@@ -69,7 +74,7 @@ describe('ForwardQueue', () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    const slow = {
+    const slow: ForwardJob = {
       vendor: 'ga4',
       containerId: 'c',
       send: async () => {
