@@ -61,8 +61,8 @@ export function loggableError(error: unknown, depth = 0): LoggedError {
   const frames = error.stack?.split('\n').filter((line) => line.startsWith('    at ')) ?? [];
   const logged: LoggedError = { type, message, stack: [`${type}: ${message}`, ...frames].join('\n') };
   for (const field of LOGGED_FIELDS) {
-    // Cast: the logged fields (code, errno, …) are read off any Error, whose type does not declare them.
-    const value = (error as unknown as Record<string, unknown>)[field];
+    // The logged fields (code, errno, …) are read off any Error, whose type does not declare them.
+    const value: unknown = Reflect.get(error, field);
     if (typeof value === 'string' || typeof value === 'number') logged[field] = value;
   }
   if (error instanceof AggregateError)

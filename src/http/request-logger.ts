@@ -2,6 +2,11 @@ import type { FastifyBaseLogger } from 'fastify';
 
 type LogMethod = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 type Bindings = Record<string, unknown>;
+/** A pino logger: Fastify's logger type leaves out pino's isLevelEnabled. */
+type PinoLogger = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
+
+const isPino = (logger: FastifyBaseLogger): logger is PinoLogger =>
+  'isLevelEnabled' in logger && typeof logger.isLevelEnabled === 'function';
 
 /**
  * The per-request logger, created only when a request actually logs at an enabled level. Pino builds a
@@ -12,7 +17,7 @@ class LazyRequestLogger {
   private real: FastifyBaseLogger | null = null;
 
   constructor(
-    private readonly parent: FastifyBaseLogger,
+    private readonly parent: PinoLogger,
     private readonly bindings: Bindings,
     private readonly options: Bindings,
   ) {}
@@ -27,8 +32,7 @@ class LazyRequestLogger {
   }
 
   isLevelEnabled(level: string): boolean {
-    // Cast: FastifyBaseLogger does not declare pino's isLevelEnabled, which lazyChildLogger checked is there.
-    return (this.parent as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled(level);
+    return this.parent.isLevelEnabled(level);
   }
 
   private log(level: LogMethod, args: unknown[]): void {
@@ -62,8 +66,7 @@ class LazyRequestLogger {
 
 /** Fastify `childLoggerFactory`: lazy for pino, unless the route sets its own log level (or logging is off). */
 export function lazyChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: object): FastifyBaseLogger {
-  const pino = typeof (logger as { isLevelEnabled?: unknown }).isLevelEnabled === 'function';
-  if (!pino || (options && Object.keys(options).length > 0)) return logger.child(bindings, options);
+  if (!isPino(logger) || (options && Object.keys(options).length > 0)) return logger.child(bindings, options);
   // Cast: the lazy logger implements what Fastify calls on a request logger, not pino's whole Logger type.
   return new LazyRequestLogger(logger, bindings, options as Bindings) as unknown as FastifyBaseLogger;
 }

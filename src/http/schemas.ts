@@ -18,7 +18,7 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 
 export function Nullable<T extends TSchema>(schema: T, options: Record<string, unknown> = {}) {
   // Cast: a TSchema's type does not declare its JSON Schema keywords; these are read as plain JSON.
-  const { type, ...rest } = schema as unknown as { type: string; enum?: unknown[] };
+  const { type, ...rest } = schema as T & { type: string; enum?: unknown[] };
   const values = rest.enum ? { enum: [...rest.enum, null] } : {};
   return Type.Unsafe<Static<T> | null>({ ...rest, ...values, type: [type, 'null'], ...options });
 }
@@ -247,7 +247,7 @@ function listType<T extends TSchema>(item: T) {
 
 export function withMeta<T extends TSchema>(object: T) {
   // Cast: any object schema is accepted; its properties and keywords are read as plain JSON.
-  const schema = object as unknown as { properties: Record<string, TSchema>; $id?: string; description?: string };
+  const schema = object as T & { properties: Record<string, TSchema>; $id?: string; description?: string };
   // Cast: the result is `object` plus api_meta, which typebox cannot express for a generic T.
   return Type.Object(
     { ...schema.properties, api_meta: ApiMeta },

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import http from 'node:http';
+import { Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 
 /** Longer lines are cut here: a replica printing without newlines must not grow the supervisor's memory. */
@@ -183,8 +184,8 @@ function spawnWatchdog(group: number, graceMs: number): ChildProcess {
   watchdog.on('error', () => {});
   // Neither the watchdog nor its pipe keep the supervising process alive: it exists for when that process is gone.
   watchdog.unref();
-  // Cast: Node's Writable type has no unref(), though the pipe of a child process (a net.Socket) has one.
-  (watchdog.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  // Typed as a Writable, which has no unref(); the pipe of a child process is a net.Socket.
+  if (watchdog.stdin instanceof Socket) watchdog.stdin.unref();
   return watchdog;
 }
 
