@@ -4,7 +4,6 @@ import type http from 'node:http';
 import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
-import * as x509 from '@peculiar/x509';
 import type { InvalidationBus } from '../db/invalidation.js';
 
 export interface TlsKeyPair {
@@ -138,6 +137,8 @@ function asHttp1Headers(req: http2.Http2ServerRequest) {
 
 /** A development certificate for `<baseDomain>` and `*.<baseDomain>`, valid for a year, made in memory. */
 export async function selfSignedWildcard(baseDomain: string): Promise<TlsKeyPair> {
+  // Loaded here, not at start: @peculiar/x509 and its ASN.1 modules are a few hundred modules.
+  const x509 = await import('@peculiar/x509');
   x509.cryptoProvider.set(webcrypto as Crypto);
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as CryptoKeyPair;

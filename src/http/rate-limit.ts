@@ -1,10 +1,14 @@
+import { createRequire } from 'node:module';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import { HttpCodes } from './errors.js';
 
 const WINDOW_SECONDS = 60;
+
+/** ioredis loads only when REDIS_URL is set: an instance that counts in memory never loads it. */
+const loadIoredis = (): typeof import('ioredis') => createRequire(import.meta.url)('ioredis');
 
 /** Builds a limiter of `points` per `durationSeconds`, named so that its counters do not mix with others'. */
 export type LimiterFactory = (name: string, points: number, durationSeconds: number) => RateLimiterAbstract;
@@ -50,7 +54,7 @@ export class RateLimits {
 
   constructor(config: Config) {
     this.redis = config.redisUrl
-      ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+      ? new (loadIoredis().Redis)(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
       : null;
     this.redis?.on('error', () => {
       /* the in-memory insurance limiter takes over while Redis is unreachable */

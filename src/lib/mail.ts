@@ -1,4 +1,8 @@
-import { createTransport, type Transporter } from 'nodemailer';
+import { createRequire } from 'node:module';
+import type { Transporter } from 'nodemailer';
+
+/** nodemailer loads only where SMTP is configured: an instance without mail never loads it. */
+const loadNodemailer = (): typeof import('nodemailer') => createRequire(import.meta.url)('nodemailer');
 
 /** A message in plain words: the text and the HTML part are both built from it, so they always say the same. */
 export interface MailMessage {
@@ -53,7 +57,12 @@ export class Mailer {
     this.from = from;
     this.onError = onError;
     this.transport = smtpUrl
-      ? createTransport({ url: smtpUrl, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 30_000 })
+      ? loadNodemailer().createTransport({
+          url: smtpUrl,
+          connectionTimeout: 10_000,
+          greetingTimeout: 10_000,
+          socketTimeout: 30_000,
+        })
       : null;
   }
 

@@ -1,5 +1,10 @@
 import https from 'node:https';
-import acme from 'acme-client';
+import type acme from 'acme-client';
+
+type Acme = typeof acme;
+let loading: Promise<Acme> | null = null;
+/** acme-client (with axios and node-forge) loads when a certificate or an account key is first made, not at start. */
+const loadAcme = (): Promise<Acme> => (loading ??= import('acme-client').then((module) => module.default));
 
 export interface IssuedCertificate {
   /** Leaf first, then the intermediates, as the CA sent them. */
@@ -21,7 +26,7 @@ let trustedCa: string | null = null;
  * acme-client talks through one shared axios instance: extra CA certificates (a test CA such as Pebble's) are
  * set on it once per process. Production leaves the list empty and Node's own roots apply.
  */
-function trustDirectoryCa(caCertificates: string[]) {
+function trustDirectoryCa(acme: Acme, caCertificates: string[]) {
   if (caCertificates.length === 0) return;
   const bundle = caCertificates.join('\n');
   if (trustedCa === bundle) return;
@@ -53,15 +58,16 @@ export class AcmeIssuer {
       accountKeyPem: () => Promise<string>;
     },
     private readonly challenges: ChallengeStore,
-  ) {
-    trustDirectoryCa(settings.caCertificates);
-  }
+  ) {}
 
-  static createAccountKey(): Promise<string> {
-    return acme.crypto.createPrivateEcdsaKey('P-256').then((key) => key.toString());
+  static async createAccountKey(): Promise<string> {
+    const acme = await loadAcme();
+    return (await acme.crypto.createPrivateEcdsaKey('P-256')).toString();
   }
 
   async issue(hostname: string): Promise<IssuedCertificate> {
+    const acme = await loadAcme();
+    trustDirectoryCa(acme, this.settings.caCertificates);
     const client = new acme.Client({
       directoryUrl: this.settings.directoryUrl,
       accountKey: await this.settings.accountKeyPem(),

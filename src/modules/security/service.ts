@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { generateSecret, generateURI, verify } from 'otplib';
-import QRCode from 'qrcode';
 import type { Database } from '../../db/index.js';
 import type { SecretBox } from '../../lib/secrets.js';
 import { sha256Hex } from '../../lib/tokens.js';
@@ -70,6 +68,10 @@ export class SecurityService {
     const user = await queries.findUser(this.database.db, userId);
     if (!user) throw SecurityErrors.notEnabled();
     if (user.totpSecretSealed) throw SecurityErrors.alreadyEnabled();
+    const [{ generateSecret, generateURI }, { default: QRCode }] = await Promise.all([
+      import('otplib'),
+      import('qrcode'),
+    ]);
     const secret = generateSecret();
     await queries.setPendingSecret(this.database.db, userId, this.box.seal(secret, SEAL_PURPOSE));
     const otpauth_uri = generateURI({ issuer: ISSUER, label: user.email, secret });
@@ -142,6 +144,8 @@ export class SecurityService {
   private async matchingStep(secret: string, code: string, lastStep: number | null): Promise<number | null> {
     const token = code.replace(/\s/g, '');
     if (!isTotpCode(token)) return null;
+    // otplib loads on the first code checked, not at start (as qrcode, on the first enrolment).
+    const { verify } = await import('otplib');
     const result = await verify({
       secret,
       token,
