@@ -35,7 +35,7 @@ const credentialByHash = prepareOnce((db) =>
 /** The key behind a token's hash, read on every request its credential is not cached. */
 export async function findCredentialByHash(db: Db, tokenHash: string): Promise<KeyCredential | null> {
   const rows = await credentialByHash(db).execute({ tokenHash });
-  return (rows[0] as KeyCredential | undefined) ?? null;
+  return rows[0] ?? null;
 }
 
 export async function insertKey(db: Db, row: typeof apiKeys.$inferInsert): Promise<ApiKeyRow> {

@@ -278,7 +278,7 @@ export class ContainerService {
       runtime: input.runtime,
       settings,
     };
-    const changed = { ...current, ...definedOf(changes) } as ContainerRow;
+    const changed: ContainerRow = { ...current, ...definedOf(changes) };
     await this.applyTaggingServers(current, changed);
     const row = await queries.updateContainer(this.db, tenantId, id, changes);
     if (!row) throw ContainerErrors.notChangeable((await this.find(tenantId, id)).status);
@@ -366,7 +366,10 @@ export class ContainerService {
   }
 }
 
+/** Each field of `T` left out or set, never undefined. */
+type Defined<T> = { [K in keyof T]?: Exclude<T[K], undefined> };
+
 /** The fields of a change that are set (undefined: left as they are). */
-function definedOf<T extends object>(changes: T): Partial<T> {
-  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Partial<T>;
+function definedOf<T extends object>(changes: T): Defined<T> {
+  return Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as Defined<T>;
 }

@@ -25,7 +25,11 @@ export type MemberRow = {
   twoFactor: boolean;
 };
 
-export async function listMembers(db: Db, tenantId: string, window: ListWindow) {
+export async function listMembers(
+  db: Db,
+  tenantId: string,
+  window: ListWindow,
+): Promise<{ rows: MemberRow[]; total: number }> {
   const where = eq(memberships.tenantId, tenantId);
   const { rows, total } = await readList(
     db,
@@ -41,7 +45,7 @@ export async function listMembers(db: Db, tenantId: string, window: ListWindow) 
         .limit(page.limit)
         .offset(page.offset),
   );
-  return { rows: rows as MemberRow[], total };
+  return { rows, total };
 }
 
 export async function findMember(db: Db, tenantId: string, id: string): Promise<MemberRow | null> {
@@ -51,7 +55,7 @@ export async function findMember(db: Db, tenantId: string, id: string): Promise<
     .innerJoin(users, eq(users.id, memberships.userId))
     .where(and(eq(memberships.tenantId, tenantId), eq(memberships.id, id)))
     .limit(1);
-  return (rows[0] as MemberRow | undefined) ?? null;
+  return rows[0] ?? null;
 }
 
 /** The tenant's owner memberships, locked until the transaction ends: two demotions cannot both see another owner. */
@@ -164,7 +168,11 @@ export async function revokePendingFor(db: Db, tenantId: string, email: string):
   return rows.map((row) => row.id);
 }
 
-export async function listInvitations(db: Db, tenantId: string, window: ListWindow) {
+export async function listInvitations(
+  db: Db,
+  tenantId: string,
+  window: ListWindow,
+): Promise<{ rows: InvitationRow[]; total: number }> {
   const where = eq(invitations.tenantId, tenantId);
   const { rows, total } = await readList(
     db,
@@ -180,7 +188,7 @@ export async function listInvitations(db: Db, tenantId: string, window: ListWind
         .limit(page.limit)
         .offset(page.offset),
   );
-  return { rows: rows as InvitationRow[], total };
+  return { rows, total };
 }
 
 export async function findInvitation(db: Db, tenantId: string, id: string): Promise<InvitationRow | null> {
@@ -190,7 +198,7 @@ export async function findInvitation(db: Db, tenantId: string, id: string): Prom
     .leftJoin(inviter, eq(inviter.id, invitations.invitedBy))
     .where(and(eq(invitations.tenantId, tenantId), eq(invitations.id, id)))
     .limit(1);
-  return (rows[0] as InvitationRow | undefined) ?? null;
+  return rows[0] ?? null;
 }
 
 /** Revokes one invitation if it is still pending; false when it was not. */

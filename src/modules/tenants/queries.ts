@@ -204,7 +204,7 @@ const tenantById = prepareOnce((db) =>
 
 export async function findTenantById(db: Db, id: string): Promise<TenantRecord | null> {
   const rows = await tenantById(db).execute({ id });
-  return (rows[0] as TenantRecord | undefined) ?? null;
+  return rows[0] ?? null;
 }
 
 export async function insertTenant(db: Db, row: typeof tenants.$inferInsert): Promise<void> {
