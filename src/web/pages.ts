@@ -30,12 +30,14 @@ export const setupPage = ({ tokenRequired, token }: { tokenRequired: boolean; to
     <label for="organisation">Organisation</label>
     <input id="organisation" name="organisation" required maxlength="200">
     <label for="plan">Plan</label>
-    <select id="plan" name="plan">
-      <option value="agency">Agency (manages client tenants)</option>
+    <select id="plan" name="plan" aria-describedby="plan-hint">
+      <option value="agency">Agency (manages up to 100 client tenants)</option>
+      <option value="partner">Partner (manages up to 1,000 client tenants)</option>
       <option value="business">Business</option>
       <option value="pro">Pro</option>
       <option value="free">Free</option>
     </select>
+    <p class="hint" id="plan-hint">Agency and partner organisations act for their clients, each in a client tenant of its own.</p>
     <label for="name">Your name</label>
     <input id="name" name="name" required autocomplete="name">
     <label for="email">Email</label>

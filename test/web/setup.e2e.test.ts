@@ -54,3 +54,45 @@ describe('set-up page of a database the CLI provisioned, in a real browser', () 
     expect(await t.users.setupState()).toBe('done');
   });
 });
+
+describe('set-up page of a fresh database, in a real browser', () => {
+  let dashboard: DashboardInBrowser;
+
+  beforeAll(async () => {
+    dashboard = await openDashboard(await startTestApp('pglite'));
+  });
+  afterAll(async () => {
+    await dashboard?.close();
+  });
+
+  it('offers the partner plan, says what it allows, and sets the organisation up on it', async () => {
+    const { base, browser } = dashboard;
+    const page = await browser.newPage();
+    await page.goto(`${base}/setup`);
+    const plans = page.getByLabel('Plan');
+    expect(await plans.locator('option').allTextContents()).toEqual([
+      'Agency (manages up to 100 client tenants)',
+      'Partner (manages up to 1,000 client tenants)',
+      'Business',
+      'Pro',
+      'Free',
+    ]);
+    await plans.selectOption({ label: 'Partner (manages up to 1,000 client tenants)' });
+    await page.getByLabel('Organisation').fill('Reseller Partner');
+    await page.getByLabel('Your name').fill('Paul Partner');
+    await page.getByLabel('Email').fill('paul@example.com');
+    await page.getByLabel(/^Password/).fill('a very long password');
+    await page.getByRole('button', { name: 'Create owner account' }).click();
+    await page.waitForURL(`${base}/dashboard`);
+
+    // What the option promised is what the plan gives.
+    const tenants = await page.evaluate(async () => (await fetch('/api/tenants/')).json());
+    expect(tenants.results).toEqual([
+      expect.objectContaining({
+        name: 'Reseller Partner',
+        plan: 'partner',
+        features: expect.objectContaining({ max_client_tenants: 1000 }),
+      }),
+    ]);
+  });
+});
