@@ -86,9 +86,30 @@ describe('public tracking checker page in a real browser', () => {
     });
     await signIn(page, base, 'scan@example.com', 'a very long password');
     await page.goto(`${base}/check`);
+    // Every text the progress line shows, and whether the result was there yet when it showed.
+    await page.evaluate(() => {
+      const progress = document.querySelector('#check-progress')!;
+      const seen: { text: string; visible: boolean; result: boolean }[] = [];
+      (window as unknown as { progressSeen: typeof seen }).progressSeen = seen;
+      new MutationObserver(() =>
+        seen.push({
+          text: progress.textContent ?? '',
+          visible: !(progress as HTMLElement).hidden,
+          result: Boolean(document.querySelector('#scan-result h2')),
+        }),
+      ).observe(progress, { childList: true, characterData: true, subtree: true, attributes: true });
+    });
     await page.getByLabel('Page address').fill(fixture.url('shop.example.test', '/'));
     await page.getByRole('button', { name: 'Scan page' }).click();
     await page.locator('#scan-result h2').first().waitFor({ timeout: 60_000 });
+    // Started asynchronously: the stages the API reports, in plain words, while the scan runs; then the result.
+    const seen = await page.evaluate(
+      () => (window as unknown as { progressSeen: { text: string; visible: boolean; result: boolean }[] }).progressSeen,
+    );
+    const shown = seen.filter((entry) => entry.visible && !entry.result).map((entry) => entry.text);
+    expect(shown).toContain('Waiting for a free scanner…');
+    expect(shown).toContain('Loading the page in a browser and recording what it sends…');
+    expect(await page.locator('#check-progress').isHidden()).toBe(true);
 
     await page.goto(`${base}/dashboard/scans`);
     const link = page.locator('#scans-table tbody a', { hasText: 'shop.example.test' });

@@ -44,8 +44,13 @@ async function csrf(): Promise<string> {
 }
 
 /** Calls the JSON API; `T` is the answer's type (see `Reply` in api-types.ts). Throws an ApiError on failure. */
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<T> {
+  const headers: Record<string, string> = { ...extraHeaders, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (
     method !== 'GET' &&
