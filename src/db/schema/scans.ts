@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { SCAN_STAGES, SCAN_STATUSES } from '../../modules/tracking-checker/schemas.js';
+import type { ScanTargetRefusedCode } from '../../scanner/errors.js';
 import { LANGUAGES, type ScanResult } from '../../scanner/schema.js';
 import { createdAt } from './columns.js';
 import { tenants } from './accounts.js';
@@ -22,8 +23,8 @@ export const scans = pgTable(
     /** While running: what the worker is doing (`scanning`, `storing`). */
     stage: text('stage', { enum: SCAN_STAGES }),
     result: jsonb('result').$type<ScanResult>(),
-    /** Why it failed; `reason` says why a target was refused (`ScanTargetRefusedCode`). */
-    error: jsonb('error').$type<{ code: string; message: string; reason?: string }>(),
+    /** Why it failed; `reason` says why a target was refused. */
+    error: jsonb('error').$type<{ code: string; message: string; reason?: ScanTargetRefusedCode }>(),
     createdAt: createdAt(),
     startedAt: timestamp('started_at', { withTimezone: true }),
     completedAt: timestamp('completed_at', { withTimezone: true }),

@@ -4,11 +4,7 @@ import type { AuthContext } from '../../http/context.js';
 import { newId } from '../../lib/ids.js';
 import { JobTimeoutError, type JobEngine } from '../../jobs/engine.js';
 import { serviceUnavailable } from '../../lib/errors.js';
-import {
-  ScanTargetRefusedError,
-  ScanTargetUnreachableError,
-  type ScanTargetRefusedCode,
-} from '../../scanner/errors.js';
+import { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
 import { type Language, LANGUAGES, type ScanResult } from '../../scanner/schema.js';
 import type { TenantService } from '../tenants/service.js';
 import type { EventLog } from '../events/service.js';
@@ -195,7 +191,7 @@ export class TrackingCheckerService {
       await queries.releaseScan(this.database.db, id);
       onQuota({ ...quota, remaining: quota.remaining + 1 });
       throw TrackingCheckerErrors.urlNotAllowed(
-        new ScanTargetRefusedError((failure.reason ?? 'private_address') as ScanTargetRefusedCode, failure.message),
+        new ScanTargetRefusedError(failure.reason ?? 'private_address', failure.message),
       );
     }
     if (failure?.code === TrackingCheckerErrors.targetUnreachable.code) {
@@ -238,7 +234,7 @@ export class TrackingCheckerService {
     }
     if ('refused' in outcome)
       throw TrackingCheckerErrors.urlNotAllowed(
-        new ScanTargetRefusedError(outcome.refused.reason as ScanTargetRefusedCode, outcome.refused.message),
+        new ScanTargetRefusedError(outcome.refused.reason, outcome.refused.message),
       );
     if ('unreachable' in outcome)
       throw TrackingCheckerErrors.targetUnreachable(new ScanTargetUnreachableError(outcome.unreachable.message));

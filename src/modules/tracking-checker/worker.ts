@@ -1,5 +1,9 @@
 import type { Database } from '../../db/index.js';
-import { ScanTargetRefusedError, ScanTargetUnreachableError } from '../../scanner/errors.js';
+import {
+  ScanTargetRefusedError,
+  type ScanTargetRefusedCode,
+  ScanTargetUnreachableError,
+} from '../../scanner/errors.js';
 import type { Scanner } from '../../scanner/index.js';
 import type { Language, ScanResult } from '../../scanner/schema.js';
 import type { EventLog } from '../events/service.js';
@@ -30,7 +34,7 @@ export interface AnonymousScanJob {
 
 export type AnonymousScanOutcome =
   | { result: ScanResult }
-  | { refused: { reason: string; message: string } }
+  | { refused: { reason: ScanTargetRefusedCode; message: string } }
   | { unreachable: { message: string } };
 
 export interface ScanJob {
