@@ -25,6 +25,7 @@ import { trackingCheckerRoutes } from './modules/tracking-checker/routes.js';
 import type { Scanner } from './scanner/index.js';
 import { webRoutes } from './web/routes.js';
 import { monitorRoutes } from './modules/monitors/routes.js';
+import { trackingMonitorRoutes } from './modules/tracking-monitors/routes.js';
 import { webhookRoutes } from './modules/webhooks/routes.js';
 import { notificationRoutes } from './modules/notifications/routes.js';
 import { webhookDocumentation } from './modules/webhooks/openapi.js';
@@ -148,6 +149,7 @@ export async function buildApp({
   await app.register(webhookRoutes);
   await app.register(notificationRoutes);
   await app.register(reportRoutes);
+  await app.register(trackingMonitorRoutes);
   await app.register(statusRoutes);
   await app.register(statusPageRoutes);
   await app.register(containerRoutes);

@@ -92,6 +92,8 @@ export interface Config {
     /** Monitor checks one worker process runs at once (each waits at most its monitor's timeout). */
     concurrency: number;
     retentionDays: number;
+    /** Tracking monitor runs one worker process runs at once: each holds a browser slot the API's scans then lack. */
+    trackingConcurrency: number;
   };
   /** How long rows that grow with traffic are kept (monitor checks: `monitoring.retentionDays`), and how they go. */
   retention: {
@@ -314,6 +316,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     monitoring: {
       concurrency: integer(env, 'MONITOR_CONCURRENCY', 200, 1),
       retentionDays: integer(env, 'MONITOR_RETENTION_DAYS', 30, 1),
+      trackingConcurrency: integer(env, 'TRACKING_MONITOR_CONCURRENCY', 1, 1),
     },
     retention: {
       eventDays: integer(env, 'EVENT_RETENTION_DAYS', 90, 1),

@@ -24,6 +24,8 @@ import type { MemberService } from './modules/members/service.js';
 import type { MetaPixelService } from './modules/meta-pixels/service.js';
 import type { MonitorChecks } from './modules/monitors/checks.js';
 import type { MonitorService } from './modules/monitors/service.js';
+import type { TrackingRuns } from './modules/tracking-monitors/runs.js';
+import type { TrackingMonitorService } from './modules/tracking-monitors/service.js';
 import type { NotificationService } from './modules/notifications/service.js';
 import type { OutgoingLogService } from './modules/outgoing-log/service.js';
 import { OverviewService } from './modules/overview/service.js';
@@ -68,6 +70,10 @@ export interface Services {
   outbound: OutboundClient;
   webhooks: WebhookService;
   monitors: MonitorService;
+  /** Scheduled scans of a site's key pages compared with a baseline, and their incidents. */
+  trackingMonitors: TrackingMonitorService;
+  /** Tracking monitor runs as jobs: the dispatch step that queues due runs, and the run itself. */
+  trackingRuns: TrackingRuns;
   /** Deletes what is older than each growing table's retention (RetentionService.pruneOnce). */
   retention: RetentionService;
   /** Monitor checks as jobs: the dispatch step that queues due checks, and the check itself. */
@@ -166,6 +172,7 @@ export function createServices({
   );
   const scanWorker = new ScanWorker({ database, scanner, events }, { log });
   const monitoring = buildMonitoring(shared, {
+    scanner,
     tenants: accounts.tenants,
     containers: hosting.containers,
     domains: hosting.domains,
@@ -211,6 +218,8 @@ export function createServices({
     outbound,
     webhooks,
     monitors: monitoring.monitors,
+    trackingMonitors: monitoring.trackingMonitors,
+    trackingRuns: monitoring.trackingRuns,
     monitorChecks: monitoring.monitorChecks,
     status: monitoring.status,
     statusIncidents: monitoring.statusIncidents,

@@ -14,3 +14,4 @@ export * from './schema/status.js';
 export * from './schema/tagging-servers.js';
 export * from './schema/outgoing-log.js';
 export * from './schema/request-powerups.js';
+export * from './schema/tracking-monitors.js';

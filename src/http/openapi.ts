@@ -86,6 +86,11 @@ export async function registerOpenApi(
         { name: 'Domains', description: 'Custom hostnames for containers, verified through DNS.' },
         { name: 'Events', description: 'What happened to your objects.' },
         { name: 'Monitoring', description: 'Uptime monitors, their checks and statistics, and incidents.' },
+        {
+          name: 'Tracking monitors',
+          description:
+            "Scheduled scans of a site's key pages compared with a baseline: runs, their changes, and incidents when tracking breaks.",
+        },
         { name: 'Webhooks', description: 'Signed event deliveries to your endpoints, with retries.' },
         {
           name: 'Notification channels',

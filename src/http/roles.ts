@@ -77,6 +77,14 @@ export const ROLE_POLICY: Readonly<Record<string, RoleRule>> = {
   resumeMonitor: admin,
   acknowledgeIncident: member,
   resolveIncident: member,
+  // Tracking monitors: a run now is one more scan of the tenant's own pages; accepting a baseline decides what is right
+  createTrackingMonitor: admin,
+  updateTrackingMonitor: admin,
+  deleteTrackingMonitor: admin,
+  pauseTrackingMonitor: admin,
+  resumeTrackingMonitor: admin,
+  runTrackingMonitor: member,
+  acceptTrackingBaseline: admin,
   // Webhooks
   createWebhook: admin,
   deleteWebhook: admin,

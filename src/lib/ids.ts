@@ -29,6 +29,9 @@ export const ID_PREFIXES = {
   notificationChannel: 'nch',
   notification: 'ntf',
   outgoingLog: 'out',
+  trackingMonitor: 'tmo',
+  trackingRun: 'trn',
+  trackingIncident: 'tin',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

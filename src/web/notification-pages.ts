@@ -7,6 +7,8 @@ const EVENTS: Array<[string, string]> = [
   ['certificate.failed', 'Certificate failed'],
   ['container.failed', 'Container failed'],
   ['container.forwarding_degraded', 'Forwards lost'],
+  ['tracking_incident.opened', 'Tracking changed'],
+  ['tracking_incident.resolved', 'Tracking back to baseline'],
 ];
 
 /** Without a mail server (SMTP_URL) e-mail channels cannot deliver: the type is shown, disabled, with the reason. */

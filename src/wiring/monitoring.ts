@@ -13,12 +13,20 @@ import { statusJobs } from '../modules/status/jobs.js';
 import { StatusService, type QueueFigures } from '../modules/status/service.js';
 import { StatusSubscriptions } from '../modules/status/subscriptions.js';
 import type { TenantService } from '../modules/tenants/service.js';
+import { trackingLookaheadMs, trackingMonitorJobs } from '../modules/tracking-monitors/jobs.js';
+import { TrackingRuns } from '../modules/tracking-monitors/runs.js';
+import { TrackingMonitorService } from '../modules/tracking-monitors/service.js';
+import type { Scanner } from '../scanner/index.js';
 import type { Shared } from './shared.js';
 
-/** Monitors and their checks, the status page with its subscribers, and the alerts sent to notification channels. */
+/**
+ * Monitors and their checks, tracking monitors and their runs, the status page with its subscribers, and the alerts
+ * sent to notification channels.
+ */
 export function buildMonitoring(
-  { database, config, jobs, outbound, events, mailer, onError }: Shared,
+  { database, config, jobs, outbound, events, mailer, onError, log }: Shared,
   dependencies: {
+    scanner: Pick<Scanner, 'scan'>;
     tenants: TenantService;
     containers: ContainerService;
     domains: DomainService;
@@ -69,10 +77,32 @@ export function buildMonitoring(
     domains,
     channels: notifications,
   });
+  const trackingRuns = new TrackingRuns(
+    { database, scanner: dependencies.scanner, events, jobs },
+    { lookaheadMs: trackingLookaheadMs(config.jobs.pollMs), batchSize: 100, log },
+  );
+  const trackingMonitors = new TrackingMonitorService({
+    database,
+    tenants,
+    containers,
+    channels: notifications,
+    runs: trackingRuns,
+  });
   const jobDefinitions: JobDefinition[] = [
     ...monitorJobs(monitorChecks, config.monitoring),
+    ...trackingMonitorJobs(trackingRuns, { concurrency: config.monitoring.trackingConcurrency }),
     ...statusJobs(status, statusSubscriptions, { checkIntervalMs: config.statusCheckMs }),
     ...notificationJobs(notificationWorker, config.webhooks),
   ];
-  return { monitorChecks, monitors, status, statusIncidents, statusSubscriptions, notifications, jobDefinitions };
+  return {
+    monitorChecks,
+    monitors,
+    trackingMonitors,
+    trackingRuns,
+    status,
+    statusIncidents,
+    statusSubscriptions,
+    notifications,
+    jobDefinitions,
+  };
 }

@@ -21,6 +21,7 @@ interface Owner {
   prefix: string;
   container: string;
   monitor: string;
+  trackingMonitor: string;
   webhook: string;
   pixel: string;
   channel: string;
@@ -48,6 +49,9 @@ const lists = (owner: Owner) => [
   },
   { operation: 'listMonitors', path: '/api/monitors/' },
   { operation: 'listMonitorChecks', path: `/api/monitors/${owner.monitor}/checks/` },
+  { operation: 'listTrackingMonitors', path: '/api/tracking-monitors/' },
+  { operation: 'listTrackingRuns', path: `/api/tracking-monitors/${owner.trackingMonitor}/runs/` },
+  { operation: 'listTrackingIncidents', path: `/api/tracking-monitors/${owner.trackingMonitor}/incidents/` },
   { operation: 'listIncidents', path: '/api/incidents/' },
   { operation: 'listReports', path: '/api/reports/' },
   { operation: 'listWebhooks', path: '/api/webhooks/' },
@@ -83,7 +87,14 @@ describe.each(backends)('cursor pagination on %s', (backend) => {
     return `${url.pathname}${url.search}`;
   };
 
-  const templates = { container: ':id', monitor: ':id', webhook: ':id', pixel: ':pixel', channel: ':id' } as Owner;
+  const templates = {
+    container: ':id',
+    monitor: ':id',
+    trackingMonitor: ':id',
+    webhook: ':id',
+    pixel: ':pixel',
+    channel: ':id',
+  } as Owner;
 
   it('covers every documented list (every operation with a starting_after parameter)', async () => {
     const document = (await t.inject({ method: 'GET', url: '/api/openapi.json' })).json();
@@ -200,6 +211,7 @@ async function seed(db: Db, tenant: { tenantId: string; token: string; prefix: s
     ...tenant,
     container: newId('container'),
     monitor: newId('monitor'),
+    trackingMonitor: newId('trackingMonitor'),
     webhook: newId('webhook'),
     pixel: newId('metaPixel'),
     channel: newId('notificationChannel'),
@@ -262,6 +274,17 @@ async function seed(db: Db, tenant: { tenantId: string; token: string; prefix: s
         select ${id('chk')}, ${owner.monitor}, ${ten}, ${at}, 'up', 200, 20 from ${rows}`,
     sql`insert into incidents (id, tenant_id, monitor_id, status, cause, opened_at, resolved_at)
         select ${id('inc')}, ${ten}, ${owner.monitor}, 'resolved', 'timeout', ${at}, now() from ${rows}`,
+    sql`insert into tracking_monitors (id, tenant_id, name, pages, follow_links, interval_seconds, consent_check,
+                                       loss_threshold_pct, rules, container_hosts, notification_channel_ids, status,
+                                       created_at)
+        select case when i = 1 then ${owner.trackingMonitor} else ${id('tmo')} end, ${ten}, 'Pages ' || i,
+               '["https://shop.test/"]', 0, 3600, true, 10, '{}', '[]', '[]', 'pending', ${at} from ${rows}`,
+    sql`insert into tracking_runs (id, monitor_id, tenant_id, trigger, result, due_at, changes, pages)
+        select ${id('trn')}, ${owner.trackingMonitor}, ${ten}, 'manual', 'matched', ${at}, '[]', '[]' from ${rows}`,
+    sql`insert into tracking_incidents (id, tenant_id, monitor_id, status, severity, opened_run_id, last_run_id, changes,
+                                        resolution, opened_at, resolved_at)
+        select ${id('tin')}, ${ten}, ${owner.trackingMonitor}, 'resolved', 'critical', 'trn_x', 'trn_x', '[]',
+               'run_matched', ${at}, now() from ${rows}`,
     sql`insert into reports (id, tenant_id, kind, format, period_start, period_end, status, created_at)
         select ${id('rpt')}, ${ten}, 'uptime', 'json', now() - interval '30 days', now(), 'ready', ${at}
         from ${rows}`,

@@ -16,6 +16,7 @@ const objectPaths: Record<string, { create: (fixtures: Fixtures) => Promise<stri
   'api-keys': { create: (f) => f.apiKey(), read: '/api/api-keys/' },
   scans: { create: (f) => f.scan(), read: '/api/v1/tracking-checker/scans/' },
   monitors: { create: (f) => f.monitor(), read: '/api/monitors/{id}/' },
+  'tracking-monitors': { create: (f) => f.trackingMonitor(), read: '/api/tracking-monitors/{id}/' },
   incidents: { create: (f) => f.incident(), read: '/api/incidents/' },
   webhooks: { create: (f) => f.webhook(), read: '/api/webhooks/{id}/' },
   'notification-channels': { create: (f) => f.notificationChannel(), read: '/api/notification-channels/{id}/' },
@@ -31,6 +32,8 @@ const objectPaths: Record<string, { create: (fixtures: Fixtures) => Promise<stri
 const bodies: Record<string, object> = {
   updateTenant: { name: 'Renamed by another tenant' },
   updateMonitor: { name: 'Renamed by another tenant' },
+  updateTrackingMonitor: { name: 'Renamed by another tenant' },
+  acceptTrackingBaseline: {},
   updateNotificationChannel: { name: 'Renamed by another tenant' },
   updateContainer: { name: 'Renamed by another tenant' },
   updateMember: { role: 'admin' },
@@ -39,7 +42,10 @@ const bodies: Record<string, object> = {
 };
 
 /** Well-formed ids for the other parameters of a path under an object (they name nothing of the stranger's). */
-const innerIds: Record<string, () => string> = { pixel: () => newId('metaPixel') };
+const innerIds: Record<string, () => string> = {
+  pixel: () => newId('metaPixel'),
+  run_id: () => newId('trackingRun'),
+};
 
 const pathFor = (operation: Operation, id: string) =>
   operation.path.replace('{id}', id).replace(/\{(\w+)\}/g, (_all, name: string) => innerIds[name]?.() ?? name);
@@ -49,6 +55,7 @@ interface Fixtures {
   apiKey(): Promise<string>;
   scan(): Promise<string>;
   monitor(): Promise<string>;
+  trackingMonitor(): Promise<string>;
   incident(): Promise<string>;
   webhook(): Promise<string>;
   notificationChannel(): Promise<string>;
@@ -99,6 +106,9 @@ function fixtures(t: TestApp): Fixtures {
           target: { type: 'container', container_id: await self.container() },
         })
       ).id,
+    trackingMonitor: async () =>
+      (await api('/api/tracking-monitors/', { name: `Pages ${++fixtureCount}`, pages: ['https://shop.access.test/'] }))
+        .id,
     domain: async () =>
       (
         await api('/api/domains/', {

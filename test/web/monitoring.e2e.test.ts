@@ -22,7 +22,7 @@ describe('monitors and reports pages in a real browser', () => {
     t = await startTestApp('pglite', {
       allowPrivateNetworks: true,
       outboundCaCertificates: [target.ca],
-      monitoring: { concurrency: 50, retentionDays: 30 },
+      monitoring: { concurrency: 50, retentionDays: 30, trackingConcurrency: 1 },
       webhooks: { retryBaseMs: 10, maxAttempts: 3, timeoutMs: 2000 },
     });
     const tenant = await t.tenants.create({ name: 'Ops Co', plan: 'business' });

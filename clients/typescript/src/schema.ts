@@ -782,6 +782,206 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/tracking-monitors/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tracking monitors
+         * @description Tracking monitors of the tenant, newest first, with their state and open incident.
+         *
+         *     **Minimum role:** `member` (every role).
+         */
+        get: operations["listTrackingMonitors"];
+        put?: never;
+        /**
+         * Create a tracking monitor
+         * @description Scans `pages` every `interval_seconds` (hourly to daily, at least the plan minimum) with the tracking checker, on a queue of its own: runs never count against the scan quota. The first run that scans every page becomes the baseline; each later run is compared with it, and a difference an enabled rule covers opens an incident and notifies the monitor's channels.
+         *
+         *     **Minimum role:** `admin` (admins and owners).
+         */
+        post: operations["createTrackingMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracking-monitors/{id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a tracking monitor
+         * @description One tracking monitor with its pages, rules, baseline run, state and open incident.
+         *
+         *     **Minimum role:** `member` (every role).
+         */
+        get: operations["getTrackingMonitor"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tracking monitor
+         * @description Deletes the monitor with its runs and incidents.
+         *
+         *     **Minimum role:** `admin` (admins and owners).
+         */
+        delete: operations["deleteTrackingMonitor"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a tracking monitor
+         * @description Changes the given fields, checked as on create. Other pages, followed links or another container clear the baseline: the next run that scans every page becomes the new one.
+         *
+         *     **Minimum role:** `admin` (admins and owners).
+         */
+        patch: operations["updateTrackingMonitor"];
+        trace?: never;
+    };
+    "/api/tracking-monitors/{id}/pause/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a tracking monitor
+         * @description Stops the scheduled runs until the monitor is resumed (a run already queued still runs). 409 `monitor_already_paused` when it is paused.
+         *
+         *     **Minimum role:** `admin` (admins and owners).
+         */
+        post: operations["pauseTrackingMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracking-monitors/{id}/resume/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a tracking monitor
+         * @description The next run starts at once.
+         *
+         *     **Minimum role:** `admin` (admins and owners).
+         */
+        post: operations["resumeTrackingMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracking-monitors/{id}/runs/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List runs of a tracking monitor
+         * @description Runs, newest first, each with what every page showed and its changes from the baseline.
+         *
+         *     **Minimum role:** `member` (every role).
+         */
+        get: operations["listTrackingRuns"];
+        put?: never;
+        /**
+         * Run a tracking monitor now
+         * @description Queues a run outside the schedule and answers 202 with it; follow it at its URL.
+         *
+         *     **Minimum role:** `member` (every role).
+         */
+        post: operations["runTrackingMonitor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracking-monitors/{id}/runs/{run_id}/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a run of a tracking monitor
+         * @description One run: its result, what each page showed (trackers with ids and evidence, consent, server-side endpoints, loss estimate) and its changes from the baseline.
+         *
+         *     **Minimum role:** `member` (every role).
+         */
+        get: operations["getTrackingRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracking-monitors/{id}/baseline/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a run as the baseline
+         * @description Makes the run (by default the latest that scanned every page) the baseline that later runs are compared with, and resolves the open incident: use it when a change was intended.
+         *
+         *     **Minimum role:** `admin` (admins and owners).
+         */
+        post: operations["acceptTrackingBaseline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tracking-monitors/{id}/incidents/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List incidents of a tracking monitor
+         * @description Regressions found by the runs, newest first, open or resolved.
+         *
+         *     **Minimum role:** `member` (every role).
+         */
+        get: operations["listTrackingIncidents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks/": {
         parameters: {
             query?: never;
@@ -2212,6 +2412,68 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "tracking_incident.opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tracking_incident.opened: A tracking monitor's run differs from its baseline (a tracker gone, an id changed, a tag firing before consent…).
+         * @description Sent to the webhooks subscribed to `tracking_incident.opened`. A tracking monitor's run differs from its baseline (a tracker gone, an id changed, a tag firing before consent…).
+         *
+         *     **Verifying a delivery.** Every delivery is a `POST` with the JSON event as its body and the header `Tagport-Signature: t=<unix seconds>,v1=<hex>`, where `v1` is the HMAC-SHA256, keyed with the webhook's secret (`whsec_…`, shown once when the webhook is created), of `<t>.<raw body>`. To verify: compute the HMAC over the raw bytes of the body (before parsing the JSON), compare it with `v1` in constant time, and reject deliveries whose `t` is more than 5 minutes from your clock. For example, in Node.js:
+         *
+         *     ```js
+         *     const [t, v1] = header.split(',').map((part) => part.slice(part.indexOf('=') + 1));
+         *     const expected = crypto.createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex');
+         *     const valid = crypto.timingSafeEqual(Buffer.from(v1, 'hex'), Buffer.from(expected, 'hex'))
+         *       && Math.abs(Date.now() / 1000 - Number(t)) < 300;
+         *     ```
+         *
+         *     Answer with any 2xx within the timeout; any other answer (or none) is retried with exponential backoff. `id` is the same for every endpoint and retry of an event: use it to ignore duplicates. Every delivery is listed in `GET /api/webhooks/{id}/deliveries/`.
+         */
+        post: operations["trackingIncidentOpenedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "tracking_incident.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * tracking_incident.resolved: A tracking incident resolved: a later run matched the baseline, or a new baseline was accepted.
+         * @description Sent to the webhooks subscribed to `tracking_incident.resolved`. A tracking incident resolved: a later run matched the baseline, or a new baseline was accepted.
+         *
+         *     **Verifying a delivery.** Every delivery is a `POST` with the JSON event as its body and the header `Tagport-Signature: t=<unix seconds>,v1=<hex>`, where `v1` is the HMAC-SHA256, keyed with the webhook's secret (`whsec_…`, shown once when the webhook is created), of `<t>.<raw body>`. To verify: compute the HMAC over the raw bytes of the body (before parsing the JSON), compare it with `v1` in constant time, and reject deliveries whose `t` is more than 5 minutes from your clock. For example, in Node.js:
+         *
+         *     ```js
+         *     const [t, v1] = header.split(',').map((part) => part.slice(part.indexOf('=') + 1));
+         *     const expected = crypto.createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex');
+         *     const valid = crypto.timingSafeEqual(Buffer.from(v1, 'hex'), Buffer.from(expected, 'hex'))
+         *       && Math.abs(Date.now() / 1000 - Number(t)) < 300;
+         *     ```
+         *
+         *     Answer with any 2xx within the timeout; any other answer (or none) is retried with exponential backoff. `id` is the same for every endpoint and retry of an event: use it to ignore duplicates. Every delivery is listed in `GET /api/webhooks/{id}/deliveries/`.
+         */
+        post: operations["trackingIncidentResolvedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "member.invited": {
         parameters: {
             query?: never;
@@ -2781,6 +3043,74 @@ export interface components {
                 };
             };
         };
+        /** @description A tracking monitor's run differs from its baseline (a tracker gone, an id changed, a tag firing before consent…). */
+        TrackingIncidentOpenedEvent: {
+            /** @description Event id (`evt_…`): the same for every endpoint and retry. */
+            id: string;
+            /** @enum {string} */
+            type: "tracking_incident.opened";
+            /** Format: date-time */
+            created_at: string;
+            /** @description The tenant the event belongs to (`ten_…`). */
+            tenant_id: string;
+            data: {
+                /**
+                 * @description What the event is about.
+                 * @enum {string}
+                 */
+                object_type: "trackingIncident";
+                /** @description Id of the trackingIncident (`tin_…`). */
+                object_id: string;
+                /** @description Id of the tracking monitor (`tmo_…`). */
+                tracking_monitor_id: string;
+                /** @description Name of the tracking monitor. */
+                name: string;
+                /** @description Id of the tracking incident (`tin_…`). */
+                incident_id: string;
+                /** @description The run that found the change (`trn_…`). */
+                run_id: string;
+                /** @enum {string} */
+                severity: "critical" | "warning";
+                /** @description What changed; the run has the evidence. */
+                changes: {
+                    /** @enum {string} */
+                    rule: "tracker_removed" | "tracker_added" | "unlisted_tracker" | "ids_changed" | "fires_before_consent" | "consent_changed" | "server_side_lost" | "container_missing" | "loss_increased";
+                    /** @enum {string} */
+                    severity: "critical" | "warning";
+                    page: string;
+                    tracker: string | null;
+                    message: string;
+                }[];
+            };
+        };
+        /** @description A tracking incident resolved: a later run matched the baseline, or a new baseline was accepted. */
+        TrackingIncidentResolvedEvent: {
+            /** @description Event id (`evt_…`): the same for every endpoint and retry. */
+            id: string;
+            /** @enum {string} */
+            type: "tracking_incident.resolved";
+            /** Format: date-time */
+            created_at: string;
+            /** @description The tenant the event belongs to (`ten_…`). */
+            tenant_id: string;
+            data: {
+                /**
+                 * @description What the event is about.
+                 * @enum {string}
+                 */
+                object_type: "trackingIncident";
+                /** @description Id of the trackingIncident (`tin_…`). */
+                object_id: string;
+                /** @description Id of the tracking monitor (`tmo_…`). */
+                tracking_monitor_id: string;
+                /** @description Name of the tracking monitor. */
+                name: string;
+                /** @description Id of the tracking incident (`tin_…`). */
+                incident_id: string;
+                /** @enum {string} */
+                resolution: "run_matched" | "baseline_accepted";
+            };
+        };
         /** @description Someone was invited to the tenant with a role. */
         MemberInvitedEvent: {
             /** @description Event id (`evt_…`): the same for every endpoint and retry. */
@@ -2959,6 +3289,12 @@ export interface components {
                 monitor_min_interval_seconds?: number;
                 /** @description Scans per hour through the tracking checker API. */
                 tracking_checker_api_hourly?: number;
+                /** @description Tracking monitors the tenant may have. */
+                max_tracking_monitors?: number;
+                /** @description Shortest interval between two runs of a tracking monitor. */
+                tracking_monitor_min_interval_seconds?: number;
+                /** @description Pages one tracking monitor's run may scan, followed links included. */
+                tracking_monitor_max_pages?: number;
                 /** @description Agency/partner: client tenants it may have; archived ones do not count. */
                 max_client_tenants?: number;
                 /** @description Agency/partner: may create client tenants. */
@@ -3227,6 +3563,252 @@ export interface components {
              */
             resolved_at: string | null;
         };
+        /** @description A tracking monitor: scheduled scans of a site's key pages, compared with a baseline. */
+        TrackingMonitor: {
+            /** @description Tracking monitor id (`tmo_…`). */
+            id: string;
+            name: string;
+            /** @description The pages each run scans: the start page first. At most the plan allows (`features.tracking_monitor_max_pages`), counting the followed links. */
+            pages: string[];
+            /**
+             * @description Internal pages linked from the start page to scan as well, as a multi-page scan does (0–4).
+             * @default 0
+             */
+            follow_links: number;
+            /** @description Seconds between runs, hourly to daily; at least the plan minimum (`features.tracking_monitor_min_interval_seconds`). */
+            interval_seconds: number;
+            /**
+             * @description Also load each page after "reject all" to see what fires without consent.
+             * @default true
+             */
+            consent_check: boolean;
+            /**
+             * @description Rule `loss_increased`: the rise of the loss estimate, in percentage points, that counts.
+             * @default 10
+             */
+            loss_threshold_pct: number;
+            /**
+             * @description One of your containers this site uses: rule `container_missing` checks that every page still uses its hostname (the snippet and the endpoint).
+             * @default null
+             */
+            container_id: string | null;
+            /**
+             * @description The tenant's channels told when this monitor's incidents open and resolve.
+             * @default []
+             */
+            notification_channel_ids: string[];
+            rules: {
+                /** @description A tracker of the baseline no longer loads on a page. */
+                tracker_removed: {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    severity: "critical" | "warning";
+                };
+                /** @description A known tracker loads that the baseline did not have. */
+                tracker_added: {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    severity: "critical" | "warning";
+                };
+                /** @description A tracker appears that only third-party-web names (not in our signatures). */
+                unlisted_tracker: {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    severity: "critical" | "warning";
+                };
+                /** @description A tracker loads with other ids (a measurement id, pixel id or container id added or gone). */
+                ids_changed: {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    severity: "critical" | "warning";
+                };
+                /** @description A tracker that waited for consent in the baseline now sends requests before it. */
+                fires_before_consent: {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    severity: "critical" | "warning";
+                };
+                /** @description The consent platform or Google Consent Mode (presence, version, mode) changed or is gone. */
+                consent_changed: {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    severity: "critical" | "warning";
+                };
+                /** @description A server-side endpoint of the baseline is no longer sent to, or its requests fail. */
+                server_side_lost: {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    severity: "critical" | "warning";
+                };
+                /** @description The linked container's hostname is no longer used by the page (snippet or endpoint gone). */
+                container_missing: {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    severity: "critical" | "warning";
+                };
+                /** @description The estimated share of lost conversions rose by more than `loss_threshold_pct` points. */
+                loss_increased: {
+                    enabled: boolean;
+                    /** @enum {string} */
+                    severity: "critical" | "warning";
+                };
+            };
+            /**
+             * @description pending until the first run ends; passing when the last run matched the baseline; changed while an incident is open; failing when the last run could not load the pages; paused.
+             * @enum {string}
+             */
+            status: "pending" | "passing" | "changed" | "failing" | "paused";
+            /** @description The run every run is compared with: the first good run, or one you accepted. */
+            baseline_run_id: string | null;
+            /** @description The incident open for this monitor, if any. */
+            open_incident_id: string | null;
+            /**
+             * Format: date-time
+             * @description When the last run ended.
+             */
+            last_run_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the next run is due (null while paused).
+             */
+            next_run_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the monitor was created.
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the monitor was last changed.
+             */
+            updated_at: string;
+        };
+        /** @description One difference from the baseline. */
+        TrackingChange: {
+            /** @enum {string} */
+            rule: "tracker_removed" | "tracker_added" | "unlisted_tracker" | "ids_changed" | "fires_before_consent" | "consent_changed" | "server_side_lost" | "container_missing" | "loss_increased";
+            /** @enum {string} */
+            severity: "critical" | "warning";
+            /** @description The page the change is on. */
+            page: string;
+            /** @description The tracker key, when the change is about one. */
+            tracker: string | null;
+            /** @description What changed, in plain words. */
+            message: string;
+            /** @description The value in the baseline. */
+            before: unknown;
+            /** @description The value in this run. */
+            after: unknown;
+            /** @description What the scan saw (in this run, or in the baseline for a loss). */
+            evidence: {
+                kind: string;
+                detail: string;
+                url?: string;
+            }[];
+        };
+        /** @description What one run found on one page. */
+        TrackingPageSnapshot: {
+            url: string;
+            final_url: string | null;
+            /** @description Why the page could not be scanned; the run failed then. */
+            error: string | null;
+            /** @description Trackers that load (held for consent included). */
+            trackers: {
+                key: string;
+                name: string;
+                ids: string[];
+                fires_before_consent: boolean | null;
+                server_side: boolean;
+                /** @description Named only through third-party-web. */
+                unlisted: boolean;
+                evidence: {
+                    kind: string;
+                    detail: string;
+                    url?: string;
+                }[];
+                /** @description Requests of the tracker that failed. */
+                blocked: string[];
+            }[];
+            /** @description The consent platform, or null. */
+            cmp: string | null;
+            consent_mode: {
+                detected: boolean;
+                version: string | null;
+                mode: string | null;
+            };
+            server_side_endpoints: string[];
+            loss_pct: number | null;
+            /** @description Whether the linked container's hostname is used. */
+            container_seen: boolean | null;
+        };
+        /** @description One scheduled or manual run of a tracking monitor. */
+        TrackingRun: {
+            /** @description Run id (`trn_…`). */
+            id: string;
+            monitor_id: string;
+            /**
+             * @description queued, running; baseline (the first good run, now the baseline); matched (no difference); changed (see `changes`); failed (a page could not be scanned: nothing is compared).
+             * @enum {string}
+             */
+            result: "queued" | "running" | "baseline" | "matched" | "changed" | "failed";
+            /** @enum {string} */
+            trigger: "schedule" | "manual";
+            /**
+             * Format: date-time
+             * @description When the run was due.
+             */
+            due_at: string;
+            /**
+             * Format: date-time
+             * @description When the scan started.
+             */
+            started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the run ended.
+             */
+            finished_at: string | null;
+            /** @description Why a failed run failed. */
+            error: string | null;
+            /** @description Differences from the baseline of the time. */
+            changes: components["schemas"]["TrackingChange"][];
+            /** @description What each page showed. */
+            pages: components["schemas"]["TrackingPageSnapshot"][];
+        };
+        /** @description A tracking regression. */
+        TrackingIncident: {
+            /** @description Incident id (`tin_…`). */
+            id: string;
+            monitor_id: string;
+            /** @enum {string} */
+            status: "open" | "resolved";
+            /**
+             * @description The highest severity among its changes.
+             * @enum {string}
+             */
+            severity: "critical" | "warning";
+            /** @description The run that found the change. */
+            opened_run_id: string;
+            /** @description The latest run that still showed a change. */
+            last_run_id: string;
+            /** @description The latest run's differences from the baseline. */
+            changes: components["schemas"]["TrackingChange"][];
+            /**
+             * @description run_matched: a later run matched the baseline; baseline_accepted: a new baseline was accepted.
+             * @enum {string|null}
+             */
+            resolution: "run_matched" | "baseline_accepted" | null;
+            /**
+             * Format: date-time
+             * @description When it opened.
+             */
+            opened_at: string;
+            /**
+             * Format: date-time
+             * @description When it resolved.
+             */
+            resolved_at: string | null;
+        };
         /** @description A webhook endpoint. */
         Webhook: {
             /** @description Webhook id (`whk_…`). */
@@ -3234,7 +3816,7 @@ export interface components {
             /** @description https endpoint receiving the events. */
             url: string;
             /** @description Event types delivered to this endpoint. */
-            event_types: ("monitor.down" | "monitor.up" | "incident.opened" | "incident.acknowledged" | "incident.resolved" | "container.status_changed" | "container.forwarding_degraded" | "domain.verified" | "domain.failed" | "domain.released" | "domain.certificate_issued" | "domain.certificate_failed" | "domain.certificate_expiring" | "report.ready" | "tracking_checker.scan.completed" | "tracking_checker.scan.failed" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed")[];
+            event_types: ("monitor.down" | "monitor.up" | "incident.opened" | "incident.acknowledged" | "incident.resolved" | "container.status_changed" | "container.forwarding_degraded" | "domain.verified" | "domain.failed" | "domain.released" | "domain.certificate_issued" | "domain.certificate_failed" | "domain.certificate_expiring" | "report.ready" | "tracking_checker.scan.completed" | "tracking_checker.scan.failed" | "tracking_incident.opened" | "tracking_incident.resolved" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed")[];
             /**
              * Format: date-time
              * @description When the webhook was created.
@@ -3247,7 +3829,7 @@ export interface components {
             /** @description Event id (`evt_…`), the same for every endpoint and retry: use it to de-duplicate. */
             event_id: string;
             /** @enum {string} */
-            event_type: "monitor.down" | "monitor.up" | "incident.opened" | "incident.acknowledged" | "incident.resolved" | "container.status_changed" | "container.forwarding_degraded" | "domain.verified" | "domain.failed" | "domain.released" | "domain.certificate_issued" | "domain.certificate_failed" | "domain.certificate_expiring" | "report.ready" | "tracking_checker.scan.completed" | "tracking_checker.scan.failed" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed";
+            event_type: "monitor.down" | "monitor.up" | "incident.opened" | "incident.acknowledged" | "incident.resolved" | "container.status_changed" | "container.forwarding_degraded" | "domain.verified" | "domain.failed" | "domain.released" | "domain.certificate_issued" | "domain.certificate_failed" | "domain.certificate_expiring" | "report.ready" | "tracking_checker.scan.completed" | "tracking_checker.scan.failed" | "tracking_incident.opened" | "tracking_incident.resolved" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed";
             /**
              * @description pending: waiting for its next attempt; failed: gave up after the last retry.
              * @enum {string}
@@ -3289,7 +3871,7 @@ export interface components {
             type: "email" | "slack" | "webhook";
             /** @description The email address or URL; a Slack URL is masked (`https://hooks.slack.com/…a1b2`). */
             target: string;
-            event_types: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "certificate.failed" | "container.failed" | "container.forwarding_degraded")[];
+            event_types: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "certificate.failed" | "container.failed" | "container.forwarding_degraded" | "tracking_incident.opened" | "tracking_incident.resolved")[];
             /**
              * Format: date-time
              * @description When the channel was created.
@@ -3308,7 +3890,7 @@ export interface components {
             /** @description The event notified; the same for every channel told about it. */
             event_id: string;
             /** @enum {string} */
-            event_type: "incident.opened" | "incident.acknowledged" | "incident.resolved" | "certificate.failed" | "container.failed" | "container.forwarding_degraded" | "test";
+            event_type: "incident.opened" | "incident.acknowledged" | "incident.resolved" | "certificate.failed" | "container.failed" | "container.forwarding_degraded" | "tracking_incident.opened" | "tracking_incident.resolved" | "test";
             /** @description The subject of the email, the first line of the chat message. */
             title: string;
             /**
@@ -5160,7 +5742,7 @@ export interface components {
             /** @description https endpoint receiving the events. */
             url: string;
             /** @description Event types delivered to this endpoint. */
-            event_types: ("monitor.down" | "monitor.up" | "incident.opened" | "incident.acknowledged" | "incident.resolved" | "container.status_changed" | "container.forwarding_degraded" | "domain.verified" | "domain.failed" | "domain.released" | "domain.certificate_issued" | "domain.certificate_failed" | "domain.certificate_expiring" | "report.ready" | "tracking_checker.scan.completed" | "tracking_checker.scan.failed" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed")[];
+            event_types: ("monitor.down" | "monitor.up" | "incident.opened" | "incident.acknowledged" | "incident.resolved" | "container.status_changed" | "container.forwarding_degraded" | "domain.verified" | "domain.failed" | "domain.released" | "domain.certificate_issued" | "domain.certificate_failed" | "domain.certificate_expiring" | "report.ready" | "tracking_checker.scan.completed" | "tracking_checker.scan.failed" | "tracking_incident.opened" | "tracking_incident.resolved" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed")[];
             /**
              * Format: date-time
              * @description When the webhook was created.
@@ -5181,7 +5763,7 @@ export interface components {
             type: "email" | "slack" | "webhook";
             /** @description The email address or URL; a Slack URL is masked (`https://hooks.slack.com/…a1b2`). */
             target: string;
-            event_types: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "certificate.failed" | "container.failed" | "container.forwarding_degraded")[];
+            event_types: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "certificate.failed" | "container.failed" | "container.forwarding_degraded" | "tracking_incident.opened" | "tracking_incident.resolved")[];
             /**
              * Format: date-time
              * @description When the channel was created.
@@ -8477,6 +9059,12 @@ export interface operations {
                         monitor_min_interval_seconds?: number;
                         /** @description Scans per hour through the tracking checker API. */
                         tracking_checker_api_hourly?: number;
+                        /** @description Tracking monitors the tenant may have. */
+                        max_tracking_monitors?: number;
+                        /** @description Shortest interval between two runs of a tracking monitor. */
+                        tracking_monitor_min_interval_seconds?: number;
+                        /** @description Pages one tracking monitor's run may scan, followed links included. */
+                        tracking_monitor_max_pages?: number;
                         /** @description Agency/partner: client tenants it may have; archived ones do not count. */
                         max_client_tenants?: number;
                         /** @description Agency/partner: may create client tenants. */
@@ -14579,6 +15167,2696 @@ export interface operations {
             };
         };
     };
+    listTrackingMonitors: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. Not with `starting_after` or `ending_before`. */
+                page?: number;
+                /** @description Items per page, 1 to 100. */
+                page_size?: number;
+                /** @description Cursor: the id of an object of this list (with its filters); returns the page of objects that follow it. Use the last id of a page, or follow `next`. Not with `page` or `ending_before`; an id that is not in the list is `invalid_cursor`. */
+                starting_after?: string;
+                /** @description Cursor: the id of an object of this list; returns the page of objects right before it, in the list order. Use the first id of a page, or follow `previous`. Not with `page` or `starting_after`. */
+                ending_before?: string;
+            };
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of tracking monitors. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Number of matching objects (the whole list, also for a request by cursor). Counting stops past 1,000 (or past the end of the requested page, when that is further): then `count` and `total_pages` are lower bounds and `count_estimated` is true. */
+                        count: number;
+                        /** @description The page number of a request by `page`; null for a request by cursor. */
+                        page: number | null;
+                        page_size: number;
+                        /** @description `count` divided by `page_size`, rounded up (a lower bound with `count_estimated`). */
+                        total_pages: number;
+                        /**
+                         * @description Present (true) when counting stopped at its bound: there are more objects than `count`.
+                         * @enum {boolean}
+                         */
+                        count_estimated?: true;
+                        /**
+                         * Format: uri
+                         * @description URL of the next page, or null. By page number for a request by `page`; by cursor (`starting_after` the last id of this page) for a request by cursor.
+                         */
+                        next: string | null;
+                        /**
+                         * Format: uri
+                         * @description URL of the previous page, or null. By page number for a request by `page`; by cursor (`ending_before` the first id of this page) for a request by cursor.
+                         */
+                        previous: string | null;
+                        results: components["schemas"]["TrackingMonitor"][];
+                        api_meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "conflicting_pagination" | "empty_body" | "invalid_character" | "invalid_content_length" | "invalid_cursor" | "invalid_json" | "invalid_parameter" | "invalid_url" | "path_parameter_too_long" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createTrackingMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Shop tracking",
+                 *       "pages": [
+                 *         "https://shop.example.com/",
+                 *         "https://shop.example.com/checkout"
+                 *       ],
+                 *       "interval_seconds": 3600,
+                 *       "container_id": "ctr_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *       "rules": {
+                 *         "tracker_added": {
+                 *           "enabled": false
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    name: string;
+                    /** @description The pages each run scans: the start page first. At most the plan allows (`features.tracking_monitor_max_pages`), counting the followed links. */
+                    pages: string[];
+                    /**
+                     * @description Internal pages linked from the start page to scan as well, as a multi-page scan does (0–4).
+                     * @default 0
+                     */
+                    follow_links?: number;
+                    /** @description Seconds between runs, hourly to daily; at least the plan minimum (`features.tracking_monitor_min_interval_seconds`). */
+                    interval_seconds?: number;
+                    /**
+                     * @description Also load each page after "reject all" to see what fires without consent.
+                     * @default true
+                     */
+                    consent_check?: boolean;
+                    /**
+                     * @description Rule `loss_increased`: the rise of the loss estimate, in percentage points, that counts.
+                     * @default 10
+                     */
+                    loss_threshold_pct?: number;
+                    /**
+                     * @description One of your containers this site uses: rule `container_missing` checks that every page still uses its hostname (the snippet and the endpoint).
+                     * @default null
+                     */
+                    container_id?: string | null;
+                    /**
+                     * @description The tenant's channels told when this monitor's incidents open and resolve.
+                     * @default []
+                     */
+                    notification_channel_ids?: string[];
+                    /** @description Rules to change; the others keep their setting (all on by default). */
+                    rules?: {
+                        /** @description A tracker of the baseline no longer loads on a page. */
+                        tracker_removed?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description A known tracker loads that the baseline did not have. */
+                        tracker_added?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description A tracker appears that only third-party-web names (not in our signatures). */
+                        unlisted_tracker?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description A tracker loads with other ids (a measurement id, pixel id or container id added or gone). */
+                        ids_changed?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description A tracker that waited for consent in the baseline now sends requests before it. */
+                        fires_before_consent?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description The consent platform or Google Consent Mode (presence, version, mode) changed or is gone. */
+                        consent_changed?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description A server-side endpoint of the baseline is no longer sent to, or its requests fail. */
+                        server_side_lost?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description The linked container's hostname is no longer used by the page (snippet or endpoint gone). */
+                        container_missing?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description The estimated share of lost conversions rose by more than `loss_threshold_pct` points. */
+                        loss_increased?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description A tracking monitor: scheduled scans of a site's key pages, compared with a baseline. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_meta: components["schemas"]["ApiMeta"];
+                    } & components["schemas"]["TrackingMonitor"];
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "empty_body" | "interval_too_short" | "invalid_character" | "invalid_content_length" | "invalid_json" | "invalid_parameter" | "invalid_url" | "notification_channel_missing" | "path_parameter_too_long" | "resource_missing" | "too_many_pages" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The plan does not allow this; upgrade or remove something first. */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "plan_limit_reached";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this: `insufficient_role` when the credential's role is too low (`details.required_role` names the role needed). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "csrf_token_invalid" | "insufficient_role";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "body_too_large";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTrackingMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path: {
+                /** @description Tracking monitor id (`tmo_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tracking monitor: scheduled scans of a site's key pages, compared with a baseline. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_meta: components["schemas"]["ApiMeta"];
+                    } & components["schemas"]["TrackingMonitor"];
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "empty_body" | "invalid_character" | "invalid_content_length" | "invalid_json" | "invalid_parameter" | "invalid_url" | "path_parameter_too_long" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteTrackingMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path: {
+                /** @description Tracking monitor id (`tmo_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tracking monitor: scheduled scans of a site's key pages, compared with a baseline. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_meta: components["schemas"]["ApiMeta"];
+                    } & components["schemas"]["TrackingMonitor"];
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "empty_body" | "invalid_character" | "invalid_content_length" | "invalid_json" | "invalid_parameter" | "invalid_url" | "path_parameter_too_long" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this: `insufficient_role` when the credential's role is too low (`details.required_role` names the role needed). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "csrf_token_invalid" | "insufficient_role";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "body_too_large";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateTrackingMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path: {
+                /** @description Tracking monitor id (`tmo_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "interval_seconds": 86400,
+                 *       "loss_threshold_pct": 5
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    /** @description The pages each run scans: the start page first. At most the plan allows (`features.tracking_monitor_max_pages`), counting the followed links. */
+                    pages?: string[];
+                    /**
+                     * @description Internal pages linked from the start page to scan as well, as a multi-page scan does (0–4).
+                     * @default 0
+                     */
+                    follow_links?: number;
+                    /** @description Seconds between runs, hourly to daily; at least the plan minimum (`features.tracking_monitor_min_interval_seconds`). */
+                    interval_seconds?: number;
+                    /**
+                     * @description Also load each page after "reject all" to see what fires without consent.
+                     * @default true
+                     */
+                    consent_check?: boolean;
+                    /**
+                     * @description Rule `loss_increased`: the rise of the loss estimate, in percentage points, that counts.
+                     * @default 10
+                     */
+                    loss_threshold_pct?: number;
+                    /**
+                     * @description One of your containers this site uses: rule `container_missing` checks that every page still uses its hostname (the snippet and the endpoint).
+                     * @default null
+                     */
+                    container_id?: string | null;
+                    /**
+                     * @description The tenant's channels told when this monitor's incidents open and resolve.
+                     * @default []
+                     */
+                    notification_channel_ids?: string[];
+                    /** @description Rules to change; the others keep their setting (all on by default). */
+                    rules?: {
+                        /** @description A tracker of the baseline no longer loads on a page. */
+                        tracker_removed?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description A known tracker loads that the baseline did not have. */
+                        tracker_added?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description A tracker appears that only third-party-web names (not in our signatures). */
+                        unlisted_tracker?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description A tracker loads with other ids (a measurement id, pixel id or container id added or gone). */
+                        ids_changed?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description A tracker that waited for consent in the baseline now sends requests before it. */
+                        fires_before_consent?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description The consent platform or Google Consent Mode (presence, version, mode) changed or is gone. */
+                        consent_changed?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description A server-side endpoint of the baseline is no longer sent to, or its requests fail. */
+                        server_side_lost?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description The linked container's hostname is no longer used by the page (snippet or endpoint gone). */
+                        container_missing?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                        /** @description The estimated share of lost conversions rose by more than `loss_threshold_pct` points. */
+                        loss_increased?: {
+                            enabled?: boolean;
+                            /** @enum {string} */
+                            severity?: "critical" | "warning";
+                        };
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description A tracking monitor: scheduled scans of a site's key pages, compared with a baseline. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_meta: components["schemas"]["ApiMeta"];
+                    } & components["schemas"]["TrackingMonitor"];
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "empty_body" | "interval_too_short" | "invalid_character" | "invalid_content_length" | "invalid_json" | "invalid_parameter" | "invalid_url" | "notification_channel_missing" | "path_parameter_too_long" | "resource_missing" | "too_many_pages" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this: `insufficient_role` when the credential's role is too low (`details.required_role` names the role needed). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "csrf_token_invalid" | "insufficient_role";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "body_too_large";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseTrackingMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path: {
+                /** @description Tracking monitor id (`tmo_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tracking monitor: scheduled scans of a site's key pages, compared with a baseline. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_meta: components["schemas"]["ApiMeta"];
+                    } & components["schemas"]["TrackingMonitor"];
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "empty_body" | "invalid_character" | "invalid_content_length" | "invalid_json" | "invalid_parameter" | "invalid_url" | "path_parameter_too_long" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this: `insufficient_role` when the credential's role is too low (`details.required_role` names the role needed). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "csrf_token_invalid" | "insufficient_role";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state of the object. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "monitor_already_paused";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "body_too_large";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeTrackingMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path: {
+                /** @description Tracking monitor id (`tmo_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A tracking monitor: scheduled scans of a site's key pages, compared with a baseline. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_meta: components["schemas"]["ApiMeta"];
+                    } & components["schemas"]["TrackingMonitor"];
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "empty_body" | "invalid_character" | "invalid_content_length" | "invalid_json" | "invalid_parameter" | "invalid_url" | "path_parameter_too_long" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this: `insufficient_role` when the credential's role is too low (`details.required_role` names the role needed). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "csrf_token_invalid" | "insufficient_role";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state of the object. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "monitor_not_paused";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "body_too_large";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTrackingRuns: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. Not with `starting_after` or `ending_before`. */
+                page?: number;
+                /** @description Items per page, 1 to 100. */
+                page_size?: number;
+                /** @description Cursor: the id of an object of this list (with its filters); returns the page of objects that follow it. Use the last id of a page, or follow `next`. Not with `page` or `ending_before`; an id that is not in the list is `invalid_cursor`. */
+                starting_after?: string;
+                /** @description Cursor: the id of an object of this list; returns the page of objects right before it, in the list order. Use the first id of a page, or follow `previous`. Not with `page` or `starting_after`. */
+                ending_before?: string;
+            };
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path: {
+                /** @description Tracking monitor id (`tmo_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of runs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Number of matching objects (the whole list, also for a request by cursor). Counting stops past 1,000 (or past the end of the requested page, when that is further): then `count` and `total_pages` are lower bounds and `count_estimated` is true. */
+                        count: number;
+                        /** @description The page number of a request by `page`; null for a request by cursor. */
+                        page: number | null;
+                        page_size: number;
+                        /** @description `count` divided by `page_size`, rounded up (a lower bound with `count_estimated`). */
+                        total_pages: number;
+                        /**
+                         * @description Present (true) when counting stopped at its bound: there are more objects than `count`.
+                         * @enum {boolean}
+                         */
+                        count_estimated?: true;
+                        /**
+                         * Format: uri
+                         * @description URL of the next page, or null. By page number for a request by `page`; by cursor (`starting_after` the last id of this page) for a request by cursor.
+                         */
+                        next: string | null;
+                        /**
+                         * Format: uri
+                         * @description URL of the previous page, or null. By page number for a request by `page`; by cursor (`ending_before` the first id of this page) for a request by cursor.
+                         */
+                        previous: string | null;
+                        results: components["schemas"]["TrackingRun"][];
+                        api_meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "conflicting_pagination" | "empty_body" | "invalid_character" | "invalid_content_length" | "invalid_cursor" | "invalid_json" | "invalid_parameter" | "invalid_url" | "path_parameter_too_long" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    runTrackingMonitor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path: {
+                /** @description Tracking monitor id (`tmo_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One scheduled or manual run of a tracking monitor. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_meta: components["schemas"]["ApiMeta"];
+                    } & components["schemas"]["TrackingRun"];
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "empty_body" | "invalid_character" | "invalid_content_length" | "invalid_json" | "invalid_parameter" | "invalid_url" | "path_parameter_too_long" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "csrf_token_invalid";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "body_too_large";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTrackingRun: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path: {
+                /** @description Tracking monitor id (`tmo_…`). */
+                id: string;
+                /** @description Run id (`trn_…`). */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One scheduled or manual run of a tracking monitor. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_meta: components["schemas"]["ApiMeta"];
+                    } & components["schemas"]["TrackingRun"];
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "empty_body" | "invalid_character" | "invalid_content_length" | "invalid_json" | "invalid_parameter" | "invalid_url" | "path_parameter_too_long" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptTrackingBaseline: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path: {
+                /** @description Tracking monitor id (`tmo_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The run to accept; default the latest run that was not failed. */
+                    run_id?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A tracking monitor: scheduled scans of a site's key pages, compared with a baseline. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_meta: components["schemas"]["ApiMeta"];
+                    } & components["schemas"]["TrackingMonitor"];
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "empty_body" | "invalid_character" | "invalid_content_length" | "invalid_json" | "invalid_parameter" | "invalid_url" | "path_parameter_too_long" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Authenticated, but not allowed to do this: `insufficient_role` when the credential's role is too low (`details.required_role` names the role needed). */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "csrf_token_invalid" | "insufficient_role";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the current state of the object. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "no_run_to_accept" | "run_not_comparable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "body_too_large";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "unsupported_media_type";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTrackingIncidents: {
+        parameters: {
+            query?: {
+                /** @description Page number, starting at 1. Not with `starting_after` or `ending_before`. */
+                page?: number;
+                /** @description Items per page, 1 to 100. */
+                page_size?: number;
+                /** @description Cursor: the id of an object of this list (with its filters); returns the page of objects that follow it. Use the last id of a page, or follow `next`. Not with `page` or `ending_before`; an id that is not in the list is `invalid_cursor`. */
+                starting_after?: string;
+                /** @description Cursor: the id of an object of this list; returns the page of objects right before it, in the list order. Use the first id of a page, or follow `previous`. Not with `page` or `starting_after`. */
+                ending_before?: string;
+            };
+            header?: {
+                /** @description Agency and partner credentials act on one of their client tenants by naming it here (`ten_…`). A tenant that is not the caller's own or one of its active clients is answered with 404 `resource_missing`. */
+                "Tagport-Tenant"?: components["parameters"]["TagportTenant"];
+            };
+            path: {
+                /** @description Tracking monitor id (`tmo_…`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of incidents. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Number of matching objects (the whole list, also for a request by cursor). Counting stops past 1,000 (or past the end of the requested page, when that is further): then `count` and `total_pages` are lower bounds and `count_estimated` is true. */
+                        count: number;
+                        /** @description The page number of a request by `page`; null for a request by cursor. */
+                        page: number | null;
+                        page_size: number;
+                        /** @description `count` divided by `page_size`, rounded up (a lower bound with `count_estimated`). */
+                        total_pages: number;
+                        /**
+                         * @description Present (true) when counting stopped at its bound: there are more objects than `count`.
+                         * @enum {boolean}
+                         */
+                        count_estimated?: true;
+                        /**
+                         * Format: uri
+                         * @description URL of the next page, or null. By page number for a request by `page`; by cursor (`starting_after` the last id of this page) for a request by cursor.
+                         */
+                        next: string | null;
+                        /**
+                         * Format: uri
+                         * @description URL of the previous page, or null. By page number for a request by `page`; by cursor (`ending_before` the first id of this page) for a request by cursor.
+                         */
+                        previous: string | null;
+                        results: components["schemas"]["TrackingIncident"][];
+                        api_meta: components["schemas"]["ApiMeta"];
+                    };
+                };
+            };
+            /** @description Invalid request: malformed JSON or URL, unknown or missing fields, wrong types, out-of-range values, or control characters (`invalid_character`: C0 controls and DEL, except tab and line breaks in bodies). */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "bad_request" | "conflicting_pagination" | "empty_body" | "invalid_character" | "invalid_content_length" | "invalid_cursor" | "invalid_json" | "invalid_parameter" | "invalid_url" | "path_parameter_too_long" | "unknown_parameter";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired credentials. Carries `WWW-Authenticate: Bearer`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "api_key_expired" | "api_key_revoked" | "invalid_api_key" | "invalid_authorization_header" | "missing_credentials" | "tenant_archived";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object, or it belongs to another tenant. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "resource_missing";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the number of seconds in `Retry-After`. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "rate_limited";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description Something went wrong on our side; the request id helps us find it. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "internal_error";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: a dependency (the database) cannot be reached right now; retry after the seconds in `Retry-After`. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["XRateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error?: {
+                            /** @enum {string} */
+                            code?: "service_unavailable";
+                        } & components["schemas"]["ErrorDetail"];
+                    } & components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: {
@@ -14789,7 +18067,7 @@ export interface operations {
                 "application/json": {
                     /** @description An https URL on a public address. */
                     url: string;
-                    event_types: ("monitor.down" | "monitor.up" | "incident.opened" | "incident.acknowledged" | "incident.resolved" | "container.status_changed" | "container.forwarding_degraded" | "domain.verified" | "domain.failed" | "domain.released" | "domain.certificate_issued" | "domain.certificate_failed" | "domain.certificate_expiring" | "report.ready" | "tracking_checker.scan.completed" | "tracking_checker.scan.failed" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed")[];
+                    event_types: ("monitor.down" | "monitor.up" | "incident.opened" | "incident.acknowledged" | "incident.resolved" | "container.status_changed" | "container.forwarding_degraded" | "domain.verified" | "domain.failed" | "domain.released" | "domain.certificate_issued" | "domain.certificate_failed" | "domain.certificate_expiring" | "report.ready" | "tracking_checker.scan.completed" | "tracking_checker.scan.failed" | "tracking_incident.opened" | "tracking_incident.resolved" | "member.invited" | "member.invitation_revoked" | "member.joined" | "member.role_changed" | "member.removed")[];
                 };
             };
         };
@@ -15766,7 +19044,7 @@ export interface operations {
                     /** @description `email`: the address alerts are sent to. `slack`: the incoming-webhook URL (Slack, Mattermost, or Discord with `/slack` at the end); a secret, shown masked afterwards. `webhook`: an https URL receiving signed JSON events. */
                     target: string;
                     /** @description What the channel is told about (default: everything). Incident events of a monitor reach only the channels chosen on that monitor (`notification_channel_ids`); certificate and container failures reach every channel of the tenant that subscribes to them. `certificate.failed` covers a certificate that could not be issued and one near expiry because its renewals keep failing. */
-                    event_types?: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "certificate.failed" | "container.failed" | "container.forwarding_degraded")[];
+                    event_types?: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "certificate.failed" | "container.failed" | "container.forwarding_degraded" | "tracking_incident.opened" | "tracking_incident.resolved")[];
                 };
             };
         };
@@ -16376,7 +19654,7 @@ export interface operations {
                     /** @description `email`: the address alerts are sent to. `slack`: the incoming-webhook URL (Slack, Mattermost, or Discord with `/slack` at the end); a secret, shown masked afterwards. `webhook`: an https URL receiving signed JSON events. */
                     target?: string;
                     /** @description What the channel is told about (default: everything). Incident events of a monitor reach only the channels chosen on that monitor (`notification_channel_ids`); certificate and container failures reach every channel of the tenant that subscribes to them. `certificate.failed` covers a certificate that could not be issued and one near expiry because its renewals keep failing. */
-                    event_types?: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "certificate.failed" | "container.failed" | "container.forwarding_degraded")[];
+                    event_types?: ("incident.opened" | "incident.acknowledged" | "incident.resolved" | "certificate.failed" | "container.failed" | "container.forwarding_degraded" | "tracking_incident.opened" | "tracking_incident.resolved")[];
                 };
             };
         };
@@ -27188,6 +30466,118 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["TrackingCheckerScanFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in time) is retried with exponential backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    trackingIncidentOpenedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook secret>`; see the description for how to verify it.
+                 * @example t=1764000000,v1=5f2b1c0e9a7d3b6e8f4a2c1d0e9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b
+                 */
+                "Tagport-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *       "type": "tracking_incident.opened",
+                 *       "created_at": "2026-11-23T17:00:00.000Z",
+                 *       "tenant_id": "ten_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *       "data": {
+                 *         "object_type": "trackingIncident",
+                 *         "object_id": "tin_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *         "tracking_monitor_id": "tmo_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *         "name": "Shop tracking",
+                 *         "incident_id": "tin_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *         "run_id": "trn_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *         "severity": "critical",
+                 *         "changes": [
+                 *           {
+                 *             "rule": "tracker_removed",
+                 *             "severity": "critical",
+                 *             "page": "https://shop.example.com/",
+                 *             "tracker": "meta_pixel",
+                 *             "message": "Meta Pixel no longer loads."
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TrackingIncidentOpenedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx ends the delivery. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer in time) is retried with exponential backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    trackingIncidentResolvedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the webhook secret>`; see the description for how to verify it.
+                 * @example t=1764000000,v1=5f2b1c0e9a7d3b6e8f4a2c1d0e9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b
+                 */
+                "Tagport-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *       "type": "tracking_incident.resolved",
+                 *       "created_at": "2026-11-23T17:00:00.000Z",
+                 *       "tenant_id": "ten_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *       "data": {
+                 *         "object_type": "trackingIncident",
+                 *         "object_id": "tin_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *         "tracking_monitor_id": "tmo_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *         "name": "Shop tracking",
+                 *         "incident_id": "tin_01jdv3k2m8q4r7s9t0v1w2x3y4",
+                 *         "resolution": "run_matched"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TrackingIncidentResolvedEvent"];
             };
         };
         responses: {

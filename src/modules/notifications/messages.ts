@@ -13,6 +13,8 @@ export interface NotificationMessage {
 export interface Notification {
   type: NotificationEventType;
   monitorId: string | null;
+  /** A tracking monitor's incident: only the channels chosen on that tracking monitor. */
+  trackingMonitorId?: string;
   message: NotificationMessage;
 }
 
@@ -78,6 +80,9 @@ export function notificationOf(type: EventType, data: Record<string, unknown>, b
     }
     case 'container.forwarding_degraded':
       return forwardingDegraded(data, baseUrl);
+    case 'tracking_incident.opened':
+    case 'tracking_incident.resolved':
+      return trackingIncident(type, data, baseUrl);
     default:
       return null;
   }
@@ -165,5 +170,35 @@ export function webhookPayloadOf(
     created_at: delivery.createdAt.toISOString(),
     tenant_id: delivery.tenantId,
     data: { title: message.title, lines: message.lines, url: message.link?.url ?? null },
+  };
+}
+
+/** A tracking regression found, or resolved: what changed, page by page, with a link to the monitor's runs. */
+function trackingIncident(
+  type: 'tracking_incident.opened' | 'tracking_incident.resolved',
+  data: Record<string, unknown>,
+  baseUrl: string,
+): Notification {
+  const monitorId = text(data.tracking_monitor_id);
+  const name = text(data.name, monitorId);
+  const opened = type === 'tracking_incident.opened';
+  const changes = Array.isArray(data.changes) ? (data.changes as Array<Record<string, unknown>>) : [];
+  const lines = opened
+    ? changes.slice(0, 10).map((change) => `${text(change.severity)}: ${text(change.message)} (${text(change.page)})`)
+    : [data.resolution === 'baseline_accepted' ? 'A new baseline was accepted.' : 'The last run matched the baseline.'];
+  if (changes.length > 10) lines.push(`… and ${changes.length - 10} more changes.`);
+  lines.push(`Incident: ${text(data.incident_id)}`);
+  return {
+    type,
+    monitorId: null,
+    trackingMonitorId: monitorId,
+    message: {
+      title: `Tracking ${opened ? 'changed' : 'back to baseline'}: ${name}`,
+      lines,
+      link: {
+        label: 'Open the tracking monitor',
+        url: `${baseUrl}/dashboard/tracking-monitors/${encodeURIComponent(monitorId)}`,
+      },
+    },
   };
 }

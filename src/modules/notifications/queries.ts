@@ -4,7 +4,12 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { recordDeliveryAttempt } from '../../db/delivery-attempts.js';
 import type { Db } from '../../db/index.js';
 import type { AttemptRecord } from '../../lib/delivery-attempts.js';
-import { monitorNotificationChannels, notificationChannels, notificationDeliveries } from '../../db/schema.js';
+import {
+  monitorNotificationChannels,
+  notificationChannels,
+  notificationDeliveries,
+  trackingMonitors,
+} from '../../db/schema.js';
 
 export async function insertChannel(db: Db, row: typeof notificationChannels.$inferInsert) {
   const [created] = await db.insert(notificationChannels).values(row).returning();
@@ -79,19 +84,33 @@ export async function ownedChannelIds(db: Db, tenantId: string, ids: string[]): 
   return new Set(rows.map((row) => row.id));
 }
 
-/** The tenant's channels subscribed to an event type; with a monitor, only the ones chosen on it. */
-export async function channelsFor(db: Db, tenantId: string, eventType: string, monitorId: string | null) {
+/**
+ * The tenant's channels subscribed to an event type; with a monitor, only the ones chosen on it; with a tracking
+ * monitor, only the ones listed on it.
+ */
+export async function channelsFor(
+  db: Db,
+  tenantId: string,
+  eventType: string,
+  scope: { monitorId: string | null; trackingMonitorId?: string },
+) {
   const subscribed = and(
     eq(notificationChannels.tenantId, tenantId),
     sql`${notificationChannels.eventTypes} ? ${eventType}`,
   );
-  if (monitorId === null)
-    return db.select({ id: notificationChannels.id }).from(notificationChannels).where(subscribed);
-  return db
-    .select({ id: notificationChannels.id })
-    .from(notificationChannels)
+  const select = db.select({ id: notificationChannels.id }).from(notificationChannels);
+  if (scope.trackingMonitorId !== undefined)
+    return select.where(
+      and(
+        subscribed,
+        sql`exists (select 1 from ${trackingMonitors} where ${trackingMonitors.id} = ${scope.trackingMonitorId}
+          and ${trackingMonitors.notificationChannelIds} ? ${notificationChannels.id})`,
+      ),
+    );
+  if (scope.monitorId === null) return select.where(subscribed);
+  return select
     .innerJoin(monitorNotificationChannels, eq(monitorNotificationChannels.channelId, notificationChannels.id))
-    .where(and(subscribed, eq(monitorNotificationChannels.monitorId, monitorId)));
+    .where(and(subscribed, eq(monitorNotificationChannels.monitorId, scope.monitorId)));
 }
 
 export async function replaceMonitorChannels(db: Db, monitorId: string, channelIds: string[]) {

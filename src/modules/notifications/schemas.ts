@@ -5,7 +5,10 @@ import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/s
 export const CHANNEL_TYPES = ['email', 'slack', 'webhook'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
-/** What a channel can be told about. Incident events of a monitor go to the monitor's channels only. */
+/**
+ * What a channel can be told about. Incident events of a monitor (uptime or tracking) go to the monitor's channels
+ * only.
+ */
 export const NOTIFICATION_EVENT_TYPES = [
   'incident.opened',
   'incident.acknowledged',
@@ -13,6 +16,8 @@ export const NOTIFICATION_EVENT_TYPES = [
   'certificate.failed',
   'container.failed',
   'container.forwarding_degraded',
+  'tracking_incident.opened',
+  'tracking_incident.resolved',
 ] as const;
 export type NotificationEventType = (typeof NOTIFICATION_EVENT_TYPES)[number];
 /** A delivery's event: a notification event, or the test sent on request. */

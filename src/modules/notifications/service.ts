@@ -205,7 +205,10 @@ export class NotificationService implements MonitorChannels {
   async notify(event: { tenantId: string; type: EventType; eventId: string; data: Record<string, unknown> }) {
     const notification = notificationOf(event.type, event.data, this.settings.dashboardUrl);
     if (!notification) return;
-    const channels = await queries.channelsFor(this.db, event.tenantId, notification.type, notification.monitorId);
+    const channels = await queries.channelsFor(this.db, event.tenantId, notification.type, {
+      monitorId: notification.monitorId,
+      trackingMonitorId: notification.trackingMonitorId,
+    });
     await this.enqueue(
       event.tenantId,
       event.eventId,

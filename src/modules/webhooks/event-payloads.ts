@@ -3,6 +3,7 @@ import { Nullable, StringEnum } from '../../http/schemas.js';
 import { ACTIONS, CONTAINER_STATUSES } from '../containers/schemas.js';
 import { FAILURE_REASONS } from '../domains/schemas.js';
 import { REPORT_FORMATS, REPORT_KINDS } from '../reports/schemas.js';
+import { TRACKING_INCIDENT_EVENTS } from '../tracking-monitors/events.js';
 import type { EventType } from './schemas.js';
 
 /** What each event's `data` holds, for the OpenAPI `webhooks` section (src/modules/webhooks/openapi.ts). */
@@ -317,4 +318,5 @@ export const EVENTS: Record<EventType, EventDocumentation> = {
     data: closed({ user_id: Type.String(), email: Type.String(), role: roleField, ...actorFields }),
     example: { user_id: 'usr_01jdv3k2m8q4r7s9t0v1w2x3y4', email: 'sam@example.com', role: 'member', ...actorExample },
   },
+  ...TRACKING_INCIDENT_EVENTS,
 };

@@ -42,6 +42,8 @@ const EVENT_OBJECTS: Record<EventType, IdKind> = {
   'report.ready': 'report',
   'tracking_checker.scan.completed': 'scan',
   'tracking_checker.scan.failed': 'scan',
+  'tracking_incident.opened': 'trackingIncident',
+  'tracking_incident.resolved': 'trackingIncident',
   'member.invited': 'invitation',
   'member.invitation_revoked': 'invitation',
   'member.joined': 'membership',

@@ -20,6 +20,8 @@ export const EVENT_TYPES = [
   'report.ready',
   'tracking_checker.scan.completed',
   'tracking_checker.scan.failed',
+  'tracking_incident.opened',
+  'tracking_incident.resolved',
   'member.invited',
   'member.invitation_revoked',
   'member.joined',

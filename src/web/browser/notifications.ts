@@ -23,6 +23,8 @@ const EVENT_NAMES: Record<string, string> = {
   'certificate.failed': 'certificate failed',
   'container.failed': 'container failed',
   'container.forwarding_degraded': 'forwards lost',
+  'tracking_incident.opened': 'tracking changed',
+  'tracking_incident.resolved': 'tracking back to baseline',
 };
 const eventsText = (types: string[]) =>
   types.length === Object.keys(EVENT_NAMES).length ? 'All events' : types.map((type) => EVENT_NAMES[type]).join(', ');

@@ -65,6 +65,8 @@ describe.each(backends)('notification channels on %s', (backend) => {
           'certificate.failed',
           'container.failed',
           'container.forwarding_degraded',
+          'tracking_incident.opened',
+          'tracking_incident.resolved',
         ],
       });
     });

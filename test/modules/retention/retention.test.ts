@@ -16,7 +16,7 @@ describe.each(backends)('retention on %s', (backend) => {
   beforeAll(async () => {
     t = await startTestApp(backend, {
       runWorkers: false,
-      monitoring: { concurrency: 50, retentionDays: 30 },
+      monitoring: { concurrency: 50, retentionDays: 30, trackingConcurrency: 1 },
       retention: {
         eventDays: 90,
         requestLogDays: 30,
