@@ -1,12 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
-import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
 import { installJobSchema, jobStoreOf, type JobStore } from './job-store.js';
@@ -46,6 +42,10 @@ export interface DatabaseOptions {
   listenHeartbeatMs?: number;
 }
 
+/**
+ * Each engine's driver (and its migrator) loads when that engine is opened (migrated): a server on PostgreSQL never
+ * loads PGlite and its drizzle driver, nor one on PGlite the node-postgres driver.
+ */
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize, options.listenHeartbeatMs);
   return openPglite(options.pglite ?? (await createPglite(options.pgliteDataDir)));
@@ -53,19 +53,22 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 
 export async function createPglite(dataDir: string): Promise<PGlite> {
   if (!dataDir.startsWith('memory://')) fs.mkdirSync(dataDir, { recursive: true });
+  const { PGlite } = await import('@electric-sql/pglite');
   return PGlite.create(dataDir);
 }
 
-function openPglite(client: PGlite): Database {
+async function openPglite(client: PGlite): Promise<Database> {
+  const { drizzle } = await import('drizzle-orm/pglite');
   // Cast: both drivers' databases are used through Db, the query result type they have in common.
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = drizzle(client, { schema }) as unknown as Db;
   const jobs = jobStoreOf({ pglite: client });
   return {
     kind: 'pglite',
     db,
     jobs,
     migrate: async () => {
-      await migratePglite(db as never, { migrationsFolder });
+      const { migrate } = await import('drizzle-orm/pglite/migrator');
+      await migrate(db as never, { migrationsFolder });
       await installJobSchema(jobs);
     },
     ping: async () => {
@@ -79,7 +82,8 @@ function openPglite(client: PGlite): Database {
   };
 }
 
-function openPostgres(connectionString: string, poolSize: number, heartbeatMs?: number): Database {
+async function openPostgres(connectionString: string, poolSize: number, heartbeatMs?: number): Promise<Database> {
+  const { drizzle } = await import('drizzle-orm/node-postgres');
   const pool = new pg.Pool({ connectionString, max: poolSize, idleTimeoutMillis: 30_000, ...TCP_KEEPALIVE });
   pool.on('error', () => {
     /* idle client errors are retried on next checkout */
@@ -89,7 +93,7 @@ function openPostgres(connectionString: string, poolSize: number, heartbeatMs?: 
   // the next one, fails with the error anyway, and the pool discards a client that is no longer queryable.
   pool.on('connect', (client) => client.on('error', () => {}));
   // Cast: both drivers' databases are used through Db, the query result type they have in common.
-  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const db = drizzle(pool, { schema }) as unknown as Db;
   const listeners: ReconnectingListener[] = [];
   const jobs = jobStoreOf({ connectionString, poolSize });
   return {
@@ -97,10 +101,11 @@ function openPostgres(connectionString: string, poolSize: number, heartbeatMs?: 
     db,
     jobs,
     migrate: async () => {
+      const { migrate } = await import('drizzle-orm/node-postgres/migrator');
       const lockClient = await pool.connect();
       try {
         await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_ID]);
-        await migratePg(db as never, { migrationsFolder });
+        await migrate(db as never, { migrationsFolder });
       } finally {
         await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => {});
         lockClient.release();

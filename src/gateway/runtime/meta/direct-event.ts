@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import { Type, type Static } from 'typebox';
-import { Compile } from 'typebox/compile';
 import type { RuntimeEvent } from '../types.js';
 
 /** Meta refuses events older than seven days. */
@@ -67,7 +67,10 @@ export type DirectEventInput = Static<typeof DirectEventBody>;
 
 export type DirectEventParse = { ok: true; event: RuntimeEvent } | { ok: false; errors: string[] };
 
-const check = Compile(DirectEventBody);
+/** typebox's compiler (some 300 modules) loads on the first direct event, not at every start. */
+const compileBody = () =>
+  (createRequire(import.meta.url)('typebox/compile') as typeof import('typebox/compile')).Compile(DirectEventBody);
+let compiled: ReturnType<typeof compileBody> | null = null;
 
 function describe(error: { instancePath: string; message: string }): string {
   const field = error.instancePath.replace(/^\//, '').replaceAll('/', '.');
@@ -79,6 +82,7 @@ function describe(error: { instancePath: string; message: string }): string {
  * without `value` or the other way round, or `event_time` is more than seven days old or in the future).
  */
 export function parseDirectEvent(body: unknown, receivedAt: number): DirectEventParse {
+  const check = (compiled ??= compileBody());
   if (!check.Check(body)) return { ok: false, errors: check.Errors(body).map(describe) };
   const input = body as DirectEventInput;
   const errors: string[] = [];
