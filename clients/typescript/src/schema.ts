@@ -2987,7 +2987,7 @@ export interface components {
                 object_id: string;
                 report_id: string;
                 /** @enum {string} */
-                kind: "uptime" | "usage" | "scans";
+                kind: "uptime" | "usage" | "scans" | "tracking";
                 /** @enum {string} */
                 format: "json" | "csv";
             };
@@ -3922,7 +3922,7 @@ export interface components {
         Report: {
             id: string;
             /** @enum {string} */
-            kind: "uptime" | "usage" | "scans";
+            kind: "uptime" | "usage" | "scans" | "tracking";
             /** @enum {string} */
             format: "json" | "csv";
             /**
@@ -20475,10 +20475,10 @@ export interface operations {
                  */
                 "application/json": {
                     /**
-                     * @description uptime: per monitor, checks, uptime and latency percentiles. usage: per UTC day, scans, monitor checks, the built-in runtime activity over all containers (tracking hits, events forwarded to GA4 and Meta, failed forwards, bots dropped, cookies restored) and the requests the gateway served (`gateway_requests`, and by status class `gateway_1xx` … `gateway_5xx`); as JSON it also breaks the gateway requests down by day, container and status class (`gateway_requests`). scans: every scan in the period.
+                     * @description uptime: per monitor, checks, uptime and latency percentiles. usage: per UTC day, scans, monitor checks, the built-in runtime activity over all containers (tracking hits, events forwarded to GA4 and Meta, failed forwards, bots dropped, cookies restored) and the requests the gateway served (`gateway_requests`, and by status class `gateway_1xx` … `gateway_5xx`); as JSON it also breaks the gateway requests down by day, container and status class (`gateway_requests`). scans: every scan in the period. tracking: the tracking monitors' runs due in the period, one row per run, page and tracker that loaded there (with its ids, whether it fired before consent, whether it went server-side, and the number of changes the run found on that page): a page's trackers over time.
                      * @enum {string}
                      */
-                    kind: "uptime" | "usage" | "scans";
+                    kind: "uptime" | "usage" | "scans" | "tracking";
                     /**
                      * Format: date-time
                      * @description Start of the period, inclusive (ISO 8601; UTC is used).
@@ -20887,7 +20887,7 @@ export interface operations {
                     "application/json": {
                         report_id: string;
                         /** @enum {string} */
-                        kind: "uptime" | "usage" | "scans";
+                        kind: "uptime" | "usage" | "scans" | "tracking";
                         /**
                          * Format: date-time
                          * @description Start of the period (inclusive).

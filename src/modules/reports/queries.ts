@@ -9,6 +9,8 @@ import {
   reports,
   scans,
   type ReportRow,
+  trackingMonitors,
+  trackingRuns,
 } from '../../db/schema.js';
 import { readList } from '../../db/keyset.js';
 import type { ListWindow } from '../../lib/list-window.js';
@@ -139,6 +141,31 @@ export async function scanRows(db: Db, tenantId: string, start: Date, end: Date)
     .from(scans)
     .where(and(eq(scans.tenantId, tenantId), gte(scans.createdAt, start), lt(scans.createdAt, end)))
     .orderBy(scans.createdAt, scans.id);
+}
+
+/** The tracking monitors' finished runs due in the period, with what each page showed and what changed. */
+export async function trackingRunRows(db: Db, tenantId: string, start: Date, end: Date) {
+  return db
+    .select({
+      monitorId: trackingRuns.monitorId,
+      monitorName: trackingMonitors.name,
+      runId: trackingRuns.id,
+      dueAt: trackingRuns.dueAt,
+      result: trackingRuns.result,
+      pages: trackingRuns.pages,
+      changes: trackingRuns.changes,
+    })
+    .from(trackingRuns)
+    .innerJoin(trackingMonitors, eq(trackingMonitors.id, trackingRuns.monitorId))
+    .where(
+      and(
+        eq(trackingRuns.tenantId, tenantId),
+        gte(trackingRuns.dueAt, start),
+        lt(trackingRuns.dueAt, end),
+        inArray(trackingRuns.result, ['baseline', 'matched', 'changed', 'failed']),
+      ),
+    )
+    .orderBy(trackingMonitors.name, trackingRuns.monitorId, trackingRuns.dueAt, trackingRuns.id);
 }
 
 /** Per UTC day: scans, monitor checks, the built-in runtime's counts and the gateway's requests. */

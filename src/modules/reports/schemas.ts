@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { idPattern } from '../../lib/ids.js';
 import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.js';
 
-export const REPORT_KINDS = ['uptime', 'usage', 'scans'] as const;
+export const REPORT_KINDS = ['uptime', 'usage', 'scans', 'tracking'] as const;
 export const REPORT_FORMATS = ['json', 'csv'] as const;
 export const REPORT_STATUSES = ['queued', 'running', 'ready', 'failed'] as const;
 export const MAX_PERIOD_DAYS = 366;
@@ -15,7 +15,7 @@ export const CreateReportBody = Type.Object(
   {
     kind: StringEnum(REPORT_KINDS, {
       description:
-        'uptime: per monitor, checks, uptime and latency percentiles. usage: per UTC day, scans, monitor checks, the built-in runtime activity over all containers (tracking hits, events forwarded to GA4 and Meta, failed forwards, bots dropped, cookies restored) and the requests the gateway served (`gateway_requests`, and by status class `gateway_1xx` … `gateway_5xx`); as JSON it also breaks the gateway requests down by day, container and status class (`gateway_requests`). scans: every scan in the period.',
+        "uptime: per monitor, checks, uptime and latency percentiles. usage: per UTC day, scans, monitor checks, the built-in runtime activity over all containers (tracking hits, events forwarded to GA4 and Meta, failed forwards, bots dropped, cookies restored) and the requests the gateway served (`gateway_requests`, and by status class `gateway_1xx` … `gateway_5xx`); as JSON it also breaks the gateway requests down by day, container and status class (`gateway_requests`). scans: every scan in the period. tracking: the tracking monitors' runs due in the period, one row per run, page and tracker that loaded there (with its ids, whether it fired before consent, whether it went server-side, and the number of changes the run found on that page): a page's trackers over time.",
     }),
     period_start: Type.String({
       format: 'date-time',

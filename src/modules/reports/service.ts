@@ -8,7 +8,7 @@ import * as queries from './queries.js';
 import { MAX_PERIOD_DAYS, type CreateReportInput, type ReportDto } from './schemas.js';
 import type { ListWindow } from '../../lib/list-window.js';
 
-type Row = Record<string, string | number | null>;
+type Row = Record<string, string | number | boolean | null>;
 
 /**
  * A text cell a spreadsheet would run as a formula gets a leading single quote (OWASP's advice against CSV
@@ -20,8 +20,8 @@ function neutraliseFormula(text: string): string {
 
 /** RFC 4180: quote fields with commas, quotes or line breaks; double inner quotes. Text cells are formula-safe. */
 export function toCsv(rows: Row[], columns: string[]): string {
-  const field = (value: string | number | null) => {
-    const text = value === null ? '' : typeof value === 'number' ? String(value) : neutraliseFormula(value);
+  const field = (value: string | number | boolean | null) => {
+    const text = value === null ? '' : typeof value === 'string' ? neutraliseFormula(value) : String(value);
     return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
   return `${[columns.join(','), ...rows.map((row) => columns.map((column) => field(row[column] ?? null)).join(','))].join('\r\n')}\r\n`;
@@ -216,6 +216,11 @@ export class ReportService {
       }));
       return { rows, columns: ['scan_id', 'url', 'status', 'language', 'trackers', 'created_at'] };
     }
+    if (report.kind === 'tracking')
+      return {
+        rows: trackingRows(await queries.trackingRunRows(db, report.tenantId, start, end)),
+        columns: TRACKING_COLUMNS,
+      };
     const { scanDays, checkDays, runtimeDays, gatewayRequests } = await queries.usageRows(
       db,
       report.tenantId,
@@ -245,4 +250,51 @@ export class ReportService {
       details: { gateway_requests: gatewayRequests },
     };
   }
+}
+
+const TRACKING_COLUMNS = [
+  'monitor_id',
+  'monitor_name',
+  'run_id',
+  'due_at',
+  'result',
+  'page',
+  'page_error',
+  'page_changes',
+  'tracker',
+  'ids',
+  'fires_before_consent',
+  'server_side',
+];
+
+/**
+ * One row per run, page and tracker that loaded there (a page with none, or that failed, gets one row without a
+ * tracker): a page's trackers over time, with the number of changes the run found on that page.
+ */
+function trackingRows(runs: Awaited<ReturnType<typeof queries.trackingRunRows>>): Row[] {
+  return runs.flatMap((run) =>
+    run.pages.flatMap((page) => {
+      const base = {
+        monitor_id: run.monitorId,
+        monitor_name: run.monitorName,
+        run_id: run.runId,
+        due_at: run.dueAt.toISOString(),
+        result: run.result,
+        page: page.url,
+        page_error: page.error,
+        page_changes: run.changes.filter((change) => change.page === page.url).length,
+      };
+      const none: Row = { tracker: null, ids: null, fires_before_consent: null, server_side: null };
+      if (!page.trackers.length) return [{ ...base, ...none }];
+      return page.trackers.map(
+        (tracker): Row => ({
+          ...base,
+          tracker: tracker.key,
+          ids: tracker.ids.join(' '),
+          fires_before_consent: tracker.fires_before_consent,
+          server_side: tracker.server_side,
+        }),
+      );
+    }),
+  );
 }

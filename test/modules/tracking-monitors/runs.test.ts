@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NOTIFICATION_DELIVERIES } from '../../../src/modules/notifications/service.js';
+import { REPORT_BUILDS } from '../../../src/modules/reports/service.js';
 import { SCANS } from '../../../src/modules/tracking-checker/worker.js';
 import { TRACKING_RUNS } from '../../../src/modules/tracking-monitors/runs.js';
 import { Scanner } from '../../../src/scanner/index.js';
@@ -240,5 +241,31 @@ describe('tracking monitors: runs against a changing site, incidents and alerts 
     const quotaAfter = await t.app.services.trackingChecker.quota(tenant.tenantId);
     // Only the API's own scan counts.
     expect(quotaBefore.remaining - quotaAfter.remaining).toBe(1);
+  });
+
+  it("reports each page's trackers over time as CSV: one row per run, page and tracker, failed runs included", async () => {
+    const created = await api('POST', '/api/reports/', {
+      kind: 'tracking',
+      period_start: new Date(Date.now() - 3_600_000).toISOString(),
+      period_end: new Date(Date.now() + 3_600_000).toISOString(),
+      format: 'csv',
+    });
+    expect(created.statusCode, created.body).toBe(202);
+    await t.app.services.jobs.runQueued(REPORT_BUILDS);
+    const download = await api('GET', `/api/reports/${created.json().id}/download/`);
+    expect(download.statusCode, download.body).toBe(200);
+    const [header, ...lines] = download.body.trim().split('\r\n');
+    expect(header).toBe(
+      'monitor_id,monitor_name,run_id,due_at,result,page,page_error,page_changes,tracker,ids,fires_before_consent,server_side',
+    );
+    const runs = (await api('GET', `/api/tracking-monitors/${monitorId}/runs/?page_size=100`)).json().results;
+    const finished = runs.filter((run: { result: string }) => run.result !== 'queued' && run.result !== 'running');
+    expect(new Set(lines.map((line) => line.split(',')[2]))).toEqual(
+      new Set(finished.map((run: { id: string }) => run.id)),
+    );
+    const removal = lines.filter((line) => line.includes(',changed,') && line.includes('meta_pixel'));
+    expect(removal.length).toBeGreaterThan(0);
+    expect(lines.some((line) => line.includes(',failed,') && line.split(',')[8] === '')).toBe(true);
+    expect(lines.some((line) => /,google_analytics_4,[^,]*G-FP00001/.test(line))).toBe(true);
   });
 });
