@@ -12,10 +12,11 @@ import { printScannerBench, runScannerBench } from './scanner.js';
 import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
 import { printPagespeedBench, runPagespeedBench } from './scanner-pagespeed.js';
 import { printStartBench, runStartBench } from './start.js';
+import { printTrackingMonitorsBench, runTrackingMonitorsBench } from './tracking-monitors.js';
 
 /**
- * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm|start]`: all benchmarks, or one
- * (`scale`, `embedded`, `peer`, `sgtm` and `start` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
+ * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm|start|tracking-monitors]`: all
+ * benchmarks, or one (`scale`, `embedded`, `peer`, `sgtm`, `start` and `tracking-monitors` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
  * and BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score).
  */
 const only = process.argv[2];
@@ -55,6 +56,10 @@ if (only === 'monitors' || (!only && (process.env.BENCH_DATABASE_URL || process.
 
 if (only === 'scans' || (!only && (process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL))) {
   printScansBench(await runScansBench());
+}
+
+if (only === 'tracking-monitors') {
+  printTrackingMonitorsBench(await runTrackingMonitorsBench());
 }
 
 if (only === 'embedded') {
