@@ -191,9 +191,13 @@ export async function openIncidentIds(db: Db, monitorIds: string[]): Promise<Map
   return new Map(rows.map((row) => [row.monitorId, row.id]));
 }
 
-export async function insertIncident(db: Db, row: typeof trackingIncidents.$inferInsert): Promise<TrackingIncidentRow> {
-  const [created] = await db.insert(trackingIncidents).values(row).returning();
-  return created;
+/** Opens an incident; null when the monitor already has an open one (another run opened it meanwhile). */
+export async function insertIncident(
+  db: Db,
+  row: typeof trackingIncidents.$inferInsert,
+): Promise<TrackingIncidentRow | null> {
+  const [created] = await db.insert(trackingIncidents).values(row).onConflictDoNothing().returning();
+  return created ?? null;
 }
 
 export async function updateIncident(

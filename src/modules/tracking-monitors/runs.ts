@@ -156,11 +156,6 @@ export class TrackingRuns {
 
   private async openOrUpdate(monitor: TrackingMonitorRow, runId: string, changes: ChangeDto[]): Promise<void> {
     const severity = severityOf(changes);
-    const open = await queries.openIncidentOf(this.db, monitor.id);
-    if (open) {
-      await queries.updateIncident(this.db, open.id, { lastRunId: runId, changes, severity });
-      return;
-    }
     const incident = await queries.insertIncident(this.db, {
       id: newId('trackingIncident'),
       tenantId: monitor.tenantId,
@@ -171,6 +166,12 @@ export class TrackingRuns {
       lastRunId: runId,
       changes,
     });
+    if (!incident) {
+      // Already open (one open incident per monitor): it now shows this run's changes.
+      const open = await queries.openIncidentOf(this.db, monitor.id);
+      if (open) await queries.updateIncident(this.db, open.id, { lastRunId: runId, changes, severity });
+      return;
+    }
     await this.events.record(
       monitor.tenantId,
       'tracking_incident.opened',
