@@ -1,13 +1,7 @@
 import { CommonCodes, defineErrors, notFound, planLimitReached } from '../../lib/errors.js';
+import { MonitorErrors } from '../monitors/errors.js';
 
 const errors = defineErrors({
-  channelMissing: {
-    status: 400,
-    code: 'notification_channel_missing',
-    message: (id: string) => `No notification channel '${id}' in this tenant.`,
-    extra: { param: 'notification_channel_ids' },
-    example: ['nch_01jdv3k2m8q4r7s9t0v1w2x3y4'],
-  },
   containerMissing: {
     status: 400,
     code: 'resource_missing',
@@ -60,6 +54,8 @@ const errors = defineErrors({
 
 export const TrackingMonitorErrors = {
   ...errors,
+  /** The same refusal as an uptime monitor's: a channel id that is not the tenant's. */
+  channelMissing: MonitorErrors.channelMissing,
   notFound: (id: string) => notFound('tracking monitor', id),
   runNotFound: (id: string) => notFound('run', id),
   planLimitReached: (limit: number) => planLimitReached('tracking monitors', limit),
@@ -69,7 +65,7 @@ export const TrackingMonitorErrors = {
 
 /** What the settings of a tracking monitor can be refused for, on create and on update. */
 export const TRACKING_MONITOR_SETTINGS_ERRORS = [
-  errors.channelMissing,
+  MonitorErrors.channelMissing,
   errors.containerMissing,
   errors.intervalTooShort,
   errors.tooManyPages,

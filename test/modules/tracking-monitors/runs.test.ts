@@ -9,6 +9,7 @@ import {
   consentDefaults,
   type FixtureServer,
   gtmSnippet,
+  metaSnippet,
   page,
   startFixtureServer,
 } from '../../fixtures/scanner/server.js';
@@ -18,24 +19,12 @@ import { startSmtpServer } from '../../helpers/smtp.js';
 
 const PUBLIC_BASE_URL = 'https://tagport.example';
 const HOME = 'monitored.example.test /';
+const PIXEL = '555566667777888';
 
 // The monitored site: Cookiebot, GTM from a first-party server-side container (which loads GA4 from there too), and
 // the Meta pixel, which Cookiebot holds until marketing consent.
-const metaPixel = (type: string) => `<script ${type}>
-(function (w, d) {
-  if (w.fbq) return;
-  var q = function () { (q.queue = q.queue || []).push(arguments); };
-  w.fbq = q; w._fbq = q;
-  var s = d.createElement('script');
-  s.async = true;
-  s.src = 'https://connect.facebook.net/en_US/fbevents.js';
-  d.head.appendChild(s);
-})(window, document);
-fbq('init', '555566667777888');
-fbq('track', 'PageView');
-</script>`;
-const heldMeta = metaPixel('type="text/plain" data-cookieconsent="marketing"');
-const firingMeta = metaPixel('');
+const heldMeta = metaSnippet(PIXEL, 'type="text/plain" data-cookieconsent="marketing"');
+const firingMeta = metaSnippet(PIXEL);
 const cookiebot = `<script id="Cookiebot" src="https://consent.cookiebot.com/uc.js" data-cbid="3f1e6c2a-0000-4000-8000-0000000000aa"></script>`;
 const sgtm = gtmSnippet('GTM-FP0001', 'https://sgtm.firstparty.test');
 const site = (...parts: string[]) => page('Monitored shop', [consentDefaults, cookiebot, ...parts].join('\n'));
