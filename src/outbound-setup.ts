@@ -4,7 +4,8 @@ import { Agent } from 'undici';
 import type { Config } from './config.js';
 import { OutboundClient } from './lib/outbound.js';
 import { configuredResolveHost, lookupThrough } from './lib/resolve.js';
-import { Scanner, type ScannerOptions } from './scanner/index.js';
+import type { Scanner, ScannerOptions } from './scanner/index.js';
+import { DEFAULT_SCANNER_OPTIONS } from './scanner/options.js';
 import type { ResolveHost } from './scanner/ssrf.js';
 
 /**
@@ -67,7 +68,31 @@ export function scannerOptionsFromConfig(config: Config, setup = outboundSetup(c
   };
 }
 
-/** The scanner the config describes; tests pass their own (fixture CA, host mapping). */
+/**
+ * The scanner the config describes; tests pass their own (fixture CA, host mapping). Its modules (the HTML parser,
+ * the tracker signatures, the consent rules) load with the first scan, not at start: until then this stands in for
+ * it with the same options, checks and answers (no browser runs before a scan either way).
+ */
 export function scannerFromConfig(config: Config): Scanner {
-  return new Scanner(scannerOptionsFromConfig(config));
+  const given = scannerOptionsFromConfig(config);
+  const options: ScannerOptions = {
+    ...DEFAULT_SCANNER_OPTIONS,
+    ...Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined)),
+  };
+  if (!(options.browserConcurrency >= 1)) throw new RangeError('browserConcurrency must be at least 1');
+  let loading: Promise<Scanner> | null = null;
+  let loaded: Scanner | null = null;
+  const scanner = () => (loading ??= import('./scanner/index.js').then(({ Scanner }) => (loaded = new Scanner(given))));
+  const standIn: Pick<Scanner, 'options' | 'browserStats' | 'scan' | 'close'> = {
+    options,
+    get browserStats() {
+      return loaded?.browserStats ?? { active: 0, waiting: 0 };
+    },
+    scan: async (request) => (await scanner()).scan(request),
+    close: async () => {
+      if (loading) await (await loading).close();
+    },
+  };
+  // Cast: the stand-in has the scanner's whole public surface; only its private browser pool is missing.
+  return standIn as unknown as Scanner;
 }
