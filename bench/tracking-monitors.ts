@@ -47,10 +47,10 @@ async function seedTenant(services: Services, database: Database) {
 async function benchDispatch(services: Services, db: Database['db'], tenantId: string, count: number) {
   await db.execute(sql`
     insert into tracking_monitors (id, tenant_id, name, pages, follow_links, interval_seconds, consent_check,
-                                   loss_threshold_pct, rules, container_hosts, notification_channel_ids, status,
+                                   loss_threshold_pct, rules, notification_channel_ids, status,
                                    next_run_at)
     select 'tmo_bench' || lpad(n::text, 17, '0'), ${tenantId}, 'Bench ' || n, '["https://shop.example.test/"]', 0,
-           3600, false, 10, '{}', '[]', '[]', 'pending', now() - interval '1 second'
+           3600, false, 10, '{}', '[]', 'pending', now() - interval '1 second'
       from generate_series(1, ${count}) as n`);
   const started = performance.now();
   const claimed = await services.trackingRuns.dispatch();

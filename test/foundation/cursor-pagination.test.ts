@@ -275,10 +275,10 @@ async function seed(db: Db, tenant: { tenantId: string; token: string; prefix: s
     sql`insert into incidents (id, tenant_id, monitor_id, status, cause, opened_at, resolved_at)
         select ${id('inc')}, ${ten}, ${owner.monitor}, 'resolved', 'timeout', ${at}, now() from ${rows}`,
     sql`insert into tracking_monitors (id, tenant_id, name, pages, follow_links, interval_seconds, consent_check,
-                                       loss_threshold_pct, rules, container_hosts, notification_channel_ids, status,
+                                       loss_threshold_pct, rules, notification_channel_ids, status,
                                        created_at)
         select case when i = 1 then ${owner.trackingMonitor} else ${id('tmo')} end, ${ten}, 'Pages ' || i,
-               '["https://shop.test/"]', 0, 3600, true, 10, '{}', '[]', '[]', 'pending', ${at} from ${rows}`,
+               '["https://shop.test/"]', 0, 3600, true, 10, '{}', '[]', 'pending', ${at} from ${rows}`,
     sql`insert into tracking_runs (id, monitor_id, tenant_id, trigger, result, due_at, changes, pages)
         select ${id('trn')}, ${owner.trackingMonitor}, ${ten}, 'manual', 'matched', ${at}, '[]', '[]' from ${rows}`,
     sql`insert into tracking_incidents (id, tenant_id, monitor_id, status, severity, opened_run_id, last_run_id, changes,

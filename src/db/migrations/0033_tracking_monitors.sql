@@ -11,7 +11,6 @@ CREATE TABLE "tracking_monitors" (
 	"loss_threshold_pct" integer NOT NULL,
 	"rules" jsonb NOT NULL,
 	"container_id" text,
-	"container_hosts" jsonb NOT NULL,
 	"notification_channel_ids" jsonb NOT NULL,
 	"status" text NOT NULL,
 	"paused" boolean DEFAULT false NOT NULL,

@@ -28,9 +28,8 @@ export const trackingMonitors = pgTable(
     consentCheck: boolean('consent_check').notNull(),
     lossThresholdPct: integer('loss_threshold_pct').notNull(),
     rules: jsonb('rules').$type<RuleSettings>().notNull(),
+    /** A container of the tenant the pages use: each run checks they still use its hostnames. */
     containerId: text('container_id'),
-    /** The linked container's hostnames (default and custom domains) when the monitor was saved. */
-    containerHosts: jsonb('container_hosts').$type<string[]>().notNull(),
     notificationChannelIds: jsonb('notification_channel_ids').$type<string[]>().notNull(),
     status: text('status', { enum: TRACKING_MONITOR_STATUSES }).notNull(),
     paused: boolean('paused').notNull().default(false),

@@ -3,6 +3,7 @@ import type { Db } from '../../db/index.js';
 import { readList } from '../../db/keyset.js';
 import { rowsOf } from '../../db/rows.js';
 import {
+  containers,
   domains,
   type TrackingIncidentRow,
   trackingIncidents,
@@ -72,13 +73,19 @@ export async function updateMonitor(db: Db, id: string, changes: MonitorChanges)
   return row;
 }
 
-/** The custom domains of a container (not deleted), whose hostnames its pages may use. */
-export async function containerDomainHosts(db: Db, tenantId: string, containerId: string): Promise<string[]> {
+/** The hostnames a container is reached at now: its default hostname and its custom domains (not deleted). */
+export async function containerHosts(db: Db, containerId: string): Promise<string[]> {
+  const [container] = await db
+    .select({ hostname: containers.defaultHostname })
+    .from(containers)
+    .where(eq(containers.id, containerId))
+    .limit(1);
+  if (!container) return [];
   const rows = await db
     .select({ hostname: domains.hostname })
     .from(domains)
-    .where(and(eq(domains.tenantId, tenantId), eq(domains.containerId, containerId), isNull(domains.deletedAt)));
-  return rows.map((row) => row.hostname);
+    .where(and(eq(domains.containerId, containerId), isNull(domains.deletedAt)));
+  return [container.hostname, ...rows.map((row) => row.hostname)];
 }
 
 export async function deleteMonitor(db: Db, id: string): Promise<void> {

@@ -129,6 +129,8 @@ export class TrackingRuns {
   }
 
   private async scanPages(monitor: TrackingMonitorRow): Promise<PageSnapshotDto[]> {
+    // Looked up at each run: a custom domain added since the monitor was saved counts.
+    const hosts = monitor.containerId ? await queries.containerHosts(this.db, monitor.containerId) : [];
     const pages: PageSnapshotDto[] = [];
     for (const [index, url] of monitor.pages.entries()) {
       try {
@@ -140,7 +142,7 @@ export class TrackingRuns {
           pages: index === 0 ? 1 + monitor.followLinks : 1,
           language: 'en',
         });
-        pages.push(...snapshotsOf(result, monitor.containerHosts));
+        pages.push(...snapshotsOf(result, hosts));
       } catch (error) {
         pages.push(failedSnapshot(url, this.failureMessage(monitor, error)));
       }

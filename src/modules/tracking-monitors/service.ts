@@ -122,7 +122,7 @@ export class TrackingMonitorService {
     return row;
   }
 
-  /** Plan limits (interval, pages), page URLs, channels and the linked container with its hostnames. */
+  /** Plan limits (interval, pages), page URLs, channels and the linked container. */
   private async checked(tenantId: string, settings: Settings): Promise<Settings> {
     const features = await this.tenants.features(tenantId);
     const minimum = Number(features.tracking_monitor_min_interval_seconds ?? 3600);
@@ -139,11 +139,9 @@ export class TrackingMonitorService {
     });
     const [unknown] = await this.channels.unknownIds(tenantId, settings.notificationChannelIds);
     if (unknown) throw TrackingMonitorErrors.channelMissing(unknown);
-    if (!settings.containerId) return { ...settings, containerHosts: [] };
-    const container = await this.containers.findLive(tenantId, settings.containerId);
-    if (!container) throw TrackingMonitorErrors.containerMissing(settings.containerId);
-    const domains = await queries.containerDomainHosts(this.db, tenantId, container.id);
-    return { ...settings, containerHosts: [container.defaultHostname, ...domains] };
+    if (settings.containerId && !(await this.containers.findLive(tenantId, settings.containerId)))
+      throw TrackingMonitorErrors.containerMissing(settings.containerId);
+    return settings;
   }
 
   async create(tenantId: string, input: CreateTrackingMonitorInput): Promise<TrackingMonitorDto> {
@@ -160,7 +158,6 @@ export class TrackingMonitorService {
       lossThresholdPct: input.loss_threshold_pct ?? 10,
       rules: withRuleChanges({}, input.rules),
       containerId: input.container_id ?? null,
-      containerHosts: [],
       notificationChannelIds: input.notification_channel_ids ?? [],
     });
     const row = await queries.insertMonitor(this.db, {
@@ -196,7 +193,6 @@ export class TrackingMonitorService {
       lossThresholdPct: input.loss_threshold_pct ?? row.lossThresholdPct,
       rules: withRuleChanges(row.rules, input.rules),
       containerId: input.container_id === undefined ? row.containerId : input.container_id,
-      containerHosts: [],
       notificationChannelIds: input.notification_channel_ids ?? row.notificationChannelIds,
     });
     const scopeChanged =
