@@ -40,7 +40,7 @@ import { metaPixelRoutes } from './modules/meta-pixels/routes.js';
 import { outgoingLogRoutes } from './modules/outgoing-log/routes.js';
 import { memberRoutes } from './modules/members/routes.js';
 import { requestPowerupRoutes } from './modules/request-powerups/routes.js';
-import { releaseTranspilerSoon } from './lib/transpiler.js';
+import { releaseTranspiler } from './lib/transpiler.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -118,8 +118,8 @@ export async function buildApp({
 
   await app.services.start();
   await app.rateLimits.ready();
-  // Start-up's modules are loaded a few seconds after the listener opens: esbuild (tsx's compiler) can go.
-  app.addHook('onListen', async () => releaseTranspilerSoon());
+  // Start-up's modules are loaded once the listener opens, before its first request: esbuild (tsx's compiler) can go.
+  app.addHook('onListen', async () => releaseTranspiler());
   app.addHook('onClose', async () => {
     await app.services.stop().catch((error: unknown) => app.log.warn({ err: error }, 'could not flush last_used_at'));
     await app.rateLimits.close();
