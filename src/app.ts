@@ -149,10 +149,10 @@ export async function buildApp({
   await app.register(apiKeyRoutes);
   await app.register(trackingCheckerRoutes);
   await app.register(monitorRoutes);
+  await app.register(trackingMonitorRoutes);
   await app.register(webhookRoutes);
   await app.register(notificationRoutes);
   await app.register(reportRoutes);
-  await app.register(trackingMonitorRoutes);
   await app.register(statusRoutes);
   await app.register(statusPageRoutes);
   await app.register(containerRoutes);
