@@ -42,6 +42,7 @@ const DASHBOARD_LINKS: Array<[string, string]> = [
   ['/dashboard/api-keys', 'API keys'],
   ['/dashboard/containers', 'Containers'],
   ['/dashboard/monitors', 'Monitors'],
+  ['/dashboard/tracking-monitors', 'Tracking monitors'],
   ['/dashboard/notifications', 'Notifications'],
   ['/dashboard/reports', 'Reports'],
   ['/dashboard/scans', 'Scans'],

@@ -30,6 +30,7 @@ import { invitePage, teamPage } from './team-pages.js';
 import { notificationsPage } from './notification-pages.js';
 import { metaPixelsPage } from './pixel-pages.js';
 import { outgoingLogPage } from './outgoing-log-page.js';
+import { trackingMonitorPage, trackingMonitorsPage } from './tracking-monitor-pages.js';
 import { TrackingCheckerErrors } from '../modules/tracking-checker/errors.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -49,6 +50,10 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   'outgoing-log.css': { file: path.join(here, 'assets', 'outgoing-log.css'), type: 'text/css; charset=utf-8' },
   'container-settings.css': {
     file: path.join(here, 'assets', 'container-settings.css'),
+    type: 'text/css; charset=utf-8',
+  },
+  'tracking-monitors.css': {
+    file: path.join(here, 'assets', 'tracking-monitors.css'),
     type: 'text/css; charset=utf-8',
   },
   'favicon.svg': { file: path.join(here, 'assets', 'favicon.svg'), type: 'image/svg+xml' },
@@ -182,6 +187,28 @@ export const webRoutes: FastifyPluginAsyncTypebox = async (app) => {
     dashboard('Monitor', '/dashboard/monitors', (request) => monitorPage((request.params as { id: string }).id), [
       '/assets/chart.js',
     ]),
+  );
+  app.get(
+    '/dashboard/tracking-monitors',
+    hidden,
+    dashboard(
+      'Tracking monitors',
+      '/dashboard/tracking-monitors',
+      trackingMonitorsPage,
+      [],
+      ['/assets/tracking-monitors.css'],
+    ),
+  );
+  app.get(
+    '/dashboard/tracking-monitors/:id',
+    hidden,
+    dashboard(
+      'Tracking monitor',
+      '/dashboard/tracking-monitors',
+      (request) => trackingMonitorPage((request.params as { id: string }).id),
+      [],
+      ['/assets/tracking-monitors.css'],
+    ),
   );
   app.get(
     '/dashboard/notifications',

@@ -56,7 +56,7 @@ describe('every dashboard page and the public pages at a phone and a desktop wid
   let dashboard: DashboardInBrowser;
   let base: string;
   let browser: Browser;
-  const ids = { container: '', monitor: '', scan: '' };
+  const ids = { container: '', monitor: '', scan: '', trackingMonitor: '' };
   let session: Session | undefined;
 
   beforeAll(async () => {
@@ -99,6 +99,14 @@ describe('every dashboard page and the public pages at a phone and a desktop wid
     });
     expect(monitor.statusCode, monitor.body).toBe(201);
     ids.monitor = monitor.json().id;
+    const trackingMonitor = await t.inject({
+      method: 'POST',
+      url: '/api/tracking-monitors/',
+      token,
+      payload: { name: 'Shop tracking', pages: [fixture.url('shop.example.test', '/')], interval_seconds: 3600 },
+    });
+    expect(trackingMonitor.statusCode, trackingMonitor.body).toBe(201);
+    ids.trackingMonitor = trackingMonitor.json().id;
     const scan = await t.inject({
       method: 'POST',
       url: '/api/v1/tracking-checker/scan/',
@@ -107,7 +115,7 @@ describe('every dashboard page and the public pages at a phone and a desktop wid
     });
     expect(scan.statusCode, scan.body).toBeLessThan(300);
     ids.scan = scan.json().scan_id ?? scan.json().id;
-    expect(ids).toMatchObject({ container: /^ctr_/, monitor: /^mon_/, scan: /^scn_/ });
+    expect(ids).toMatchObject({ container: /^ctr_/, monitor: /^mon_/, scan: /^scn_/, trackingMonitor: /^tmo_/ });
     // One sign-in for every dashboard visit: each page opens in a fresh context with this session's cookies.
     const page = await browser.newPage();
     await signIn(page, base, 'wide@example.com');
@@ -140,6 +148,8 @@ describe('every dashboard page and the public pages at a phone and a desktop wid
       { name: 'dashboard-outgoing-log', path: `/dashboard/containers/${ids.container}/outgoing-log` },
       { name: 'dashboard-monitors', path: '/dashboard/monitors' },
       { name: 'dashboard-monitor', path: `/dashboard/monitors/${ids.monitor}` },
+      { name: 'dashboard-tracking-monitors', path: '/dashboard/tracking-monitors' },
+      { name: 'dashboard-tracking-monitor', path: `/dashboard/tracking-monitors/${ids.trackingMonitor}` },
       { name: 'dashboard-notifications', path: '/dashboard/notifications' },
       { name: 'dashboard-reports', path: '/dashboard/reports' },
       { name: 'dashboard-scans', path: '/dashboard/scans' },

@@ -46,7 +46,7 @@ describe('monitors and reports pages in a real browser', () => {
   });
 
   it('adds a monitor, sees it checked with uptime and a latency chart, and pauses it', async () => {
-    await page.getByRole('link', { name: 'Monitors' }).click();
+    await page.getByRole('link', { name: 'Monitors', exact: true }).click();
     await page.getByLabel('Name').fill('Homepage');
     await page.getByLabel('https URL').fill(target.url('/'));
     await page.getByLabel('Every (s)').fill('60');

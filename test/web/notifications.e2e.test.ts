@@ -81,7 +81,7 @@ describe('notification channels in a real browser', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'notifications-phone.png'), fullPage: true });
     await page.setViewportSize({ width: 1200, height: 900 });
 
-    await page.getByRole('link', { name: 'Monitors' }).click();
+    await page.getByRole('link', { name: 'Monitors', exact: true }).click();
     await page.waitForURL(`${base}/dashboard/monitors`);
     await page.getByLabel('Name', { exact: true }).fill('Homepage');
     await page.getByLabel('https URL').fill(receiver.url('/'));

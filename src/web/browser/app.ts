@@ -14,6 +14,8 @@ import './containers.js';
 import './meta-pixels.js';
 import './outgoing-log.js';
 import './monitors.js';
+import './tracking-monitors.js';
+import './tracking-monitor.js';
 import './notifications.js';
 import './reports.js';
 import './checker.js';
