@@ -23,6 +23,29 @@ export function Nullable<T extends TSchema>(schema: T, options: Record<string, u
   return Type.Unsafe<Static<T> | null>({ ...rest, ...values, type: [type, 'null'], ...options });
 }
 
+type OptionalFields<T extends Record<string, TSchema>> = { [K in keyof T]: ReturnType<typeof Type.Optional<T[K]>> };
+
+/** A create body's fields made optional; their defaults stay (the validator fills in what the client left out). */
+export function optionalFields<T extends Record<string, TSchema>>(properties: T): OptionalFields<T> {
+  return Object.fromEntries(
+    Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)]),
+  ) as OptionalFields<T>;
+}
+
+/**
+ * A PATCH body's fields: optional and without their defaults. With a default, the validator would fill in a field
+ * the client left out, and the update would reset it.
+ */
+export function patchFields<T extends Record<string, TSchema>>(properties: T): OptionalFields<T> {
+  return Object.fromEntries(
+    Object.entries(properties).map(([key, schema]) => {
+      // Cast: a TSchema's type does not declare its JSON Schema keywords (rest keeps TypeBox's symbol keys).
+      const { default: _default, ...rest } = schema as TSchema & { default?: unknown };
+      return [key, Type.Optional(rest as TSchema)];
+    }),
+  ) as OptionalFields<T>;
+}
+
 /** Shared schemas for every route: api_meta, the error body, the list envelope and pagination. */
 
 export const ApiMeta = Type.Object(

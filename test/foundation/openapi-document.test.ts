@@ -358,6 +358,26 @@ describe('OpenAPI document: examples, headers, Tagport-Tenant and named schemas'
     });
   });
 
+  describe('partial updates', () => {
+    it('gives no field of a PATCH body a default (the validator would fill it in and the update would reset it)', () => {
+      const resolve = (node: any) => (node?.$ref ? document.components.schemas[node.$ref.split('/').pop()] : node);
+      const defaults: string[] = [];
+      const walk = (node: any, where: string) => {
+        const schema = resolve(node);
+        if (!schema || typeof schema !== 'object') return;
+        if (where.includes('.') && 'default' in schema) defaults.push(where);
+        for (const [key, value] of Object.entries(schema.properties ?? {})) walk(value, `${where}.${key}`);
+        for (const key of ['anyOf', 'oneOf', 'allOf']) for (const value of schema[key] ?? []) walk(value, where);
+        if (schema.items) walk(schema.items, `${where}[]`);
+      };
+      const patches = Object.entries<any>(document.paths).filter(([, item]) => item.patch);
+      expect(patches.length).toBeGreaterThanOrEqual(7);
+      for (const [path, item] of patches)
+        walk(item.patch.requestBody?.content?.['application/json']?.schema, `PATCH ${path} body`);
+      expect(defaults).toEqual([]);
+    });
+  });
+
   describe('descriptions', () => {
     it('describes every operation beyond its role, and the API as it is now', () => {
       const bare = operations

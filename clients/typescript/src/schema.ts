@@ -13434,50 +13434,26 @@ export interface operations {
                         path?: string;
                     };
                     name?: string;
-                    /**
-                     * @default GET
-                     * @enum {string}
-                     */
+                    /** @enum {string} */
                     method?: "GET" | "HEAD" | "POST";
                     /** @description Seconds between checks; at least the plan minimum (`features.monitor_min_interval_seconds`). */
                     interval_seconds?: number;
-                    /**
-                     * @description A check slower than this is down.
-                     * @default 10000
-                     */
+                    /** @description A check slower than this is down. */
                     timeout_ms?: number;
-                    /**
-                     * @description Answers counted as up.
-                     * @default [
-                     *       "2xx"
-                     *     ]
-                     */
+                    /** @description Answers counted as up. */
                     expected_status_codes?: string[];
-                    /**
-                     * @description Text (or regular expression) looked for in the body.
-                     * @default null
-                     */
+                    /** @description Text (or regular expression) looked for in the body. */
                     keyword?: string | null;
                     /**
                      * @description contains / not_contains / regex; required with keyword.
-                     * @default null
                      * @enum {string|null}
                      */
                     keyword_mode?: "contains" | "not_contains" | "regex" | null;
-                    /**
-                     * @description An up check slower than this is degraded.
-                     * @default null
-                     */
+                    /** @description An up check slower than this is degraded. */
                     degraded_after_ms?: number | null;
-                    /**
-                     * @description Failed checks in a row before the monitor is down and an incident opens.
-                     * @default 2
-                     */
+                    /** @description Failed checks in a row before the monitor is down and an incident opens. */
                     confirmation_checks?: number;
-                    /**
-                     * @description The tenant's notification channels told when this monitor's incidents open, are acknowledged and resolve (each only for the events it subscribes to).
-                     * @default []
-                     */
+                    /** @description The tenant's notification channels told when this monitor's incidents open, are acknowledged and resolve (each only for the events it subscribes to). */
                     notification_channel_ids?: string[];
                 };
             };
@@ -16095,32 +16071,17 @@ export interface operations {
                     name?: string;
                     /** @description The pages each run scans: the start page first. At most the plan allows (`features.tracking_monitor_max_pages`), counting the followed links. */
                     pages?: string[];
-                    /**
-                     * @description Internal pages linked from the start page to scan as well, as a multi-page scan does (0–4).
-                     * @default 0
-                     */
+                    /** @description Internal pages linked from the start page to scan as well, as a multi-page scan does (0–4). */
                     follow_links?: number;
                     /** @description Seconds between runs, hourly to daily; at least the plan minimum (`features.tracking_monitor_min_interval_seconds`). */
                     interval_seconds?: number;
-                    /**
-                     * @description Also load each page after "reject all" to see what fires without consent.
-                     * @default true
-                     */
+                    /** @description Also load each page after "reject all" to see what fires without consent. */
                     consent_check?: boolean;
-                    /**
-                     * @description Rule `loss_increased`: the rise of the loss estimate, in percentage points, that counts.
-                     * @default 10
-                     */
+                    /** @description Rule `loss_increased`: the rise of the loss estimate, in percentage points, that counts. */
                     loss_threshold_pct?: number;
-                    /**
-                     * @description One of your containers this site uses: rule `container_missing` checks that every page still uses its hostname (the snippet and the endpoint).
-                     * @default null
-                     */
+                    /** @description One of your containers this site uses: rule `container_missing` checks that every page still uses its hostname (the snippet and the endpoint). */
                     container_id?: string | null;
-                    /**
-                     * @description The tenant's channels told when this monitor's incidents open and resolve.
-                     * @default []
-                     */
+                    /** @description The tenant's channels told when this monitor's incidents open and resolve. */
                     notification_channel_ids?: string[];
                     /** @description Rules to change; the others keep their setting (all on by default). */
                     rules?: {

@@ -1,6 +1,14 @@
 import { Type, type Static } from 'typebox';
 import { idPattern } from '../../lib/ids.js';
-import { Nullable, NullableTimestamp, PaginationQuery, StringEnum, Timestamp } from '../../http/schemas.js';
+import {
+  Nullable,
+  NullableTimestamp,
+  optionalFields,
+  patchFields,
+  PaginationQuery,
+  StringEnum,
+  Timestamp,
+} from '../../http/schemas.js';
 
 export const MONITOR_STATUSES = ['pending', 'up', 'degraded', 'down', 'paused'] as const;
 export const KEYWORD_MODES = ['contains', 'not_contains', 'regex'] as const;
@@ -131,15 +139,10 @@ export const Monitor = Type.Object(
   { $id: 'Monitor', additionalProperties: false, description: 'An uptime monitor.' },
 );
 
-const optional = <T extends Record<string, import('typebox').TSchema>>(properties: T) =>
-  Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)])) as {
-    [K in keyof T]: import('typebox').TOptional<T[K]>;
-  };
-
 export const CreateMonitorBody = Type.Object(
   {
     target: Target,
-    ...optional(settings),
+    ...optionalFields(settings),
     name: settings.name,
     interval_seconds: Type.Optional(settings.interval_seconds),
   },
@@ -161,7 +164,7 @@ export const CreateMonitorBody = Type.Object(
   },
 );
 
-export const UpdateMonitorBody = Type.Object(optional({ target: Target, ...settings }), {
+export const UpdateMonitorBody = Type.Object(patchFields({ target: Target, ...settings }), {
   additionalProperties: false,
   minProperties: 1,
 });

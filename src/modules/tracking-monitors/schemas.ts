@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { idPattern } from '../../lib/ids.js';
-import { Nullable, NullableTimestamp, StringEnum, Timestamp } from '../../http/schemas.js';
+import { Nullable, NullableTimestamp, optionalFields, patchFields, StringEnum, Timestamp } from '../../http/schemas.js';
 
 export const TRACKING_MONITOR_STATUSES = ['pending', 'passing', 'changed', 'failing', 'paused'] as const;
 export const TRACKING_RUN_RESULTS = ['queued', 'running', 'baseline', 'matched', 'changed', 'failed'] as const;
@@ -143,11 +143,6 @@ export const TrackingMonitor = Type.Object(
   },
 );
 
-const optional = <T extends Record<string, import('typebox').TSchema>>(properties: T) =>
-  Object.fromEntries(Object.entries(properties).map(([key, schema]) => [key, Type.Optional(schema)])) as {
-    [K in keyof T]: import('typebox').TOptional<T[K]>;
-  };
-
 const RulesInput = Type.Object(rulesOf(RuleInput, true), {
   additionalProperties: false,
   description: 'Rules to change; the others keep their setting (all on by default).',
@@ -155,7 +150,7 @@ const RulesInput = Type.Object(rulesOf(RuleInput, true), {
 
 export const CreateTrackingMonitorBody = Type.Object(
   {
-    ...optional(settings),
+    ...optionalFields(settings),
     name: settings.name,
     pages: settings.pages,
     rules: Type.Optional(RulesInput),
@@ -174,7 +169,7 @@ export const CreateTrackingMonitorBody = Type.Object(
   },
 );
 export const UpdateTrackingMonitorBody = Type.Object(
-  { ...optional(settings), rules: Type.Optional(RulesInput) },
+  { ...patchFields(settings), rules: Type.Optional(RulesInput) },
   { additionalProperties: false, examples: [{ interval_seconds: 86_400, loss_threshold_pct: 5 }] },
 );
 

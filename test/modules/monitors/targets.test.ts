@@ -164,4 +164,39 @@ describe('monitor targets: containers and custom domains', () => {
       });
     });
   });
+
+  it('changes only the fields a PATCH names: the others keep their values, not their create defaults', async () => {
+    const created = await t.inject({
+      method: 'POST',
+      url: '/api/monitors/',
+      token: owner.token,
+      payload: {
+        name: 'Shop',
+        target: { type: 'container', container_id: container.id },
+        method: 'HEAD',
+        timeout_ms: 5000,
+        expected_status_codes: ['200', '3xx'],
+        keyword: 'ok',
+        keyword_mode: 'contains',
+        confirmation_checks: 4,
+      },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const renamed = await t.inject({
+      method: 'PATCH',
+      url: `/api/monitors/${created.json().id}/`,
+      token: owner.token,
+      payload: { name: 'Shop home' },
+    });
+    expect(renamed.statusCode, renamed.body).toBe(200);
+    expect(renamed.json()).toMatchObject({
+      name: 'Shop home',
+      method: 'HEAD',
+      timeout_ms: 5000,
+      expected_status_codes: ['200', '3xx'],
+      keyword: 'ok',
+      keyword_mode: 'contains',
+      confirmation_checks: 4,
+    });
+  });
 });

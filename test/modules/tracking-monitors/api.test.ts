@@ -83,6 +83,33 @@ describe.each(backends)('tracking monitors API on %s', (backend) => {
     expect(second.json().error.code).toBe('plan_limit_reached');
   });
 
+  it('keeps the fields a PATCH leaves out, not their create defaults', async () => {
+    const channel = await api('POST', '/api/notification-channels/', {
+      name: 'Tracking',
+      type: 'email',
+      target: 'tracking@shop.example',
+    });
+    expect(channel.statusCode, channel.body).toBe(201);
+    const monitor = await create({
+      follow_links: 2,
+      consent_check: false,
+      loss_threshold_pct: 25,
+      notification_channel_ids: [channel.json().id],
+    });
+    const patched = await api('PATCH', `/api/tracking-monitors/${monitor.id}/`, {
+      rules: { tracker_added: { enabled: false } },
+    });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(patched.json()).toMatchObject({
+      follow_links: 2,
+      consent_check: false,
+      loss_threshold_pct: 25,
+      notification_channel_ids: [channel.json().id],
+      interval_seconds: monitor.interval_seconds,
+    });
+    expect(patched.json().rules.tracker_added.enabled).toBe(false);
+  });
+
   it('updates only the given fields; new pages clear the baseline; pause and resume', async () => {
     const monitor = await create();
     await t.database.db.execute(
