@@ -279,6 +279,7 @@ export const containersPage = (sgtmUnavailable: string | null): Html => html`
 <p class="hint">Paste it into every page of the site, in place of Google's own tag snippet.</p>
 <pre class="snippet"><code id="settings-snippet"></code></pre>
 <p class="token-row"><button type="button" id="copy-snippet">Copy snippet</button> <span id="copy-snippet-status" role="status"></span></p>
+<p class="hint"><a id="track-container" href="/dashboard/tracking-monitors#tm-new-heading">Watch this container's tracking on your site</a>: scheduled scans of your pages that alert when its snippet or endpoint is gone.</p>
 <form id="settings-form">
   <label for="settings-loader">Custom loader path</label>
   <input id="settings-loader" name="loader_path" required pattern="[a-z0-9][a-z0-9\-]{2,39}">

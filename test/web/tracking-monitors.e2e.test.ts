@@ -41,7 +41,13 @@ describe('tracking monitors in a real browser: create, run, diff, accept as base
     home = fixture.url('monitored.example.test', '/');
     scanner = new Scanner(fixture.scannerOptions({ scanTimeoutMs: 30_000 }));
     // Workers off: the test runs each queued run itself, so it knows when one has ended.
-    t = await startTestApp('pglite', { allowPrivateNetworks: true, runWorkers: false }, undefined, { scanner });
+    // The pages poll while runs are queued: a limit above the API's 100 a minute keeps the later steps from 429s.
+    t = await startTestApp(
+      'pglite',
+      { allowPrivateNetworks: true, runWorkers: false, rateLimitPerMinute: 100_000 },
+      undefined,
+      { scanner },
+    );
     const tenant = await tenantOwner(t, 'Track Co', 'track@example.com', 'Tara Track');
     token = (await t.keys.create(tenant.id, { name: 'setup', role: 'owner' })).token;
     const channel = await t.inject({
@@ -205,4 +211,16 @@ describe('tracking monitors in a real browser: create, run, diff, accept as base
     await look('dashboard-tracking-monitor-failed');
     expect(problems).toEqual([]);
   }, 120_000);
+
+  it("offers a tracking monitor from a container's settings, with that container chosen in the form", async () => {
+    await page.goto(`${dashboard.base}/dashboard/containers`);
+    await page
+      .locator('#containers-table tbody tr', { hasText: 'Shop tagging' })
+      .getByRole('button', { name: 'Shop tagging' })
+      .click();
+    await page.getByRole('link', { name: "Watch this container's tracking on your site" }).click();
+    await page.waitForURL(/\/dashboard\/tracking-monitors\?container=ctr_/);
+    const linked = new URL(page.url()).searchParams.get('container');
+    await expect.poll(() => page.locator('#tm-container').inputValue()).toBe(linked);
+  });
 });

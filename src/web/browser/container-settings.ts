@@ -116,6 +116,8 @@ export async function showSettings(container: Container, usage: Usage) {
   fillForm(container.settings);
   $('#settings-snippet').textContent = snippet(container, await snippetHost(container));
   $('#copy-snippet-status').textContent = '';
+  $<HTMLAnchorElement>('#track-container').href =
+    `/dashboard/tracking-monitors?container=${encodeURIComponent(container.id)}#tm-new-heading`;
 }
 
 if ($('#settings-form')) {

@@ -71,6 +71,10 @@ async function loadFormChoices() {
       el('option', { value: container.id }, `${container.name} (${container.default_hostname})`),
     ),
   );
+  // Come from a container's settings ("watch this container's tracking"): that container is chosen.
+  const linked = new URLSearchParams(location.search).get('container');
+  if (linked && containers.results.some((container) => container.id === linked))
+    $<HTMLSelectElement>('#tm-container').value = linked;
   const { tracking_monitor_max_pages: maxPages, tracking_monitor_min_interval_seconds: minimum } = tenant.features;
   if (maxPages)
     $('#tm-pages-limit').textContent = `Your plan scans up to ${maxPages} pages per run, followed links included.`;
