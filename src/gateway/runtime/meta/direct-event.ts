@@ -82,7 +82,8 @@ function describe(error: { instancePath: string; message: string }): string {
  * without `value` or the other way round, or `event_time` is more than seven days old or in the future).
  */
 export function parseDirectEvent(body: unknown, receivedAt: number): DirectEventParse {
-  const check = (compiled ??= compileBody());
+  compiled ??= compileBody();
+  const check = compiled;
   if (!check.Check(body)) return { ok: false, errors: check.Errors(body).map(describe) };
   const input = body as DirectEventInput;
   const errors: string[] = [];
