@@ -25,6 +25,8 @@ const PIXEL = '555566667777888';
 // the Meta pixel, which Cookiebot holds until marketing consent.
 const heldMeta = metaSnippet(PIXEL, 'type="text/plain" data-cookieconsent="marketing"');
 const firingMeta = metaSnippet(PIXEL);
+const tiktok = `<script>window.ttq = window.ttq || []; ttq.load = function (id) { ttq.id = id; }; ttq.load('CTESTPIXEL0123456789');</script>
+<script async src="https://analytics.tiktok.com/i18n/pixel/events.js?sdkid=CTESTPIXEL0123456789&lib=ttq"></script>`;
 const cookiebot = `<script id="Cookiebot" src="https://consent.cookiebot.com/uc.js" data-cbid="3f1e6c2a-0000-4000-8000-0000000000aa"></script>`;
 const sgtm = gtmSnippet('GTM-FP0001', 'https://sgtm.firstparty.test');
 const site = (...parts: string[]) => page('Monitored shop', [consentDefaults, cookiebot, ...parts].join('\n'));
@@ -256,5 +258,46 @@ describe('tracking monitors: runs against a changing site, incidents and alerts 
     expect(removal.length).toBeGreaterThan(0);
     expect(lines.some((line) => line.includes(',failed,') && line.split(',')[8] === '')).toBe(true);
     expect(lines.some((line) => /,google_analytics_4,[^,]*G-FP00001/.test(line))).toBe(true);
+  });
+
+  it('opens an incident for a new tracker and one for the server-side endpoint switched off, each reaching the channels', async () => {
+    /** Delivers the queued notifications and takes mails until one contains `text` (earlier ones are skipped). */
+    async function mailWith(text: string) {
+      await t.app.services.jobs.runQueued(NOTIFICATION_DELIVERIES);
+      for (let taken = 0; taken < 10; taken++) {
+        const mail = await smtp.next();
+        if (mail.text.includes(text)) return mail;
+      }
+      throw new Error(`no mail with ${text}`);
+    }
+    fixture.setPage(HOME, site(firingMeta, sgtm));
+    expect((await runNow()).result).toBe('matched');
+
+    // A plug-in update adds the TikTok pixel.
+    fixture.setPage(HOME, site(firingMeta, sgtm, tiktok));
+    const added = await runNow();
+    expect(added.result).toBe('changed');
+    expect(added.changes).toContainEqual(
+      expect.objectContaining({ rule: 'tracker_added', tracker: 'tiktok_pixel', severity: 'warning' }),
+    );
+    expect((await mailWith('TikTok')).subject).toContain('Tracking changed: Monitored shop');
+    const accepted = await api('POST', `/api/tracking-monitors/${monitorId}/baseline/`, { run_id: added.id });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+
+    // The server-side container stops answering: the page still names it, its requests fail.
+    fixture.setPage('sgtm.firstparty.test /gtm.js', 'reset');
+    try {
+      const lost = await runNow();
+      expect(lost.result).toBe('changed');
+      expect(lost.changes.map((change: { rule: string }) => change.rule)).toContain('server_side_lost');
+      const [incident] = await incidents();
+      expect(incident).toMatchObject({ status: 'open', opened_run_id: lost.id });
+      expect((await mailWith('server-side endpoint')).subject).toContain('Tracking changed: Monitored shop');
+      expect(slackTexts().join(' ')).toContain('server-side endpoint');
+    } finally {
+      fixture.setPage('sgtm.firstparty.test /gtm.js', undefined);
+    }
+    expect((await runNow()).result).toBe('matched');
+    expect((await incidents())[0]).toMatchObject({ status: 'resolved', resolution: 'run_matched' });
   });
 });
