@@ -1,5 +1,6 @@
 import type { Reply, Schemas } from './api-types.js';
 import { type Chart, chartOrNoData, hasData } from './chart.js';
+import { fillChannelChoices } from './channel-choices.js';
 import { $, api, bindForm, date, duration, el, showError, text } from './ui.js';
 
 type Monitor = Schemas['Monitor'];
@@ -75,27 +76,6 @@ async function incidentAction(incident: Incident, action: 'acknowledge' | 'resol
     showError($('#monitor-error'), error);
   }
   await loadMonitors();
-}
-// Notification channels a monitor chooses: one checkbox per channel of the tenant.
-async function fillChannelChoices(container: HTMLElement, chosen: string[] = []) {
-  const channels = (await api<Reply<'/api/notification-channels/'>>('GET', '/api/notification-channels/?page_size=100'))
-    .results;
-  if (channels.length === 0) return;
-  container.replaceChildren(
-    ...channels.map((channel) =>
-      el(
-        'label',
-        {},
-        el('input', {
-          type: 'checkbox',
-          name: 'notification_channel_ids',
-          value: channel.id,
-          checked: chosen.includes(channel.id),
-        }),
-        ` ${channel.name}`,
-      ),
-    ),
-  );
 }
 // Targets: a URL, or one of the tenant's containers or custom domains (value "container:ctr_…").
 async function loadMonitorTargets() {

@@ -1,29 +1,8 @@
 // Tracking monitors: the list (pages, interval, status, open incident, last run) and the form to add one.
 import type { Reply } from './api-types.js';
 import { ApiError, $, api, bindForm, date, el, showError, text } from './ui.js';
+import { fillChannelChoices } from './channel-choices.js';
 import { intervalWords, pagesWords, STATUS } from './tracking-words.js';
-
-/** One checkbox per notification channel of the tenant, `chosen` ticked (as the monitors form offers them). */
-export async function fillTrackingChannels(box: HTMLElement, chosen: string[] = []) {
-  const channels = (await api<Reply<'/api/notification-channels/'>>('GET', '/api/notification-channels/?page_size=100'))
-    .results;
-  if (channels.length === 0) return;
-  box.replaceChildren(
-    ...channels.map((channel) =>
-      el(
-        'label',
-        {},
-        el('input', {
-          type: 'checkbox',
-          name: 'notification_channel_ids',
-          value: channel.id,
-          checked: chosen.includes(channel.id),
-        }),
-        ` ${channel.name}`,
-      ),
-    ),
-  );
-}
 
 const table = $('#tracking-monitors-table');
 
@@ -107,7 +86,7 @@ function forThisForm(error: unknown, custom: boolean): unknown {
 if (table) {
   loadTrackingMonitors().catch((error) => showError($('#tm-error'), error));
   loadFormChoices().catch((error) => showError($('#tm-error'), error));
-  fillTrackingChannels($('#tm-channel-options')).catch((error) => showError($('#tm-error'), error));
+  fillChannelChoices($('#tm-channel-options')).catch((error) => showError($('#tm-error'), error));
   $('#tm-interval').addEventListener('change', showSecondsField);
   const form = $<HTMLFormElement>('#tm-form');
   bindForm(form, $('#tm-error'), async (data) => {
