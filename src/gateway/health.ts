@@ -36,6 +36,11 @@ export class ContainerHealth {
     this.probes.clear();
   }
 
+  /** Drops a container's cached probe (it changed). */
+  forget(containerId: string): void {
+    this.probes.delete(containerId);
+  }
+
   /**
    * Null when the container is running and its upstream answers; otherwise why not. The gateway's `/healthz` and the
    * API's `health` of a container both ask this.

@@ -16,7 +16,8 @@ import { ContainerHealth } from './health.js';
 import { isGatewayHost, requestHost } from './host.js';
 import { GATEWAY_ANSWER, type Outcome, Relay, type Routed } from './relay.js';
 import type { BuiltinRuntime } from './runtime/index.js';
-import { parseUpstream, type Upstream, upstreamPath } from './upstream.js';
+import { RouteCache } from './route-cache.js';
+import { upstreamPath } from './upstream.js';
 
 export interface GatewaySettings {
   /** Containers' default hostnames are `<id>.<baseDomain>`; the bare base domain is the gateway's own name. */
@@ -43,16 +44,6 @@ export interface GatewayDependencies {
 
 export { upstreamTarget } from './upstream.js';
 
-const ROUTE_CACHE_MS = 30_000;
-/** Routes are cached by Host; random Host headers must not grow the cache without bound. */
-const MAX_CACHED_ROUTES = 10_000;
-interface CachedRoute {
-  route: GatewayRoute | null;
-  /** The route's upstream URL, parsed once. */
-  upstream: Upstream | null;
-  at: number;
-}
-
 /**
  * The built-in container runtime: an HTTP listener that routes by Host (a container's default hostname or
  * a verified custom domain) to the running container and proxies to its upstream tagging server with
@@ -62,7 +53,7 @@ interface CachedRoute {
  */
 export class Gateway {
   private server: http.Server | null = null;
-  private readonly routes = new Map<string, CachedRoute>();
+  private readonly routes: RouteCache;
   private readonly meter = new GatewayMeter();
   private readonly health: ContainerHealth;
   private flushLoop: { stop(): Promise<void> } | null = null;
@@ -103,11 +94,11 @@ export class Gateway {
     );
     this.files = new FileProxy(outbound.dispatcher, { timeoutMs: settings.upstreamTimeoutMs, onError: this.onError });
     this.health = new ContainerHealth(outbound, settings.upstreamTimeoutMs, () => this.runtime?.ready ?? false);
-    invalidations.subscribe(({ kind }) => {
-      if (kind === 'container' || kind === 'domain' || kind === 'all') {
-        this.routes.clear();
-        this.health.clear();
-      }
+    this.routes = new RouteCache((hostname) => traffic.route(hostname));
+    invalidations.subscribe((invalidation) => {
+      this.routes.invalidate(invalidation);
+      if (invalidation.kind === 'all') this.health.clear();
+      else if (invalidation.kind === 'container') this.health.forget(invalidation.id);
     });
   }
 
@@ -185,18 +176,6 @@ export class Gateway {
     await this.runtime?.flush();
   }
 
-  private async loadRoute(hostname: string): Promise<CachedRoute> {
-    const route = hostname ? await this.traffic.route(hostname) : null;
-    const cached = {
-      route,
-      upstream: route?.upstreamUrl ? parseUpstream(route.upstreamUrl) : null,
-      at: performance.now(),
-    };
-    if (this.routes.size >= MAX_CACHED_ROUTES) this.routes.clear();
-    this.routes.set(hostname, cached);
-    return cached;
-  }
-
   private ok(res: http.ServerResponse) {
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' }).end('{"status":"ok"}');
   }
@@ -263,9 +242,8 @@ export class Gateway {
     const { hostname } = host;
     if (this.front?.challenged(req, res)) return;
     if (req.url === '/healthz' && isGatewayHost(hostname, this.settings.baseDomain)) return this.ok(res);
-    const cached = this.routes.get(hostname);
-    const { route, upstream } =
-      cached && started - cached.at < ROUTE_CACHE_MS ? cached : await this.loadRoute(hostname);
+    const found = this.routes.get(hostname, started);
+    const { route, upstream } = found instanceof Promise ? await found : found;
     if (!route || route.status === 'deleted')
       return void writeGatewayError(res, 404, 'unknown_host', `No container serves ${hostname || 'this host'}.`);
     if (!sentByPlatform(req, this.platformToken) && this.front?.redirected(req, res, hostname)) return;

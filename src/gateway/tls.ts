@@ -20,6 +20,8 @@ type RequestListener = (req: http.IncomingMessage, res: http.ServerResponse) => 
 
 /** How long a looked-up custom certificate (or its absence) is kept; invalidations clear it sooner. */
 const CONTEXT_TTL_MS = 5 * 60_000;
+/** Beyond the fleet's custom domains with room to spare; reached only by made-up names, and then started afresh. */
+const MAX_CACHED_CONTEXTS = 100_000;
 
 /**
  * The gateway's TLS listener: HTTP/2 where the client offers it (ALPN), HTTP/1.1 otherwise, the same request handler
@@ -30,6 +32,7 @@ const CONTEXT_TTL_MS = 5 * 60_000;
 export class TlsGateway {
   private server: http2.Http2SecureServer | null = null;
   private readonly contexts = new Map<string, { context: tls.SecureContext | null; at: number }>();
+  private generation = 0;
   private readonly certificates: CustomDomainCertificates | null;
   private readonly handler: RequestListener;
 
@@ -48,8 +51,12 @@ export class TlsGateway {
   ) {
     this.certificates = certificates;
     this.handler = handler;
-    invalidations.subscribe(({ kind }) => {
-      if (kind === 'certificate' || kind === 'domain' || kind === 'all') this.contexts.clear();
+    // A domain's and a certificate's change name their hostname: only its context is looked up again.
+    invalidations.subscribe(({ kind, id }) => {
+      if (kind === 'all') this.contexts.clear();
+      else if (kind === 'certificate' || kind === 'domain') this.contexts.delete(id);
+      else return;
+      this.generation++;
     });
   }
 
@@ -104,8 +111,13 @@ export class TlsGateway {
     if (!this.certificates || hostname === baseDomain || hostname.endsWith(`.${baseDomain}`)) return null;
     const cached = this.contexts.get(hostname);
     if (cached && Date.now() - cached.at < CONTEXT_TTL_MS) return cached.context;
+    const generation = this.generation;
     const pair = await this.certificates.served(hostname);
     const context = pair ? tls.createSecureContext({ cert: pair.certificatePem, key: pair.privateKeyPem }) : null;
+    // Looked up before a change that came meanwhile: used for this handshake, not kept.
+    if (generation !== this.generation) return context;
+    // Names without a certificate (any SNI a client makes up) must not grow the cache without bound.
+    if (this.contexts.size >= MAX_CACHED_CONTEXTS) this.contexts.clear();
     this.contexts.set(hostname, { context, at: Date.now() });
     return context;
   }

@@ -22,6 +22,9 @@ const HOSTNAME_IN_USE: Verification = {
     'Another account still proves ownership of this hostname with its own TXT record; remove that record, then verify again.',
 };
 
+/** A domain's change, named by its hostname: the gateways drop what they cached for that hostname only. */
+const domainChanged = (hostname: string) => ({ kind: 'domain', id: hostname });
+
 export interface DomainServiceDependencies {
   database: Database;
   containers: ContainerService;
@@ -171,7 +174,7 @@ export class DomainService {
   async delete(tenantId: string, id: string): Promise<DomainDto> {
     const row = await this.find(tenantId, id);
     await this.db.update(domains).set({ deletedAt: sql`now()` }).where(eq(domains.id, id));
-    await this.invalidations.publish({ kind: 'domain', id });
+    await this.invalidations.publish(domainChanged(row.hostname));
     return this.toDto(row);
   }
 
@@ -210,7 +213,7 @@ export class DomainService {
   }
 
   private async statusChanged(row: DomainRow, outcome: Verification): Promise<void> {
-    await this.invalidations.publish({ kind: 'domain', id: row.id });
+    await this.invalidations.publish(domainChanged(row.hostname));
     await this.events.record(
       row.tenantId,
       outcome.ok ? 'domain.verified' : 'domain.failed',
