@@ -1,4 +1,4 @@
-import { type Env, existingDirectory, port } from './env.js';
+import { type Env, existingDirectory, integer, port } from './env.js';
 
 /** The gateway's settings that only the nginx engine (GATEWAY_ENGINE=nginx) reads. */
 export interface NginxGatewayConfig {
@@ -10,6 +10,11 @@ export interface NginxGatewayConfig {
   nginxDir?: string | null;
   /** The port of the Node listener the nginx engine hands requests to (on 127.0.0.1); 0: any free one. */
   nginxInternalPort?: number;
+  /**
+   * At most this many containers get a server block of their own (the busiest over the last two days); the rest are
+   * proxied by Node behind nginx. Each block costs nginx ~0.1 MB per process and time on every reload.
+   */
+  nginxNativeLimit?: number;
 }
 
 export function nginxGatewayConfig(env: Env): Required<NginxGatewayConfig> {
@@ -18,5 +23,6 @@ export function nginxGatewayConfig(env: Env): Required<NginxGatewayConfig> {
     caFile: env.GATEWAY_CA_FILE || '/etc/ssl/certs/ca-certificates.crt',
     nginxDir: existingDirectory(env, 'GATEWAY_NGINX_DIR'),
     nginxInternalPort: port(env, 'GATEWAY_NGINX_INTERNAL_PORT', 0),
+    nginxNativeLimit: integer(env, 'GATEWAY_NGINX_NATIVE_LIMIT', 1000),
   };
 }

@@ -52,7 +52,7 @@ describe("the nginx engine's routes resolve upstream hosts at once", () => {
       resolveHost: configuredResolveHost([`127.0.0.1:${dns.port}`], 2 * BARRIER_MS),
     });
     // Cast: nativeRoutes reads only these two lists of the traffic service, given here without a database.
-    const routes = await nativeRoutes({ traffic: traffic as unknown as ContainerTraffic, outbound }, new Map());
+    const routes = await nativeRoutes({ traffic: traffic as unknown as ContainerTraffic, outbound });
     expect(barrierTimedOut).toBe(false);
     expect(routes.map(({ route }) => [route.containerId, route.upstream.addresses])).toEqual(
       rows.map((row) => [row.containerId, ['127.0.0.1:8080']]),

@@ -5,36 +5,43 @@ import type { TlsKeyPair } from '../tls.js';
 import type { CertificateFiles } from './config.js';
 
 /**
- * Certificates and their keys as files nginx reads, in a directory only the service's user can read. Each file is
- * named by the certificate's fingerprint: nginx reads certificate files only when it loads a config, so a renewed
- * certificate must change the config (a new file name) for the reload to happen at all.
+ * Certificates and their keys as files nginx reads at each handshake, in a directory only the service's user can
+ * read. One file per hostname holds the certificate and its key (nginx reads both from it), replaced whole by a
+ * rename: a handshake never sees a new certificate with an old key, and a renewal changes no config (no reload).
  */
 export class CertificateFileStore {
-  constructor(private readonly directory: string) {}
+  /** What each file holds now (a hash of it): an unchanged pair is not written again. */
+  private readonly written = new Map<string, string>();
 
-  /** The files of a certificate and key, written unless a certificate with the same fingerprint already is. */
+  constructor(
+    private readonly directory: string,
+    /** Who nginx's workers run as, when that is not the service's own user (nginx started as root). */
+    private readonly owner: { uid: number; gid: number } | null = null,
+  ) {}
+
+  /** The file of a hostname's certificate and key, written when its content changed. */
   async write(name: string, pair: TlsKeyPair): Promise<CertificateFiles> {
-    const fingerprint = createHash('sha256').update(pair.certificatePem).digest('hex').slice(0, 16);
     // Hostnames are checked DNS names; anything else still cannot leave the directory.
-    const base = path.join(this.directory, `${name.replace(/[^a-z0-9.-]/gi, '_')}.${fingerprint}`);
-    const files = { certFile: `${base}.crt`, keyFile: `${base}.key` };
-    const present = await fs.access(files.certFile).then(
-      () => true,
-      () => false,
-    );
-    if (!present) {
-      // The key first: a certificate file is only ever there with its key beside it.
-      await fs.writeFile(files.keyFile, pair.privateKeyPem, { mode: 0o600 });
-      await fs.writeFile(files.certFile, pair.certificatePem, { mode: 0o600 });
+    const file = path.join(this.directory, `${name.replace(/[^a-z0-9.-]/gi, '_')}.pem`);
+    const content = `${pair.certificatePem.trim()}\n${pair.privateKeyPem.trim()}\n`;
+    const digest = createHash('sha256').update(content).digest('hex');
+    if (this.written.get(file) !== digest) {
+      const next = `${file}.next`;
+      await fs.writeFile(next, content, { mode: 0o600 });
+      if (this.owner) await fs.chown(next, this.owner.uid, this.owner.gid);
+      await fs.rename(next, file);
+      this.written.set(file, digest);
     }
-    return files;
+    return { certFile: file, keyFile: file };
   }
 
-  /** Removes every file but those of `kept`: keys of renewed or deleted certificates do not outstay their use. */
+  /** Removes every file but those of `kept`: keys of deleted certificates do not outstay their use. */
   async keepOnly(kept: CertificateFiles[]): Promise<void> {
     const names = new Set(kept.flatMap((files) => [files.certFile, files.keyFile]).map((file) => path.basename(file)));
     for (const entry of await fs.readdir(this.directory)) {
-      if (!names.has(entry)) await fs.rm(path.join(this.directory, entry), { force: true });
+      if (names.has(entry)) continue;
+      await fs.rm(path.join(this.directory, entry), { force: true });
+      this.written.delete(path.join(this.directory, entry));
     }
   }
 }

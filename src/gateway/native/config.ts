@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { getPattern } from 'isbot';
 import { AUTOMATION_HEADERS, BOT_SCORES, FETCH_METADATA_BROWSER, HEADLESS } from '../runtime/powerups/bot-detection.js';
@@ -8,16 +9,16 @@ export interface CertificateFiles {
   keyFile: string;
 }
 
-/** One hostname of a natively proxied container; `certificate` is its own (a custom domain's), else the default. */
+/** A hostname with its own certificate (a custom domain's). */
 export interface NativeHostname {
   name: string;
-  certificate: CertificateFiles | null;
+  certificate: CertificateFiles;
 }
 
 /** A container nginx proxies itself: running, on the `upstream` runtime, with no power-up that needs Node. */
 export interface NativeRoute {
   containerId: string;
-  hostnames: NativeHostname[];
+  hostnames: string[];
   upstream: {
     scheme: 'http' | 'https';
     /** `ip:port` (IPv6 in brackets), resolved and checked by the SSRF guard when the config was written. */
@@ -60,10 +61,10 @@ export interface NativePlan {
   upstreamTimeoutMs: number;
   routes: NativeRoute[];
   /**
-   * Hostnames with their own certificate that nginx hands to Node whole (the built-in runtime, a stopped
-   * container, one left to Node): TLS ends in nginx, so without a server block they would get the default one.
+   * Every hostname with its own certificate, whoever serves it: nginx ends TLS for all of them and picks the
+   * certificate by the name the client asks for (SNI), reading its file at the handshake.
    */
-  nodeHostnames: NativeHostname[];
+  certificates: NativeHostname[];
 }
 
 const HOSTNAME = /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/;
@@ -82,7 +83,7 @@ export function writableRoute(route: NativeRoute): boolean {
   return (
     CONTAINER_ID.test(route.containerId) &&
     route.hostnames.length > 0 &&
-    route.hostnames.every(({ name }) => HOSTNAME.test(name)) &&
+    route.hostnames.every((name) => HOSTNAME.test(name)) &&
     upstream.addresses.length > 0 &&
     upstream.addresses.every(isAddressWithPort) &&
     UPSTREAM_HOST.test(upstream.host) &&
@@ -111,7 +112,9 @@ const TARGET_MAPS = `map $request_uri $tagport_plain_target {
   }
   map $http_transfer_encoding $tagport_unframed { "" 0; default 1; }
   map "$host $http_host" $tagport_same_host { "~*^(\\S*) \\1\\.?(?::\\d{1,5})?$" 1; default 0; }
-  map "$tagport_plain_target$tagport_unframed$tagport_same_host" $tagport_native { "101" 1; default 0; }`;
+  map "$tagport_plain_target$tagport_unframed$tagport_same_host" $tagport_native { "101" 1; default 0; }
+  map $request_uri $tagport_plain_path { "~^[^?]*(%|//)" 0; default 1; }
+  map "$tagport_native$tagport_plain_path" $tagport_native_rebased { "11" 1; default 0; }`;
 
 /**
  * The headers the Node gateway sets or drops for the upstream (see forwardedHeaders): the forwarding headers,
@@ -220,13 +223,23 @@ function nodeProxy(plan: NativePlan): string {
 }
 
 /**
- * Without a base path, `proxy_pass` names no URI: nginx then sends the client's target exactly as it came, and
- * finds the upstream block when it reads the config. With one, the target is appended to it through a variable,
- * which makes nginx look the upstream block up by name on each request.
+ * Without a base path, `proxy_pass` names no URI: nginx then sends the client's target exactly as it came. With one,
+ * the URI replaces the location's `/`: nginx sends its normalised path (and the query as it came), which is the
+ * client's own only for a path with no `%` and no `//`; other targets go to Node (`$tagport_native_rebased`). Both
+ * name their pool as written, so nginx finds it when it reads the config, never by name on a request (a search
+ * through every upstream block: at 10,000 of them a request cost ~1.3 ms).
  */
-function proxyPass({ containerId, upstream }: NativeRoute): string {
-  const pool = `${upstream.scheme}://c_${containerId}`;
-  return upstream.basePath ? `proxy_pass ${pool}${upstream.basePath}$request_uri;` : `proxy_pass ${pool};`;
+function proxyPass(route: NativeRoute): string {
+  const pool = `${route.upstream.scheme}://${poolName(route)}`;
+  return route.upstream.basePath ? `proxy_pass ${pool}${route.upstream.basePath}/;` : `proxy_pass ${pool};`;
+}
+
+/**
+ * The pool's name starts with a hash of the container id: nginx compares each `proxy_pass` with every pool before it
+ * when it reads the config, and ids made around the same time share their first characters.
+ */
+function poolName({ containerId }: NativeRoute): string {
+  return `c${createHash('sha256').update(containerId).digest('hex').slice(0, 8)}_${containerId}`;
 }
 
 /**
@@ -244,39 +257,39 @@ const REPLICA_FAILURES = 'proxy_next_upstream error; proxy_next_upstream_tries 1
 function upstreamBlock(route: NativeRoute): string {
   const failure = route.replicas ? ' max_fails=1 fail_timeout=3s' : '';
   const servers = route.upstream.addresses.map((address) => `server ${address}${failure};`).join(' ');
-  return `upstream c_${route.containerId} { ${servers} keepalive 128; keepalive_timeout 4s; }`;
+  return `upstream ${poolName(route)} { ${servers} keepalive 128; keepalive_timeout 4s; }`;
 }
 
-function listenLine(plan: NativePlan, extra = ''): string {
+/**
+ * A container's server listens where the default server does, without `ssl`: nginx then keeps the default server's
+ * TLS context, whose certificate is chosen by SNI, instead of making one (and loading a certificate) per server.
+ */
+function containerListen(plan: NativePlan): string {
   const host = plan.host.includes(':') ? `[${plan.host}]` : plan.host;
-  return plan.tlsPort === null
-    ? `listen ${host}:${plan.httpPort}${extra};`
-    : `listen ${host}:${plan.tlsPort} ssl http2${extra};`;
+  return `listen ${host}:${plan.tlsPort ?? plan.httpPort};`;
 }
 
-function hostServer(plan: NativePlan, route: NativeRoute, hostname: NativeHostname): string {
+/** One server per container, for all its hostnames; what it cannot proxy itself goes to Node (`@node`). */
+function containerServer(plan: NativePlan, route: NativeRoute): string {
   const { upstream } = route;
-  const certificate = hostname.certificate
-    ? `ssl_certificate ${hostname.certificate.certFile}; ssl_certificate_key ${hostname.certificate.keyFile};`
-    : '';
   const tlsUpstream =
     upstream.scheme === 'https'
       ? `proxy_ssl_server_name on; proxy_ssl_name ${upstream.serverName}; proxy_ssl_verify on;
       proxy_ssl_trusted_certificate ${plan.caFile}; proxy_ssl_session_reuse on;`
       : '';
+  const native = upstream.basePath ? '$tagport_native_rebased' : '$tagport_native';
   return `server {
-    ${listenLine(plan)}
-    server_name ${hostname.name};
-    ${certificate}
+    ${containerListen(plan)}
+    server_name ${route.hostnames.join(' ')};
     set $tagport_container ${route.containerId};
     error_page 418 = @node;
     error_page 502 504 = @upstream_failed;
     location / {
-      if ($tagport_native = 0) { return 418; }
+      if (${native} = 0) { return 418; }
       ${proxyPass(route)}
       ${route.replicas ? REPLICA_FAILURES : ''}
       proxy_set_header Host ${upstream.host};
-      proxy_set_header X-Forwarded-Host ${hostname.name};
+      proxy_set_header X-Forwarded-Host $host;
       ${forwardedHeaders(route.markBots)}
       ${tlsUpstream}
     }
@@ -293,46 +306,46 @@ function hostServer(plan: NativePlan, route: NativeRoute, hostname: NativeHostna
   }`;
 }
 
-type CertifiedHostname = NativeHostname & { certificate: CertificateFiles };
-
-/** A TLS server for a hostname Node serves, with the hostname's own certificate. */
-function nodeHostServer(plan: NativePlan, hostname: CertifiedHostname): string {
-  return `server {
-    ${listenLine(plan)}
-    server_name ${hostname.name};
-    ssl_certificate ${hostname.certificate.certFile}; ssl_certificate_key ${hostname.certificate.keyFile};
-    set $tagport_container "";
-    location / { ${nodeProxy(plan)} }
-    ${BAD_REQUEST}
+/**
+ * The certificate of each handshake, by the name the client asked for: a custom domain's own, else the default.
+ * nginx reads the file at the handshake, so a renewed certificate (written over the same file) needs no reload, and
+ * thousands of them cost nothing until asked for.
+ */
+function certificateMaps(plan: NativePlan, fallback: CertificateFiles): string {
+  const named = plan.certificates.filter(({ name }) => HOSTNAME.test(name));
+  const map = (variable: string, fallbackFile: string, file: (files: CertificateFiles) => string) =>
+    `map $ssl_server_name ${variable} {
+    default ${fallbackFile};
+${named.map(({ name, certificate }) => `    ${name} ${file(certificate)};`).join('\n')}
   }`;
-}
-
-function nodeHostServers(plan: NativePlan): string[] {
-  if (plan.tlsPort === null) return [];
-  return plan.nodeHostnames
-    .filter((hostname): hostname is CertifiedHostname => hostname.certificate !== null && HOSTNAME.test(hostname.name))
-    .map((hostname) => nodeHostServer(plan, hostname));
+  return `${map('$tagport_certificate', fallback.certFile, (files) => files.certFile)}
+  ${map('$tagport_certificate_key', fallback.keyFile, (files) => files.keyFile)}`;
 }
 
 /**
- * nginx.conf for a plan: one server per container hostname, one per other hostname with its own certificate, and
- * a default server handing the rest to Node.
+ * nginx.conf for a plan: one server per natively proxied container, and a default server handing the rest to Node.
+ * TLS ends in the default server's context for every hostname, with the certificate chosen by SNI.
  */
 export function renderNginxConfig(plan: NativePlan): string {
   const routes = plan.routes.filter(writableRoute);
   const temp = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']
     .map((kind) => `${kind}_temp_path ${plan.runDir}/temp/${kind};`)
     .join('\n  ');
-  const defaultTls =
-    plan.tlsPort !== null && plan.defaultCertificate
-      ? `ssl_certificate ${plan.defaultCertificate.certFile};
-  ssl_certificate_key ${plan.defaultCertificate.keyFile};
+  const tls = plan.tlsPort !== null && plan.defaultCertificate ? plan.defaultCertificate : null;
+  const tlsSettings = tls
+    ? `${certificateMaps(plan, tls)}
   ssl_protocols TLSv1.2 TLSv1.3;
   ssl_session_cache shared:tagport_tls:10m;`
-      : '';
+    : '';
   const host = plan.host.includes(':') ? `[${plan.host}]` : plan.host;
   const plainDefault = `listen ${host}:${plan.httpPort} default_server;`;
-  const tlsDefault = plan.tlsPort === null ? '' : `listen ${host}:${plan.tlsPort} ssl http2 default_server;`;
+  const tlsDefault = tls
+    ? `listen ${host}:${plan.tlsPort} ssl http2 default_server;
+    ssl_certificate $tagport_certificate;
+    ssl_certificate_key $tagport_certificate_key;`
+    : '';
+  // Room for every hostname's certificate entry in one hash (nginx tries sizes up to this one).
+  const mapHashSize = Math.max(2048, 4 * plan.certificates.length);
   return `daemon off;
 master_process on;
 pcre_jit on;
@@ -349,8 +362,9 @@ http {
   server_names_hash_max_size 65536;
   server_names_hash_bucket_size 256;
   map_hash_bucket_size 128;
+  map_hash_max_size ${mapHashSize};
   keepalive_timeout 5s;
-  log_format tagport_meter escape=json '$msec\\t$tagport_container\\t$server_name\\t$status\\t$content_length\\t$body_bytes_sent\\t$request_method\\t$upstream_response_time\\t$request_time\\t$request_uri';
+  log_format tagport_meter escape=json '$msec\\t$tagport_container\\t$host\\t$status\\t$content_length\\t$body_bytes_sent\\t$request_method\\t$upstream_response_time\\t$request_time\\t$request_uri';
   access_log ${plan.meterLog} tagport_meter buffer=64k flush=1s if=$tagport_metered;
   map $tagport_container $tagport_metered { "" 0; default 1; }
   ${TARGET_MAPS}
@@ -365,7 +379,7 @@ http {
   proxy_read_timeout ${Math.ceil(plan.upstreamTimeoutMs / 1000)}s;
   proxy_send_timeout ${Math.ceil(plan.upstreamTimeoutMs / 1000)}s;
   proxy_next_upstream off;
-  ${defaultTls}
+  ${tlsSettings}
   upstream tagport_node { server ${plan.fallback}; keepalive 64; }
   ${routes.map(upstreamBlock).join('\n  ')}
   server {
@@ -375,8 +389,7 @@ http {
     location / { ${nodeProxy(plan)} }
     ${BAD_REQUEST}
   }
-  ${routes.flatMap((route) => route.hostnames.map((hostname) => hostServer(plan, route, hostname))).join('\n  ')}
-  ${nodeHostServers(plan).join('\n  ')}
+  ${routes.map((route) => containerServer(plan, route)).join('\n  ')}
 }
 `;
 }

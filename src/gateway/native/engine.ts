@@ -14,8 +14,8 @@ import { selfSignedWildcard, type TlsKeyPair } from '../tls.js';
 import { CertificateFileStore } from './certificate-files.js';
 import { type CertificateFiles, renderNginxConfig } from './config.js';
 import { MeterLogReader, type NativeRequest } from './meter-log.js';
-import { servingWorkers, waitForPort } from './nginx-process.js';
-import { nativeRoutes, nodeHostnames } from './routes.js';
+import { servingWorkers, waitForPort, workerOwner } from './nginx-process.js';
+import { nativeRoutes } from './routes.js';
 
 const run = promisify(execFile);
 /** Changes (a container stopped, a domain added) are written in one reload when they come in a burst. */
@@ -40,6 +40,8 @@ export interface NativeEngineSettings {
   platformToken: string;
   /** The port of the Node gateway's internal listener nginx hands requests to (on 127.0.0.1); 0: a free one. */
   internalPort: number;
+  /** The most containers nginx proxies itself (the busiest); the others go through Node. */
+  nativeLimit: number;
   /** Where the run directory (config, logs, certificate keys) is made; default the system's temp directory. */
   runParent?: string;
   onError: (error: unknown) => void;
@@ -69,6 +71,7 @@ export class NginxEngine {
   private fallback = '';
   private readonly secret = randomBytes(24).toString('base64url');
   private defaultCertificate: CertificateFiles | null = null;
+  private selfSigned: TlsKeyPair | null = null;
   private certificateFiles: CertificateFileStore | null = null;
   /** The certificate files the config written last names: kept, every other one removed. */
   private usedCertificates: CertificateFiles[] = [];
@@ -145,8 +148,12 @@ export class NginxEngine {
       );
     });
     await fs.chmod(runDir, 0o711); // nginx's workers (nobody, when started as root) use the temp dirs in it
-    await fs.mkdir(path.join(runDir, 'secrets'), { mode: 0o700 });
-    this.certificateFiles = new CertificateFileStore(path.join(runDir, 'secrets'));
+    // nginx's workers read certificates at the handshake: when started as root, they run as nobody.
+    const workers = process.getuid?.() === 0 ? await workerOwner() : null;
+    const secrets = path.join(runDir, 'secrets');
+    await fs.mkdir(secrets, { mode: 0o700 });
+    if (workers) await fs.chown(secrets, workers.uid, workers.gid);
+    this.certificateFiles = new CertificateFileStore(secrets, workers);
     await fs.mkdir(path.join(runDir, 'temp'), { mode: 0o711 });
     return runDir;
   }
@@ -248,9 +255,9 @@ export class NginxEngine {
 
   private async render(): Promise<string> {
     const certificates = await this.certificatesByHostname();
-    const routes = await nativeRoutes(this.deps, certificates);
-    const hostnames = nodeHostnames(certificates, routes);
+    const routes = await nativeRoutes(this.deps, this.settings.nativeLimit);
     this.origins = new Map(routes.map(({ route, origin }) => [route.containerId, origin]));
+    if (this.tlsPortInUse !== null) this.defaultCertificate = await this.writeDefaultCertificate();
     this.usedCertificates = [...(this.defaultCertificate ? [this.defaultCertificate] : []), ...certificates.values()];
     return renderNginxConfig({
       runDir: this.runDir,
@@ -266,7 +273,7 @@ export class NginxEngine {
       caFile: this.caFile,
       upstreamTimeoutMs: this.settings.upstreamTimeoutMs,
       routes: routes.map(({ route }) => route),
-      nodeHostnames: hostnames,
+      certificates: [...certificates].map(([name, certificate]) => ({ name, certificate })),
     });
   }
 
@@ -279,10 +286,17 @@ export class NginxEngine {
     return files;
   }
 
+  /**
+   * The default certificate as a file nginx's workers can read: the operator's files (read again on each refresh, so
+   * a replaced wildcard certificate is served without a restart), or one made for development at start.
+   */
   private async writeDefaultCertificate(): Promise<CertificateFiles> {
     const { certFile, keyFile, baseDomain } = this.settings;
-    if (certFile && keyFile) return { certFile, keyFile };
-    return this.certificateFiles!.write(`_default.${baseDomain}`, await selfSignedWildcard(baseDomain));
+    const pair =
+      certFile && keyFile
+        ? { certificatePem: await fs.readFile(certFile, 'utf8'), privateKeyPem: await fs.readFile(keyFile, 'utf8') }
+        : (this.selfSigned ??= await selfSignedWildcard(baseDomain));
+    return this.certificateFiles!.write(`_default.${baseDomain}`, pair);
   }
 
   private async writeCaBundle(): Promise<string> {

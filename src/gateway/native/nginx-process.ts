@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 
 /** The worker processes of an nginx master that accept connections (an old one says "is shutting down" once it stopped). */
@@ -45,4 +46,15 @@ export async function waitForPort(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`nginx did not listen on port ${port}: ${await nginx.errorLog()}`);
+}
+
+/**
+ * The user nginx's workers run as when the master is root (nginx's default, `nobody`), from /etc/passwd: they read
+ * certificate files at the handshake, so those files are theirs. Null when there is no such user.
+ */
+export async function workerOwner(): Promise<{ uid: number; gid: number } | null> {
+  const passwd = await readFile('/etc/passwd', 'utf8').catch(() => '');
+  const entry = passwd.split('\n').find((line) => line.startsWith('nobody:'));
+  const [, , uid, gid] = entry?.split(':') ?? [];
+  return uid && gid ? { uid: Number(uid), gid: Number(gid) } : null;
 }

@@ -313,6 +313,15 @@ export async function findRouteByHostname(db: Db, hostname: string): Promise<Rou
   return byDomain[0] ?? null;
 }
 
+/** Requests per container on `day` (YYYY-MM-DD, UTC) and after. */
+export async function requestsSince(db: Db, day: string): Promise<Array<{ containerId: string; requests: number }>> {
+  return db
+    .select({ containerId: containerUsage.containerId, requests: sql<number>`sum(${containerUsage.requests})::int` })
+    .from(containerUsage)
+    .where(gte(containerUsage.day, day))
+    .groupBy(containerUsage.containerId);
+}
+
 /** A container a native data plane proxies: its upstream, its stored settings, its hostnames. */
 export interface UpstreamRouteRow {
   containerId: string;

@@ -84,6 +84,13 @@ export class ContainerTraffic {
     };
   }
 
+  /** Requests per container over today and yesterday (UTC): which containers are the busiest. */
+  async recentRequests(): Promise<Map<string, number>> {
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    const rows = await queries.requestsSince(this.database.db, yesterday);
+    return new Map(rows.map((row) => [row.containerId, row.requests]));
+  }
+
   /** Running containers on the `upstream` runtime with their hostnames and settings: the native data plane's routes. */
   async upstreamRoutes(): Promise<Array<NativeRouteRow & { upstreamUrl: string }>> {
     const rows = await queries.listRunningRoutes(this.database.db, 'upstream');

@@ -75,7 +75,7 @@ describe('the meter log of the nginx engine', () => {
 
 const route = (change: Partial<NativeRoute> = {}, upstream: Partial<NativeRoute['upstream']> = {}): NativeRoute => ({
   containerId: 'ctr_01abc',
-  hostnames: [{ name: 'data.shop.example', certificate: null }],
+  hostnames: ['data.shop.example'],
   upstream: {
     scheme: 'https',
     addresses: ['127.0.0.7:443', '[::1]:443'],
@@ -95,7 +95,7 @@ describe('the nginx config of the nginx engine', () => {
     const replicas = route({ replicas: true }, { scheme: 'http', addresses: ['127.0.0.1:40001', '127.0.0.1:40002'] });
     const config = renderNginxConfig(plan([replicas]));
     expect(config).toContain(
-      'upstream c_ctr_01abc { server 127.0.0.1:40001 max_fails=1 fail_timeout=3s; server 127.0.0.1:40002 max_fails=1 fail_timeout=3s;',
+      'upstream ca4cf29c4_ctr_01abc { server 127.0.0.1:40001 max_fails=1 fail_timeout=3s; server 127.0.0.1:40002 max_fails=1 fail_timeout=3s;',
     );
     expect(config).toContain('proxy_next_upstream error; proxy_next_upstream_tries 1;');
     const upstream = renderNginxConfig(plan([route()]));
@@ -107,7 +107,7 @@ describe('the nginx config of the nginx engine', () => {
     ['a base path with a quote', route({}, { basePath: "/x'y" })],
     ['a base path with a variable', route({}, { basePath: '/$host' })],
     ['a base path with a brace', route({}, { basePath: '/a}b' })],
-    ['a hostname with a semicolon', route({ hostnames: [{ name: 'a.example;x', certificate: null }] })],
+    ['a hostname with a semicolon', route({ hostnames: ['a.example;x'] })],
     ['an address that is a name', route({}, { addresses: ['evil.example:80'] })],
     ['a host header with a space', route({}, { host: 'a b' })],
     ['a loader path with a slash', route({ loaderPath: 'a/b' })],
@@ -116,48 +116,52 @@ describe('the nginx config of the nginx engine', () => {
     expect(renderNginxConfig(plan([unsafe]))).not.toContain('ctr_01abc');
   });
 
-  it('writes a safe route: its pool, its server, the raw target without a base path, bots marked', () => {
+  it('writes a safe route: its pool, one server for its hostnames, the raw target without a base path, bots marked', () => {
     expect(writableRoute(route())).toBe(true);
-    const config = renderNginxConfig(plan([route()]));
-    expect(config).toContain('upstream c_ctr_01abc { server 127.0.0.7:443; server [::1]:443;');
-    expect(config).toContain('server_name data.shop.example;');
-    expect(config).toContain('proxy_pass https://c_ctr_01abc;');
+    const config = renderNginxConfig(plan([route({ hostnames: ['data.shop.example', 'c1.gw.example'] })]));
+    expect(config).toContain('upstream ca4cf29c4_ctr_01abc { server 127.0.0.7:443; server [::1]:443;');
+    expect(config).toContain('server_name data.shop.example c1.gw.example;');
+    expect(config).toContain('proxy_pass https://ca4cf29c4_ctr_01abc;');
+    expect(config).toContain('if ($tagport_native = 0) { return 418; }');
+    expect(config).toContain('proxy_set_header X-Forwarded-Host $host;');
     expect(config).toContain('proxy_set_header X-Tagport-Bot $tagport_bot;');
     expect(config).toContain('location = /k3v9xq2m.js { return 418; }');
   });
 
-  it('appends the target to a base path, and sends no bot header when bot detection is off', () => {
+  it('puts a base path in place of the root, for paths nginx passes unchanged, and sends no bot header when bot detection is off', () => {
     const config = renderNginxConfig(plan([route({ markBots: false }, { basePath: '/sgtm' })]));
-    expect(config).toContain('proxy_pass https://c_ctr_01abc/sgtm$request_uri;');
+    expect(config).toContain('proxy_pass https://ca4cf29c4_ctr_01abc/sgtm/;');
+    expect(config).toContain('if ($tagport_native_rebased = 0) { return 418; }');
+    expect(config).not.toContain('$request_uri;');
     expect(config).toContain('proxy_set_header X-Tagport-Bot "";');
   });
 
-  it('writes a TLS server with its own certificate for a hostname Node serves, none for an unsafe name', () => {
-    const certificate = (name: string) => ({ certFile: `/s/${name}.crt`, keyFile: `/s/${name}.key` });
+  it('chooses every TLS certificate by SNI in the default server, and makes none per container', () => {
+    const files = (name: string) => ({ certFile: `/s/${name}.pem`, keyFile: `/s/${name}.pem` });
     const config = renderNginxConfig(
       plan(
-        [],
+        [route()],
         [
-          { name: 'builtin.shop.example', certificate: certificate('builtin') },
-          { name: 'bad.example;x', certificate: certificate('bad') },
-          { name: 'none.shop.example', certificate: null },
+          { name: 'builtin.shop.example', certificate: files('builtin') },
+          { name: 'bad.example;x', certificate: files('bad') },
         ],
       ),
     );
-    const server = config.slice(config.indexOf('server_name builtin.shop.example;'));
-    expect(server).toMatch(
-      /^server_name builtin\.shop\.example;\s+ssl_certificate \/s\/builtin\.crt; ssl_certificate_key \/s\/builtin\.key;/,
+    expect(config).toMatch(
+      /map \$ssl_server_name \$tagport_certificate \{\s+default \/run\/tagport\/secrets\/d\.crt;\s+builtin\.shop\.example \/s\/builtin\.pem;\s+\}/,
     );
-    expect(server).toContain('proxy_pass http://tagport_node;');
+    expect(config).toContain('default /run/tagport/secrets/d.key;');
+    expect(config).toContain('ssl_certificate $tagport_certificate;');
+    expect(config.match(/ssl_certificate /g)).toHaveLength(1);
     expect(config).not.toContain('bad.example');
-    expect(config).not.toContain('none.shop.example');
-    expect(
-      renderNginxConfig({ ...plan([], [{ name: 'b.example', certificate: certificate('b') }]), tlsPort: null }),
-    ).not.toContain('b.example');
+    expect(config).toMatch(/server \{\s+listen 0\.0\.0\.0:443;\s+server_name data\.shop\.example;/);
+    const plain = renderNginxConfig({ ...plan([], [{ name: 'b.example', certificate: files('b') }]), tlsPort: null });
+    expect(plain).not.toContain('b.example');
+    expect(plain).not.toContain('ssl_certificate');
   });
 });
 
-function plan(routes: NativeRoute[], nodeHostnames: NativeHostname[] = []) {
+function plan(routes: NativeRoute[], certificates: NativeHostname[] = []) {
   return {
     runDir: '/run/tagport',
     workers: 1,
@@ -172,6 +176,6 @@ function plan(routes: NativeRoute[], nodeHostnames: NativeHostname[] = []) {
     caFile: '/run/tagport/ca.pem',
     upstreamTimeoutMs: 15_000,
     routes,
-    nodeHostnames,
+    certificates,
   };
 }

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { nativeRoutes } from '../../../src/gateway/native/routes.js';
+import type { OutboundClient } from '../../../src/lib/outbound.js';
+import { defaultSettings } from '../../../src/modules/containers/settings.js';
+import type { ContainerTraffic } from '../../../src/modules/containers/traffic.js';
+
+const upstream = (id: string) => ({
+  containerId: id,
+  hostnames: [`${id}.gw.test`],
+  settings: defaultSettings('loader'),
+  upstreamUrl: 'http://127.0.0.1:8080/',
+});
+
+/** nativeRoutes over a fleet given in memory: the traffic service's lists and the requests each container had. */
+async function routesOf(ids: string[], requests: Record<string, number>, limit?: number) {
+  let countsAsked = 0;
+  const traffic = {
+    upstreamRoutes: async () => ids.map(upstream),
+    replicaRoutes: async () => [],
+    recentRequests: async () => {
+      countsAsked++;
+      return new Map(Object.entries(requests));
+    },
+  };
+  const outbound = { resolveGuarded: async () => ['127.0.0.1'] };
+  // Cast: nativeRoutes reads only these methods, given here without a database or DNS.
+  const deps = { traffic: traffic as unknown as ContainerTraffic, outbound: outbound as unknown as OutboundClient };
+  const routes = await nativeRoutes(deps, limit);
+  return { ids: routes.map(({ route }) => route.containerId).sort(), countsAsked };
+}
+
+describe('the containers nginx proxies itself', () => {
+  it('are all of them within the limit, without reading any traffic', async () => {
+    expect(await routesOf(['ctr_a', 'ctr_b'], {}, 2)).toEqual({ ids: ['ctr_a', 'ctr_b'], countsAsked: 0 });
+  });
+
+  it('are the busiest beyond it, ties broken by id so refreshes choose the same ones', async () => {
+    const ids = ['ctr_a', 'ctr_b', 'ctr_c', 'ctr_d', 'ctr_e'];
+    const { ids: chosen } = await routesOf(ids, { ctr_e: 900, ctr_c: 50, ctr_b: 50 }, 3);
+    expect(chosen).toEqual(['ctr_b', 'ctr_c', 'ctr_e']);
+    expect((await routesOf(ids, {}, 2)).ids).toEqual(['ctr_a', 'ctr_b']);
+  });
+});
