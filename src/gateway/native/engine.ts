@@ -292,11 +292,15 @@ export class NginxEngine {
    */
   private async writeDefaultCertificate(): Promise<CertificateFiles> {
     const { certFile, keyFile, baseDomain } = this.settings;
-    const pair =
-      certFile && keyFile
-        ? { certificatePem: await fs.readFile(certFile, 'utf8'), privateKeyPem: await fs.readFile(keyFile, 'utf8') }
-        : (this.selfSigned ??= await selfSignedWildcard(baseDomain));
-    return this.certificateFiles!.write(`_default.${baseDomain}`, pair);
+    if (certFile && keyFile) {
+      const pair = {
+        certificatePem: await fs.readFile(certFile, 'utf8'),
+        privateKeyPem: await fs.readFile(keyFile, 'utf8'),
+      };
+      return this.certificateFiles!.write(`_default.${baseDomain}`, pair);
+    }
+    this.selfSigned ??= await selfSignedWildcard(baseDomain);
+    return this.certificateFiles!.write(`_default.${baseDomain}`, this.selfSigned);
   }
 
   private async writeCaBundle(): Promise<string> {
