@@ -45,3 +45,55 @@ export class CertificateFileStore {
     }
   }
 }
+
+/** Where the served certificates come from: all of them, or one hostname's (null: it has none). */
+export interface ServedCertificates {
+  servedAll(): Promise<Map<string, TlsKeyPair>>;
+  served(hostname: string): Promise<TlsKeyPair | null>;
+}
+
+/**
+ * The custom domains' certificate files, kept in step with the database: every one on a full sync (at start, each
+ * minute, after a lost notification), else only the hostnames whose domain or certificate changed, so a change in a
+ * fleet of thousands opens one key, not all of them.
+ */
+export class CertificateMirror {
+  private readonly files = new Map<string, CertificateFiles>();
+  private readonly changed = new Set<string>();
+  private full = true;
+
+  constructor(
+    private readonly store: CertificateFileStore,
+    private readonly source: ServedCertificates | null,
+  ) {}
+
+  /** A domain or certificate changed: its hostname is read again on the next sync. */
+  changedHostname(hostname: string): void {
+    this.changed.add(hostname);
+  }
+
+  /** Everything is read again on the next sync. */
+  resync(): void {
+    this.full = true;
+  }
+
+  /** The files by hostname, brought up to date. A change noted while this runs is read on the next sync. */
+  async sync(): Promise<Map<string, CertificateFiles>> {
+    if (!this.source) return this.files;
+    const hostnames = [...this.changed];
+    this.changed.clear();
+    if (this.full) {
+      this.full = false;
+      const served = await this.source.servedAll();
+      this.files.clear();
+      for (const [hostname, pair] of served) this.files.set(hostname, await this.store.write(hostname, pair));
+      return this.files;
+    }
+    for (const hostname of hostnames) {
+      const pair = await this.source.served(hostname);
+      if (pair) this.files.set(hostname, await this.store.write(hostname, pair));
+      else this.files.delete(hostname);
+    }
+    return this.files;
+  }
+}

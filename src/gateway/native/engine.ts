@@ -11,7 +11,7 @@ import { freeLoopbackPort } from '../../lib/ports.js';
 import type { ContainerTraffic } from '../../modules/containers/traffic.js';
 import type { Gateway } from '../server.js';
 import { selfSignedWildcard, type TlsKeyPair } from '../tls.js';
-import { CertificateFileStore } from './certificate-files.js';
+import { CertificateFileStore, CertificateMirror, type ServedCertificates } from './certificate-files.js';
 import { type CertificateFiles, renderNginxConfig } from './config.js';
 import { MeterLogReader, type NativeRequest } from './meter-log.js';
 import { servingWorkers, waitForPort, workerOwner } from './nginx-process.js';
@@ -53,7 +53,7 @@ export interface NativeEngineDependencies {
   outbound: OutboundClient;
   invalidations: InvalidationBus;
   /** Custom domains' certificates by hostname, keys opened; null without ACME. */
-  certificates: { servedAll(): Promise<Map<string, TlsKeyPair>> } | null;
+  certificates: ServedCertificates | null;
 }
 
 /**
@@ -73,6 +73,7 @@ export class NginxEngine {
   private defaultCertificate: CertificateFiles | null = null;
   private selfSigned: TlsKeyPair | null = null;
   private certificateFiles: CertificateFileStore | null = null;
+  private certificates: CertificateMirror | null = null;
   /** The certificate files the config written last names: kept, every other one removed. */
   private usedCertificates: CertificateFiles[] = [];
   private caFile = '';
@@ -109,7 +110,9 @@ export class NginxEngine {
     });
     this.runDir = await this.makeRunDirectory();
     // Before the first config is written: a container that starts meanwhile is then in the next one.
-    this.deps.invalidations.subscribe(({ kind }) => {
+    this.deps.invalidations.subscribe(({ kind, id }) => {
+      if (kind === 'domain' || kind === 'certificate') this.certificates?.changedHostname(id);
+      if (kind === 'all') this.certificates?.resync();
       if (kind === 'container' || kind === 'domain' || kind === 'certificate' || kind === 'all') this.scheduleReload();
     });
     this.caFile = await this.writeCaBundle();
@@ -154,6 +157,7 @@ export class NginxEngine {
     await fs.mkdir(secrets, { mode: 0o700 });
     if (workers) await fs.chown(secrets, workers.uid, workers.gid);
     this.certificateFiles = new CertificateFileStore(secrets, workers);
+    this.certificates = new CertificateMirror(this.certificateFiles, this.deps.certificates);
     await fs.mkdir(path.join(runDir, 'temp'), { mode: 0o711 });
     return runDir;
   }
@@ -225,7 +229,10 @@ export class NginxEngine {
 
   /** The requests nginx proxied since the last read, with the upstream origin each went to (for the request logs). */
   private async readMeterLog() {
-    if (Date.now() - this.renderedAt > REFRESH_MS) this.scheduleReload();
+    if (Date.now() - this.renderedAt > REFRESH_MS) {
+      this.certificates?.resync();
+      this.scheduleReload();
+    }
     const requests = this.unread.splice(0);
     if (this.runDir) requests.push(...((await this.meterLog?.read()) ?? []));
     return requests.map((request) => ({ ...request, upstream: this.origins.get(request.containerId) ?? null }));
@@ -279,11 +286,8 @@ export class NginxEngine {
 
   /** Custom domains' certificates by hostname, as files nginx reads; none without a TLS port. */
   private async certificatesByHostname(): Promise<Map<string, CertificateFiles>> {
-    const files = new Map<string, CertificateFiles>();
-    if (this.tlsPortInUse === null || !this.certificateFiles) return files;
-    const served = (await this.deps.certificates?.servedAll()) ?? new Map<string, TlsKeyPair>();
-    for (const [hostname, pair] of served) files.set(hostname, await this.certificateFiles.write(hostname, pair));
-    return files;
+    if (this.tlsPortInUse === null || !this.certificates) return new Map();
+    return this.certificates.sync();
   }
 
   /**
