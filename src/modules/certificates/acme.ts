@@ -4,7 +4,68 @@ import type acme from 'acme-client';
 type Acme = typeof acme;
 let loading: Promise<Acme> | null = null;
 /** acme-client (with axios and node-forge) loads when a certificate or an account key is first made, not at start. */
-const loadAcme = (): Promise<Acme> => (loading ??= import('acme-client').then((module) => module.default));
+const loadAcme = (): Promise<Acme> =>
+  (loading ??= import('acme-client').then((module) => {
+    // acme-client would wait out a 429's Retry-After (hours for a CA's rate limit) inside the order, holding the
+    // issuing loop; the service retries instead, on its own schedule (AcmeRateLimitedError, exponential backoff).
+    // Cast: acme-client adds `acmeSettings` to its axios instance's defaults; its types do not declare it.
+    const defaults = module.default.axios.defaults as unknown as { acmeSettings: { retryMaxAttempts: number } };
+    defaults.acmeSettings.retryMaxAttempts = 0;
+    // acme-client turns a refusal into an Error of its detail alone: the status and Retry-After are read here.
+    module.default.axios.interceptors.response.use((response) => {
+      const limited = rateLimited(response);
+      if (limited) throw limited;
+      return response;
+    });
+    return module.default;
+  }));
+
+/** Without a usable Retry-After: an hour. Never sooner than a minute, nor later than a week. */
+const RATE_LIMIT_PAUSE_MS = { fallback: 3_600_000, min: 60_000, max: 7 * 86_400_000 };
+
+/**
+ * The CA refused an order for its rate limits (RFC 8555 `rateLimited`). `registeredDomain` is the domain its
+ * message names (a limit per registered domain), null for a limit on the account; `until` is its Retry-After.
+ */
+export class AcmeRateLimitedError extends Error {
+  constructor(
+    message: string,
+    readonly until: Date,
+    readonly registeredDomain: string | null,
+  ) {
+    super(message);
+  }
+}
+
+interface AcmeProblemResponse {
+  status?: number;
+  headers?: { [name: string]: unknown };
+  data?: unknown;
+}
+
+/** The CA's answer as a rate-limit refusal, if it is one. */
+function rateLimited(response: AcmeProblemResponse): AcmeRateLimitedError | null {
+  const problem = (response.data ?? {}) as { type?: unknown; detail?: unknown };
+  if (response.status !== 429 && problem.type !== 'urn:ietf:params:acme:error:rateLimited') return null;
+  const detail =
+    typeof problem.detail === 'string' && problem.detail ? problem.detail : 'The CA refused the order: rate limited.';
+  const retryAfter = response.headers?.['retry-after'];
+  const until = new Date(Date.now() + pauseMs(typeof retryAfter === 'string' ? retryAfter : undefined));
+  const named = /"((?:[a-z0-9-]+\.)+[a-z0-9-]+)"/i.exec(detail)?.[1]?.toLowerCase() ?? null;
+  return new AcmeRateLimitedError(detail, until, named);
+}
+
+/** Retry-After in seconds or as an HTTP date, bounded. */
+function pauseMs(retryAfter: string | undefined): number {
+  const seconds = Number(retryAfter);
+  const date = retryAfter ? Date.parse(retryAfter) : Number.NaN;
+  const wanted = Number.isFinite(seconds)
+    ? seconds * 1000
+    : Number.isNaN(date)
+      ? RATE_LIMIT_PAUSE_MS.fallback
+      : date - Date.now();
+  return Math.min(RATE_LIMIT_PAUSE_MS.max, Math.max(RATE_LIMIT_PAUSE_MS.min, wanted));
+}
 
 export interface IssuedCertificate {
   /** Leaf first, then the intermediates, as the CA sent them. */

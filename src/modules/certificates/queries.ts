@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, like, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/index.js';
 import {
   acmeAccounts,
@@ -58,6 +58,26 @@ export async function findDue(db: Db, limit: number): Promise<Array<DomainCertif
     .orderBy(domainCertificates.nextAttemptAt)
     .limit(limit);
   return rows.map(({ certificate, tenantId }) => ({ ...certificate, tenantId }));
+}
+
+/**
+ * Every certificate due before `until` waits until then: those of `registeredDomain` and its subdomains, or all of
+ * them (null: a limit on the ACME account). What waits keeps its status, so the queue shows in each domain's
+ * certificate (`pending`, or `renewing` while the old one is served).
+ */
+export async function deferDue(db: Db, registeredDomain: string | null, until: Date): Promise<void> {
+  const hostname = domainCertificates.hostname;
+  await db
+    .update(domainCertificates)
+    .set({ nextAttemptAt: until, updatedAt: sql`now()` })
+    .where(
+      and(
+        lt(domainCertificates.nextAttemptAt, until),
+        registeredDomain === null
+          ? undefined
+          : or(eq(hostname, registeredDomain), like(hostname, `%.${registeredDomain}`)),
+      ),
+    );
 }
 
 /** Takes the order for this instance until `lockMs` from now; false when another instance got it first. */

@@ -4,7 +4,7 @@ import type { InvalidationBus } from '../../db/invalidation.js';
 import type { DomainCertificateRow } from '../../db/schema.js';
 import type { SecretBox } from '../../lib/secrets.js';
 import type { EventLog } from '../events/service.js';
-import { AcmeIssuer } from './acme.js';
+import { AcmeIssuer, AcmeRateLimitedError } from './acme.js';
 import * as queries from './queries.js';
 import type { CertificateDto, CertificateStatus } from './schemas.js';
 
@@ -146,8 +146,9 @@ export class CertificateService {
     for (const row of due) {
       const status: CertificateStatus = row.certificatePem ? 'renewing' : 'pending';
       if (!(await queries.lock(this.db, row.domainId, ORDER_LOCK_MS, status))) continue;
-      await this.order(row, this.issuer);
       worked++;
+      // Rate limited: the rest of this batch may be under the same limit, and was deferred with it.
+      if ((await this.order(row, this.issuer)) === 'rate_limited') break;
     }
     return worked;
   }
@@ -164,7 +165,10 @@ export class CertificateService {
     }
   }
 
-  private async order(row: DomainCertificateRow & { tenantId: string }, issuer: AcmeIssuer): Promise<void> {
+  private async order(
+    row: DomainCertificateRow & { tenantId: string },
+    issuer: AcmeIssuer,
+  ): Promise<'issued' | 'failed' | 'rate_limited'> {
     const object = { type: 'domain', id: row.domainId };
     try {
       const issued = await issuer.issue(row.hostname);
@@ -184,22 +188,29 @@ export class CertificateService {
         issuer: issued.issuer,
         not_after: issued.notAfter.toISOString(),
       });
+      return 'issued';
     } catch (error) {
       const attempts = row.attempts + 1;
       const stillValid = row.notAfter !== null && row.notAfter.getTime() > Date.now();
-      const lastError = describe(error);
+      const limited = error instanceof AcmeRateLimitedError ? error : null;
+      const lastError = limited
+        ? describe(`Rate limited by the CA until ${limited.until.toISOString()}: ${limited.message}`)
+        : describe(error);
       await queries.saveFailure(this.db, row.domainId, {
         status: stillValid ? 'renewing' : 'failed',
         lastError,
         attempts,
-        nextAttemptAt: new Date(Date.now() + this.retryDelayMs(attempts)),
+        nextAttemptAt: limited?.until ?? new Date(Date.now() + this.retryDelayMs(attempts)),
       });
+      // Every order under the same limit waits with this one (the registered domain's, else the account's).
+      if (limited) await queries.deferDue(this.db, limited.registeredDomain, limited.until);
       if (attempts === 1)
         await this.events.record(row.tenantId, 'domain.certificate_failed', object, {
           hostname: row.hostname,
           error: lastError,
           still_served: stillValid,
         });
+      return limited ? 'rate_limited' : 'failed';
     }
   }
 
