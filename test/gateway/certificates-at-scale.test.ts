@@ -1,0 +1,139 @@
+import { randomBytes, X509Certificate } from 'node:crypto';
+import http from 'node:http';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { domainCertificates } from '../../src/db/schema.js';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startDns, type TestDns } from '../helpers/dns.js';
+import { CONFIG, testGateway } from '../helpers/gateway-app.js';
+import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble.js';
+import { freePort, waitFor } from '../helpers/processes.js';
+import { presented } from '../helpers/tls-probe.js';
+
+/** A fleet's worth of custom domains for a test: enough that certificates issued together show a spread. */
+const DOMAINS = 100;
+/** Renewed at 40–50 % of 90 s (36–45 s after issue): the whole renewal window passes within the test. */
+const VALIDITY_SECONDS = 90;
+const RENEW_AFTER_FRACTION = 0.5;
+
+describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
+  '%d custom domains through a renewal (%s engine, Pebble)'.replace('%d', String(DOMAINS)),
+  (engine) => {
+    let dns: TestDns;
+    let pebble: Pebble;
+    let t: TestApp;
+    let tlsPort: number;
+    const hostnames = Array.from({ length: DOMAINS }, (_, i) => `d${i}.fleet-${engine}.test`);
+    const upstream = http.createServer((_req, res) => res.writeHead(200).end('tagging server'));
+
+    const rows = async () => t.database.db.select().from(domainCertificates);
+
+    beforeAll(async () => {
+      dns = await startDns();
+      await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+      const gatewayPort = await freePort();
+      pebble = await startPebble({ httpPort: gatewayPort, dnsPort: dns.port, validitySeconds: VALIDITY_SECONDS });
+      t = await startTestApp('pglite', {
+        allowPrivateNetworks: true,
+        containerTransitionDelayMs: 10,
+        gateway: testGateway({ port: gatewayPort, publicIps: ['127.0.0.1'], tlsPort: 0, engine }),
+        dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 600_000 },
+        secretsKey: randomBytes(32),
+        acme: {
+          directoryUrl: pebble.directoryUrl,
+          email: null,
+          caCertificates: [pebble.directoryCa],
+          renewAfterFraction: RENEW_AFTER_FRACTION,
+          retryBaseMs: 1000,
+          retryMaxMs: 2000,
+          pollMs: 200,
+        },
+      });
+      if (engine === 'nginx') tlsPort = Number(new URL((await t.app.services.nativeGateway!.start()).https!).port);
+      else {
+        await t.app.services.gateway.listen(gatewayPort, '127.0.0.1');
+        tlsPort = Number(new URL(await t.app.services.gatewayTls!.listen(0, '127.0.0.1')).port);
+      }
+      const { token, tenantId } = await t.tenantWithKey('business');
+      const created = await t.inject({
+        method: 'POST',
+        url: '/api/containers/',
+        token,
+        payload: {
+          name: 'Fleet',
+          region: 'eu-central',
+          config: CONFIG,
+          upstream_url: `http://127.0.0.1:${(upstream.address() as { port: number }).port}/`,
+        },
+      });
+      expect(created.statusCode, created.body).toBe(201);
+      // Through the service: the API's rate limit would refuse 200 requests a minute from one key.
+      const domains = t.app.services.domains;
+      for (const hostname of hostnames) {
+        const domain = await domains.create(tenantId, { hostname, container_id: created.json().id });
+        const txt = domain.dns_records.find((record) => record.type === 'TXT')!;
+        dns.records.set(hostname, [{ type: 'A', value: '127.0.0.1' }]);
+        dns.records.set(txt.name, [{ type: 'TXT', value: txt.value }]);
+        expect((await domains.verify(tenantId, domain.id)).status).toBe('active');
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      await t?.close();
+      await pebble?.stop();
+      dns?.close();
+      upstream.close();
+    });
+
+    it('issues every certificate and schedules their renewals spread over the window, not at one instant', async () => {
+      await waitFor(
+        async () => (await rows()).filter((row) => row.status === 'issued').length === DOMAINS,
+        150_000,
+        `the certificate loop to issue ${DOMAINS} certificates`,
+      );
+      const fractions = (await rows()).map((row) => {
+        const lifetime = row.notAfter!.getTime() - row.notBefore!.getTime();
+        return (row.nextAttemptAt.getTime() - row.notBefore!.getTime()) / lifetime;
+      });
+      for (const fraction of fractions) {
+        expect(fraction).toBeGreaterThanOrEqual(RENEW_AFTER_FRACTION - 0.1 - 0.001);
+        expect(fraction).toBeLessThanOrEqual(RENEW_AFTER_FRACTION + 0.001);
+      }
+      // 100 uniform draws over a tenth of the lifetime span at least 0.07 of it but with negligible chance.
+      expect(Math.max(...fractions) - Math.min(...fractions)).toBeGreaterThan(0.07);
+    }, 180_000);
+
+    it('renews every one, and never serves a hostname a certificate past its expiry or not its own', async () => {
+      const first = new Map((await rows()).map((row) => [row.hostname, row.notBefore!.getTime()]));
+      const problems: string[] = [];
+      const renewedAt = new Map<string, number>();
+      const renewed = async () => {
+        for (const hostname of hostnames) {
+          const certificate = await presented(tlsPort, hostname);
+          if (Date.parse(certificate.validTo) <= Date.now()) problems.push(`${hostname}: expired`);
+          if (certificate.checkHost(hostname) !== hostname) problems.push(`${hostname}: ${certificate.subjectAltName}`);
+        }
+        const current = await rows();
+        for (const row of current)
+          if (row.notBefore!.getTime() > first.get(row.hostname)! && !renewedAt.has(row.hostname))
+            renewedAt.set(row.hostname, row.updatedAt.getTime());
+        return current.every((row) => row.notBefore!.getTime() > first.get(row.hostname)!);
+      };
+      await waitFor(renewed, 150_000, 'every certificate to be renewed');
+      await t.app.services.nativeGateway?.settled();
+      for (const hostname of hostnames) {
+        const [row] = await t.database.db
+          .select()
+          .from(domainCertificates)
+          .where(eq(domainCertificates.hostname, hostname));
+        expect((await presented(tlsPort, hostname)).serialNumber).toBe(
+          new X509Certificate(row.certificatePem!).serialNumber,
+        );
+      }
+      expect(problems).toEqual([]);
+      // Renewals came over several seconds, as scheduled, not in one burst at the CA.
+      const times = [...renewedAt.values()];
+      expect(Math.max(...times) - Math.min(...times)).toBeGreaterThan(3_000);
+    }, 180_000);
+  },
+);
