@@ -1,4 +1,5 @@
 import { LONG_TAIL_CODE_RULES } from './code-long-tail.js';
+import { TAG_MANAGER_CODE_RULES } from './tag-managers.js';
 import { META_EVENT_ID_NOTE, trackerForGoogleId, type TrackerKey } from './trackers.js';
 import type { CodeRule } from './code-rule.js';
 
@@ -196,7 +197,7 @@ export function matchCode(code: string): IdMatch[] {
     const key = trackerForGoogleId(match[1]);
     if (key) found.push({ key, id: match[1], detail: googleCodeDetail(code, match.index ?? 0, match[1]) });
   }
-  for (const rule of [...CODE_RULES, ...LONG_TAIL_CODE_RULES]) {
+  for (const rule of ALL_CODE_RULES) {
     if (rule.when && !rule.when.test(code)) continue;
     for (const match of code.matchAll(rule.pattern)) {
       const id = rule.hasId ? (match.slice(1).find((group) => group !== undefined) ?? null) : null;
@@ -277,4 +278,4 @@ export function collectionUrlsInCode(code: string): Array<{ key: TrackerKey; par
 }
 
 /** Every code rule, for tests and documentation. */
-export const ALL_CODE_RULES: CodeRule[] = [...CODE_RULES, ...LONG_TAIL_CODE_RULES];
+export const ALL_CODE_RULES: CodeRule[] = [...CODE_RULES, ...LONG_TAIL_CODE_RULES, ...TAG_MANAGER_CODE_RULES];

@@ -99,6 +99,14 @@ export const TRACKERS = {
     vendor: 'Cloudflare',
     category: 'tag_manager',
   },
+  matomo_tag_manager: {
+    key: 'matomo_tag_manager',
+    name: 'Matomo Tag Manager',
+    vendor: 'Matomo',
+    category: 'tag_manager',
+  },
+  tagcommander: { key: 'tagcommander', name: 'TagCommander', vendor: 'Commanders Act', category: 'tag_manager' },
+  ensighten: { key: 'ensighten', name: 'Ensighten', vendor: 'Ensighten', category: 'tag_manager' },
 } as const satisfies Record<string, TrackerInfo>;
 
 export type TrackerKey = keyof typeof TRACKERS;

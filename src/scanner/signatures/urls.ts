@@ -1,4 +1,5 @@
 import { matchProtocols } from './protocols.js';
+import { matchTagManagerUrls } from './tag-managers.js';
 import { META_EVENT_ID_NOTE, trackerForGoogleId, type TrackerKey } from './trackers.js';
 import type { HitRole, UrlMatch } from './url-match.js';
 
@@ -104,6 +105,21 @@ export const URL_RULES: UrlRule[] = [
     when: (r) => r.param('v') === '2' || !!r.param('tid')?.startsWith('G-'),
     ids: (r) => [r.param('tid')],
     detail: (r) => `GA4 hit${r.param('en') ? ` (event ${r.param('en')})` : ''}${withGcs(r)}`,
+    extra: consent,
+  },
+  // A server-side container's hits on a renamed path: the GA4 parameter set (v=2, a G- tid, a client id, an event).
+  {
+    key: 'google_analytics_4',
+    role: 'hit',
+    orElse: true,
+    when: (r) =>
+      !isGoogleHost(r.host) &&
+      r.param('v') === '2' &&
+      taggedBy(r.param('tid')) === 'google_analytics_4' &&
+      !!r.param('cid') &&
+      !!r.param('en'),
+    ids: (r) => [r.param('tid')],
+    detail: (r) => `GA4 hit (event ${r.param('en')}) on the renamed path ${r.path}${withGcs(r)}`,
     extra: consent,
   },
   // Universal Analytics hits.
@@ -356,7 +372,7 @@ export function matchUrl(raw: string, body: string | null = null): UrlMatch[] {
       ...rule.extra?.(request, match),
     });
   }
-  out.push(...matchProtocols(url, body));
+  out.push(...matchProtocols(url, body), ...matchTagManagerUrls(url));
   return out;
 }
 

@@ -1,0 +1,46 @@
+import { Value } from 'typebox/value';
+import { describe, expect, it } from 'vitest';
+import { ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
+import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
+
+// Issue 31, mechanisms 3 and 6, end to end in Chromium on the loopback fixture server (training pages of pages-i31.ts).
+
+const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 4_000 });
+
+async function scan(host: string): Promise<ScanResult> {
+  const result = await setup.scanner.scan({
+    url: setup.fixture.url(host, '/'),
+    aiSummary: false,
+    pagespeed: false,
+    language: 'en',
+  });
+  expect([...Value.Errors(ScanResultSchema, result)].slice(0, 5)).toEqual([]);
+  return result;
+}
+
+const byKey = (result: ScanResult) => Object.fromEntries(result.trackers.map((tracker) => [tracker.key, tracker]));
+
+describe('tag managers other than GTM are tag managers (mechanism 3)', () => {
+  it.each([
+    ['mtm.example.test', 'matomo_tag_manager', ['Ab12Cd34']],
+    ['tagco.example.test', 'tagcommander', ['1234']],
+    ['ensighten.example.test', 'ensighten', ['acmeretail/prod']],
+  ])('%s: %s with its id', async (host, key, ids) => {
+    const tracker = byKey(await scan(host))[key];
+    expect(tracker).toMatchObject({ category: 'tag_manager', ids });
+  });
+});
+
+describe('a server-side container behind a renamed loader (mechanism 6)', () => {
+  it('lists the first-party host that received the GA4 hits as the endpoint', async () => {
+    const result = await scan('www.sidecar-shop.test');
+    expect(result.server_side_tagging).toMatchObject({
+      detected: true,
+      endpoints: ['https://px.sidecar-shop.test'],
+    });
+    expect(byKey(result).google_analytics_4).toMatchObject({
+      ids: ['G-SIDECAR01'],
+      endpoints: ['https://px.sidecar-shop.test/dx/collect'],
+    });
+  });
+});
