@@ -55,6 +55,8 @@ export interface RuntimeFindings {
   canvasReadbacks?: CanvasReadback[];
   /** The value typed into form fields to see keystroke capture (not in consent-check runs). */
   typed?: TypedSentinel;
+  /** Bodies of GTM container scripts the page received (bounded), for reading their configuration. */
+  containerScripts?: Array<{ url: string; body: string }>;
   /** Link targets on the page after observation, in document order (at most 500). */
   links?: string[];
 }

@@ -6,11 +6,13 @@ import { resolveSharedApis } from './detect/families.js';
 import { collectRuntime } from './detect/runtime.js';
 import { markServerSide, serverSideResult } from './detect/server-side.js';
 import { collectStatic } from './detect/static.js';
+import { readTagManagerConfigs } from './detect/tag-manager-configs.js';
 import { registrableDomain } from './detect/registrable-domain.js';
 import { listTrackers } from './detect/trackers.js';
 import { hostOf } from './detect/urls.js';
 import type { StaticFindings } from './parse.js';
 import type { ConsentResult, CookieResult, Language, ServerSideResult, Tracker } from './schema.js';
+import type { TagManagerConfig } from './schema-tag-managers.js';
 import type { WarningDraft } from './warnings.js';
 
 export { registrableDomain };
@@ -26,6 +28,8 @@ export interface Detection {
   serverSide: ServerSideResult;
   cookies: CookieResult[];
   warnings: WarningDraft[];
+  /** What the page's GTM containers are configured to fire; undefined without a browser stage. */
+  tagManagerConfigs?: TagManagerConfig[];
 }
 
 export function detect(
@@ -54,5 +58,6 @@ export function detect(
     serverSide: serverSideResult(book),
     cookies: listCookies(runtime, book),
     warnings: [...fromBrowser.warnings, ...consent.warnings],
+    tagManagerConfigs: readTagManagerConfigs(runtime, trackers),
   };
 }

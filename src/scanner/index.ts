@@ -208,6 +208,7 @@ export class Scanner {
       trackers: detection.trackers,
       consent: detection.consent,
       server_side_tagging: detection.serverSide,
+      ...(detection.tagManagerConfigs ? { tag_manager_configs: detection.tagManagerConfigs } : {}),
       cookies: detection.cookies,
       loss_estimate: lossEstimate,
       ai_summary: null,

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { ConsentCheckSchema } from './schema-consent.js';
 import { BehavioursSchema } from './schema-behaviours.js';
+import { TagManagerConfigsSchema } from './schema-tag-managers.js';
 import {
   ConsentSchema,
   CookieSchema,
@@ -269,6 +270,7 @@ export const ScanResultSchema = Type.Object(
     trackers: Type.Array(TrackerSchema, { description: 'Trackers and tag managers found.' }),
     consent: ConsentSchema,
     server_side_tagging: ServerSideSchema,
+    tag_manager_configs: Type.Optional(TagManagerConfigsSchema),
     cookies: Type.Array(CookieSchema, { description: 'Cookies present after load, without consent.' }),
     loss_estimate: LossEstimateSchema,
     ai_summary: nullable(AiSummarySchema, 'Summary and recommendations; null unless ai_summary was asked for.'),

@@ -8,6 +8,7 @@ import { bareHost } from './ssrf.js';
 import { attachAutoconsent, type AutoconsentDriver } from './autoconsent.js';
 import { CANVAS_INIT_SCRIPT, typeSentinel } from './behaviours-page.js';
 import { snapshotPage } from './snapshot.js';
+import { ContainerBodies } from './container-bodies.js';
 
 /** Longest wait for autoconsent to find and click a banner after load. */
 const CONSENT_CLICK_BUDGET_MS = 8_000;
@@ -22,6 +23,7 @@ interface PageRecording {
   inflight: Map<Request, number>;
   started: number;
   lastActivity: number;
+  containers: ContainerBodies;
   mainNavigationHosts: Set<string>;
 }
 
@@ -94,6 +96,7 @@ export class CaptureSession {
     context.on('response', (response) => {
       const record = this.recording?.records.get(response.request());
       if (record) record.status = response.status();
+      this.recording?.containers.keep(response);
     });
     context.on('requestfinished', (request) => this.onSettled(request, null));
     context.on('requestfailed', (request) => this.onSettled(request, request.failure()?.errorText ?? 'failed'));
@@ -170,6 +173,7 @@ export class CaptureSession {
       started: Date.now(),
       lastActivity: Date.now(),
       mainNavigationHosts: new Set(),
+      containers: new ContainerBodies(),
     };
     this.recording = recording;
     const page = await this.context.newPage();
@@ -219,6 +223,7 @@ export class CaptureSession {
 
       findings.finalUrl = page.url() && page.url() !== 'about:blank' ? page.url() : url;
       findings.refused = refusedSince().map((item) => ({ url: item.target, reason: item.error.message }));
+      findings.containerScripts = await recording.containers.collect();
       await snapshotPage(page, this.context, findings, options.deadline);
       return findings;
     } finally {

@@ -44,3 +44,33 @@ describe('a server-side container behind a renamed loader (mechanism 6)', () => 
     });
   });
 });
+
+describe('what a GTM container is configured to fire, beside what fired', () => {
+  it('lists each configured tag with its trigger, and whether the scan saw it fire', async () => {
+    const result = await scan('gtm-config.example.test');
+    expect(result.tag_manager_configs).toHaveLength(1);
+    const [config] = result.tag_manager_configs ?? [];
+    expect(config).toMatchObject({
+      manager: 'google_tag_manager',
+      container_id: 'GTM-CONF001',
+      readable: true,
+      version: '42',
+    });
+    expect(config.tags.map((tag) => [tag.key, tag.ids, tag.triggers, tag.fired])).toEqual([
+      ['google_analytics_4', ['G-CONF1234'], ['page view'], true],
+      ['google_analytics_4', ['G-CONF1234'], ['custom event purchase'], true],
+      ['google_ads', ['AW-918273645/AbC-dEfGh'], ['custom event purchase', 'consent: ad_storage'], false],
+      ['meta_pixel', ['246813579024681'], ['scroll 50 %'], false],
+      ['linkedin_insight', ['9081726'], ['link click'], false],
+      [null, [], ['page view', 'timer'], false],
+    ]);
+  });
+
+  it('a container it cannot read is listed as not readable, without a warning', async () => {
+    const result = await scan('gtm-broken.example.test');
+    expect(result.tag_manager_configs).toEqual([
+      expect.objectContaining({ container_id: 'GTM-BROKEN1', readable: false, version: null, tags: [] }),
+    ]);
+    expect(result.warnings.map((warning) => warning.code)).not.toContain('browser_failed');
+  });
+});

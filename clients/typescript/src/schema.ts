@@ -4900,6 +4900,37 @@ export interface components {
                 /** @description Origins of server-side tagging endpoints (e.g. `https://sgtm.example.com`). */
                 endpoints: string[];
             };
+            /** @description Tag-manager containers the page loaded, read for what they are configured to fire ("configured") beside what the scan saw firing ("fired"). Absent without a browser stage. */
+            tag_manager_configs?: {
+                /**
+                 * @description The tag manager whose container was read.
+                 * @enum {string}
+                 */
+                manager: "google_tag_manager";
+                /** @description The container id (`GTM-…`), when the URL names it. */
+                container_id: string | null;
+                /** @description The container script the browser received. */
+                url: string;
+                /** @description False when the script did not hold a container the scanner can read (then `tags` is empty). */
+                readable: boolean;
+                /** @description The container version it declares. */
+                version: string | null;
+                /** @description Tags configured in the container (trigger listeners left out). */
+                tags: {
+                    /** @description The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template). */
+                    type: string;
+                    /** @description The tracker key (as in `trackers[].key`) the tag belongs to; null when neither its type nor its code names a known vendor. */
+                    key: string | null;
+                    /** @description The product’s name, or what the tag is (custom HTML, custom template). */
+                    vendor: string;
+                    /** @description Ids the tag is configured with (`G-…`, `AW-…/label`, a pixel id). */
+                    ids: string[];
+                    /** @description When it fires, in plain terms: `page view`, `DOM ready`, `scroll 50 %`, `link click`, `timer`, `custom event purchase`; `consent: ad_storage` for a consent type it requires. */
+                    triggers: string[];
+                    /** @description The scan saw this vendor (with one of these ids, when it has any) send or load. */
+                    fired: boolean;
+                }[];
+            }[];
             /** @description Cookies present after load, without consent. */
             cookies: {
                 /** @description Cookie name. */
@@ -5378,6 +5409,37 @@ export interface components {
                 /** @description Origins of server-side tagging endpoints (e.g. `https://sgtm.example.com`). */
                 endpoints: string[];
             };
+            /** @description Tag-manager containers the page loaded, read for what they are configured to fire ("configured") beside what the scan saw firing ("fired"). Absent without a browser stage. */
+            tag_manager_configs?: {
+                /**
+                 * @description The tag manager whose container was read.
+                 * @enum {string}
+                 */
+                manager: "google_tag_manager";
+                /** @description The container id (`GTM-…`), when the URL names it. */
+                container_id: string | null;
+                /** @description The container script the browser received. */
+                url: string;
+                /** @description False when the script did not hold a container the scanner can read (then `tags` is empty). */
+                readable: boolean;
+                /** @description The container version it declares. */
+                version: string | null;
+                /** @description Tags configured in the container (trigger listeners left out). */
+                tags: {
+                    /** @description The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template). */
+                    type: string;
+                    /** @description The tracker key (as in `trackers[].key`) the tag belongs to; null when neither its type nor its code names a known vendor. */
+                    key: string | null;
+                    /** @description The product’s name, or what the tag is (custom HTML, custom template). */
+                    vendor: string;
+                    /** @description Ids the tag is configured with (`G-…`, `AW-…/label`, a pixel id). */
+                    ids: string[];
+                    /** @description When it fires, in plain terms: `page view`, `DOM ready`, `scroll 50 %`, `link click`, `timer`, `custom event purchase`; `consent: ad_storage` for a consent type it requires. */
+                    triggers: string[];
+                    /** @description The scan saw this vendor (with one of these ids, when it has any) send or load. */
+                    fired: boolean;
+                }[];
+            }[];
             /** @description Cookies present after load, without consent. */
             cookies: {
                 /** @description Cookie name. */
@@ -29233,6 +29295,37 @@ export interface operations {
                             /** @description Origins of server-side tagging endpoints (e.g. `https://sgtm.example.com`). */
                             endpoints: string[];
                         };
+                        /** @description Tag-manager containers the page loaded, read for what they are configured to fire ("configured") beside what the scan saw firing ("fired"). Absent without a browser stage. */
+                        tag_manager_configs?: {
+                            /**
+                             * @description The tag manager whose container was read.
+                             * @enum {string}
+                             */
+                            manager: "google_tag_manager";
+                            /** @description The container id (`GTM-…`), when the URL names it. */
+                            container_id: string | null;
+                            /** @description The container script the browser received. */
+                            url: string;
+                            /** @description False when the script did not hold a container the scanner can read (then `tags` is empty). */
+                            readable: boolean;
+                            /** @description The container version it declares. */
+                            version: string | null;
+                            /** @description Tags configured in the container (trigger listeners left out). */
+                            tags: {
+                                /** @description The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template). */
+                                type: string;
+                                /** @description The tracker key (as in `trackers[].key`) the tag belongs to; null when neither its type nor its code names a known vendor. */
+                                key: string | null;
+                                /** @description The product’s name, or what the tag is (custom HTML, custom template). */
+                                vendor: string;
+                                /** @description Ids the tag is configured with (`G-…`, `AW-…/label`, a pixel id). */
+                                ids: string[];
+                                /** @description When it fires, in plain terms: `page view`, `DOM ready`, `scroll 50 %`, `link click`, `timer`, `custom event purchase`; `consent: ad_storage` for a consent type it requires. */
+                                triggers: string[];
+                                /** @description The scan saw this vendor (with one of these ids, when it has any) send or load. */
+                                fired: boolean;
+                            }[];
+                        }[];
                         /** @description Cookies present after load, without consent. */
                         cookies: {
                             /** @description Cookie name. */
