@@ -13,10 +13,11 @@ import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js'
 import { printPagespeedBench, runPagespeedBench } from './scanner-pagespeed.js';
 import { printStartBench, runStartBench } from './start.js';
 import { printTrackingMonitorsBench, runTrackingMonitorsBench } from './tracking-monitors.js';
+import { printFleetBench, runFleetBench } from './fleet.js';
 
 /**
- * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm|start|tracking-monitors]`: all
- * benchmarks, or one (`scale`, `embedded`, `peer`, `sgtm`, `start` and `tracking-monitors` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
+ * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm|start|tracking-monitors|fleet]`:
+ * all benchmarks, or one (`scale`, `embedded`, `peer`, `sgtm`, `start`, `tracking-monitors` and `fleet` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
  * and BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score).
  */
 const only = process.argv[2];
@@ -81,3 +82,5 @@ if (only === 'sgtm') {
 if (only === 'start') {
   printStartBench(await runStartBench());
 }
+
+if (only === 'fleet') printFleetBench(await runFleetBench());

@@ -13,7 +13,7 @@ const ORDER_LOCK_MS = 10 * 60_000;
 /** Near expiry at the latest this long before it (see expiryWarningAt). */
 const EXPIRY_WARNING_MAX_MS = 14 * 86_400_000;
 const EXPIRY_ALERTS_PER_RUN = 50;
-const KEY_PURPOSE = (domainId: string) => `certificate-key:${domainId}`;
+export const KEY_PURPOSE = (domainId: string) => `certificate-key:${domainId}`;
 const ACCOUNT_PURPOSE = 'acme-account-key';
 
 export interface ServedCertificate {

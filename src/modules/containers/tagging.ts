@@ -10,7 +10,7 @@ import type { TaggingServerStatusDto } from './schemas.js';
 import { type ContainerRuntimeKind, type ContainerSettingsDto, settingsFromStored } from './settings.js';
 
 const SEALED_PREFIX = 'v1.';
-const sealPurpose = (containerId: string) => `container-config:${containerId}`;
+export const sealPurpose = (containerId: string) => `container-config:${containerId}`;
 
 /**
  * A container's config at rest (sealed) and its Google tagging servers (runtime `sgtm`): the spec its settings and
