@@ -258,9 +258,12 @@ async function change(
   await call('PATCH', `/api/containers/${id}/`, { upstream_url: next });
   try {
     for (;;) {
-      const answer = await request(`https://127.0.0.1:${tlsPort}/g/collect`, { dispatcher, headers: { host } });
-      const body = await answer.body.text();
-      if (answer.statusCode === 200 && body.startsWith(marker)) return performance.now() - started;
+      // A kept-alive connection closed by a reload (nginx) is asked again, as a browser would.
+      const answer = await request(`https://127.0.0.1:${tlsPort}/g/collect`, { dispatcher, headers: { host } }).catch(
+        () => null,
+      );
+      const body = (await answer?.body.text()) ?? '';
+      if (answer?.statusCode === 200 && body.startsWith(marker)) return performance.now() - started;
       if (performance.now() - started > 30_000) throw new Error(`${host}: the change was not served in 30 s`);
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
@@ -348,7 +351,11 @@ export async function runFleetBench(): Promise<FleetRow[]> {
   try {
     const ca = await fleetCa();
     const rows: FleetRow[] = [];
-    for (const size of SIZES) rows.push(...(await fleetSize(clusterUrl, size, ca)));
+    for (const size of SIZES) {
+      const measured = await fleetSize(clusterUrl, size, ca);
+      console.log(JSON.stringify({ fleet_size: measured }));
+      rows.push(...measured);
+    }
     return rows;
   } finally {
     await cluster?.stop();
