@@ -205,9 +205,10 @@ export class NginxEngine {
   }
 
   private async reloadIfChanged() {
+    if (!this.runDir) return; // stopped: a refresh queued before the stop has nothing left to write to
     const text = await this.render();
     this.renderedAt = Date.now();
-    if (text === this.written) return;
+    if (text === this.written || !this.runDir) return;
     await this.writeConfig(text);
     await this.certificateFiles?.keepOnly(this.usedCertificates);
     if (!this.child) return; // not started yet: nginx reads this config when it starts
