@@ -10,10 +10,13 @@ import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble.js'
 import { freePort, waitFor } from '../helpers/processes.js';
 import { presented } from '../helpers/tls-probe.js';
 
-/** A fleet's worth of custom domains for a test: enough that certificates issued together show a spread. */
-const DOMAINS = 100;
-/** Renewed at 40–50 % of 90 s (36–45 s after issue): the whole renewal window passes within the test. */
-const VALIDITY_SECONDS = 90;
+/**
+ * Enough custom domains that certificates issued together show a spread, few enough that a loaded CI machine orders
+ * each renewal long before expiry (a real window is days long; here a certificate lives two minutes).
+ */
+const DOMAINS = 30;
+/** Renewed at 40–50 % of 120 s (48–60 s after issue): the whole renewal window passes within the test. */
+const VALIDITY_SECONDS = 120;
 const RENEW_AFTER_FRACTION = 0.5;
 
 describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
@@ -99,11 +102,18 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
         expect(fraction).toBeGreaterThanOrEqual(RENEW_AFTER_FRACTION - 0.1 - 0.001);
         expect(fraction).toBeLessThanOrEqual(RENEW_AFTER_FRACTION + 0.001);
       }
-      // 100 uniform draws over a tenth of the lifetime span at least 0.07 of it but with negligible chance.
-      expect(Math.max(...fractions) - Math.min(...fractions)).toBeGreaterThan(0.07);
+      // 30 uniform draws over a tenth of the lifetime span less than 0.05 of it with negligible chance (~3e-8).
+      expect(Math.max(...fractions) - Math.min(...fractions)).toBeGreaterThan(0.05);
     }, 180_000);
 
     it('renews every one, and never serves a hostname a certificate past its expiry or not its own', async () => {
+      // Issued is not yet served: nginx takes a new hostname's certificate with its next reload.
+      for (const hostname of hostnames)
+        await waitFor(
+          async () => (await presented(tlsPort, hostname)).checkHost(hostname) === hostname,
+          15_000,
+          `${hostname} to be served its first certificate`,
+        );
       const first = new Map((await rows()).map((row) => [row.hostname, row.notBefore!.getTime()]));
       const problems: string[] = [];
       const renewedAt = new Map<string, number>();
@@ -121,13 +131,19 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
       };
       await waitFor(renewed, 150_000, 'every certificate to be renewed');
       await t.app.services.nativeGateway?.settled();
+      // Each hostname ends served the certificate stored for it (read again: one may be renewed a second time meanwhile).
       for (const hostname of hostnames) {
-        const [row] = await t.database.db
-          .select()
-          .from(domainCertificates)
-          .where(eq(domainCertificates.hostname, hostname));
-        expect((await presented(tlsPort, hostname)).serialNumber).toBe(
-          new X509Certificate(row.certificatePem!).serialNumber,
+        const storedSerial = async () => {
+          const [row] = await t.database.db
+            .select()
+            .from(domainCertificates)
+            .where(eq(domainCertificates.hostname, hostname));
+          return new X509Certificate(row.certificatePem!).serialNumber;
+        };
+        await waitFor(
+          async () => (await presented(tlsPort, hostname)).serialNumber === (await storedSerial()),
+          15_000,
+          `${hostname} to be served its stored certificate`,
         );
       }
       expect(problems).toEqual([]);

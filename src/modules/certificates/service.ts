@@ -148,7 +148,7 @@ export class CertificateService {
       if (!(await queries.lock(this.db, row.domainId, ORDER_LOCK_MS, status))) continue;
       worked++;
       // Rate limited: the rest of this batch may be under the same limit, and was deferred with it.
-      if ((await this.order(row, this.issuer)) === 'rate_limited') break;
+      if ((await this.order(row, this.issuer)) === 'held') break;
     }
     return worked;
   }
@@ -168,7 +168,7 @@ export class CertificateService {
   private async order(
     row: DomainCertificateRow & { tenantId: string },
     issuer: AcmeIssuer,
-  ): Promise<'issued' | 'failed' | 'rate_limited'> {
+  ): Promise<'issued' | 'failed' | 'held'> {
     const object = { type: 'domain', id: row.domainId };
     try {
       const issued = await issuer.issue(row.hostname);
@@ -210,7 +210,7 @@ export class CertificateService {
           error: lastError,
           still_served: stillValid,
         });
-      return limited ? 'rate_limited' : 'failed';
+      return limited ? 'held' : 'failed';
     }
   }
 
