@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'undici';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort, waitFor } from '../helpers/processes.js';
 
 const run = promisify(execFile);
@@ -37,10 +37,19 @@ async function attempt(args: string[], overrides: Record<string, string> = {}, t
 }
 
 const STACK_FRAME = /^\s+at /m;
-/** Servers a failed test may have left running; stopped after all tests. */
+/** Servers a failed test may have left running; killed after each test. */
 const servers = new Set<ChildProcess>();
-afterAll(() => {
-  for (const child of servers) if (child.exitCode === null) child.kill('SIGKILL');
+// One left running would hold the data directory's lock for every later test.
+afterEach(async () => {
+  const running = [...servers].filter((child) => child.exitCode === null && child.signalCode === null);
+  await Promise.all(
+    running.map((child) => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+  servers.clear();
 });
 
 async function serve(logLevel = 'warn', overrides: Record<string, string> = {}, args: string[] = []) {
@@ -94,13 +103,16 @@ describe('tagport CLI on the embedded database', () => {
     expect(server.output()).toContain(`Database:   PGlite in ${dataDir}\n`);
     // The JSON log of the same moment says where the start's time went: when each step was done (the app's modules
     // load while the database opens, so those two finish in either order; building the app needs both).
-    const ready = server
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line))
-      .find((entry) => entry.msg === 'ready');
-    const at = ready.startup_ms as Record<string, number>;
+    // The log is written asynchronously, so its line may arrive after the banner.
+    const readyLine = () =>
+      server
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{') && line.endsWith('}'))
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.msg === 'ready');
+    await waitFor(async () => readyLine() !== undefined, 30_000, 'the ready log line');
+    const at = readyLine().startup_ms as Record<string, number>;
     expect(Object.keys(at).sort()).toEqual(
       ['api_listening', 'app_built', 'app_modules_loaded', 'database_ready', 'gateway_listening', 'ready'].sort(),
     );
