@@ -13,6 +13,15 @@ const ROUTE_TTL_MS = 5 * 60_000;
  * to this many: past it, those alone are dropped. Hostnames that reach a container are bounded by the fleet.
  */
 const MAX_UNKNOWN_HOSTNAMES = 10_000;
+/** A gateway reads this many routes ahead of their first request when it starts; the rest are read on demand. */
+const MAX_WARMED_HOSTNAMES = 50_000;
+const WARM_PAGE = 1_000;
+
+/** One page of hostname routes and where the next starts (null after the last). */
+export type RoutesPageReader<Cursor> = (
+  cursor: Cursor | null,
+  limit: number,
+) => Promise<{ routes: Array<{ hostname: string; route: GatewayRoute }>; next: Cursor | null }>;
 
 export interface CachedRoute {
   route: GatewayRoute | null;
@@ -39,11 +48,39 @@ export class RouteCache {
     return this.routes.size;
   }
 
-  /** The hostname's route: from the cache when fresh, else looked up (once, however many requests ask). */
+  /**
+   * The hostname's route: from the cache, else looked up (once, however many requests ask). Past its TTL an entry is
+   * still answered while it is read again in the background: changes drop entries as they happen, so the TTL only
+   * catches a lost one, and a request need not wait for that.
+   */
   get(hostname: string, now: number): CachedRoute | Promise<CachedRoute> {
     const cached = this.routes.get(hostname);
-    if (cached && now - cached.at < ROUTE_TTL_MS) return cached;
-    return this.loading.get(hostname) ?? this.load(hostname);
+    if (!cached) return this.loading.get(hostname) ?? this.load(hostname);
+    if (now - cached.at >= ROUTE_TTL_MS && !this.loading.has(hostname)) this.load(hostname).catch(() => {});
+    return cached;
+  }
+
+  /**
+   * Reads routes a page at a time ahead of their first request (a gateway that starts in front of thousands of
+   * hostnames would otherwise read each from the database on its first request, all at once). A page read while a
+   * change came in is not kept; those hostnames are read on demand. Stops when `stopped()` says so.
+   */
+  async warm<Cursor>(readPage: RoutesPageReader<Cursor>, stopped: () => boolean): Promise<number> {
+    let cursor: Cursor | null = null;
+    let warmed = 0;
+    do {
+      const generation = this.generation;
+      const page = await readPage(cursor, WARM_PAGE);
+      if (stopped()) break;
+      if (generation === this.generation)
+        for (const { hostname, route } of page.routes)
+          if (!this.routes.has(hostname) && !this.loading.has(hostname)) {
+            this.store(hostname, entryOf(route));
+            warmed++;
+          }
+      cursor = page.next;
+    } while (cursor !== null && warmed < MAX_WARMED_HOSTNAMES);
+    return warmed;
   }
 
   /** Drops the entries a change can have moved: a container's hostnames, a domain's or certificate's hostname. */
@@ -65,11 +102,7 @@ export class RouteCache {
     const generation = this.generation;
     const loading = this.lookup(hostname)
       .then((route) => {
-        const entry = {
-          route,
-          upstream: route?.upstreamUrl ? parseUpstream(route.upstreamUrl) : null,
-          at: performance.now(),
-        };
+        const entry = entryOf(route);
         if (generation === this.generation) this.store(hostname, entry);
         return entry;
       })
@@ -99,4 +132,8 @@ export class RouteCache {
     this.generation++;
     for (const [hostname, entry] of this.routes) if (test(entry)) this.drop(hostname);
   }
+}
+
+function entryOf(route: GatewayRoute | null): CachedRoute {
+  return { route, upstream: route?.upstreamUrl ? parseUpstream(route.upstreamUrl) : null, at: performance.now() };
 }

@@ -9,7 +9,7 @@ import { GatewayMeter, KEPT_LOGS_PER_CONTAINER } from './meter.js';
 import { startLoop } from '../lib/loop.js';
 import { writeGatewayError } from './answers.js';
 import type { OutboundClient } from '../lib/outbound.js';
-import type { ContainerTraffic, GatewayRoute } from '../modules/containers/traffic.js';
+import type { ContainerTraffic, GatewayRoute, RoutesCursor } from '../modules/containers/traffic.js';
 import type { GatewayFront } from './front.js';
 import { FileProxy, proxiedFileAt } from './file-proxy.js';
 import { ContainerHealth } from './health.js';
@@ -60,6 +60,8 @@ export class Gateway {
   /** With the nginx engine: the listener nginx hands requests to, and where nginx's own requests are read from. */
   private internal: http.Server | null = null;
   private native: NativeSource | null = null;
+  private warming: Promise<unknown> | null = null;
+  private closing = false;
 
   private readonly traffic: ContainerTraffic;
   private readonly onError: (error: unknown) => void;
@@ -121,6 +123,7 @@ export class Gateway {
     this.server = http.createServer(this.requestListener);
     await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
     this.flushLoop = startLoop(() => this.flush(), this.settings.flushMs, this.onError);
+    this.warmRoutes();
     const address = this.server.address() as AddressInfo;
     return `http://${address.address}:${address.port}`;
   }
@@ -148,10 +151,13 @@ export class Gateway {
       this.internal!.listen(port, '127.0.0.1', resolve);
     });
     this.flushLoop ??= startLoop(() => this.flush(), this.settings.flushMs, this.onError);
+    this.warmRoutes();
     return `127.0.0.1:${(this.internal.address() as AddressInfo).port}`;
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    await this.warming;
     await this.flushLoop?.stop();
     for (const server of [this.server, this.internal]) {
       if (!server) continue;
@@ -160,6 +166,16 @@ export class Gateway {
     }
     await this.relay.close();
     await this.flush();
+  }
+
+  /** Reads the routes of the fleet's hostnames in the background, once the gateway listens. */
+  private warmRoutes() {
+    this.warming ??= this.routes
+      .warm<RoutesCursor>(
+        (cursor, limit) => this.traffic.routesPage(cursor, limit),
+        () => this.closing,
+      )
+      .catch(this.onError);
   }
 
   /** Writes buffered usage counts and sampled logs, then trims the logs of the containers that got new ones. */

@@ -7,7 +7,14 @@ import type { TestApp } from '../helpers/app.js';
 import { startAppWithGateway } from '../helpers/gateway-app.js';
 import { backends } from '../helpers/database.js';
 import { newId } from '../../src/lib/ids.js';
-import { ContainerTraffic } from '../../src/modules/containers/traffic.js';
+import { eq } from 'drizzle-orm';
+import { containers, domains } from '../../src/db/schema.js';
+import {
+  ContainerTraffic,
+  type GatewayRoute,
+  type RoutesCursor,
+  type RoutesPage,
+} from '../../src/modules/containers/traffic.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 
@@ -109,6 +116,48 @@ describe.each(backends)('gateway traffic records on %s', (backend) => {
         .map((log) => log.path)
         .sort(),
     );
+  });
+
+  it("pages through every hostname's route for a gateway to warm: default hostnames and active custom domains", async () => {
+    const [kept, withDomains, removed] = [await runningContainer(), await runningContainer(), await runningContainer()];
+    await t.inject({ method: 'DELETE', url: `/api/containers/${removed.id}/`, token });
+    await t.app.services.containerWorker.idle();
+    const { tenantId } = (await t.app.database.db.select().from(containers).where(eq(containers.id, kept.id)))[0];
+    const domain = (hostname: string, status: 'active' | 'pending_verification', deletedAt: Date | null = null) => ({
+      id: newId('domain'),
+      tenantId,
+      containerId: withDomains.id,
+      hostname,
+      status,
+      verificationToken: 'token',
+      deletedAt,
+    });
+    await t.app.database.db
+      .insert(domains)
+      .values([
+        domain('warm-active.test', 'active'),
+        domain('warm-pending.test', 'pending_verification'),
+        domain('warm-deleted.test', 'active', new Date()),
+      ]);
+
+    const traffic = new ContainerTraffic({ database: t.app.database });
+    const seen = new Map<string, GatewayRoute>();
+    let cursor: RoutesCursor | null = null;
+    let pages = 0;
+    do {
+      const page: RoutesPage = await traffic.routesPage(cursor, 2);
+      for (const { hostname, route } of page.routes) seen.set(hostname, route);
+      cursor = page.next;
+      pages++;
+    } while (cursor && pages < 100);
+    expect(seen.get(kept.default_hostname)?.containerId).toBe(kept.id);
+    expect(seen.get(withDomains.default_hostname)?.containerId).toBe(withDomains.id);
+    expect(seen.get('warm-active.test')?.containerId).toBe(withDomains.id);
+    for (const hostname of ['warm-pending.test', 'warm-deleted.test', removed.default_hostname])
+      expect(seen.has(hostname)).toBe(false);
+    // Each route is the one a request's own lookup finds.
+    for (const hostname of ['warm-active.test', kept.default_hostname])
+      expect(seen.get(hostname)).toEqual(await traffic.route(hostname));
   });
 
   const api = (url: string) => t.inject({ method: 'GET', url, token });

@@ -39,7 +39,7 @@ function resolve(importer: string, specifier: string): string {
 }
 
 const moduleOf = (file: string) => /^src\/modules\/([^/]+)\//.exec(file)?.[1] ?? null;
-const isQueries = (file: string) => /^src\/modules\/[^/]+\/queries(\.ts|\/)/.test(file);
+const isQueries = (file: string) => /^src\/modules\/[^/]+\/([a-z-]+-)?queries(\.ts|\/)/.test(file);
 /** drizzle, the table definitions or the connection; the invalidation bus (src/db/invalidation.ts) is a service. */
 const isDatabaseAccess = (target: string) =>
   target.startsWith('drizzle-orm') || target === 'src/db/schema.ts' || target === 'src/db/index.ts';

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, inArray, isNull, like, lt, lte, ne, notInArray, type SQL, sql } from 'drizzle-orm';
+import { and, count, desc, eq, gte, inArray, like, lt, lte, ne, notInArray, type SQL, sql } from 'drizzle-orm';
 import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/index.js';
 import {
@@ -6,7 +6,6 @@ import {
   containerRuntimeUsage,
   containers,
   containerUsage,
-  domains,
   type ContainerRow,
 } from '../../db/schema.js';
 import { type ContainerStatus, REMOVED_STATUSES } from './schemas.js';
@@ -274,45 +273,6 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }
 
-/** A container as the gateway needs it, read by hostname. */
-export interface RouteRow {
-  containerId: string;
-  status: ContainerRow['status'];
-  upstreamUrl: string | null;
-  runtime: ContainerRow['runtime'];
-  config: string;
-  gtmContainerId: string | null;
-  settings: ContainerRow['settings'];
-}
-
-const routeColumns = {
-  containerId: containers.id,
-  status: containers.status,
-  upstreamUrl: containers.upstreamUrl,
-  runtime: containers.runtime,
-  config: containers.config,
-  gtmContainerId: containers.gtmContainerId,
-  settings: containers.settings,
-};
-
-/** The container a hostname reaches: its default hostname first, else an active custom domain. */
-export async function findRouteByHostname(db: Db, hostname: string): Promise<RouteRow | null> {
-  const byDefault = await db
-    .select(routeColumns)
-    .from(containers)
-    .where(eq(containers.defaultHostname, hostname))
-    .limit(1);
-  const byDomain = byDefault.length
-    ? byDefault
-    : await db
-        .select(routeColumns)
-        .from(domains)
-        .innerJoin(containers, eq(containers.id, domains.containerId))
-        .where(and(eq(domains.hostname, hostname), eq(domains.status, 'active'), isNull(domains.deletedAt)))
-        .limit(1);
-  return byDomain[0] ?? null;
-}
-
 /** Requests per container on `day` (YYYY-MM-DD, UTC) and after. */
 export async function requestsSince(db: Db, day: string): Promise<Array<{ containerId: string; requests: number }>> {
   return db
@@ -320,53 +280,6 @@ export async function requestsSince(db: Db, day: string): Promise<Array<{ contai
     .from(containerUsage)
     .where(gte(containerUsage.day, day))
     .groupBy(containerUsage.containerId);
-}
-
-/** A container a native data plane proxies: its upstream, its stored settings, its hostnames. */
-export interface UpstreamRouteRow {
-  containerId: string;
-  upstreamUrl: string | null;
-  settings: ContainerRow['settings'];
-  hostnames: string[];
-}
-
-/**
- * Every running container on `runtime` (`upstream`: with an upstream URL) with its hostnames (the default one, then
- * its active custom domains): what a native data plane proxies without asking the Node gateway.
- */
-export async function listRunningRoutes(db: Db, runtime: 'upstream' | 'sgtm'): Promise<UpstreamRouteRow[]> {
-  const rows = await db
-    .select({
-      containerId: containers.id,
-      upstreamUrl: containers.upstreamUrl,
-      settings: containers.settings,
-      defaultHostname: containers.defaultHostname,
-      domain: domains.hostname,
-    })
-    .from(containers)
-    .leftJoin(
-      domains,
-      and(eq(domains.containerId, containers.id), eq(domains.status, 'active'), isNull(domains.deletedAt)),
-    )
-    .where(
-      and(
-        eq(containers.status, 'running'),
-        eq(containers.runtime, runtime),
-        runtime === 'upstream' ? sql`${containers.upstreamUrl} is not null` : undefined,
-      ),
-    )
-    .orderBy(containers.id, domains.hostname);
-  const routes = new Map<string, UpstreamRouteRow>();
-  for (const row of rows) {
-    let route = routes.get(row.containerId);
-    if (!route) {
-      route = { containerId: row.containerId, upstreamUrl: row.upstreamUrl, settings: row.settings, hostnames: [] };
-      if (row.defaultHostname) route.hostnames.push(row.defaultHostname);
-      routes.set(row.containerId, route);
-    }
-    if (row.domain) route.hostnames.push(row.domain);
-  }
-  return [...routes.values()];
 }
 
 /** Sampled request logs older than `before`, in batches (the gateway also keeps only the newest per container). */

@@ -2,6 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { BatchedDelete } from '../../db/batched-delete.js';
 import type { Database } from '../../db/index.js';
 import type { containerRequestLogs, containerRuntimeUsage, containerUsage } from '../../db/schema.js';
+import * as routeQueries from './gateway-queries.js';
 import * as queries from './queries.js';
 import { previewOf } from '../tagging-servers/hosting.js';
 import { parseContainerConfig } from './config-string.js';
@@ -36,6 +37,16 @@ export interface NativeRouteRow {
   settings: ContainerSettingsDto;
 }
 
+/** Where a page of hostname routes starts (see ContainerTraffic.routesPage). */
+export interface RoutesCursor {
+  source: 'default' | 'domain';
+  after: string;
+}
+export interface RoutesPage {
+  routes: Array<{ hostname: string; route: GatewayRoute }>;
+  next: RoutesCursor | null;
+}
+
 /** Where a container's tagging servers can be reached (src/modules/tagging-servers/). */
 export interface TaggingEndpoints {
   endpoints(containerId: string): Promise<{ tagging: string[]; preview: string[] }>;
@@ -62,14 +73,33 @@ export class ContainerTraffic {
 
   /** The container a hostname reaches: by default hostname or active custom domain, or as its preview hostname. */
   async route(hostname: string): Promise<GatewayRoute | null> {
-    const row = await queries.findRouteByHostname(this.database.db, hostname);
+    const row = await routeQueries.findRouteByHostname(this.database.db, hostname);
     if (row) return this.routeOf(row, false);
     const previewed = this.baseDomain ? previewOf(hostname, this.baseDomain) : null;
-    const container = previewed ? await queries.findRouteByHostname(this.database.db, previewed) : null;
+    const container = previewed ? await routeQueries.findRouteByHostname(this.database.db, previewed) : null;
     return container?.runtime === 'sgtm' ? this.routeOf(container, true) : null;
   }
 
-  private async routeOf(row: queries.RouteRow, preview: boolean): Promise<GatewayRoute> {
+  /**
+   * One page of every hostname's route (default hostnames, then custom domains, each in id order), for a gateway
+   * that warms its cache; `cursor` is null at the start and after the last page.
+   */
+  async routesPage(cursor: RoutesCursor | null, limit: number): Promise<RoutesPage> {
+    const at = cursor ?? { source: 'default' as const, after: '' };
+    const rows = await routeQueries.listRoutesPage(this.database.db, at.source, at.after, limit);
+    const routes = await Promise.all(
+      rows.map(async (row) => ({ hostname: row.hostname, route: await this.routeOf(row, false) })),
+    );
+    const next: RoutesCursor | null =
+      rows.length === limit
+        ? { source: at.source, after: rows[rows.length - 1].after }
+        : at.source === 'default'
+          ? { source: 'domain', after: '' }
+          : null;
+    return { routes, next };
+  }
+
+  private async routeOf(row: routeQueries.RouteRow, preview: boolean): Promise<GatewayRoute> {
     const { runtime } = row;
     const pools = runtime === 'sgtm' && this.tagging ? await this.tagging.endpoints(row.containerId) : null;
     return {
@@ -93,7 +123,7 @@ export class ContainerTraffic {
 
   /** Running containers on the `upstream` runtime with their hostnames and settings: the native data plane's routes. */
   async upstreamRoutes(): Promise<Array<NativeRouteRow & { upstreamUrl: string }>> {
-    const rows = await queries.listRunningRoutes(this.database.db, 'upstream');
+    const rows = await routeQueries.listRunningRoutes(this.database.db, 'upstream');
     return rows.map((row) => ({
       ...row,
       upstreamUrl: row.upstreamUrl ?? '',
@@ -104,7 +134,7 @@ export class ContainerTraffic {
   /** Running `sgtm` containers with their hostnames, settings and ready tagging replicas (none: left out). */
   async replicaRoutes(): Promise<Array<NativeRouteRow & { endpoints: string[] }>> {
     if (!this.tagging) return [];
-    const rows = await queries.listRunningRoutes(this.database.db, 'sgtm');
+    const rows = await routeQueries.listRunningRoutes(this.database.db, 'sgtm');
     const routes = await Promise.all(
       rows.map(async (row) => ({
         ...row,

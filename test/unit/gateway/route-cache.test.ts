@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RouteCache } from '../../../src/gateway/route-cache.js';
+import { type CachedRoute, RouteCache } from '../../../src/gateway/route-cache.js';
 import type { GatewayRoute } from '../../../src/modules/containers/traffic.js';
 
 const routeOf = (containerId: string) => ({ containerId, upstreamUrl: 'http://127.0.0.1:9/' }) as GatewayRoute;
@@ -92,5 +92,69 @@ describe('the gateway route cache', () => {
     expect(cache.size).toBeLessThanOrEqual(10_001);
     expect(await read('a.gw.test')).toBe('ctr_a');
     expect(lookups.filter((hostname) => hostname === 'a.gw.test')).toHaveLength(1);
+  });
+
+  it('answers an entry past its five minutes at once and reads it again behind the request', async () => {
+    const owners: Record<string, string> = { 'a.gw.test': 'ctr_a' };
+    const { cache, lookups, read } = fleet(owners);
+    await read('a.gw.test');
+    owners['a.gw.test'] = 'ctr_b'; // a change whose notification was lost: only the TTL finds it
+    const later = performance.now() + 5 * 60_000;
+    const stale = cache.get('a.gw.test', later);
+    expect(stale).not.toBeInstanceOf(Promise);
+    expect((stale as CachedRoute).route?.containerId).toBe('ctr_a');
+    expect(cache.get('a.gw.test', later)).toBe(stale); // one reading, however many requests
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await read('a.gw.test')).toBe('ctr_b');
+    expect(lookups).toEqual(['a.gw.test', 'a.gw.test']);
+  });
+});
+
+describe('warming the gateway route cache', () => {
+  /** Pages of two hostnames over `hostnames`, counting the pages read. */
+  function pages(hostnames: string[], onPage: (page: number) => void = () => {}) {
+    const read: number[] = [];
+    const reader = async (cursor: number | null, limit: number) => {
+      const start = cursor ?? 0;
+      read.push(start);
+      onPage(start);
+      const slice = hostnames.slice(start, start + Math.min(limit, 2));
+      const next = start + 2 < hostnames.length ? start + 2 : null;
+      return { routes: slice.map((hostname) => ({ hostname, route: routeOf(`ctr_${hostname}`) })), next };
+    };
+    return { reader, read };
+  }
+
+  it('reads every page once and then answers those hostnames without a lookup', async () => {
+    const { cache, lookups, read } = fleet({});
+    const hostnames = ['a.test', 'b.test', 'c.test', 'd.test', 'e.test'];
+    const source = pages(hostnames);
+    expect(await cache.warm(source.reader, () => false)).toBe(5);
+    expect(source.read).toEqual([0, 2, 4]);
+    for (const hostname of hostnames) expect(await read(hostname)).toBe(`ctr_${hostname}`);
+    expect(lookups).toEqual([]);
+  });
+
+  it('keeps what a request read meanwhile, and no page read across a change', async () => {
+    const { cache, lookups, read } = fleet({ 'a.test': 'ctr_own' });
+    await read('a.test');
+    const source = pages(['a.test', 'b.test', 'c.test', 'd.test'], (start) => {
+      if (start === 2) cache.invalidate({ kind: 'domain', id: 'elsewhere.test' });
+    });
+    expect(await cache.warm(source.reader, () => false)).toBe(1);
+    expect(await read('a.test')).toBe('ctr_own');
+    expect(await read('b.test')).toBe('ctr_b.test');
+    expect(await read('c.test')).toBeNull(); // its page was read across the change: looked up on demand
+    expect(lookups).toEqual(['a.test', 'c.test']);
+  });
+
+  it('stops when the gateway closes', async () => {
+    const { cache } = fleet({});
+    let closed = false;
+    const source = pages(['a.test', 'b.test', 'c.test', 'd.test'], () => {
+      closed = true;
+    });
+    expect(await cache.warm(source.reader, () => closed)).toBe(0);
+    expect(source.read).toEqual([0]);
   });
 });
