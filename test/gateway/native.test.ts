@@ -1,4 +1,6 @@
+import fs from 'node:fs/promises';
 import http from 'node:http';
+import path from 'node:path';
 import net, { type AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { Agent, request } from 'undici';
@@ -300,6 +302,44 @@ describe.each([
       upstream: `http://127.0.0.1:${upstream.port}`,
     });
   });
+
+  it.runIf(!withTls)(
+    'keeps serving the running config when nginx refuses a new one on reload, and says why',
+    async () => {
+      const engine = t.app.services.nativeGateway!;
+      // A fault from outside: the CA bundle that https upstreams are verified with is gone, so nginx cannot load a
+      // config that names it (the first container with an https upstream).
+      const runDir = (engine as unknown as { runDir: string }).runDir;
+      const caFile = path.join(runDir, 'upstream-ca.pem');
+      const bundle = await fs.readFile(caFile);
+      const configBefore = await fs.readFile(path.join(runDir, 'nginx.conf'), 'utf8');
+      await fs.rm(caFile);
+      const secure = await t.inject({
+        method: 'POST',
+        url: '/api/containers/',
+        token,
+        payload: { name: 'Secure', region: 'eu-central', config: CONFIG, upstream_url: 'https://127.0.0.1:9/' },
+      });
+      expect(secure.statusCode).toBe(201);
+      await t.app.services.containerWorker.idle();
+      await engine.settled();
+      await expect(engine.refresh()).rejects.toThrow(
+        /^nginx refused the generated config: .*\[emerg\].*upstream-ca\.pem/,
+      );
+      // The running config still serves, and is the one on disk for a restart.
+      handedToNode.length = 0;
+      expect((await send(container.default_hostname, '/g/collect?v=2')).body).toBe('saw /sgtm/g/collect?v=2 ');
+      expect(handedToNode).toEqual([]);
+      expect(await fs.readFile(path.join(runDir, 'nginx.conf'), 'utf8')).toBe(configBefore);
+
+      await fs.writeFile(caFile, bundle);
+      await engine.refresh();
+      expect(await fs.readFile(path.join(runDir, 'nginx.conf'), 'utf8')).toContain(secure.json().default_hostname);
+      await t.inject({ method: 'DELETE', url: `/api/containers/${secure.json().id}/`, token });
+      await t.app.services.containerWorker.idle();
+    },
+    30_000,
+  );
 
   it('stops serving a stopped container at once: the Node gateway says why', async () => {
     await t.inject({ method: 'POST', url: `/api/containers/${container.id}/stop/`, token });

@@ -19,7 +19,7 @@ import { nativeRoutes } from './routes.js';
 
 const run = promisify(execFile);
 /** Changes (a container stopped, a domain added) are written in one reload when they come in a burst. */
-const RELOAD_DEBOUNCE_MS = 200;
+const RELOAD_DEBOUNCE_MS = 50;
 /** Upstream names are resolved when the config is written: written again this often, reloaded if it changed. */
 const REFRESH_MS = 60_000;
 
@@ -67,6 +67,8 @@ export class NginxEngine {
   private child: ChildProcess | null = null;
   private runDir = '';
   private written = '';
+  /** The config nginx runs: what a refused one is replaced with on disk. */
+  private lastGood = '';
   private renderedAt = 0;
   private fallback = '';
   private readonly secret = randomBytes(24).toString('base64url');
@@ -209,15 +211,33 @@ export class NginxEngine {
     const text = await this.render();
     this.renderedAt = Date.now();
     if (text === this.written || !this.runDir) return;
-    await this.writeConfig(text);
+    if (this.child) await this.reload(text);
+    else await this.writeCheckedConfig(text); // not started yet: nginx reads this config when it starts
     await this.certificateFiles?.keepOnly(this.usedCertificates);
-    if (!this.child) return; // not started yet: nginx reads this config when it starts
-    const before = new Set(servingWorkers(this.child.pid));
-    this.child.kill('SIGHUP');
-    // Until the old workers stop accepting, a new connection may still reach one of them (the old config).
+  }
+
+  /**
+   * Replaces the running config. nginx checks a config itself when it reloads, keeps the running one when it refuses
+   * the new one and says why in the error log; a separate `nginx -t` would parse it a second time (~0.3 s per 1,000
+   * containers). Resolves once no old worker accepts connections (a new one could otherwise still reach the old
+   * config); a refused config is put back on disk as it was, so a restart starts the one running, and reported.
+   */
+  private async reload(text: string) {
+    const child = this.child!;
+    const errorLogAt = (await fs.stat(this.errorLogPath).catch(() => null))?.size ?? 0;
+    await this.writeConfig(text);
+    const before = new Set(servingWorkers(child.pid));
+    child.kill('SIGHUP');
     const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && servingWorkers(this.child.pid).some((pid) => before.has(pid)))
+    while (Date.now() < deadline && servingWorkers(child.pid).some((pid) => before.has(pid))) {
+      const refusal = await this.errorLogSince(errorLogAt, '[emerg]');
+      if (refusal) {
+        await this.writeConfig(this.lastGood);
+        throw new Error(`nginx refused the generated config: ${refusal}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    this.lastGood = text;
   }
 
   private scheduleReload() {
@@ -247,8 +267,17 @@ export class NginxEngine {
     return path.join(this.runDir, 'error.log');
   }
 
-  /** Tests the new config with `nginx -t` before it replaces the one nginx runs; a bad one is reported, not used. */
+  /** Writes the config nginx reads (replaced by a rename, so nginx never reads half of one). */
   private async writeConfig(text: string) {
+    const next = path.join(this.runDir, 'nginx.next.conf');
+    await fs.writeFile(next, text, { mode: 0o600 });
+    await fs.rename(next, this.configPath);
+    this.written = text;
+    this.renderedAt = Date.now();
+  }
+
+  /** The first config, tested with `nginx -t` before nginx starts with it: a bad one is reported, not used. */
+  private async writeCheckedConfig(text: string) {
     const next = path.join(this.runDir, 'nginx.next.conf');
     await fs.writeFile(next, text, { mode: 0o600 });
     try {
@@ -258,7 +287,28 @@ export class NginxEngine {
     }
     await fs.rename(next, this.configPath);
     this.written = text;
+    this.lastGood = text;
     this.renderedAt = Date.now();
+  }
+
+  /** The first line of the error log after `offset` that contains `level` (`[emerg]`), if any. */
+  private async errorLogSince(offset: number, level: string): Promise<string | null> {
+    const file = await fs.open(this.errorLogPath, 'r').catch(() => null);
+    if (!file) return null;
+    try {
+      const { size } = await file.stat();
+      if (size <= offset) return null;
+      const buffer = Buffer.alloc(Math.min(size - offset, 64 * 1024));
+      await file.read(buffer, 0, buffer.length, offset);
+      return (
+        buffer
+          .toString('utf8')
+          .split('\n')
+          .find((line) => line.includes(level)) ?? null
+      );
+    } finally {
+      await file.close();
+    }
   }
 
   private async render(): Promise<string> {
