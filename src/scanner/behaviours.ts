@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RuntimeFindings, RuntimeRequest } from './browser.js';
 import type { CanvasReadback, TypedSentinel } from './behaviours-page.js';
-import { registrableDomain } from './detect.js';
+import { registrableDomain } from './detect/registrable-domain.js';
 import type { Behaviour, BehaviourEvidence } from './schema-behaviours.js';
 
 /**

@@ -57,6 +57,8 @@ export interface RuntimeFindings {
   typed?: TypedSentinel;
   /** Bodies of GTM container scripts the page received (bounded), for reading their configuration. */
   containerScripts?: Array<{ url: string; body: string }>;
+  /** Service workers the page's scripts asked to register (the contexts block them): worker URL and calling script. */
+  serviceWorkers?: Array<{ url: string; script: string | null }>;
   /** Link targets on the page after observation, in document order (at most 500). */
   links?: string[];
 }

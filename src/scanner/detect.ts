@@ -9,10 +9,12 @@ import { collectStatic } from './detect/static.js';
 import { readTagManagerConfigs } from './detect/tag-manager-configs.js';
 import { registrableDomain } from './detect/registrable-domain.js';
 import { listTrackers } from './detect/trackers.js';
+import { listUnlistedTrackers } from './detect/unlisted.js';
 import { hostOf } from './detect/urls.js';
 import type { StaticFindings } from './parse.js';
 import type { ConsentResult, CookieResult, Language, ServerSideResult, Tracker } from './schema.js';
 import type { TagManagerConfig } from './schema-tag-managers.js';
+import type { UnlistedTracker } from './schema-unlisted.js';
 import type { WarningDraft } from './warnings.js';
 
 export { registrableDomain };
@@ -30,6 +32,8 @@ export interface Detection {
   warnings: WarningDraft[];
   /** What the page's GTM containers are configured to fire; undefined without a browser stage. */
   tagManagerConfigs?: TagManagerConfig[];
+  /** Third parties no rule names that behaved like trackers; undefined without a browser stage. */
+  unlistedTrackers?: UnlistedTracker[];
 }
 
 export function detect(
@@ -59,5 +63,6 @@ export function detect(
     cookies: listCookies(runtime, book),
     warnings: [...fromBrowser.warnings, ...consent.warnings],
     tagManagerConfigs: readTagManagerConfigs(runtime, trackers),
+    unlistedTrackers: runtime ? listUnlistedTrackers(book, runtime) : undefined,
   };
 }

@@ -33,6 +33,7 @@ export type {
   PagespeedResult,
 } from './schema.js';
 export type { Behaviour } from './schema-behaviours.js';
+export type { UnlistedTracker } from './schema-unlisted.js';
 export {
   BrowserUnavailableError,
   ScanTargetRefusedError,
@@ -206,6 +207,7 @@ export class Scanner {
         },
       },
       trackers: detection.trackers,
+      ...(detection.unlistedTrackers ? { unlisted_trackers: detection.unlistedTrackers } : {}),
       consent: detection.consent,
       server_side_tagging: detection.serverSide,
       ...(detection.tagManagerConfigs ? { tag_manager_configs: detection.tagManagerConfigs } : {}),

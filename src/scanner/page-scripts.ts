@@ -62,6 +62,29 @@ export const INIT_SCRIPT = `(() => {
   });
 })();`;
 
+/**
+ * Added to every frame: records service-worker registrations (the worker's URL and the script that asked for it).
+ * The scan's contexts block service workers, so the registration is all a page's worker ever shows of itself.
+ */
+export const SERVICE_WORKER_INIT_SCRIPT = `(() => {
+  const registrations = [];
+  try { Object.defineProperty(window, '__tagportServiceWorkers', { value: registrations, enumerable: false }); } catch (e) { return; }
+  const container = window.isSecureContext && navigator.serviceWorker;
+  if (!container) return;
+  // An own property, so it stays in front whatever replaces the prototype's method.
+  container.register = function (url, ...rest) {
+    try {
+      if (registrations.length < 20) {
+        const urls = (new Error().stack || '').match(/https?:\\/\\/[^\\s)]+/g);
+        registrations.push({ url: new URL(String(url), location.href).href, script: urls ? urls[0].replace(/:\\d+:\\d+$/, '') : null });
+      }
+    } catch (e) {}
+    return ServiceWorkerContainer.prototype.register.call(this, url, ...rest);
+  };
+})();`;
+
+export const SERVICE_WORKERS_SCRIPT = `(window.__tagportServiceWorkers || []).slice()`;
+
 export const COOKIE_WRITES_SCRIPT = `(window.__tagportCookieWrites || []).slice()`;
 
 export const CSP_VIOLATIONS_SCRIPT = `(window.__tagportCspViolations || []).slice()`;

@@ -112,6 +112,7 @@ export function mergeRuntime(pages: Array<RuntimeFindings | null>): RuntimeFindi
     cspViolations: present.flatMap((page) => page.cspViolations),
     problems: present.flatMap((page) => page.problems),
     canvasReadbacks: present.flatMap((page) => page.canvasReadbacks ?? []),
+    serviceWorkers: present.flatMap((page) => page.serviceWorkers ?? []),
   };
 }
 

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { ConsentCheckSchema } from './schema-consent.js';
 import { BehavioursSchema } from './schema-behaviours.js';
 import { TagManagerConfigsSchema } from './schema-tag-managers.js';
+import { UnlistedTrackersSchema } from './schema-unlisted.js';
 import {
   ConsentSchema,
   CookieSchema,
@@ -268,6 +269,7 @@ export const ScanResultSchema = Type.Object(
       { additionalProperties: false },
     ),
     trackers: Type.Array(TrackerSchema, { description: 'Trackers and tag managers found.' }),
+    unlisted_trackers: Type.Optional(UnlistedTrackersSchema),
     consent: ConsentSchema,
     server_side_tagging: ServerSideSchema,
     tag_manager_configs: Type.Optional(TagManagerConfigsSchema),

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Request } from 'playwright-core';
 import type { CaptureOptions, RuntimeFindings, RuntimeRequest } from './capture-types.js';
 import { userAgentFor } from './browser-pool.js';
-import { INIT_SCRIPT } from './page-scripts.js';
+import { INIT_SCRIPT, SERVICE_WORKER_INIT_SCRIPT } from './page-scripts.js';
 import { observeAfterLoad } from './observe.js';
 import { startGuardProxy, type GuardProxy } from './proxy.js';
 import { bareHost } from './ssrf.js';
@@ -115,7 +115,7 @@ export class CaptureSession {
         userAgent: userAgentFor(browser.version()),
         viewport: { width: 1366, height: 768 },
       });
-      await context.addInitScript({ content: INIT_SCRIPT });
+      await context.addInitScript({ content: `${INIT_SCRIPT}\n${SERVICE_WORKER_INIT_SCRIPT}` });
       await context.addInitScript({ content: CANVAS_INIT_SCRIPT });
       const consentDriver = options.consentAction ? await attachAutoconsent(context, options.consentAction) : null;
       return new CaptureSession(context, proxy, consentDriver, options);

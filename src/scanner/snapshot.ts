@@ -8,6 +8,7 @@ import {
   DATALAYER_SCRIPT,
   GLOBALS_SCRIPT,
   LINKS_SCRIPT,
+  SERVICE_WORKERS_SCRIPT,
   TCF_PING_SCRIPT,
   inPage,
 } from './page-scripts.js';
@@ -53,25 +54,28 @@ export async function snapshotPage(
       return fallback;
     }
   };
-  const [globals, dataLayer, banner, browserCookies, writes, violations, tcfCmpId, canvas, links] = await Promise.all([
-    step(
-      'globals',
-      () => page.evaluate<{ present: string[]; googleTagIds: string[] }>(inPage(GLOBALS_SCRIPT, GLOBAL_NAMES)),
-      { present: [] as string[], googleTagIds: [] as string[] },
-    ),
-    step('dataLayer', () => page.evaluate<unknown[]>(inPage(DATALAYER_SCRIPT)), [] as unknown[]),
-    step(
-      'banner',
-      () => page.evaluate<RuntimeFindings['banner']>(inPage(BANNER_SCRIPT, KNOWN_BANNERS)),
-      findings.banner,
-    ),
-    step('cookies', () => context.cookies(), []),
-    step('cookie writes', () => inFrames<{ name: string; script: string | null }>(page, COOKIE_WRITES_SCRIPT), []),
-    step('csp violations', () => inFrames<{ url: string; directive: string }>(page, CSP_VIOLATIONS_SCRIPT), []),
-    step('tcf ping', () => page.evaluate<number | null>(TCF_PING_SCRIPT), null as number | null),
-    step('canvas', () => collectCanvasReadbacks(page), [] as CanvasReadback[]),
-    step('links', () => page.evaluate<string[]>(LINKS_SCRIPT), [] as string[]),
-  ]);
+  const [globals, dataLayer, banner, browserCookies, writes, violations, tcfCmpId, canvas, links, workers] =
+    await Promise.all([
+      step(
+        'globals',
+        () => page.evaluate<{ present: string[]; googleTagIds: string[] }>(inPage(GLOBALS_SCRIPT, GLOBAL_NAMES)),
+        { present: [] as string[], googleTagIds: [] as string[] },
+      ),
+      step('dataLayer', () => page.evaluate<unknown[]>(inPage(DATALAYER_SCRIPT)), [] as unknown[]),
+      step(
+        'banner',
+        () => page.evaluate<RuntimeFindings['banner']>(inPage(BANNER_SCRIPT, KNOWN_BANNERS)),
+        findings.banner,
+      ),
+      step('cookies', () => context.cookies(), []),
+      step('cookie writes', () => inFrames<{ name: string; script: string | null }>(page, COOKIE_WRITES_SCRIPT), []),
+      step('csp violations', () => inFrames<{ url: string; directive: string }>(page, CSP_VIOLATIONS_SCRIPT), []),
+      step('tcf ping', () => page.evaluate<number | null>(TCF_PING_SCRIPT), null as number | null),
+      step('canvas', () => collectCanvasReadbacks(page), [] as CanvasReadback[]),
+      step('links', () => page.evaluate<string[]>(LINKS_SCRIPT), [] as string[]),
+      step('service workers', () => inFrames<{ url: string; script: string | null }>(page, SERVICE_WORKERS_SCRIPT), []),
+    ]);
+  findings.serviceWorkers = workers;
   findings.canvasReadbacks = canvas;
   findings.cspViolations = violations;
   findings.tcfCmpId = tcfCmpId;

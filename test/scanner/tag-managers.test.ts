@@ -1,22 +1,12 @@
-import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
-import { ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
-import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
+import type { ScanResult } from '../../src/scanner/index.js';
+import { scanFixture, useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // Issue 31, mechanisms 3 and 6, end to end in Chromium on the loopback fixture server (training pages of pages-i31.ts).
 
 const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 4_000 });
 
-async function scan(host: string): Promise<ScanResult> {
-  const result = await setup.scanner.scan({
-    url: setup.fixture.url(host, '/'),
-    aiSummary: false,
-    pagespeed: false,
-    language: 'en',
-  });
-  expect([...Value.Errors(ScanResultSchema, result)].slice(0, 5)).toEqual([]);
-  return result;
-}
+const scan = (host: string) => scanFixture(setup, host);
 
 const byKey = (result: ScanResult) => Object.fromEntries(result.trackers.map((tracker) => [tracker.key, tracker]));
 

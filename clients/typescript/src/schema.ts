@@ -4815,6 +4815,34 @@ export interface components {
                 /** @description First-party collection endpoints: the site's own (sub)domain URLs, without query, the tracker's hits were sent to. */
                 endpoints?: string[];
             }[];
+            /** @description Third parties no tracker rule names that behaved like trackers in the browser stage (only requests that got a response count), grouped by registrable domain, most confident first. Never part of `trackers`, the summary or the loss estimate. Domains of named trackers, consent platforms, and hosts that only served files (a library from a CDN, fonts) are not listed. Absent without a browser stage. */
+            unlisted_trackers?: {
+                /** @description The registrable domain the evidence is grouped under, e.g. `vendor.com`. */
+                domain: string;
+                /** @description The entity third-party-web files the domain under (which lists it as a utility, CDN, hosting or content provider); null when no list knows it. */
+                name: string | null;
+                /** @description Hosts of the domain the page loaded from or sent to. */
+                hosts: string[];
+                /** @description What the behaviour suggests: session_replay when it received what was typed into a field (before any submit); null when the evidence does not tell. */
+                category_guess: ("analytics" | "advertising" | "tag_manager" | "session_replay" | "social" | "customer_data_platform" | "marketing" | "customer_success" | "video") | null;
+                /**
+                 * @description How strong the evidence is. Each kind of sign is a point (a typed value sent or a canvas fingerprint two, a script none): high from 3 points, medium 2, low 1 (listed only beside a script from the domain).
+                 * @enum {unknown}
+                 */
+                confidence: "high" | "medium" | "low";
+                /** @description Observations behind it, strongest first (at most 12). */
+                evidence: {
+                    /**
+                     * @description script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.
+                     * @enum {unknown}
+                     */
+                    kind: "script" | "id_parameter" | "beacon" | "cookie" | "fingerprinting" | "typed_value_sent" | "service_worker";
+                    /** @description What was seen, in plain words, with the URL or cookie name involved. */
+                    detail: string;
+                }[];
+                /** @description Account, site, project or app ids its requests carried under documented parameter names. */
+                ids: string[];
+            }[];
             consent: {
                 /** @description The consent management platform found on the page, or null. */
                 cmp: {
@@ -5323,6 +5351,34 @@ export interface components {
                 }[];
                 /** @description First-party collection endpoints: the site's own (sub)domain URLs, without query, the tracker's hits were sent to. */
                 endpoints?: string[];
+            }[];
+            /** @description Third parties no tracker rule names that behaved like trackers in the browser stage (only requests that got a response count), grouped by registrable domain, most confident first. Never part of `trackers`, the summary or the loss estimate. Domains of named trackers, consent platforms, and hosts that only served files (a library from a CDN, fonts) are not listed. Absent without a browser stage. */
+            unlisted_trackers?: {
+                /** @description The registrable domain the evidence is grouped under, e.g. `vendor.com`. */
+                domain: string;
+                /** @description The entity third-party-web files the domain under (which lists it as a utility, CDN, hosting or content provider); null when no list knows it. */
+                name: string | null;
+                /** @description Hosts of the domain the page loaded from or sent to. */
+                hosts: string[];
+                /** @description What the behaviour suggests: session_replay when it received what was typed into a field (before any submit); null when the evidence does not tell. */
+                category_guess: ("analytics" | "advertising" | "tag_manager" | "session_replay" | "social" | "customer_data_platform" | "marketing" | "customer_success" | "video") | null;
+                /**
+                 * @description How strong the evidence is. Each kind of sign is a point (a typed value sent or a canvas fingerprint two, a script none): high from 3 points, medium 2, low 1 (listed only beside a script from the domain).
+                 * @enum {unknown}
+                 */
+                confidence: "high" | "medium" | "low";
+                /** @description Observations behind it, strongest first (at most 12). */
+                evidence: {
+                    /**
+                     * @description script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.
+                     * @enum {unknown}
+                     */
+                    kind: "script" | "id_parameter" | "beacon" | "cookie" | "fingerprinting" | "typed_value_sent" | "service_worker";
+                    /** @description What was seen, in plain words, with the URL or cookie name involved. */
+                    detail: string;
+                }[];
+                /** @description Account, site, project or app ids its requests carried under documented parameter names. */
+                ids: string[];
             }[];
             consent: {
                 /** @description The consent management platform found on the page, or null. */
@@ -29209,6 +29265,34 @@ export interface operations {
                             }[];
                             /** @description First-party collection endpoints: the site's own (sub)domain URLs, without query, the tracker's hits were sent to. */
                             endpoints?: string[];
+                        }[];
+                        /** @description Third parties no tracker rule names that behaved like trackers in the browser stage (only requests that got a response count), grouped by registrable domain, most confident first. Never part of `trackers`, the summary or the loss estimate. Domains of named trackers, consent platforms, and hosts that only served files (a library from a CDN, fonts) are not listed. Absent without a browser stage. */
+                        unlisted_trackers?: {
+                            /** @description The registrable domain the evidence is grouped under, e.g. `vendor.com`. */
+                            domain: string;
+                            /** @description The entity third-party-web files the domain under (which lists it as a utility, CDN, hosting or content provider); null when no list knows it. */
+                            name: string | null;
+                            /** @description Hosts of the domain the page loaded from or sent to. */
+                            hosts: string[];
+                            /** @description What the behaviour suggests: session_replay when it received what was typed into a field (before any submit); null when the evidence does not tell. */
+                            category_guess: ("analytics" | "advertising" | "tag_manager" | "session_replay" | "social" | "customer_data_platform" | "marketing" | "customer_success" | "video") | null;
+                            /**
+                             * @description How strong the evidence is. Each kind of sign is a point (a typed value sent or a canvas fingerprint two, a script none): high from 3 points, medium 2, low 1 (listed only beside a script from the domain).
+                             * @enum {unknown}
+                             */
+                            confidence: "high" | "medium" | "low";
+                            /** @description Observations behind it, strongest first (at most 12). */
+                            evidence: {
+                                /**
+                                 * @description script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.
+                                 * @enum {unknown}
+                                 */
+                                kind: "script" | "id_parameter" | "beacon" | "cookie" | "fingerprinting" | "typed_value_sent" | "service_worker";
+                                /** @description What was seen, in plain words, with the URL or cookie name involved. */
+                                detail: string;
+                            }[];
+                            /** @description Account, site, project or app ids its requests carried under documented parameter names. */
+                            ids: string[];
                         }[];
                         consent: {
                             /** @description The consent management platform found on the page, or null. */

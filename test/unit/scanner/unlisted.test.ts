@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import {
+  emptyRuntimeFindings,
+  type RuntimeCookie,
+  type RuntimeFindings,
+  type RuntimeRequest,
+} from '../../../src/scanner/browser.js';
+import { detect } from '../../../src/scanner/detect.js';
+
+// Issue 31, mechanisms 1 and 2: how the signs of an unnamed third party are weighed (detect/unlisted.ts).
+
+const SITE = 'https://www.shop.test/';
+
+const request = (url: string, extra: Partial<RuntimeRequest> = {}): RuntimeRequest => ({
+  url,
+  method: 'GET',
+  resourceType: 'script',
+  status: 200,
+  failure: null,
+  frameUrl: SITE,
+  atMs: 100,
+  postData: null,
+  ...extra,
+});
+
+const cookie = (name: string, domain: string, script: string | null = null): RuntimeCookie => ({
+  name,
+  domain,
+  expires: -1,
+  httpOnly: false,
+  setBy: script ? 'script' : 'http',
+  script,
+});
+
+const unlisted = (requests: RuntimeRequest[], cookies: RuntimeCookie[] = []) => {
+  const runtime: RuntimeFindings = { ...emptyRuntimeFindings(SITE), requests, cookies };
+  return detect(SITE, null, runtime).unlistedTrackers?.map((found) => [found.domain, found.confidence, found.ids]);
+};
+
+describe('unlisted trackers (detect/unlisted.ts)', () => {
+  it('a cookie a third party sets in its response counts beside its script; a bot-management cookie does not', () => {
+    expect(
+      unlisted(
+        [request('https://cdn.vendor-a.test/a.js'), request('https://cdn.edge-b.test/lib.js')],
+        [cookie('va_uid', 'cdn.vendor-a.test'), cookie('__cf_bm', 'cdn.edge-b.test')],
+      ),
+    ).toEqual([['vendor-a.test', 'low', []]]);
+  });
+
+  it('needs a script or a second sign: one beacon, one pixel id or one cookie alone is not enough', () => {
+    expect(
+      unlisted([
+        request('https://api.forms-c.test/submit', { method: 'POST', postData: 'a=1', resourceType: 'fetch' }),
+      ]),
+    ).toEqual([]);
+    expect(unlisted([request('https://px.vendor-d.test/p.gif?site_id=991', { resourceType: 'image' })])).toEqual([]);
+    expect(
+      unlisted([
+        request('https://px.vendor-d.test/p.gif?site_id=991', { resourceType: 'image' }),
+        request('https://px.vendor-d.test/e', { method: 'POST', postData: '{"site_id":"991"}', resourceType: 'fetch' }),
+      ]),
+    ).toEqual([['vendor-d.test', 'medium', ['991']]]);
+  });
+
+  it('requests that got no response, first-party hosts and the domains of named trackers are left out', () => {
+    const posted = { method: 'POST', postData: '{"projectId":"p1"}', resourceType: 'fetch' };
+    expect(
+      unlisted([
+        request('https://cdn.vendor-e.test/r.js', { status: null, failure: 'net::ERR_FAILED' }),
+        request('https://in.vendor-e.test/i', { ...posted, status: null, failure: 'net::ERR_FAILED' }),
+        request('https://cdn.shop.test/r.js'),
+        request('https://in.shop.test/i', posted),
+        request('https://connect.facebook.net/en_US/fbevents.js'),
+        request('https://www.facebook.com/tr/?id=123&ev=PageView&appId=9', posted),
+      ]),
+    ).toEqual([]);
+  });
+});
