@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -11,6 +10,7 @@ import { Agent, request } from 'undici';
 import { freePort, waitFor } from '../test/helpers/processes.js';
 import { median, startPostgres, startProcess } from './api.js';
 import { type FleetCa, fleetCa, fleetHostname, seedFleet } from './fleet-seed.js';
+import { treeCpuMs, treeMemoryMb } from './process-tree.js';
 
 /**
  * `npm run bench fleet`: a gateway serving a fleet, on PostgreSQL. For each size (BENCH_FLEET_SIZES, default 1000)
@@ -67,29 +67,8 @@ async function startUpstreams() {
   };
 }
 
-/** The process tree's proportional memory (MB) and CPU ticks, from /proc. */
-function tree(root: number) {
-  const parents = new Map<number, number>();
-  for (const id of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name)))
-    try {
-      const stat = fs.readFileSync(`/proc/${id}/stat`, 'utf8');
-      parents.set(Number(id), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {}
-  const members = [...parents.keys()].filter((id) => {
-    for (let current = id, depth = 0; current > 1 && depth < 8; depth++, current = parents.get(current) ?? 0)
-      if (current === root) return true;
-    return false;
-  });
-  let pssKb = 0;
-  let ticks = 0;
-  for (const id of members)
-    try {
-      pssKb += Number(/Pss:\s+(\d+)/.exec(fs.readFileSync(`/proc/${id}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
-      const fields = fs.readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1].split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {}
-  return { memoryMb: pssKb / 1024, cpuMs: ticks * 10 };
-}
+/** The process tree's proportional memory (MB) and CPU time (ms). */
+const tree = (root: number) => ({ memoryMb: treeMemoryMb(root), cpuMs: treeCpuMs(root) });
 
 async function fleetSize(clusterUrl: string, size: number, ca: FleetCa): Promise<FleetRow[]> {
   const admin = new pg.Client(clusterUrl);

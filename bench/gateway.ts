@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { median } from './api.js';
+import { treeCpuMs } from './process-tree.js';
 import {
   BENCH_BASE_DOMAIN,
   benchCertificate,
@@ -58,31 +58,7 @@ export interface Target {
   pid: number;
 }
 
-/**
- * CPU time (user + system) a process and all its descendants (cluster workers, nginx's master and workers) have
- * used so far, in ms, from /proc (ticks of 10 ms). Processes that already exited are not counted.
- */
-export function cpuMs(pid: number): number {
-  const processes = new Map<number, { parent: number; ticks: number }>();
-  for (const id of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const fields = fs.readFileSync(`/proc/${id}/stat`, 'utf8').split(') ')[1].split(' ');
-      processes.set(Number(id), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  const inTree = (id: number): boolean => {
-    for (let current = id, depth = 0; current > 1 && depth < 10; depth++) {
-      if (current === pid) return true;
-      current = processes.get(current)?.parent ?? 0;
-    }
-    return false;
-  };
-  let ticks = 0;
-  for (const [id, process] of processes) if (inTree(id)) ticks += process.ticks;
-  return ticks * 10;
-}
+export { treeCpuMs as cpuMs } from './process-tree.js';
 
 function milliseconds(value: string, unit: string): number {
   const scale = unit === 'us' ? 0.001 : unit === 's' ? 1000 : unit === 'm' ? 60_000 : 1;
@@ -91,7 +67,7 @@ function milliseconds(value: string, unit: string): number {
 
 /** wrk with one thread (the machine has few cores), `--latency` for the percentiles. */
 export async function load(target: Target, duration: number) {
-  const cpuBefore = cpuMs(target.pid);
+  const cpuBefore = treeCpuMs(target.pid);
   const { stdout } = await run(
     WRK,
     ['-t1', `-c${CONNECTIONS}`, `-d${duration}s`, '--latency', '-H', `Host: ${target.host}`, target.url],
@@ -107,7 +83,7 @@ export async function load(target: Target, duration: number) {
   return {
     requests,
     non2xx,
-    cpuPer1k: Number((((cpuMs(target.pid) - cpuBefore) / requests) * 1000).toFixed(1)),
+    cpuPer1k: Number((((treeCpuMs(target.pid) - cpuBefore) / requests) * 1000).toFixed(1)),
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? Number.NaN),
     p50: percentile('50'),
     p99: percentile('99'),

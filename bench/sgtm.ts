@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { freePort, waitFor } from '../test/helpers/processes.js';
 import { median, startProcess } from './api.js';
 import { BENCH_BASE_DOMAIN, startNginx } from './gateway-servers.js';
+import { processTree } from './process-tree.js';
 
 const run = promisify(execFile);
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 6);
@@ -32,28 +33,6 @@ const COMPARE_UPSTREAM = process.env.BENCH_SGTM_COMPARE_UPSTREAM === '1';
 
 /** The fake Google collection server the stand-in forwards every hit to: nginx answering 204 at once. */
 const startCollector = () => startNginx('sgtm-collector', 'location / { return 204; }');
-
-/** Every process under `root` (children, grandchildren, …) with its parent, command line and CPU ticks, from /proc. */
-function processTree(root: number) {
-  const all = new Map<number, { parent: number; ticks: number }>();
-  for (const id of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${id}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      all.set(Number(id), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  const under = (id: number) => {
-    for (let current = id, depth = 0; current > 1 && depth < 12; depth++) {
-      if (current === root) return true;
-      current = all.get(current)?.parent ?? 0;
-    }
-    return false;
-  };
-  return [...all].filter(([id]) => under(id)).map(([pid, { ticks }]) => ({ pid, ticks }));
-}
 
 const commandLine = (pid: number) => {
   try {
