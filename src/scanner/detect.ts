@@ -8,6 +8,7 @@ import { markServerSide, serverSideResult } from './detect/server-side.js';
 import { collectStatic } from './detect/static.js';
 import { readTagManagerConfigs } from './detect/tag-manager-configs.js';
 import { registrableDomain } from './detect/registrable-domain.js';
+import { addFallbackIds } from './detect/third-party-web.js';
 import { listTrackers } from './detect/trackers.js';
 import { listUnlistedTrackers } from './detect/unlisted.js';
 import { hostOf } from './detect/urls.js';
@@ -48,6 +49,7 @@ export function detect(
   // Server URLs are applied once both stages are in: they mark trackers either stage may have found.
   markServerSide(book, [...fromHtml.serverUrls, ...fromBrowser.serverUrls]);
   resolveSharedApis(book);
+  addFallbackIds(book, runtime?.cookies ?? []);
   const trackers = listTrackers(book, runtime);
   const consent = judgeConsent(
     book,

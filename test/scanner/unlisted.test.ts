@@ -87,3 +87,20 @@ describe('unlisted trackers, named from evidence', () => {
     expect(requested.length).toBeGreaterThanOrEqual(3);
   });
 });
+
+describe('ids of vendors without rules of their own (mechanism 5)', () => {
+  it('reads them from base64 beacons, cookie names, repeated parameters and a same-origin frame; not visitor ids', async () => {
+    const result = await scan('www.ids-shop.test');
+    expect(result.unlisted_trackers?.map((found) => [found.domain, found.confidence, found.ids])).toEqual([
+      ['example-beacon.test', 'high', ['ACC-77120', 'W-31337', 'k9F3xQ72']],
+      ['example-frame.test', 'medium', ['app-5521']],
+    ]);
+  });
+
+  it('a vendor named through third-party-web alone carries the site id of its hits', async () => {
+    const result = await scan('www.ids-shop.test');
+    expect(result.trackers.map((tracker) => [tracker.key, tracker.category, tracker.ids])).toEqual([
+      ['tpw:Roxr Software', 'analytics', ['101234567']],
+    ]);
+  });
+});

@@ -2,8 +2,9 @@ import type { RuntimeRequest } from '../capture-types.js';
 
 /**
  * Account ids read from any vendor's requests without a rule of its own: the values of parameters whose names
- * vendors document for an account, advertiser, site, project, app, pixel, tag or property (in the query string or in
- * a form or JSON body). Visitor and session ids, timestamps and cache-busters are not account ids.
+ * vendors document for an account, advertiser, site, project, app, pixel, tag or property (in the query string, in a
+ * form or JSON body, or in base64-encoded JSON inside either), an id-like parameter whose value repeats across
+ * requests, and the token in a cookie name. Visitor and session ids, timestamps and cache-busters are not account ids.
  */
 
 /** Parameter names, compared lower-case with `_` and `-` removed. The one list of them. */
@@ -45,6 +46,35 @@ export const ID_PARAMETER_NAMES = new Set([
   'writekey',
 ]);
 
+/** Id-like names that carry a visitor's, a session's or an event's id: never an account's, even when repeated. */
+const VISITOR_NAMES = new Set([
+  'anonid',
+  'anonymousid',
+  'cid',
+  'clientid',
+  'deviceid',
+  'did',
+  'eid',
+  'eventid',
+  'guid',
+  'messageid',
+  'orderid',
+  'pageid',
+  'pageviewid',
+  'pvid',
+  'requestid',
+  'rid',
+  'session',
+  'sessionid',
+  'sid',
+  'transactionid',
+  'uid',
+  'userid',
+  'uuid',
+  'vid',
+  'visitorid',
+]);
+
 const ID_SHAPE = /^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$/;
 const TIMESTAMP = /^1\d{9}(\d{3})?$/;
 
@@ -54,31 +84,55 @@ export function isIdParameter(name: string): boolean {
   return ID_PARAMETER_NAMES.has(normalised(name));
 }
 
+/** A name an undocumented account id may go under (`id`, `token`, `…id`, `…key`): taken when its value repeats. */
+function mayHoldId(name: string): boolean {
+  const bare = normalised(name);
+  if (bare.length > 12 || VISITOR_NAMES.has(bare)) return false;
+  return bare === 'token' || bare === 'k' || bare.endsWith('id') || bare.endsWith('key');
+}
+
 /** A value that can be an account id: short, plain characters, not a Unix time, not a boolean. */
 export function looksLikeId(value: string): boolean {
   return ID_SHAPE.test(value) && !TIMESTAMP.test(value) && !/^(true|false|null|undefined)$/i.test(value);
 }
 
-/** Name/value pairs of a request: its query string, then its body read as a form or as JSON (two levels deep). */
+/**
+ * Name/value pairs of a request: its query string and its body read as a form or as JSON (two levels deep), with
+ * the pairs of any value that is base64-encoded JSON (beacon bodies, `data=` parameters).
+ */
 export function parametersOf(request: Pick<RuntimeRequest, 'url' | 'postData'>): Array<[string, string]> {
-  let query: Array<[string, string]> = [];
-  try {
-    query = [...new URL(request.url).searchParams];
-  } catch {
-    /* not a URL */
-  }
-  return [...query, ...bodyParameters(request.postData)];
+  const pairs = [...queryParameters(request.url), ...bodyParameters(request.postData)];
+  return [...pairs, ...pairs.flatMap(([, value]) => jsonParameters(fromBase64(value)))];
 }
 
+function queryParameters(url: string): Array<[string, string]> {
+  try {
+    return [...new URL(url).searchParams];
+  } catch {
+    return [];
+  }
+}
+
+const FORM = /^[^=&\s]+=[^&\s]*(&[^=&\s]+=[^&\s]*)*$/;
+const BASE64 = /^[A-Za-z0-9+/_-]{16,}={0,2}$/;
+
 function bodyParameters(body: string | null): Array<[string, string]> {
-  if (!body) return [];
-  const trimmed = body.trim();
+  const trimmed = body?.trim() ?? '';
   if (trimmed.startsWith('{') || trimmed.startsWith('[')) return jsonParameters(trimmed);
-  if (/^[^=&\s]+=[^&\s]*(&[^=&\s]+=[^&\s]*)*$/.test(trimmed)) return [...new URLSearchParams(trimmed)];
-  return [];
+  if (BASE64.test(trimmed)) return jsonParameters(fromBase64(trimmed));
+  return FORM.test(trimmed) ? [...new URLSearchParams(trimmed)] : [];
+}
+
+/** The JSON text a base64 (or base64url) value encodes; empty when it encodes something else. */
+function fromBase64(value: string): string {
+  const compact = value.trim().replace(/ /g, '+');
+  if (!BASE64.test(compact)) return '';
+  const decoded = Buffer.from(compact.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8');
+  return /^\s*[[{]/.test(decoded) ? decoded : '';
 }
 
 function jsonParameters(text: string): Array<[string, string]> {
+  if (!text) return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -97,13 +151,30 @@ function jsonParameters(text: string): Array<[string, string]> {
   return pairs;
 }
 
-/** The account ids a vendor's requests carry under documented parameter names, with the parameter that held each. */
+/**
+ * The account ids a vendor's requests carry, with the parameter that held each: under a documented name at once,
+ * under another id-like name when the same value came in at least two requests (a cache-buster or a per-request id
+ * never does).
+ */
 export function idsInRequests(requests: Array<Pick<RuntimeRequest, 'url' | 'postData'>>): Map<string, string> {
   const ids = new Map<string, string>();
+  const seen = new Map<string, number>();
   for (const request of requests) {
-    for (const [name, value] of parametersOf(request)) {
-      if (isIdParameter(name) && looksLikeId(value) && !ids.has(value)) ids.set(value, name);
+    const pairs = new Map(
+      parametersOf(request).map(([name, value]) => [`${normalised(name)}=${value}`, [name, value]]),
+    );
+    for (const [key, [name, value]] of pairs) {
+      if (!looksLikeId(value) || ids.has(value)) continue;
+      const times = (seen.get(key) ?? 0) + 1;
+      seen.set(key, times);
+      if (isIdParameter(name) || (mayHoldId(name) && times >= 2)) ids.set(value, name);
     }
   }
   return ids;
+}
+
+/** The token of a cookie name such as `_hjSessionUser_1234567` or `_vnd_k9F3xQ72_ses`, after its prefix. */
+export function idInCookieName(name: string): string | null {
+  const segments = name.split(/[_.]/).filter(Boolean).slice(1);
+  return segments.find((part) => /^[A-Za-z0-9-]{5,40}$/.test(part) && /\d/.test(part) && !TIMESTAMP.test(part)) ?? null;
 }

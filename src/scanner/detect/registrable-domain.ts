@@ -9,3 +9,14 @@ export function registrableDomain(host: string): string {
     return bare;
   }
 }
+
+/** Registrable domain of a URL's host; null for no URL or one without a host. */
+export function registrableDomainOfUrl(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const host = new URL(url).hostname;
+    return host ? registrableDomain(host) : null;
+  } catch {
+    return null;
+  }
+}

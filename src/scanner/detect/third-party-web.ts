@@ -1,7 +1,10 @@
 import thirdPartyWeb from 'third-party-web';
 import type { Evidence, TrackerCategory } from '../schema.js';
 import { TRACKERS, type TrackerKey } from '../signatures.js';
+import type { RuntimeCookie } from '../capture-types.js';
 import type { Account, Book } from './book.js';
+import { idInCookieName, idsInRequests } from './generic-ids.js';
+import { registrableDomainOfUrl } from './registrable-domain.js';
 import { hostOf } from './urls.js';
 
 /** third-party-web entities that our own rules already cover, and which of our trackers they belong to. */
@@ -43,6 +46,8 @@ const TPW_OWNERS: Record<string, TrackerKey[]> = {
   Outbrain: ['outbrain'],
   Intercom: ['intercom'],
 };
+
+const TPW_KEY_PREFIX = 'tpw:';
 
 /** Entities whose hosts also serve social widgets, maps or images: their host alone does not name the tag. */
 const BROAD_ENTITIES = ['Facebook', 'LinkedIn', 'LinkedIn Ads', 'TikTok', 'Pinterest', 'Snapchat', 'Bing Ads'];
@@ -97,5 +102,24 @@ export function classifyWithThirdPartyWeb(book: Book, raw: string, evidence: Evi
   }
   const category = TPW_CATEGORIES[entity.category];
   if (!category) return null;
-  return book.add({ key: `tpw:${entity.name}`, name: entity.name, vendor: entity.company, category }, evidence);
+  return book.add(
+    { key: `${TPW_KEY_PREFIX}${entity.name}`, name: entity.name, vendor: entity.company, category },
+    evidence,
+  );
+}
+
+/**
+ * Ids of the vendors named through third-party-web alone, which no rule of ours reads: from their requests
+ * (detect/generic-ids.ts) and from the names of the cookies their scripts wrote.
+ */
+export function addFallbackIds(book: Book, cookies: RuntimeCookie[]): void {
+  for (const account of book.accounts.values()) {
+    if (!account.info.key.startsWith(TPW_KEY_PREFIX) || account.ids.size) continue;
+    for (const id of idsInRequests(account.requests).keys()) account.ids.add(id);
+    const domains = new Set(account.requests.map((request) => registrableDomainOfUrl(request.url)).filter(Boolean));
+    for (const cookie of cookies) {
+      const token = domains.has(registrableDomainOfUrl(cookie.script)) ? idInCookieName(cookie.name) : null;
+      if (token) account.ids.add(token);
+    }
+  }
 }
