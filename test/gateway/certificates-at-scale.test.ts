@@ -1,13 +1,14 @@
-import { randomBytes, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { domainCertificates } from '../../src/db/schema.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { startDns, type TestDns } from '../helpers/dns.js';
-import { CONFIG, testGateway } from '../helpers/gateway-app.js';
-import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble.js';
-import { freePort, waitFor } from '../helpers/processes.js';
+import type { TestApp } from '../helpers/app.js';
+import { type CertifiedGateway, startCertifiedGateway } from '../helpers/certified-gateway.js';
+import type { TestDns } from '../helpers/dns.js';
+import { CONFIG } from '../helpers/gateway-app.js';
+import { pebbleInstalled } from '../helpers/pebble.js';
+import { waitFor } from '../helpers/processes.js';
 import { presented } from '../helpers/tls-probe.js';
 
 /**
@@ -22,8 +23,8 @@ const RENEW_AFTER_FRACTION = 0.5;
 describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
   '%d custom domains through a renewal (%s engine, Pebble)'.replace('%d', String(DOMAINS)),
   (engine) => {
+    let gateway: CertifiedGateway;
     let dns: TestDns;
-    let pebble: Pebble;
     let t: TestApp;
     let tlsPort: number;
     const hostnames = Array.from({ length: DOMAINS }, (_, i) => `d${i}.fleet-${engine}.test`);
@@ -32,31 +33,13 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
     const rows = async () => t.database.db.select().from(domainCertificates);
 
     beforeAll(async () => {
-      dns = await startDns();
       await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-      const gatewayPort = await freePort();
-      pebble = await startPebble({ httpPort: gatewayPort, dnsPort: dns.port, validitySeconds: VALIDITY_SECONDS });
-      t = await startTestApp('pglite', {
-        allowPrivateNetworks: true,
-        containerTransitionDelayMs: 10,
-        gateway: testGateway({ port: gatewayPort, publicIps: ['127.0.0.1'], tlsPort: 0, engine }),
-        dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 600_000 },
-        secretsKey: randomBytes(32),
-        acme: {
-          directoryUrl: pebble.directoryUrl,
-          email: null,
-          caCertificates: [pebble.directoryCa],
-          renewAfterFraction: RENEW_AFTER_FRACTION,
-          retryBaseMs: 1000,
-          retryMaxMs: 2000,
-          pollMs: 200,
-        },
+      gateway = await startCertifiedGateway(engine, {
+        validitySeconds: VALIDITY_SECONDS,
+        renewAfterFraction: RENEW_AFTER_FRACTION,
+        pollMs: 200,
       });
-      if (engine === 'nginx') tlsPort = Number(new URL((await t.app.services.nativeGateway!.start()).https!).port);
-      else {
-        await t.app.services.gateway.listen(gatewayPort, '127.0.0.1');
-        tlsPort = Number(new URL(await t.app.services.gatewayTls!.listen(0, '127.0.0.1')).port);
-      }
+      ({ t, dns, tlsPort } = gateway);
       const { token, tenantId } = await t.tenantWithKey('business');
       const created = await t.inject({
         method: 'POST',
@@ -82,9 +65,7 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
     }, 120_000);
 
     afterAll(async () => {
-      await t?.close();
-      await pebble?.stop();
-      dns?.close();
+      await gateway?.stop();
       upstream.close();
     });
 

@@ -1,14 +1,15 @@
-import { randomBytes, X509Certificate } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { domainCertificates, notificationDeliveries } from '../../src/db/schema.js';
-import { startTestApp, type TestApp } from '../helpers/app.js';
-import { startDns, type TestDns } from '../helpers/dns.js';
-import { CONFIG, createBuiltinContainer, testGateway } from '../helpers/gateway-app.js';
-import { pebbleInstalled, startPebble, type Pebble } from '../helpers/pebble.js';
-import { freePort, waitFor } from '../helpers/processes.js';
+import type { TestApp } from '../helpers/app.js';
+import { type CertifiedGateway, startCertifiedGateway } from '../helpers/certified-gateway.js';
+import type { TestDns } from '../helpers/dns.js';
+import { CONFIG, createBuiltinContainer } from '../helpers/gateway-app.js';
+import { pebbleInstalled } from '../helpers/pebble.js';
+import { waitFor } from '../helpers/processes.js';
 import { presented } from '../helpers/tls-probe.js';
 
 const BASE_DOMAIN = 'containers.tagport.test';
@@ -23,12 +24,11 @@ const VALIDITY_SECONDS = 20;
 describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
   'certificates through their life (%s engine): every hostname its own, renewals served, expiry alerted',
   (engine) => {
+    let gateway: CertifiedGateway;
     let dns: TestDns;
-    let pebble: Pebble;
     let t: TestApp;
     let token: string;
     let tlsPort: number;
-    let pebbleStopped = false;
     const upstream = http.createServer((_req, res) => res.writeHead(200).end('tagging server'));
 
     /** The certificate the database holds for a hostname, as the API would report it. */
@@ -80,44 +80,19 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
     }
 
     beforeAll(async () => {
-      dns = await startDns();
       await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-      const gatewayPort = await freePort();
-      pebble = await startPebble({ httpPort: gatewayPort, dnsPort: dns.port, validitySeconds: VALIDITY_SECONDS });
-      t = await startTestApp('pglite', {
-        allowPrivateNetworks: true,
-        containerTransitionDelayMs: 10,
-        gateway: testGateway({
-          port: gatewayPort,
-          baseDomain: BASE_DOMAIN,
-          publicIps: ['127.0.0.1'],
-          tlsPort: 0,
-          engine,
-        }),
-        dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 600_000 },
-        secretsKey: randomBytes(32),
-        acme: {
-          directoryUrl: pebble.directoryUrl,
-          email: null,
-          caCertificates: [pebble.directoryCa],
-          renewAfterFraction: 2 / 3,
-          retryBaseMs: 1000,
-          retryMaxMs: 2000,
-          pollMs: 100,
-        },
+      gateway = await startCertifiedGateway(engine, {
+        validitySeconds: VALIDITY_SECONDS,
+        renewAfterFraction: 2 / 3,
+        pollMs: 100,
+        baseDomain: BASE_DOMAIN,
       });
-      if (engine === 'nginx') tlsPort = Number(new URL((await t.app.services.nativeGateway!.start()).https!).port);
-      else {
-        await t.app.services.gateway.listen(gatewayPort, '127.0.0.1');
-        tlsPort = Number(new URL(await t.app.services.gatewayTls!.listen(0, '127.0.0.1')).port);
-      }
+      ({ t, dns, tlsPort } = gateway);
       token = (await t.tenantWithKey('business')).token;
-    }, 60_000);
+    }, 120_000);
 
     afterAll(async () => {
-      await t?.close();
-      if (!pebbleStopped) await pebble?.stop();
-      dns?.close();
+      await gateway?.stop();
       upstream.close();
     });
 
@@ -156,7 +131,7 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
       const renewed = await presented(tlsPort, UPSTREAM_HOSTNAME);
       expect(renewed.fingerprint256).not.toBe(first.fingerprint256);
       expect(renewed.checkHost(UPSTREAM_HOSTNAME)).toBe(UPSTREAM_HOSTNAME);
-    }, 60_000);
+    }, 120_000);
 
     it('alerts the notification channels and lists it on the overview when renewals fail near expiry', async () => {
       const channel = await t.inject({
@@ -166,8 +141,7 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
         payload: { name: 'On-call', type: 'email', target: 'oncall@example.com' },
       });
       expect(channel.statusCode, channel.body).toBe(201);
-      await pebble.stop(); // every renewal from here on fails: the CA is gone
-      pebbleStopped = true;
+      await gateway.stopPebble(); // every renewal from here on fails: the CA is gone
       const titles = async () =>
         (
           await t.inject({ method: 'GET', url: `/api/notification-channels/${channel.json().id}/deliveries/`, token })
@@ -201,6 +175,6 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
       expect(events.results.map((event: { data: { hostname: string } }) => event.data.hostname)).toContain(
         UPSTREAM_HOSTNAME,
       );
-    }, 60_000);
+    }, 120_000);
   },
 );
