@@ -50,6 +50,8 @@ export class TlsGateway {
       certFile: string | null;
       keyFile: string | null;
       onError: (error: unknown) => void;
+      /** How many custom domains' contexts are kept (MAX_CACHED_CONTEXTS). */
+      maxContexts?: number;
     },
   ) {
     this.certificates = certificates;
@@ -125,7 +127,8 @@ export class TlsGateway {
     // Looked up before a change that came meanwhile: used for this handshake, not kept.
     if (generation !== this.generation) return context;
     this.contexts.delete(hostname);
-    if (this.contexts.size >= MAX_CACHED_CONTEXTS) this.contexts.delete(this.contexts.keys().next().value!);
+    if (this.contexts.size >= (this.settings.maxContexts ?? MAX_CACHED_CONTEXTS))
+      this.contexts.delete(this.contexts.keys().next().value!);
     this.contexts.set(hostname, { context, at: Date.now() });
     return context;
   }
