@@ -83,7 +83,10 @@ function byDomain(requests: RuntimeRequest[]): Map<string, RuntimeRequest[]> {
   const groups = new Map<string, RuntimeRequest[]>();
   for (const request of requests) {
     const domain = registrableDomainOfUrl(request.url);
-    if (domain) groups.set(domain, [...(groups.get(domain) ?? []), request]);
+    if (!domain) continue;
+    const group = groups.get(domain) ?? [];
+    group.push(request);
+    groups.set(domain, group);
   }
   return groups;
 }
