@@ -215,10 +215,19 @@ describe.each([
     expect(JSON.parse(unknown.body).error.code).toBe('unknown_host');
     const health = await send(container.default_hostname, '/healthz');
     expect(health.status).toBe(200);
+    const loaderPath = (container as unknown as { settings: { loader_path: string } }).settings.loader_path;
+    await send(container.default_hostname, `/${loaderPath}.js?id=GTM-ABC1234`);
+    await send(container.default_hostname, '/.well-known/acme-challenge/token-1');
     expect(handedToNode).toEqual([
       'nobody.containers.tagport.test /g/collect',
       `${container.default_hostname} /healthz`,
+      `${container.default_hostname} /${loaderPath}.js?id=GTM-ABC1234`,
+      `${container.default_hostname} /.well-known/acme-challenge/token-1`,
     ]);
+    // Only those exact paths: their neighbours go to the tagging server.
+    for (const path of ['/healthz/more', '/HEALTHZ', `/${loaderPath}.json`, `/x/${loaderPath}.js`])
+      expect((await send(container.default_hostname, path)).body).toBe(`saw /sgtm${path} `);
+    expect(handedToNode).toHaveLength(4);
   });
 
   it('hands a target with dot segments to the Node gateway, which keeps it under the upstream path', async () => {

@@ -103,7 +103,9 @@ function isAddressWithPort(address: string): boolean {
  * (plain or percent-encoded) and no lone trailing `?`: exactly the targets the Node gateway forwards unparsed.
  * Anything else, every chunked request body, and every request whose Host is not exactly the host nginx routed
  * by (an absolute-form target naming another, a port that is not a number) goes to Node, which normalises or
- * refuses it (src/gateway/host.ts, docs/gateway-routing.md).
+ * refuses it (src/gateway/host.ts, docs/gateway-routing.md). So do `/healthz`, ACME challenges and the container's
+ * custom loader (`$tagport_loader`, set per server): maps rather than locations, as each location costs every
+ * nginx process memory and every reload time, per container.
  */
 const TARGET_MAPS = `map $request_uri $tagport_plain_target {
     default 0;
@@ -114,7 +116,11 @@ const TARGET_MAPS = `map $request_uri $tagport_plain_target {
   map "$host $http_host" $tagport_same_host { "~*^(\\S*) \\1\\.?(?::\\d{1,5})?$" 1; default 0; }
   map "$tagport_plain_target$tagport_unframed$tagport_same_host" $tagport_native { "101" 1; default 0; }
   map $request_uri $tagport_plain_path { "~^[^?]*(%|//)" 0; default 1; }
-  map "$tagport_native$tagport_plain_path" $tagport_native_rebased { "11" 1; default 0; }`;
+  map "$tagport_native$tagport_plain_path" $tagport_native_rebased { "11" 1; default 0; }
+  map $uri $tagport_node_path { "~^/healthz$" 1; "~^/\\.well-known/acme-challenge/" 1; default 0; }
+  map "$uri $tagport_loader" $tagport_loader_hit { "~^(\\S+) \\1$" 1; default 0; }
+  map "$tagport_native$tagport_node_path$tagport_loader_hit" $tagport_here { "100" 1; default 0; }
+  map "$tagport_native_rebased$tagport_node_path$tagport_loader_hit" $tagport_here_rebased { "100" 1; default 0; }`;
 
 /**
  * The headers the Node gateway sets or drops for the upstream (see forwardedHeaders): the forwarding headers,
@@ -277,15 +283,16 @@ function containerServer(plan: NativePlan, route: NativeRoute): string {
       ? `proxy_ssl_server_name on; proxy_ssl_name ${upstream.serverName}; proxy_ssl_verify on;
       proxy_ssl_trusted_certificate ${plan.caFile}; proxy_ssl_session_reuse on;`
       : '';
-  const native = upstream.basePath ? '$tagport_native_rebased' : '$tagport_native';
+  const here = upstream.basePath ? '$tagport_here_rebased' : '$tagport_here';
   return `server {
     ${containerListen(plan)}
     server_name ${route.hostnames.join(' ')};
     set $tagport_container ${route.containerId};
+    set $tagport_loader /${route.loaderPath}.js;
     error_page 418 = @node;
     error_page 502 504 = @upstream_failed;
     location / {
-      if (${native} = 0) { return 418; }
+      if (${here} = 0) { return 418; }
       ${proxyPass(route)}
       ${route.replicas ? REPLICA_FAILURES : ''}
       proxy_set_header Host ${upstream.host};
@@ -293,9 +300,6 @@ function containerServer(plan: NativePlan, route: NativeRoute): string {
       ${forwardedHeaders(route.markBots)}
       ${tlsUpstream}
     }
-    location = /healthz { return 418; }
-    location ^~ /.well-known/acme-challenge/ { return 418; }
-    location = /${route.loaderPath}.js { return 418; }
     location @node { ${nodeProxy(plan)} }
     ${BAD_REQUEST}
     location @upstream_failed {
@@ -386,6 +390,7 @@ http {
     ${plainDefault}
     ${tlsDefault}
     set $tagport_container "";
+    set $tagport_loader "";
     location / { ${nodeProxy(plan)} }
     ${BAD_REQUEST}
   }

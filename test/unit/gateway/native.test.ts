@@ -122,16 +122,16 @@ describe('the nginx config of the nginx engine', () => {
     expect(config).toContain('upstream ca4cf29c4_ctr_01abc { server 127.0.0.7:443; server [::1]:443;');
     expect(config).toContain('server_name data.shop.example c1.gw.example;');
     expect(config).toContain('proxy_pass https://ca4cf29c4_ctr_01abc;');
-    expect(config).toContain('if ($tagport_native = 0) { return 418; }');
+    expect(config).toContain('if ($tagport_here = 0) { return 418; }');
     expect(config).toContain('proxy_set_header X-Forwarded-Host $host;');
     expect(config).toContain('proxy_set_header X-Tagport-Bot $tagport_bot;');
-    expect(config).toContain('location = /k3v9xq2m.js { return 418; }');
+    expect(config).toContain('set $tagport_loader /k3v9xq2m.js;');
   });
 
   it('puts a base path in place of the root, for paths nginx passes unchanged, and sends no bot header when bot detection is off', () => {
     const config = renderNginxConfig(plan([route({ markBots: false }, { basePath: '/sgtm' })]));
     expect(config).toContain('proxy_pass https://ca4cf29c4_ctr_01abc/sgtm/;');
-    expect(config).toContain('if ($tagport_native_rebased = 0) { return 418; }');
+    expect(config).toContain('if ($tagport_here_rebased = 0) { return 418; }');
     expect(config).not.toContain('$request_uri;');
     expect(config).toContain('proxy_set_header X-Tagport-Bot "";');
   });
