@@ -269,23 +269,27 @@ export class NginxEngine {
 
   /** Writes the config nginx reads (replaced by a rename, so nginx never reads half of one). */
   private async writeConfig(text: string) {
-    const next = path.join(this.runDir, 'nginx.next.conf');
+    const runDir = this.runDir;
+    if (!runDir) return; // stopped meanwhile: its run directory is gone (a relative path would write to the cwd)
+    const next = path.join(runDir, 'nginx.next.conf');
     await fs.writeFile(next, text, { mode: 0o600 });
-    await fs.rename(next, this.configPath);
+    await fs.rename(next, path.join(runDir, 'nginx.conf'));
     this.written = text;
     this.renderedAt = Date.now();
   }
 
   /** The first config, tested with `nginx -t` before nginx starts with it: a bad one is reported, not used. */
   private async writeCheckedConfig(text: string) {
-    const next = path.join(this.runDir, 'nginx.next.conf');
+    const runDir = this.runDir;
+    if (!runDir) return;
+    const next = path.join(runDir, 'nginx.next.conf');
     await fs.writeFile(next, text, { mode: 0o600 });
     try {
-      await run(this.settings.nginxPath, ['-t', '-q', '-p', this.runDir, '-c', next, '-e', this.errorLogPath]);
+      await run(this.settings.nginxPath, ['-t', '-q', '-p', runDir, '-c', next, '-e', path.join(runDir, 'error.log')]);
     } catch (error) {
       throw new Error(`nginx refused the generated config: ${(error as { stderr?: string }).stderr ?? error}`);
     }
-    await fs.rename(next, this.configPath);
+    await fs.rename(next, path.join(runDir, 'nginx.conf'));
     this.written = text;
     this.lastGood = text;
     this.renderedAt = Date.now();
