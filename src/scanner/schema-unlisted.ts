@@ -28,7 +28,14 @@ const UnlistedEvidenceSchema = Type.Object(
 
 export const UnlistedTrackerSchema = Type.Object(
   {
-    domain: Type.String({ description: 'The registrable domain the evidence is grouped under, e.g. `vendor.com`.' }),
+    domain: Type.String({
+      description:
+        'The registrable domain of a third party the evidence is grouped under, e.g. `vendor.com`; for a first-party proxy, its host (e.g. `t.example.com`).',
+    }),
+    first_party: Type.Boolean({
+      description:
+        "A host of the scanned site's own domain, other than the page's host, the bare domain and www (a vendor behind a first-party proxy); listed only with high confidence, as the site's own API also receives ids.",
+    }),
     name: Type.Union([Type.String(), Type.Null()], {
       description:
         'The entity third-party-web files the domain under (which lists it as a utility, CDN, hosting or content provider); null when no list knows it.',

@@ -17,6 +17,7 @@ describe('unlisted trackers, named from evidence', () => {
     expect(result.unlisted_trackers?.map(outline)).toEqual([
       {
         domain: 'example-replay.test',
+        first_party: false,
         name: null,
         hosts: ['cdn.example-replay.test', 'ingest.example-replay.test'],
         category_guess: 'session_replay',
@@ -53,6 +54,7 @@ describe('unlisted trackers, named from evidence', () => {
     expect(result.unlisted_trackers?.map(outline)).toEqual([
       {
         domain: 'example-metrics.test',
+        first_party: false,
         name: null,
         hosts: ['stat.example-metrics.test'],
         category_guess: null,
@@ -69,6 +71,7 @@ describe('unlisted trackers, named from evidence', () => {
     expect(result.unlisted_trackers?.map(outline)).toEqual([
       {
         domain: 'onesignal.com',
+        first_party: false,
         name: 'OneSignal',
         hosts: ['cdn.onesignal.com', 'onesignal.com'],
         category_guess: null,
@@ -85,6 +88,26 @@ describe('unlisted trackers, named from evidence', () => {
     expect(result.unlisted_trackers).toEqual([]);
     const requested = setup.fixture.log.filter((line) => /example-(libs|type|media)\.test/.test(line));
     expect(requested.length).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('unlisted trackers behind a first-party proxy', () => {
+  it("a recorder on a host of the site's own domain is listed with high confidence; the site's own API is not", async () => {
+    const result = await scan('www.proxy-shop.test');
+    expect(result.trackers).toEqual([]);
+    expect(result.unlisted_trackers?.map(outline)).toEqual([
+      {
+        domain: 't.proxy-shop.test',
+        first_party: true,
+        name: null,
+        hosts: ['t.proxy-shop.test'],
+        category_guess: null,
+        confidence: 'high',
+        evidence: ['id_parameter', 'cookie', 'beacon', 'script'],
+        ids: ['prj_Pr0xy9'],
+      },
+    ]);
+    expect(setup.fixture.log).toContainEqual(expect.stringMatching(/^api\.proxy-shop\.test \/cart/));
   });
 });
 

@@ -4817,8 +4817,10 @@ export interface components {
             }[];
             /** @description Third parties no tracker rule names that behaved like trackers in the browser stage (only requests that got a response count), grouped by registrable domain, most confident first. Never part of `trackers`, the summary or the loss estimate. Domains of named trackers, consent platforms, and hosts that only served files (a library from a CDN, fonts) are not listed. Absent without a browser stage. */
             unlisted_trackers?: {
-                /** @description The registrable domain the evidence is grouped under, e.g. `vendor.com`. */
+                /** @description The registrable domain of a third party the evidence is grouped under, e.g. `vendor.com`; for a first-party proxy, its host (e.g. `t.example.com`). */
                 domain: string;
+                /** @description A host of the scanned site's own domain, other than the page's host, the bare domain and www (a vendor behind a first-party proxy); listed only with high confidence, as the site's own API also receives ids. */
+                first_party: boolean;
                 /** @description The entity third-party-web files the domain under (which lists it as a utility, CDN, hosting or content provider); null when no list knows it. */
                 name: string | null;
                 /** @description Hosts of the domain the page loaded from or sent to. */
@@ -5354,8 +5356,10 @@ export interface components {
             }[];
             /** @description Third parties no tracker rule names that behaved like trackers in the browser stage (only requests that got a response count), grouped by registrable domain, most confident first. Never part of `trackers`, the summary or the loss estimate. Domains of named trackers, consent platforms, and hosts that only served files (a library from a CDN, fonts) are not listed. Absent without a browser stage. */
             unlisted_trackers?: {
-                /** @description The registrable domain the evidence is grouped under, e.g. `vendor.com`. */
+                /** @description The registrable domain of a third party the evidence is grouped under, e.g. `vendor.com`; for a first-party proxy, its host (e.g. `t.example.com`). */
                 domain: string;
+                /** @description A host of the scanned site's own domain, other than the page's host, the bare domain and www (a vendor behind a first-party proxy); listed only with high confidence, as the site's own API also receives ids. */
+                first_party: boolean;
                 /** @description The entity third-party-web files the domain under (which lists it as a utility, CDN, hosting or content provider); null when no list knows it. */
                 name: string | null;
                 /** @description Hosts of the domain the page loaded from or sent to. */
@@ -29268,8 +29272,10 @@ export interface operations {
                         }[];
                         /** @description Third parties no tracker rule names that behaved like trackers in the browser stage (only requests that got a response count), grouped by registrable domain, most confident first. Never part of `trackers`, the summary or the loss estimate. Domains of named trackers, consent platforms, and hosts that only served files (a library from a CDN, fonts) are not listed. Absent without a browser stage. */
                         unlisted_trackers?: {
-                            /** @description The registrable domain the evidence is grouped under, e.g. `vendor.com`. */
+                            /** @description The registrable domain of a third party the evidence is grouped under, e.g. `vendor.com`; for a first-party proxy, its host (e.g. `t.example.com`). */
                             domain: string;
+                            /** @description A host of the scanned site's own domain, other than the page's host, the bare domain and www (a vendor behind a first-party proxy); listed only with high confidence, as the site's own API also receives ids. */
+                            first_party: boolean;
                             /** @description The entity third-party-web files the domain under (which lists it as a utility, CDN, hosting or content provider); null when no list knows it. */
                             name: string | null;
                             /** @description Hosts of the domain the page loaded from or sent to. */

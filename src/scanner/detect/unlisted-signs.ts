@@ -2,12 +2,13 @@ import { detectBehaviours } from '../behaviours.js';
 import type { RuntimeCookie, RuntimeFindings, RuntimeRequest } from '../capture-types.js';
 import type { UnlistedEvidence } from '../schema-unlisted.js';
 import { idInCookieName, idsInRequests } from './generic-ids.js';
-import { registrableDomain, registrableDomainOfUrl } from './registrable-domain.js';
 import { hostOf, shorten } from './urls.js';
 
-/** What one third-party domain did in the browser stage, sign by sign (detect/unlisted.ts judges it). */
+/** What one third-party domain (or first-party proxy host) did in the browser stage, sign by sign. */
 export interface Signs {
+  /** The registrable domain of a third party, or the host of a first-party proxy. */
   domain: string;
+  firstParty: boolean;
   hosts: Set<string>;
   evidence: UnlistedEvidence[];
   ids: Set<string>;
@@ -18,22 +19,36 @@ type Kind = UnlistedEvidence['kind'];
 /** Cookies of the network in front of a site (bot management, load balancers): they say nothing about a vendor. */
 const INFRASTRUCTURE_COOKIES = /^(__cf_bm|_cfuvid|cf_clearance|__cfduid|AWSALB(CORS)?|AWSALBTG(CORS)?)$/;
 
-type SignsOf = (domain: string | null) => Signs | null;
+/** The group a host's signs are judged in; null for hosts that are not judged (the page's own, named trackers'). */
+export type GroupOf = (host: string) => { key: string; firstParty: boolean } | null;
+type SignsOf = (host: string | null) => Signs | null;
 
-/** Collects the signs of every domain `tracked` accepts (third parties no rule names), keyed by domain. */
-export function collectSigns(runtime: RuntimeFindings, tracked: (domain: string) => boolean): Map<string, Signs> {
+/** Collects the signs of every group `groupOf` gives, keyed by group. */
+export function collectSigns(runtime: RuntimeFindings, groupOf: GroupOf): Map<string, Signs> {
   const signs = new Map<string, Signs>();
-  const of: SignsOf = (domain) => {
-    if (!domain || !tracked(domain)) return null;
-    const entry = signs.get(domain) ?? { domain, hosts: new Set(), evidence: [], ids: new Set() };
-    signs.set(domain, entry);
+  const of: SignsOf = (host) => {
+    const group = host ? groupOf(host) : null;
+    if (!group) return null;
+    const entry = signs.get(group.key) ?? {
+      domain: group.key,
+      firstParty: group.firstParty,
+      hosts: new Set(),
+      evidence: [],
+      ids: new Set(),
+    };
+    signs.set(group.key, entry);
     return entry;
   };
   const answered = runtime.requests.filter((request) => request.status !== null && /^https?:/.test(request.url));
-  for (const [domain, requests] of byDomain(answered)) {
-    const entry = of(domain);
-    if (entry) requestSigns(entry, requests);
+  const grouped = new Map<Signs, RuntimeRequest[]>();
+  for (const request of answered) {
+    const entry = of(hostOf(request.url));
+    if (!entry) continue;
+    const list = grouped.get(entry) ?? [];
+    list.push(request);
+    grouped.set(entry, list);
   }
+  for (const [entry, requests] of grouped) requestSigns(entry, requests);
   cookieSigns(runtime.cookies, of);
   behaviourSigns(runtime, of);
   workerSigns(runtime.serviceWorkers ?? [], of);
@@ -46,11 +61,10 @@ const note = (entry: Signs | null, kind: Kind, detail: string) => entry?.evidenc
 function cookieSigns(cookies: RuntimeCookie[], of: SignsOf): void {
   for (const cookie of cookies) {
     if (INFRASTRUCTURE_COOKIES.test(cookie.name)) continue;
-    const entry = cookie.script
-      ? of(registrableDomainOfUrl(cookie.script))
-      : cookie.setBy === 'http'
-        ? of(registrableDomain(cookie.domain))
-        : null;
+    const writer = cookie.script ? of(hostOf(cookie.script)) : null;
+    // A cookie an HTTP response set names a domain, not the host that set it: only a third party's is placed.
+    const setter = cookie.setBy === 'http' && !cookie.script ? of(cookie.domain) : null;
+    const entry = writer ?? (setter?.firstParty ? null : setter);
     if (!entry) continue;
     note(
       entry,
@@ -66,7 +80,7 @@ function behaviourSigns(runtime: RuntimeFindings, of: SignsOf): void {
   for (const behaviour of detectBehaviours(runtime)) {
     if (behaviour.type !== 'canvas_fingerprinting' && behaviour.type !== 'keystroke_capture') continue;
     const kind = behaviour.type === 'canvas_fingerprinting' ? 'fingerprinting' : 'typed_value_sent';
-    note(of(registrableDomain(behaviour.vendor_or_host)), kind, behaviour.evidence[0].detail);
+    note(of(behaviour.vendor_or_host), kind, behaviour.evidence[0].detail);
   }
 }
 
@@ -74,21 +88,9 @@ function workerSigns(workers: NonNullable<RuntimeFindings['serviceWorkers']>, of
   for (const worker of workers) {
     const by = worker.script ? ` by ${shorten(worker.script, 150)}` : '';
     const detail = `service worker ${shorten(worker.url, 150)} registered${by}`;
-    for (const domain of new Set([registrableDomainOfUrl(worker.url), registrableDomainOfUrl(worker.script)]))
-      note(of(domain), 'service_worker', detail);
+    const entries = new Set([of(hostOf(worker.url)), worker.script ? of(hostOf(worker.script)) : null]);
+    for (const entry of entries) note(entry, 'service_worker', detail);
   }
-}
-
-function byDomain(requests: RuntimeRequest[]): Map<string, RuntimeRequest[]> {
-  const groups = new Map<string, RuntimeRequest[]>();
-  for (const request of requests) {
-    const domain = registrableDomainOfUrl(request.url);
-    if (!domain) continue;
-    const group = groups.get(domain) ?? [];
-    group.push(request);
-    groups.set(domain, group);
-  }
-  return groups;
 }
 
 /** Data sent to the host: a POST with a body, or a sendBeacon/ping. */

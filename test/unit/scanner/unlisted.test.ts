@@ -62,6 +62,19 @@ describe('unlisted trackers (detect/unlisted.ts)', () => {
     ).toEqual([['vendor-d.test', 'medium', ['991']]]);
   });
 
+  it('a first-party host needs three points; a named tracker’s first-party endpoint is never listed', () => {
+    const posted = { method: 'POST', postData: '{"projectId":"p1"}', resourceType: 'fetch' };
+    const recorder = [request('https://t.shop.test/r.js'), request('https://t.shop.test/i', posted)];
+    const cookies = [cookie('_t_s', 'shop.test', 'https://t.shop.test/r.js')];
+    expect(unlisted(recorder)).toEqual([]);
+    expect(unlisted(recorder, cookies)).toEqual([['t.shop.test', 'high', ['p1']]]);
+    const tagging = [
+      request('https://sgtm.shop.test/gtag/js?id=G-ABC123'),
+      request('https://sgtm.shop.test/g/collect?v=2&tid=G-ABC123&cid=1.2&en=page_view', posted),
+    ];
+    expect(unlisted(tagging, [cookie('_t_s', 'shop.test', 'https://sgtm.shop.test/gtag/js?id=G-ABC123')])).toEqual([]);
+  });
+
   it('requests that got no response, first-party hosts and the domains of named trackers are left out', () => {
     const posted = { method: 'POST', postData: '{"projectId":"p1"}', resourceType: 'fetch' };
     expect(
