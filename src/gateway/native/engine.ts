@@ -267,12 +267,16 @@ export class NginxEngine {
     return path.join(this.runDir, 'error.log');
   }
 
-  /** Writes the config nginx reads (replaced by a rename, so nginx never reads half of one). */
-  private async writeConfig(text: string) {
+  /**
+   * Writes the config nginx reads, replaced by a rename so nginx never reads half of one; `check` may refuse the new
+   * file before it replaces the old.
+   */
+  private async writeConfig(text: string, check?: (file: string, runDir: string) => Promise<void>) {
     const runDir = this.runDir;
     if (!runDir) return; // stopped meanwhile: its run directory is gone (a relative path would write to the cwd)
     const next = path.join(runDir, 'nginx.next.conf');
     await fs.writeFile(next, text, { mode: 0o600 });
+    await check?.(next, runDir);
     await fs.rename(next, path.join(runDir, 'nginx.conf'));
     this.written = text;
     this.renderedAt = Date.now();
@@ -280,19 +284,23 @@ export class NginxEngine {
 
   /** The first config, tested with `nginx -t` before nginx starts with it: a bad one is reported, not used. */
   private async writeCheckedConfig(text: string) {
-    const runDir = this.runDir;
-    if (!runDir) return;
-    const next = path.join(runDir, 'nginx.next.conf');
-    await fs.writeFile(next, text, { mode: 0o600 });
-    try {
-      await run(this.settings.nginxPath, ['-t', '-q', '-p', runDir, '-c', next, '-e', path.join(runDir, 'error.log')]);
-    } catch (error) {
-      throw new Error(`nginx refused the generated config: ${(error as { stderr?: string }).stderr ?? error}`);
-    }
-    await fs.rename(next, path.join(runDir, 'nginx.conf'));
-    this.written = text;
+    await this.writeConfig(text, async (next, runDir) => {
+      try {
+        await run(this.settings.nginxPath, [
+          '-t',
+          '-q',
+          '-p',
+          runDir,
+          '-c',
+          next,
+          '-e',
+          path.join(runDir, 'error.log'),
+        ]);
+      } catch (error) {
+        throw new Error(`nginx refused the generated config: ${(error as { stderr?: string }).stderr ?? error}`);
+      }
+    });
     this.lastGood = text;
-    this.renderedAt = Date.now();
   }
 
   /** The first line of the error log after `offset` that contains `level` (`[emerg]`), if any. */
