@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { domainCertificates } from '../../src/db/schema.js';
 import type { TestApp } from '../helpers/app.js';
-import { type CertifiedGateway, startCertifiedGateway } from '../helpers/certified-gateway.js';
+import { type CertifiedGateway, startCertifiedGateway, stopCertifiedGateways } from '../helpers/certified-gateway.js';
 import type { TestDns } from '../helpers/dns.js';
 import { CONFIG } from '../helpers/gateway-app.js';
 import { pebbleInstalled } from '../helpers/pebble.js';
@@ -65,7 +65,7 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
     }, 120_000);
 
     afterAll(async () => {
-      await gateway?.stop();
+      await stopCertifiedGateways();
       upstream.close();
     });
 

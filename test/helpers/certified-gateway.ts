@@ -14,25 +14,45 @@ export interface CertifiedGateway {
   tlsPort: number;
   /** Stops the CA: every order from then on fails. */
   stopPebble(): Promise<void>;
-  /** Stops the app, then Pebble (unless a test stopped it already) and the DNS server. */
-  stop(): Promise<void>;
 }
 
 /**
  * An app that orders custom domains' certificates from Pebble (HTTP-01 on the gateway's plain port, names resolved
  * by a local DNS server), with the gateway of `engine` serving TLS: the set-up of the certificate lifecycle tests.
  */
+/**
+ * What every set-up started and has not stopped: a set-up its `beforeAll` gave up on (a hook timeout on a loaded
+ * machine) never hands its gateway to the test, so `stopCertifiedGateways()` in `afterAll` stops what it started.
+ */
+const running = new Set<() => Promise<void> | void>();
+
+function started(stop: () => Promise<void> | void): () => Promise<void> {
+  const once = async () => {
+    if (!running.delete(once)) return;
+    await stop();
+  };
+  running.add(once);
+  return once;
+}
+
+/** Stops every set-up of this file still running (the app first, then Pebble and the DNS server). */
+export async function stopCertifiedGateways(): Promise<void> {
+  for (const stop of [...running].reverse()) await stop();
+}
+
 export async function startCertifiedGateway(
   engine: 'node' | 'nginx',
   options: { validitySeconds: number; renewAfterFraction: number; pollMs: number; baseDomain?: string },
 ): Promise<CertifiedGateway> {
   const dns = await startDns();
+  started(() => dns.close());
   const gatewayPort = await freePort();
   const pebble = await startPebble({
     httpPort: gatewayPort,
     dnsPort: dns.port,
     validitySeconds: options.validitySeconds,
   });
+  const stopPebble = started(() => pebble.stop());
   const t = await startTestApp('pglite', {
     allowPrivateNetworks: true,
     containerTransitionDelayMs: 10,
@@ -55,27 +75,18 @@ export async function startCertifiedGateway(
       pollMs: options.pollMs,
     },
   });
+  started(() => t.close());
   let tlsPort: number;
   if (engine === 'nginx') tlsPort = Number(new URL((await t.app.services.nativeGateway!.start()).https!).port);
   else {
     await t.app.services.gateway.listen(gatewayPort, '127.0.0.1');
     tlsPort = Number(new URL(await t.app.services.gatewayTls!.listen(0, '127.0.0.1')).port);
   }
-  let pebbleRunning = true;
-  const stopPebble = async () => {
-    if (pebbleRunning) await pebble.stop();
-    pebbleRunning = false;
-  };
   return {
     t,
     dns,
     pebble,
     tlsPort,
     stopPebble,
-    async stop() {
-      await t.close();
-      await stopPebble();
-      dns.close();
-    },
   };
 }
