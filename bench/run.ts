@@ -10,6 +10,7 @@ import { printSgtmBench, runSgtmBench } from './sgtm.js';
 import { printPeerBench, runPeerBench } from './peer.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
 import { printScannerAccuracy, runScannerAccuracy } from './scanner-accuracy.js';
+import { printScannerCorpusBench, runScannerCorpusBench } from './scanner-corpus.js';
 import { printPagespeedBench, runPagespeedBench } from './scanner-pagespeed.js';
 import { printStartBench, runStartBench } from './start.js';
 import { printTrackingMonitorsBench, runTrackingMonitorsBench } from './tracking-monitors.js';
@@ -18,7 +19,8 @@ import { printFleetBench, runFleetBench } from './fleet.js';
 /**
  * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm|start|tracking-monitors|fleet]`:
  * all benchmarks, or one (`scale`, `embedded`, `peer`, `sgtm`, `start`, `tracking-monitors` and `fleet` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
- * and BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score).
+ * BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score), and
+ * BENCH_SCANNER=corpus the scan speed over every fixture page (BENCH_SCANNER_BASELINE=<checkout> for a before/after).
  */
 const only = process.argv[2];
 
@@ -34,6 +36,7 @@ if (!only || only === 'scanner') {
   if (!part || part === 'speed') printScannerBench(await runScannerBench());
   if (!part || part === 'accuracy') printScannerAccuracy(await runScannerAccuracy());
   if (part === 'pagespeed') printPagespeedBench(await runPagespeedBench());
+  if (part === 'corpus') printScannerCorpusBench(await runScannerCorpusBench());
 }
 
 if (!only || only === 'gateway') {

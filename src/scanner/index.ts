@@ -198,6 +198,7 @@ export class Scanner {
           ...(runtime?.observation
             ? {
                 observation: {
+                  load_ms: runtime.observation.loadMs,
                   window_ms: runtime.observation.windowMs,
                   ended_by: runtime.observation.endedBy,
                   interactions: runtime.observation.interactions,

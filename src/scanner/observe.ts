@@ -11,6 +11,8 @@ export const INTERACTIONS = ['pointer_move', 'scroll', 'key_press', 'touch'] as 
 export type Interaction = (typeof INTERACTIONS)[number];
 
 export interface Observation {
+  /** ms from the start of the navigation to the load event (or to the navigation's timeout). */
+  loadMs: number;
   /** ms from the start of the navigation to the end of observation. */
   windowMs: number;
   /** network_quiet: settled. cap: the observation cap was reached first. deadline: the scan's time ran out. */
@@ -25,6 +27,8 @@ export interface NetworkActivity {
 }
 
 export interface ObserveOptions {
+  /** When the page's load event came (epoch ms). */
+  loadedAt: number;
   /** Longest observation after load, interaction included. */
   capMs: number;
   /** Network quiet period that ends observation. */
@@ -60,6 +64,7 @@ export async function observeAfterLoad(
   const endedBy = await settle(page, network, end, options, mark);
   const cutByDeadline = options.until < loaded + options.capMs;
   return {
+    loadMs: options.loadedAt - navigationStarted,
     windowMs: Date.now() - navigationStarted,
     endedBy: endedBy === 'cap' && cutByDeadline ? 'deadline' : endedBy,
     interactions,

@@ -182,6 +182,9 @@ export const WarningSchema = Type.Object(
 
 const ObservationSchema = Type.Object(
   {
+    load_ms: Type.Optional(
+      Type.Integer({ minimum: 0, description: "From the start of navigation to the page's load event." }),
+    ),
     window_ms: Type.Integer({ minimum: 0, description: 'From the start of navigation to the end of observation.' }),
     ended_by: literals(['network_quiet', 'cap', 'deadline'] as const, {
       description:

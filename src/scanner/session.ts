@@ -199,6 +199,7 @@ export class CaptureSession {
         else findings.problems.push(`navigation: ${message.split('\n')[0]}`);
       }
       // A refused navigation after load (e.g. a script redirect) is only reported as a refused request.
+      const loadedAt = Date.now();
 
       const observeUntil = options.deadline - SNAPSHOT_RESERVE_MS;
       if (this.consentDriver && !findings.timedOut) {
@@ -213,6 +214,7 @@ export class CaptureSession {
           lastActivity: () => recording.lastActivity,
         };
         findings.observation = await observeAfterLoad(page, network, recording.started, {
+          loadedAt,
           capMs: options.observationCapMs,
           quietMs: options.quietMs,
           longLivedMs: options.longLivedMs,

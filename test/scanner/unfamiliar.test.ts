@@ -108,6 +108,9 @@ describe('tags that load late', () => {
     expect(byKey(result).meta_pixel.fires_before_consent).toBe(true);
     expect(result.stages.browser.observation).toMatchObject({ ended_by: 'network_quiet' });
     expect(result.stages.browser.observation?.window_ms).toBeGreaterThanOrEqual(6_000);
+    const loadMs = result.stages.browser.observation?.load_ms ?? -1;
+    expect(loadMs).toBeGreaterThan(0);
+    expect(loadMs).toBeLessThan(6_000);
     expect(result.warnings).toEqual([]);
   });
 

@@ -4724,6 +4724,8 @@ export interface components {
                     duration_ms: number;
                     /** @description What the browser stage observed after load. */
                     observation?: {
+                        /** @description From the start of navigation to the page's load event. */
+                        load_ms?: number;
                         /** @description From the start of navigation to the end of observation. */
                         window_ms: number;
                         /**
@@ -5263,6 +5265,8 @@ export interface components {
                     duration_ms: number;
                     /** @description What the browser stage observed after load. */
                     observation?: {
+                        /** @description From the start of navigation to the page's load event. */
+                        load_ms?: number;
                         /** @description From the start of navigation to the end of observation. */
                         window_ms: number;
                         /**
@@ -29179,6 +29183,8 @@ export interface operations {
                                 duration_ms: number;
                                 /** @description What the browser stage observed after load. */
                                 observation?: {
+                                    /** @description From the start of navigation to the page's load event. */
+                                    load_ms?: number;
                                     /** @description From the start of navigation to the end of observation. */
                                     window_ms: number;
                                     /**
