@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { CONTAINER_STATUSES, REGIONS } from '../../modules/containers/schemas.js';
 import { RUNTIMES, type StoredContainerSettings } from '../../modules/containers/settings.js';
-import { CERTIFICATE_STATUSES } from '../../modules/certificates/schemas.js';
+import { CERTIFICATE_STATUSES, RENEWAL_SOURCES } from '../../modules/certificates/schemas.js';
 import { DOMAIN_STATUSES } from '../../modules/domains/schemas.js';
 import { createdAt, updatedAt } from './columns.js';
 import { tenants } from './accounts.js';
@@ -184,10 +184,21 @@ export const domainCertificates = pgTable(
     expiryWarningAt: timestamp('expiry_warning_at', { withTimezone: true }),
     /** When its near expiry was alerted; null until then, and again for each newly issued certificate. */
     expiryAlertedAt: timestamp('expiry_alerted_at', { withTimezone: true }),
+    /** Where the renewal time (next_attempt_at while issued) came from: the CA's window (ARI, RFC 9773) or our own. */
+    renewalSource: text('renewal_source', { enum: RENEWAL_SOURCES }),
+    /** The page the CA gave with its window (ARI `explanationURL`), e.g. why it asks for an early renewal. */
+    renewalExplanationUrl: text('renewal_explanation_url'),
+    /** When to ask the CA for the certificate's renewal window again; null when the CA offers none. */
+    renewalInfoCheckAt: timestamp('renewal_info_check_at', { withTimezone: true }),
     updatedAt: updatedAt(),
     createdAt: createdAt(),
   },
-  (t) => [index('domain_certificates_due_idx').on(t.nextAttemptAt)],
+  (t) => [
+    index('domain_certificates_due_idx').on(t.nextAttemptAt),
+    index('domain_certificates_renewal_info_idx')
+      .on(t.renewalInfoCheckAt)
+      .where(sql`renewal_info_check_at is not null`),
+  ],
 );
 
 /** HTTP-01 answers, shared so that whichever gateway instance the CA reaches can answer. */

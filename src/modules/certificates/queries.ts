@@ -7,6 +7,7 @@ import {
   domains,
   type DomainCertificateRow,
 } from '../../db/schema.js';
+import type { RenewalSource } from './schemas.js';
 
 type Db = Database['db'];
 const liveActiveDomain = and(eq(domains.status, 'active'), isNull(domains.deletedAt));
@@ -32,6 +33,9 @@ export async function queueActiveDomains(db: Db): Promise<void> {
           lockedUntil: sql<null>`null`.as('locked_until'),
           expiryWarningAt: sql<null>`null`.as('expiry_warning_at'),
           expiryAlertedAt: sql<null>`null`.as('expiry_alerted_at'),
+          renewalSource: sql<null>`null`.as('renewal_source'),
+          renewalExplanationUrl: sql<null>`null`.as('renewal_explanation_url'),
+          renewalInfoCheckAt: sql<null>`null`.as('renewal_info_check_at'),
           updatedAt: sql<Date>`now()`.as('updated_at'),
           createdAt: sql<Date>`now()`.as('created_at'),
         })
@@ -100,6 +104,14 @@ export async function lock(
   return rows.length === 1;
 }
 
+/** When and why a certificate is renewed: the CA's window (ARI) or our own rule, and when to ask the CA again. */
+export interface RenewalSchedule {
+  renewAt: Date;
+  renewalSource: RenewalSource;
+  renewalExplanationUrl: string | null;
+  renewalInfoCheckAt: Date | null;
+}
+
 export async function saveIssued(
   db: Db,
   domainId: string,
@@ -109,9 +121,8 @@ export async function saveIssued(
     notAfter: Date;
     certificatePem: string;
     privateKeySealed: string;
-    renewAt: Date;
     expiryWarningAt: Date;
-  },
+  } & RenewalSchedule,
 ): Promise<void> {
   await db
     .update(domainCertificates)
@@ -128,9 +139,79 @@ export async function saveIssued(
       lockedUntil: null,
       expiryWarningAt: issued.expiryWarningAt,
       expiryAlertedAt: null,
+      renewalSource: issued.renewalSource,
+      renewalExplanationUrl: issued.renewalExplanationUrl,
+      renewalInfoCheckAt: issued.renewalInfoCheckAt,
       updatedAt: sql`now()`,
     })
     .where(eq(domainCertificates.domainId, domainId));
+}
+
+/** An issued certificate whose renewal window is to be asked for again. */
+export type RenewalInfoRow = Pick<
+  DomainCertificateRow,
+  'domainId' | 'certificatePem' | 'nextAttemptAt' | 'renewalSource' | 'renewalExplanationUrl'
+>;
+
+/**
+ * Claims up to `limit` served certificates (issued, not expired, no order under way) due for a renewal window check,
+ * each for `leaseMs`: one UPDATE, so two instances never ask about the same certificate at once.
+ */
+export async function claimRenewalInfoChecks(db: Db, limit: number, leaseMs: number): Promise<RenewalInfoRow[]> {
+  const due = db
+    .select({ id: domainCertificates.domainId })
+    .from(domainCertificates)
+    .where(
+      and(
+        lte(domainCertificates.renewalInfoCheckAt, sql`now()`),
+        eq(domainCertificates.status, 'issued'),
+        sql`${domainCertificates.notAfter} > now()`,
+        or(isNull(domainCertificates.lockedUntil), lt(domainCertificates.lockedUntil, sql`now()`)),
+      ),
+    )
+    .orderBy(domainCertificates.renewalInfoCheckAt)
+    .limit(limit);
+  const rows = await db
+    .update(domainCertificates)
+    .set({ renewalInfoCheckAt: sql`now() + ${`${leaseMs} milliseconds`}::interval` })
+    .where(and(inArray(domainCertificates.domainId, due), lte(domainCertificates.renewalInfoCheckAt, sql`now()`)))
+    .returning({
+      domainId: domainCertificates.domainId,
+      certificatePem: domainCertificates.certificatePem,
+      nextAttemptAt: domainCertificates.nextAttemptAt,
+      renewalSource: domainCertificates.renewalSource,
+      renewalExplanationUrl: domainCertificates.renewalExplanationUrl,
+    });
+  return rows;
+}
+
+/**
+ * Saves what a renewal window check decided, only while that same certificate is still the one served and no order
+ * took it meanwhile (an order in progress, or a certificate issued since, keeps its own schedule).
+ */
+export async function saveRenewalSchedule(
+  db: Db,
+  domainId: string,
+  certificatePem: string,
+  schedule: RenewalSchedule,
+): Promise<void> {
+  await db
+    .update(domainCertificates)
+    .set({
+      nextAttemptAt: schedule.renewAt,
+      renewalSource: schedule.renewalSource,
+      renewalExplanationUrl: schedule.renewalExplanationUrl,
+      renewalInfoCheckAt: schedule.renewalInfoCheckAt,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(domainCertificates.domainId, domainId),
+        eq(domainCertificates.status, 'issued'),
+        eq(domainCertificates.certificatePem, certificatePem),
+        or(isNull(domainCertificates.lockedUntil), lt(domainCertificates.lockedUntil, sql`now()`)),
+      ),
+    );
 }
 
 export async function saveFailure(

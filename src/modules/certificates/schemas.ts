@@ -3,6 +3,9 @@ import { Nullable, NullableTimestamp, StringEnum } from '../../http/schemas.js';
 
 export const CERTIFICATE_STATUSES = ['not_requested', 'pending', 'issued', 'renewing', 'failed'] as const;
 export type CertificateStatus = (typeof CERTIFICATE_STATUSES)[number];
+/** Where a certificate's renewal time came from: the CA's suggested window (ARI, RFC 9773), or our own rule. */
+export const RENEWAL_SOURCES = ['ari', 'local'] as const;
+export type RenewalSource = (typeof RENEWAL_SOURCES)[number];
 
 export const Certificate = Type.Object(
   {

@@ -4,7 +4,8 @@ import type { InvalidationBus } from '../../db/invalidation.js';
 import type { DomainCertificateRow } from '../../db/schema.js';
 import type { SecretBox } from '../../lib/secrets.js';
 import type { EventLog } from '../events/service.js';
-import { AcmeIssuer, AcmeRateLimitedError } from './acme.js';
+import { AcmeIssuer, AcmeRateLimitedError, type IssuedCertificate, type RenewalInfoAnswer } from './acme.js';
+import { timeInWindow } from './ari.js';
 import * as queries from './queries.js';
 import type { CertificateDto, CertificateStatus } from './schemas.js';
 
@@ -13,6 +14,9 @@ const ORDER_LOCK_MS = 10 * 60_000;
 /** Near expiry at the latest this long before it (see expiryWarningAt). */
 const EXPIRY_WARNING_MAX_MS = 14 * 86_400_000;
 const EXPIRY_ALERTS_PER_RUN = 50;
+/** Certificates whose renewal window is asked for in one step, and how long a claimed check is held. */
+const RENEWAL_INFO_CHECKS_PER_RUN = 50;
+const RENEWAL_INFO_LEASE_MS = 10 * 60_000;
 export const KEY_PURPOSE = (domainId: string) => `certificate-key:${domainId}`;
 const ACCOUNT_PURPOSE = 'acme-account-key';
 
@@ -30,8 +34,9 @@ const NOT_REQUESTED: CertificateDto = {
 };
 
 /**
- * Certificates of custom domains, ordered through ACME (HTTP-01) when a domain is active and renewed at a fraction of
- * their lifetime (two thirds by default), failures retried with exponential backoff. Private keys are sealed with
+ * Certificates of custom domains, ordered through ACME (HTTP-01) when a domain is active and renewed in the window the
+ * CA suggests when it offers ARI (RFC 9773), else at a fraction of their lifetime (two thirds by default), failures
+ * retried with exponential backoff. Private keys are sealed with
  * SECRETS_KEY before they reach the database and are opened only for the gateway's TLS listener.
  */
 export class CertificateService {
@@ -136,11 +141,15 @@ export class CertificateService {
     };
   }
 
-  /** The worker's step: queues newly active domains, then orders every certificate due (first issue, renewal, retry). */
+  /**
+   * The worker's step: queues newly active domains, asks the CA for the renewal window of certificates due for that
+   * check (ARI), then orders every certificate due (first issue, renewal, retry).
+   */
   async issueDue(limit = 5): Promise<number> {
     if (!this.issuer) return 0;
     await queries.purgeStale(this.db, 2 * ORDER_LOCK_MS);
     await queries.queueActiveDomains(this.db);
+    await this.checkRenewalInfo(this.issuer);
     const due = await queries.findDue(this.db, limit);
     let worked = 0;
     for (const row of due) {
@@ -165,21 +174,32 @@ export class CertificateService {
     }
   }
 
+  /** Asks the CA again for the renewal window of served certificates due for it, and moves their renewal to match. */
+  private async checkRenewalInfo(issuer: AcmeIssuer): Promise<void> {
+    const rows = await queries.claimRenewalInfoChecks(this.db, RENEWAL_INFO_CHECKS_PER_RUN, RENEWAL_INFO_LEASE_MS);
+    for (const row of rows) {
+      if (!row.certificatePem) continue;
+      const answer = await issuer.renewalInfo(row.certificatePem);
+      await queries.saveRenewalSchedule(this.db, row.domainId, row.certificatePem, rescheduled(row, answer));
+    }
+  }
+
   private async order(
     row: DomainCertificateRow & { tenantId: string },
     issuer: AcmeIssuer,
   ): Promise<'issued' | 'failed' | 'held'> {
     const object = { type: 'domain', id: row.domainId };
     try {
-      const issued = await issuer.issue(row.hostname);
+      const issued = await issuer.issue(row.hostname, row.certificatePem);
       const acme = this.settings.acme!;
+      const schedule = firstSchedule(issued, await issuer.renewalInfo(issued.certificatePem), acme.renewAfterFraction);
       await queries.saveIssued(this.db, row.domainId, {
         issuer: issued.issuer,
         notBefore: issued.notBefore,
         notAfter: issued.notAfter,
         certificatePem: issued.certificatePem,
         privateKeySealed: this.settings.secrets!.seal(issued.privateKeyPem, KEY_PURPOSE(row.domainId)),
-        renewAt: renewalAt(issued, acme.renewAfterFraction),
+        ...schedule,
         expiryWarningAt: expiryWarningAt(issued, acme.renewAfterFraction),
       });
       await this.invalidations.publish({ kind: 'certificate', id: row.hostname });
@@ -218,6 +238,55 @@ export class CertificateService {
     const { retryBaseMs, retryMaxMs } = this.settings.acme!;
     return Math.min(retryBaseMs * 2 ** (attempts - 1), retryMaxMs);
   }
+}
+
+/**
+ * A new certificate's renewal: at a random time of the window the CA suggests when it offers ARI (RFC 9773), else (no
+ * ARI, or the CA did not answer) by our own rule (renewalAt). The window is asked for again when the CA says, or an
+ * hour after a failure.
+ */
+function firstSchedule(
+  issued: IssuedCertificate,
+  answer: RenewalInfoAnswer,
+  renewAfterFraction: number,
+): queries.RenewalSchedule {
+  if (answer.kind === 'window')
+    return {
+      renewAt: timeInWindow(answer),
+      renewalSource: 'ari',
+      renewalExplanationUrl: answer.explanationUrl,
+      renewalInfoCheckAt: answer.recheckAt,
+    };
+  return {
+    renewAt: renewalAt(issued, renewAfterFraction),
+    renewalSource: 'local',
+    renewalExplanationUrl: null,
+    renewalInfoCheckAt: answer.kind === 'failed' ? answer.recheckAt : null,
+  };
+}
+
+/**
+ * A served certificate's renewal after the CA was asked again. A window keeps the renewal time when it still falls
+ * inside it, else a new random time of the window is taken (one in the past, as before a mass revocation, renews at
+ * the next step). Without an answer the renewal stays as it was; a CA that stopped offering ARI is no longer asked.
+ */
+function rescheduled(row: queries.RenewalInfoRow, answer: RenewalInfoAnswer): queries.RenewalSchedule {
+  const kept: queries.RenewalSchedule = {
+    renewAt: row.nextAttemptAt,
+    renewalSource: row.renewalSource ?? 'local',
+    renewalExplanationUrl: row.renewalExplanationUrl,
+    renewalInfoCheckAt: null,
+  };
+  if (answer.kind === 'unsupported') return kept;
+  if (answer.kind === 'failed') return { ...kept, renewalInfoCheckAt: answer.recheckAt };
+  const current = row.nextAttemptAt.getTime();
+  const inside = row.renewalSource === 'ari' && current >= answer.start.getTime() && current <= answer.end.getTime();
+  return {
+    renewAt: inside ? row.nextAttemptAt : timeInWindow(answer),
+    renewalSource: 'ari',
+    renewalExplanationUrl: answer.explanationUrl,
+    renewalInfoCheckAt: answer.recheckAt,
+  };
 }
 
 /** The share of a certificate's lifetime its renewal is spread over, ending at the configured fraction. */
