@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { NOW_SCRIPT, PENDING_TIMERS_SCRIPT, inPage } from './page-scripts.js';
+import { FAST_FORWARD_TIMERS_SCRIPT, NOW_SCRIPT, inPage } from './page-scripts.js';
 
 /**
  * What happens after load: the scan behaves like a person (pointer move, scroll, a key press, a touch) so tags that
@@ -40,7 +40,13 @@ export interface ObserveOptions {
 }
 
 const POLL_MS = 100;
-const TIMER_POLL_MS = 400;
+/**
+ * Quiet before the visitor acts: what loaded has run and set its listeners by then. The settle after the visitor
+ * waits the full quiet period since the last request, so a shorter wait here only stops the visitor standing idle.
+ */
+const BEFORE_VISITOR_QUIET_MS = 400;
+/** Quiet time after timers were brought forward, before the next ones are or the settle ends. */
+const FAST_FORWARD_QUIET_MS = 250;
 /** Two viewports per step: a scroll-depth trigger fires once the depth is past its mark, however it got there. */
 const SCROLL_STEP_PX = 1400;
 /** Between steps, time for scroll listeners and throttled scroll-depth triggers to see the new position. */
@@ -57,9 +63,10 @@ export async function observeAfterLoad(
 ): Promise<Observation> {
   const loaded = Date.now();
   const end = Math.min(loaded + options.capMs, options.until);
-  await settle(page, network, Math.min(end, loaded + options.capMs / 2), options, null);
+  const beforeVisitor = { ...options, quietMs: Math.min(options.quietMs, BEFORE_VISITOR_QUIET_MS) };
+  await settle(page, network, Math.min(end, loaded + options.capMs / 2), beforeVisitor, null);
   const interactions = Date.now() < end - 300 ? await simulateVisitor(page, end - 300) : [];
-  // Timers the page set until now (tags on a timer, delayed loaders) are waited for; chains they start are not.
+  // Timers the page set until now (tags on a timer, delayed loaders) are brought forward; chains they start are not.
   const mark = await page.evaluate<number>(NOW_SCRIPT).catch(() => null);
   const endedBy = await settle(page, network, end, options, mark);
   const cutByDeadline = options.until < loaded + options.capMs;
@@ -71,6 +78,11 @@ export async function observeAfterLoad(
   };
 }
 
+/**
+ * Waits until the network is quiet. With a timer mark, each time it is, the page's timers set before the mark that
+ * would fire before `end` are brought forward (earliest first) instead of waited for, and the network must then be
+ * quiet again: a tag on a 6 s timer is seen without six seconds of waiting. Timers those timers set are not.
+ */
 async function settle(
   page: Page,
   network: NetworkActivity,
@@ -78,23 +90,32 @@ async function settle(
   options: ObserveOptions,
   timerMark: number | null,
 ): Promise<'network_quiet' | 'cap'> {
-  let timersDueAt = 0;
-  let timersCheckedAt = 0;
+  let broughtForwardAt = 0;
   while (Date.now() < end) {
     const now = Date.now();
-    if (timerMark !== null && now - timersCheckedAt >= TIMER_POLL_MS) {
-      timersCheckedAt = now;
-      const wait = await page
-        .evaluate<number>(inPage(PENDING_TIMERS_SCRIPT, { mark: timerMark, horizon: end - now }))
+    if (isQuiet(network, now, options, broughtForwardAt)) {
+      if (timerMark === null) return 'network_quiet';
+      const ran = await page
+        .evaluate<number>(inPage(FAST_FORWARD_TIMERS_SCRIPT, { mark: timerMark, horizon: end - now }))
         .catch(() => 0);
-      timersDueAt = wait > 0 ? now + wait : 0;
+      if (ran === 0) return 'network_quiet';
+      broughtForwardAt = Date.now();
     }
-    const quiet =
-      network.pendingShortLived(now, options.longLivedMs) === 0 && now - network.lastActivity() >= options.quietMs;
-    if (quiet && now >= timersDueAt) return 'network_quiet';
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   return 'cap';
+}
+
+/**
+ * Nothing short-lived in flight, and no request for the quiet period. Right after timers were brought forward a
+ * shorter wait will do: what they start shows as a request within milliseconds, and a request, once seen, holds the
+ * settle for the full period.
+ */
+function isQuiet(network: NetworkActivity, now: number, options: ObserveOptions, broughtForwardAt: number): boolean {
+  if (network.pendingShortLived(now, options.longLivedMs) > 0) return false;
+  const lastActivity = network.lastActivity();
+  if (lastActivity > broughtForwardAt) return now - lastActivity >= options.quietMs;
+  return now - broughtForwardAt >= FAST_FORWARD_QUIET_MS;
 }
 
 /**

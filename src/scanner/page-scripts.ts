@@ -11,11 +11,12 @@ export function inPage(source: string, arg?: unknown): string {
 /**
  * Added to every frame before its scripts run: records document.cookie writes and the script that made them, the
  * requests Content-Security-Policy refused (with the directive), and the timers the page has pending, so the scan can
- * wait for a tag a timer will fire.
+ * bring forward a tag a timer would fire (`__tagportFastForward`).
  */
 export const INIT_SCRIPT = `(() => {
   const violations = [];
   const timers = new Map();
+  const nativeSetTimeout = window.setTimeout;
   try {
     Object.defineProperty(window, '__tagportCspViolations', { value: violations, enumerable: false });
     Object.defineProperty(window, '__tagportTimers', { value: timers, enumerable: false });
@@ -32,13 +33,30 @@ export const INIT_SCRIPT = `(() => {
       let id;
       const run = typeof handler === 'function' ? function (...args) { if (!repeats) timers.delete(id); else { const t = timers.get(id); if (t) t.fired = true; } return handler.apply(this, args); } : handler;
       id = original.call(this, run, delay, ...rest);
-      if (timers.size < 2000) timers.set(id, { created: performance.now(), due: performance.now() + ms, fired: false });
+      if (timers.size < 2000) timers.set(id, { created: performance.now(), due: performance.now() + ms, fired: false, repeats, run, args: rest, clear });
       return id;
     };
     window[clearName] = function (id) { timers.delete(id); return clear.call(this, id); };
   };
   wrap('setTimeout', 'clearTimeout', false);
   wrap('setInterval', 'clearInterval', true);
+  // Runs now the pending timers created before mark that would fire within horizon ms: the earliest, and those due
+  // within 50 ms of it, in due order, each as a task of its own. A timeout is moved (cleared, then run at once); an
+  // interval runs one tick early and keeps its schedule. Returns how many were brought forward.
+  Object.defineProperty(window, '__tagportFastForward', { enumerable: false, value: (mark, horizon) => {
+    const now = performance.now();
+    const due = [...timers.entries()]
+      .filter(([, t]) => !t.fired && t.created <= mark && t.due > now && t.due - now <= horizon)
+      .sort((a, b) => a[1].due - b[1].due);
+    if (due.length === 0) return 0;
+    const group = due.filter(([, t]) => t.due <= due[0][1].due + 50);
+    for (const [id, t] of group) {
+      if (t.repeats) t.fired = true;
+      else { timers.delete(id); t.clear.call(window, id); }
+      nativeSetTimeout.call(window, t.run, 0, ...t.args);
+    }
+    return group.length;
+  } });
 })();
 (() => {
   const writes = [];
@@ -89,16 +107,9 @@ export const COOKIE_WRITES_SCRIPT = `(window.__tagportCookieWrites || []).slice(
 
 export const CSP_VIOLATIONS_SCRIPT = `(window.__tagportCspViolations || []).slice()`;
 
-/** ms until the last pending timer created before \`mark\` (performance.now) that fires within \`horizon\` ms; 0 if none. */
-export const PENDING_TIMERS_SCRIPT = `function ({ mark, horizon }) {
-  const now = performance.now();
-  let wait = 0;
-  for (const timer of (window.__tagportTimers || new Map()).values()) {
-    if (timer.fired || timer.created > mark) continue;
-    const left = timer.due - now;
-    if (left > 0 && left <= horizon) wait = Math.max(wait, left);
-  }
-  return wait;
+/** Brings forward the page's next pending timers (see INIT_SCRIPT); how many ran, 0 when none is left. */
+export const FAST_FORWARD_TIMERS_SCRIPT = `function ({ mark, horizon }) {
+  return typeof window.__tagportFastForward === 'function' ? window.__tagportFastForward(mark, horizon) : 0;
 }`;
 
 export const NOW_SCRIPT = `performance.now()`;
