@@ -188,7 +188,7 @@ const ObservationSchema = Type.Object(
     window_ms: Type.Integer({ minimum: 0, description: 'From the start of navigation to the end of observation.' }),
     ended_by: literals(['network_quiet', 'cap', 'deadline'] as const, {
       description:
-        'network_quiet: the page settled (no request in flight except long-lived ones, no timer due). cap: the observation cap was reached first (warning `observation_cut_short`). deadline: the scan time limit ended it.',
+        'network_quiet: the page settled (no request in flight except long-lived ones, and the timers it had set that would fire within the cap were run early). cap: the observation cap was reached first (warning `observation_cut_short`). deadline: the scan time limit ended it.',
     }),
     interactions: Type.Array(
       literals(['pointer_move', 'scroll', 'key_press', 'touch'] as const, { description: 'One simulated action.' }),

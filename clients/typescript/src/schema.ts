@@ -4729,7 +4729,7 @@ export interface components {
                         /** @description From the start of navigation to the end of observation. */
                         window_ms: number;
                         /**
-                         * @description network_quiet: the page settled (no request in flight except long-lived ones, no timer due). cap: the observation cap was reached first (warning `observation_cut_short`). deadline: the scan time limit ended it.
+                         * @description network_quiet: the page settled (no request in flight except long-lived ones, and the timers it had set that would fire within the cap were run early). cap: the observation cap was reached first (warning `observation_cut_short`). deadline: the scan time limit ended it.
                          * @enum {unknown}
                          */
                         ended_by: "network_quiet" | "cap" | "deadline";
@@ -5270,7 +5270,7 @@ export interface components {
                         /** @description From the start of navigation to the end of observation. */
                         window_ms: number;
                         /**
-                         * @description network_quiet: the page settled (no request in flight except long-lived ones, no timer due). cap: the observation cap was reached first (warning `observation_cut_short`). deadline: the scan time limit ended it.
+                         * @description network_quiet: the page settled (no request in flight except long-lived ones, and the timers it had set that would fire within the cap were run early). cap: the observation cap was reached first (warning `observation_cut_short`). deadline: the scan time limit ended it.
                          * @enum {unknown}
                          */
                         ended_by: "network_quiet" | "cap" | "deadline";
@@ -29188,7 +29188,7 @@ export interface operations {
                                     /** @description From the start of navigation to the end of observation. */
                                     window_ms: number;
                                     /**
-                                     * @description network_quiet: the page settled (no request in flight except long-lived ones, no timer due). cap: the observation cap was reached first (warning `observation_cut_short`). deadline: the scan time limit ended it.
+                                     * @description network_quiet: the page settled (no request in flight except long-lived ones, and the timers it had set that would fire within the cap were run early). cap: the observation cap was reached first (warning `observation_cut_short`). deadline: the scan time limit ended it.
                                      * @enum {unknown}
                                      */
                                     ended_by: "network_quiet" | "cap" | "deadline";
