@@ -10,7 +10,7 @@ import { Agent, request } from 'undici';
 import { freePort, waitFor } from '../test/helpers/processes.js';
 import { median, startPostgres, startProcess } from './api.js';
 import { type FleetCa, fleetCa, fleetHostname, seedFleet } from './fleet-seed.js';
-import { treeCpuMs, treeMemoryMb } from './process-tree.js';
+import { treeCpuMs, treeMemoryByKind, treeMemoryMb } from './process-tree.js';
 
 /**
  * `npm run bench fleet`: a gateway serving a fleet, on PostgreSQL. For each size (BENCH_FLEET_SIZES, default 1000)
@@ -38,6 +38,8 @@ export interface FleetRow {
   engine: string;
   ready_s: number;
   memory_mb: number;
+  /** The same memory by kind of process (the Node gateway, nginx's master and its workers). */
+  memory_by_process: string;
   idle_cpu_ms_per_min: number;
   change_p50_ms: number;
   change_p95_ms: number;
@@ -199,6 +201,9 @@ async function measureEngine({ size, engine, env, ids, call, ca, upstreams }: En
     await new Promise((resolve) => setTimeout(resolve, 20_000));
     const idleCpu = ((tree(gateway.pid).cpuMs - idleBefore.cpuMs) * 60) / 20;
     const memoryMb = tree(gateway.pid).memoryMb;
+    const memoryByProcess = Object.entries(treeMemoryByKind(gateway.pid))
+      .map(([kind, mb]) => `${kind} ${mb}`)
+      .join(', ');
     const latencies: number[] = [];
     for (let i = 0; i < CHANGES; i++) latencies.push(await change(hosts, i, call, upstreams, tlsPort));
     const failures = await failuresDuringChanges(hosts, call, upstreams, tlsPort);
@@ -208,6 +213,7 @@ async function measureEngine({ size, engine, env, ids, call, ca, upstreams }: En
       engine,
       ready_s: Math.round(readyS * 10) / 10,
       memory_mb: Math.round(memoryMb),
+      memory_by_process: memoryByProcess,
       idle_cpu_ms_per_min: Math.round(idleCpu),
       change_p50_ms: Math.round(median(latencies)),
       change_p95_ms: Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.95))]),
