@@ -1,6 +1,7 @@
 import type { AutoconsentOutcome, ConsentAction } from './autoconsent.js';
 import type { CanvasReadback, TypedSentinel } from './behaviours-page.js';
 import type { Observation } from './observe.js';
+import type { LaunchContainerSnapshot } from './launch-container.js';
 import type { SsrfGuard } from './ssrf.js';
 
 /** What a browser capture is given and what it records (browser.ts runs it, session.ts and snapshot.ts fill it). */
@@ -57,6 +58,8 @@ export interface RuntimeFindings {
   typed?: TypedSentinel;
   /** Bodies of GTM container scripts the page received (bounded), for reading their configuration. */
   containerScripts?: Array<{ url: string; body: string }>;
+  /** The Adobe Launch property the page ran (`_satellite._container`); absent when the page has no Launch runtime. */
+  launchContainer?: LaunchContainerSnapshot | null;
   /** Service workers the page's scripts asked to register (the contexts block them): worker URL and calling script. */
   serviceWorkers?: Array<{ url: string; script: string | null }>;
   /** Link targets on the page after observation, in document order (at most 500). */

@@ -5,7 +5,8 @@ import { Type, type Static } from 'typebox';
 const ConfiguredTagSchema = Type.Object(
   {
     type: Type.String({
-      description: 'The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template).',
+      description:
+        'The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template); for Launch, the action’s module path (`adobe-analytics/src/lib/actions/sendBeacon.js`, `core/src/lib/actions/customCode.js`).',
     }),
     key: Type.Union([Type.String(), Type.Null()], {
       description:
@@ -28,15 +29,20 @@ const ConfiguredTagSchema = Type.Object(
 
 export const TagManagerConfigSchema = Type.Object(
   {
-    manager: Type.Literal('google_tag_manager', { description: 'The tag manager whose container was read.' }),
-    container_id: Type.Union([Type.String(), Type.Null()], {
-      description: 'The container id (`GTM-…`), when the URL names it.',
+    manager: Type.Union([Type.Literal('google_tag_manager'), Type.Literal('adobe_launch')], {
+      description:
+        'The tag manager whose container was read: a GTM container (its gtm.js), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers).',
     }),
-    url: Type.String({ description: 'The container script the browser received.' }),
+    container_id: Type.Union([Type.String(), Type.Null()], {
+      description: 'The container id (`GTM-…`) when the URL names it; for Launch, the property id (`PR…`).',
+    }),
+    url: Type.String({ description: 'The container script (for Launch, the library) the browser received.' }),
     readable: Type.Boolean({
       description: 'False when the script did not hold a container the scanner can read (then `tags` is empty).',
     }),
-    version: Type.Union([Type.String(), Type.Null()], { description: 'The container version it declares.' }),
+    version: Type.Union([Type.String(), Type.Null()], {
+      description: 'The container version it declares; for Launch, the build date.',
+    }),
     tags: Type.Array(ConfiguredTagSchema, {
       description: 'Tags configured in the container (trigger listeners left out).',
     }),

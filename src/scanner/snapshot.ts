@@ -1,5 +1,6 @@
 import type { BrowserContext, Frame, Page } from 'playwright-core';
 import type { RuntimeFindings } from './capture-types.js';
+import { LAUNCH_CONTAINER_SCRIPT, type LaunchContainerSnapshot } from './launch-container.js';
 import { CMP_RULES, GLOBAL_RULES } from './signatures.js';
 import {
   BANNER_SCRIPT,
@@ -54,7 +55,7 @@ export async function snapshotPage(
       return fallback;
     }
   };
-  const [globals, dataLayer, banner, browserCookies, writes, violations, tcfCmpId, canvas, links, workers] =
+  const [globals, dataLayer, banner, browserCookies, writes, violations, tcfCmpId, canvas, links, workers, launch] =
     await Promise.all([
       step(
         'globals',
@@ -74,7 +75,9 @@ export async function snapshotPage(
       step('canvas', () => collectCanvasReadbacks(page), [] as CanvasReadback[]),
       step('links', () => page.evaluate<string[]>(LINKS_SCRIPT), [] as string[]),
       step('service workers', () => inFrames<{ url: string; script: string | null }>(page, SERVICE_WORKERS_SCRIPT), []),
+      step('adobe launch', () => page.evaluate<LaunchContainerSnapshot | null>(LAUNCH_CONTAINER_SCRIPT), null),
     ]);
+  findings.launchContainer = launch;
   findings.serviceWorkers = workers;
   findings.canvasReadbacks = canvas;
   findings.cspViolations = violations;

@@ -4934,22 +4934,19 @@ export interface components {
             };
             /** @description Tag-manager containers the page loaded, read for what they are configured to fire ("configured") beside what the scan saw firing ("fired"). Absent without a browser stage. */
             tag_manager_configs?: {
-                /**
-                 * @description The tag manager whose container was read.
-                 * @enum {string}
-                 */
-                manager: "google_tag_manager";
-                /** @description The container id (`GTM-…`), when the URL names it. */
+                /** @description The tag manager whose container was read: a GTM container (its gtm.js), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers). */
+                manager: "google_tag_manager" | "adobe_launch";
+                /** @description The container id (`GTM-…`) when the URL names it; for Launch, the property id (`PR…`). */
                 container_id: string | null;
-                /** @description The container script the browser received. */
+                /** @description The container script (for Launch, the library) the browser received. */
                 url: string;
                 /** @description False when the script did not hold a container the scanner can read (then `tags` is empty). */
                 readable: boolean;
-                /** @description The container version it declares. */
+                /** @description The container version it declares; for Launch, the build date. */
                 version: string | null;
                 /** @description Tags configured in the container (trigger listeners left out). */
                 tags: {
-                    /** @description The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template). */
+                    /** @description The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template); for Launch, the action’s module path (`adobe-analytics/src/lib/actions/sendBeacon.js`, `core/src/lib/actions/customCode.js`). */
                     type: string;
                     /** @description The tracker key (as in `trackers[].key`) the tag belongs to; null when neither its type nor its code names a known vendor. */
                     key: string | null;
@@ -5475,22 +5472,19 @@ export interface components {
             };
             /** @description Tag-manager containers the page loaded, read for what they are configured to fire ("configured") beside what the scan saw firing ("fired"). Absent without a browser stage. */
             tag_manager_configs?: {
-                /**
-                 * @description The tag manager whose container was read.
-                 * @enum {string}
-                 */
-                manager: "google_tag_manager";
-                /** @description The container id (`GTM-…`), when the URL names it. */
+                /** @description The tag manager whose container was read: a GTM container (its gtm.js), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers). */
+                manager: "google_tag_manager" | "adobe_launch";
+                /** @description The container id (`GTM-…`) when the URL names it; for Launch, the property id (`PR…`). */
                 container_id: string | null;
-                /** @description The container script the browser received. */
+                /** @description The container script (for Launch, the library) the browser received. */
                 url: string;
                 /** @description False when the script did not hold a container the scanner can read (then `tags` is empty). */
                 readable: boolean;
-                /** @description The container version it declares. */
+                /** @description The container version it declares; for Launch, the build date. */
                 version: string | null;
                 /** @description Tags configured in the container (trigger listeners left out). */
                 tags: {
-                    /** @description The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template). */
+                    /** @description The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template); for Launch, the action’s module path (`adobe-analytics/src/lib/actions/sendBeacon.js`, `core/src/lib/actions/customCode.js`). */
                     type: string;
                     /** @description The tracker key (as in `trackers[].key`) the tag belongs to; null when neither its type nor its code names a known vendor. */
                     key: string | null;
@@ -29393,22 +29387,19 @@ export interface operations {
                         };
                         /** @description Tag-manager containers the page loaded, read for what they are configured to fire ("configured") beside what the scan saw firing ("fired"). Absent without a browser stage. */
                         tag_manager_configs?: {
-                            /**
-                             * @description The tag manager whose container was read.
-                             * @enum {string}
-                             */
-                            manager: "google_tag_manager";
-                            /** @description The container id (`GTM-…`), when the URL names it. */
+                            /** @description The tag manager whose container was read: a GTM container (its gtm.js), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers). */
+                            manager: "google_tag_manager" | "adobe_launch";
+                            /** @description The container id (`GTM-…`) when the URL names it; for Launch, the property id (`PR…`). */
                             container_id: string | null;
-                            /** @description The container script the browser received. */
+                            /** @description The container script (for Launch, the library) the browser received. */
                             url: string;
                             /** @description False when the script did not hold a container the scanner can read (then `tags` is empty). */
                             readable: boolean;
-                            /** @description The container version it declares. */
+                            /** @description The container version it declares; for Launch, the build date. */
                             version: string | null;
                             /** @description Tags configured in the container (trigger listeners left out). */
                             tags: {
-                                /** @description The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template). */
+                                /** @description The container’s tag type, e.g. `__googtag`, `__awct`, `__html`, `__cvt_…` (custom template); for Launch, the action’s module path (`adobe-analytics/src/lib/actions/sendBeacon.js`, `core/src/lib/actions/customCode.js`). */
                                 type: string;
                                 /** @description The tracker key (as in `trackers[].key`) the tag belongs to; null when neither its type nor its code names a known vendor. */
                                 key: string | null;

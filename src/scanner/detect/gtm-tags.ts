@@ -4,8 +4,8 @@ import { matchCode, matchUrl, TRACKERS, type TrackerKey, trackerForGoogleId } fr
 export interface ConfiguredTag {
   /** The container's tag type: `__googtag`, `__html`, a custom template `__cvt_…`. */
   type: string;
-  /** Our tracker key, when the tag's type or its code names one. */
-  key: TrackerKey | null;
+  /** The tracker key (as in `trackers[].key`), when the tag's type or its code names one. */
+  key: TrackerKey | `tpw:${string}` | null;
   vendor: string;
   ids: string[];
   /** Plain terms: "page view", "scroll 50 %", "custom event purchase", "consent: ad_storage". */
@@ -35,7 +35,7 @@ export function tagFromGtm(tag: Item): Omit<ConfiguredTag, 'triggers'> | null {
   if (type === '__awct' || type === '__sp') return googleAds(type, tag);
   if (type in GOOGLE_TYPES) return googleTag(type, text(tag[GOOGLE_TYPES[type]]));
   if (type === '__baut') return known(type, 'bing_uet', [text(tag.vtp_tagId)]);
-  if (type === '__html') return fromCode(type, text(tag.vtp_html) ?? '');
+  if (type === '__html') return tagFromCode(type, text(tag.vtp_html) ?? '', 'custom HTML');
   if (type === '__img') return fromUrl(type, text(tag.vtp_url) ?? '');
   return { type, key: null, vendor: type.startsWith('__cvt_') ? 'custom template' : type, ids: [] };
 }
@@ -57,8 +57,8 @@ function known(type: string, key: TrackerKey, ids: Array<string | null>): Omit<C
   return { type, key, vendor: TRACKERS[key].name, ids: ids.filter((id): id is string => !!id) };
 }
 
-/** Custom HTML: the vendor our code rules (and URL rules, for its script src and pixels) find in it. */
-function fromCode(type: string, html: string): Omit<ConfiguredTag, 'triggers'> {
+/** Custom code: the vendor our code rules (and URL rules, for its script src and pixels) find in it. */
+export function tagFromCode(type: string, html: string, unknownVendor: string): Omit<ConfiguredTag, 'triggers'> {
   const matches = matchCode(html);
   const key = matches[0]?.key;
   if (key)
@@ -68,7 +68,7 @@ function fromCode(type: string, html: string): Omit<ConfiguredTag, 'triggers'> {
       matches.filter((match) => match.key === key).map((match) => match.id),
     );
   const src = /\bsrc\s*=\s*["']([^"']+)["']/.exec(html)?.[1];
-  return src ? fromUrl(type, src) : { type, key: null, vendor: 'custom HTML', ids: [] };
+  return src ? fromUrl(type, src) : { type, key: null, vendor: unknownVendor, ids: [] };
 }
 
 function fromUrl(type: string, url: string): Omit<ConfiguredTag, 'triggers'> {

@@ -1,18 +1,25 @@
 import type { RuntimeFindings } from '../capture-types.js';
 import type { Tracker } from '../schema.js';
 import type { TagManagerConfig } from '../schema-tag-managers.js';
+import { launchTags } from './adobe-launch.js';
 import { parseGtmContainer } from './gtm-container.js';
 import type { ConfiguredTag } from './gtm-tags.js';
 
 /**
- * What each GTM container the browser received is configured to fire, beside what the scan saw firing. Undefined
- * without a browser stage (nothing to read); a container the reader cannot parse is listed as not readable.
+ * What each GTM container the browser received, and the Adobe Launch property the page ran, is configured to fire,
+ * beside what the scan saw firing. Undefined without a browser stage (nothing to read); a container the reader cannot
+ * parse is listed as not readable.
  */
 export function readTagManagerConfigs(
   runtime: RuntimeFindings | null,
   trackers: Tracker[],
 ): TagManagerConfig[] | undefined {
   if (!runtime) return undefined;
+  const launch = launchConfig(runtime, trackers);
+  return [...gtmConfigs(runtime, trackers), ...(launch ? [launch] : [])];
+}
+
+function gtmConfigs(runtime: RuntimeFindings, trackers: Tracker[]): TagManagerConfig[] {
   return (runtime.containerScripts ?? []).map((script) => {
     const container = parseGtmContainer(script.body);
     return {
@@ -25,6 +32,24 @@ export function readTagManagerConfigs(
     };
   });
 }
+
+/** The Launch library the page loaded (`…/launch-<id>[.min].js`), read through the runtime it set up. */
+function launchConfig(runtime: RuntimeFindings, trackers: Tracker[]): TagManagerConfig | null {
+  const container = runtime.launchContainer;
+  if (!container) return null;
+  const library = runtime.requests.find((request) => LAUNCH_LIBRARY.test(request.url))?.url ?? null;
+  if (!container.readable && !library) return null;
+  return {
+    manager: 'adobe_launch',
+    container_id: container.readable ? container.propertyId : null,
+    url: library ?? runtime.finalUrl,
+    readable: container.readable,
+    version: container.readable ? container.buildDate : null,
+    tags: container.readable ? launchTags(container).map((tag) => ({ ...tag, fired: sawFiring(tag, trackers) })) : [],
+  };
+}
+
+const LAUNCH_LIBRARY = /\/launch-[A-Za-z0-9-]+(\.min)?\.js(\?|$)/;
 
 function containerIdOf(url: string): string | null {
   try {
@@ -39,7 +64,8 @@ function containerIdOf(url: string): string | null {
 function sawFiring(tag: ConfiguredTag, trackers: Tracker[]): boolean {
   const tracker = trackers.find((found) => found.key === tag.key && found.fires_before_consent === true);
   if (!tracker) return false;
-  if (!tag.ids.length) return true;
+  // Third-party-web's vendors carry only the ids our generic reading finds, often not the ones a tag is set up with.
+  if (!tag.ids.length || tag.key?.startsWith('tpw:')) return true;
   const bare = (id: string) => id.split('/')[0];
   return tag.ids.some((id) => tracker.ids.some((seen) => bare(seen) === bare(id)));
 }
