@@ -94,8 +94,8 @@ describe('the nginx config of the nginx engine', () => {
   it("passes over an sgtm container's replica whose connection failed, without sending the request twice", () => {
     const replicas = route({ replicas: true }, { scheme: 'http', addresses: ['127.0.0.1:40001', '127.0.0.1:40002'] });
     const config = renderNginxConfig(plan([replicas]));
-    expect(config).toContain(
-      'upstream ca4cf29c4_ctr_01abc { server 127.0.0.1:40001 max_fails=1 fail_timeout=3s; server 127.0.0.1:40002 max_fails=1 fail_timeout=3s;',
+    expect(config).toMatch(
+      /upstream p[0-9a-f]{16} \{ server 127\.0\.0\.1:40001 max_fails=1 fail_timeout=3s; server 127\.0\.0\.1:40002 max_fails=1 fail_timeout=3s;/,
     );
     expect(config).toContain('proxy_next_upstream error; proxy_next_upstream_tries 1;');
     const upstream = renderNginxConfig(plan([route()]));
@@ -119,18 +119,43 @@ describe('the nginx config of the nginx engine', () => {
   it('writes a safe route: its pool, one server for its hostnames, the raw target without a base path, bots marked', () => {
     expect(writableRoute(route())).toBe(true);
     const config = renderNginxConfig(plan([route({ hostnames: ['data.shop.example', 'c1.gw.example'] })]));
-    expect(config).toContain('upstream ca4cf29c4_ctr_01abc { server 127.0.0.7:443; server [::1]:443;');
+    const pool = /upstream (p[0-9a-f]{16}) \{ server 127\.0\.0\.7:443; server \[::1\]:443;/.exec(config)?.[1];
+    expect(pool).toBeDefined();
     expect(config).toContain('server_name data.shop.example c1.gw.example;');
-    expect(config).toContain('proxy_pass https://ca4cf29c4_ctr_01abc;');
+    expect(config).toContain(`proxy_pass https://${pool};`);
     expect(config).toContain('if ($tagport_here = 0) { return 418; }');
     expect(config).toContain('proxy_set_header X-Forwarded-Host $host;');
     expect(config).toContain('proxy_set_header X-Tagport-Bot $tagport_bot;');
     expect(config).toContain('set $tagport_loader /k3v9xq2m.js;');
   });
 
+  it('gives containers with the same upstream one pool, and keeps pools apart by address, TLS name and replicas', () => {
+    const pools = (routes: NativeRoute[]) => {
+      const config = renderNginxConfig(plan(routes));
+      return {
+        blocks: config.match(/upstream p[0-9a-f]{16} \{/g)?.length ?? 0,
+        used: routes.map((_, i) => new RegExp(`set \\$tagport_container ctr_${i};[\\s\\S]*?proxy_pass https?://(p[0-9a-f]{16})`).exec(config)?.[1]),
+      };
+    };
+    const at = (i: number, upstream: Partial<NativeRoute['upstream']> = {}, change: Partial<NativeRoute> = {}) =>
+      route({ containerId: `ctr_${i}`, hostnames: [`c${i}.gw.example`], ...change }, upstream);
+    const same = pools([at(0), at(1), at(2, { addresses: ['[::1]:443', '127.0.0.7:443'] })]);
+    expect(same.blocks).toBe(1);
+    expect(new Set(same.used).size).toBe(1);
+    const apart = pools([
+      at(0),
+      at(1, { addresses: ['127.0.0.8:443'] }),
+      at(2, { serverName: 'other.example' }),
+      at(3, { scheme: 'http' }),
+      at(4, {}, { replicas: true }),
+    ]);
+    expect(apart.blocks).toBe(5);
+    expect(new Set(apart.used).size).toBe(5);
+  });
+
   it('puts a base path in place of the root, for paths nginx passes unchanged, and sends no bot header when bot detection is off', () => {
     const config = renderNginxConfig(plan([route({ markBots: false }, { basePath: '/sgtm' })]));
-    expect(config).toContain('proxy_pass https://ca4cf29c4_ctr_01abc/sgtm/;');
+    expect(config).toMatch(/proxy_pass https:\/\/p[0-9a-f]{16}\/sgtm\/;/);
     expect(config).toContain('if ($tagport_here_rebased = 0) { return 418; }');
     expect(config).not.toContain('$request_uri;');
     expect(config).toContain('proxy_set_header X-Tagport-Bot "";');
