@@ -134,6 +134,10 @@ describe('web dashboard in a real browser', () => {
     expect(await owner.isDisabled()).toBe(true);
     expect(await owner.textContent()).toBe('owner (needs the owner role)');
     expect(await admin.locator('#key-role option[value="admin"]').isDisabled()).toBe(false);
+    // The owner's key has no Revoke for the admin (the API would refuse it), but says who can revoke it.
+    const ownerKey = admin.locator('#keys-table tr', { hasText: 'Owner automation' });
+    await expect.poll(() => ownerKey.textContent()).toContain('an owner can revoke it');
+    expect(await ownerKey.getByRole('button', { name: 'Revoke Owner automation' }).count()).toBe(0);
     await admin.screenshot({ path: path.join(SCREENSHOTS, 'api-keys-admin-1280.png'), fullPage: true });
     await admin.close();
   });

@@ -27,8 +27,32 @@ function deprecatedCalls(keys: ApiKey[]) {
   );
 }
 
+const RANK = { member: 0, admin: 1, owner: 2 } as const;
+type Role = keyof typeof RANK;
+
+/** The signed-in person's role, read once: it decides which keys they may revoke and which roles they may give. */
+let ownRole: Promise<Role> | null = null;
+const viewerRole = () => {
+  ownRole ??= api<Reply<'/api/auth/session'>>('GET', '/api/auth/session').then((session) => session.role);
+  return ownRole;
+};
+
+/** Revoke for an active key of the viewer's role or below; a key above it shows who can revoke it instead. */
+function revokeCell(key: ApiKey, role: Role) {
+  if (key.status !== 'active') return null;
+  if (RANK[key.role] > RANK[role]) return el('span', { class: 'hint' }, `an ${key.role} can revoke it`);
+  return el(
+    'button',
+    { type: 'button', class: 'danger', 'aria-label': `Revoke ${key.name}`, onclick: () => revokeKey(key) },
+    'Revoke',
+  );
+}
+
 async function loadKeys() {
-  const keys = await api<Reply<'/api/api-keys/'>>('GET', '/api/api-keys/?page_size=100');
+  const [keys, role] = await Promise.all([
+    api<Reply<'/api/api-keys/'>>('GET', '/api/api-keys/?page_size=100'),
+    viewerRole(),
+  ]);
   deprecatedCalls(keys.results);
   const body = keysTable.querySelector('tbody')!;
   if (keys.results.length === 0) return body.replaceChildren(el('tr', {}, el('td', { colspan: 8 }, 'No keys yet.')));
@@ -44,22 +68,7 @@ async function loadKeys() {
         el('td', {}, key.last_used_at ? date(key.last_used_at) : 'never'),
         el('td', {}, key.expires_at ? day(key.expires_at) : 'never'),
         el('td', { class: `status-${key.status}` }, key.status),
-        el(
-          'td',
-          {},
-          key.status === 'active'
-            ? el(
-                'button',
-                {
-                  type: 'button',
-                  class: 'danger',
-                  'aria-label': `Revoke ${key.name}`,
-                  onclick: () => revokeKey(key),
-                },
-                'Revoke',
-              )
-            : null,
-        ),
+        el('td', {}, revokeCell(key, role)),
       ),
     ),
   );
@@ -73,14 +82,12 @@ async function revokeKey(key: ApiKey) {
     showError($('#key-error'), error);
   }
 }
-const RANK = { member: 0, admin: 1, owner: 2 } as const;
-
 /** Nobody creates a key above their own role: the roles above it are offered disabled, with the reason. */
 async function limitRoles() {
-  const { role } = await api<Reply<'/api/auth/session'>>('GET', '/api/auth/session');
+  const role = await viewerRole();
   $('#key-own-role').textContent = `: you are ${role}`;
   for (const option of $<HTMLSelectElement>('#key-role').options) {
-    const above = RANK[option.value as keyof typeof RANK] > RANK[role];
+    const above = RANK[option.value as Role] > RANK[role];
     option.disabled = above;
     option.textContent = above ? `${option.value} (needs the ${option.value} role)` : option.value;
   }
