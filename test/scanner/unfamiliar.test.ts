@@ -1,22 +1,13 @@
-import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
-import { Scanner, ScanResultSchema, type ScanResult } from '../../src/scanner/index.js';
-import { useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
+import { Scanner, type ScanResult } from '../../src/scanner/index.js';
+import { scanFixture, useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
 // Set-ups the first fixtures did not have (issues 15 and 18), end to end in Chromium on the loopback fixture server.
 
 const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 10_000 });
 
-async function scan(host: string, path = '/', target = setup.scanner): Promise<ScanResult> {
-  const result = await target.scan({
-    url: setup.fixture.url(host, path),
-    aiSummary: false,
-    pagespeed: false,
-    language: 'en',
-  });
-  expect([...Value.Errors(ScanResultSchema, result)].slice(0, 5)).toEqual([]);
-  return result;
-}
+const scan = (host: string, path = '/', target = setup.scanner): Promise<ScanResult> =>
+  scanFixture(setup, host, path, target);
 
 const byKey = (result: ScanResult) => Object.fromEntries(result.trackers.map((tracker) => [tracker.key, tracker]));
 
