@@ -134,7 +134,12 @@ describe('the nginx config of the nginx engine', () => {
       const config = renderNginxConfig(plan(routes));
       return {
         blocks: config.match(/upstream p[0-9a-f]{16} \{/g)?.length ?? 0,
-        used: routes.map((_, i) => new RegExp(`set \\$tagport_container ctr_${i};[\\s\\S]*?proxy_pass https?://(p[0-9a-f]{16})`).exec(config)?.[1]),
+        used: routes.map(
+          (_, i) =>
+            new RegExp(`set \\$tagport_container ctr_${i};[\\s\\S]*?proxy_pass https?://(p[0-9a-f]{16})`).exec(
+              config,
+            )?.[1],
+        ),
       };
     };
     const at = (i: number, upstream: Partial<NativeRoute['upstream']> = {}, change: Partial<NativeRoute> = {}) =>
