@@ -46,19 +46,29 @@ export class CertificateFileStore {
   }
 }
 
-/** Where the served certificates come from: all of them, or one hostname's (null: it has none). */
+/**
+ * Where the served certificates come from: all of them, or one hostname's (null: it has none), and what each one is
+ * (a version that changes with the certificate) without opening any key.
+ */
 export interface ServedCertificates {
   servedAll(): Promise<Map<string, TlsKeyPair>>;
   served(hostname: string): Promise<TlsKeyPair | null>;
+  servedVersions(): Promise<Map<string, string>>;
 }
 
+/** More changed certificates than this on a full sync: read them all in one query rather than one by one. */
+const READ_ALL_ABOVE = 200;
+
 /**
- * The custom domains' certificate files, kept in step with the database: every one on a full sync (at start, each
- * minute, after a lost notification), else only the hostnames whose domain or certificate changed, so a change in a
- * fleet of thousands opens one key, not all of them.
+ * The custom domains' certificate files, kept in step with the database. On a full sync (at start, each minute, after
+ * a lost notification) every certificate's version is read, and only those that changed are opened and written (all
+ * of them in one query at start); else only the hostnames whose domain or certificate changed are read again. So a
+ * fleet of thousands opens its keys once, and then one per change or renewal.
  */
 export class CertificateMirror {
   private readonly files = new Map<string, CertificateFiles>();
+  /** The version of the certificate each file holds. */
+  private readonly versions = new Map<string, string>();
   private readonly changed = new Set<string>();
   private full = true;
 
@@ -72,7 +82,7 @@ export class CertificateMirror {
     this.changed.add(hostname);
   }
 
-  /** Everything is read again on the next sync. */
+  /** Everything is compared again on the next sync. */
   resync(): void {
     this.full = true;
   }
@@ -80,20 +90,50 @@ export class CertificateMirror {
   /** The files by hostname, brought up to date. A change noted while this runs is read on the next sync. */
   async sync(): Promise<Map<string, CertificateFiles>> {
     if (!this.source) return this.files;
-    const hostnames = [...this.changed];
+    const hostnames = new Set(this.changed);
     this.changed.clear();
     if (this.full) {
       this.full = false;
-      const served = await this.source.servedAll();
-      this.files.clear();
-      for (const [hostname, pair] of served) this.files.set(hostname, await this.store.write(hostname, pair));
+      await this.syncAll(this.source, hostnames);
       return this.files;
     }
-    for (const hostname of hostnames) {
-      const pair = await this.source.served(hostname);
-      if (pair) this.files.set(hostname, await this.store.write(hostname, pair));
-      else this.files.delete(hostname);
-    }
+    for (const hostname of hostnames) await this.readOne(this.source, hostname, null);
     return this.files;
+  }
+
+  private async syncAll(source: ServedCertificates, changed: Set<string>): Promise<void> {
+    const versions = await source.servedVersions();
+    for (const hostname of this.files.keys()) if (!versions.has(hostname)) this.forget(hostname);
+    const stale = [...versions].filter(
+      ([hostname, version]) =>
+        changed.has(hostname) || !this.files.has(hostname) || this.versions.get(hostname) !== version,
+    );
+    if (stale.length > READ_ALL_ABOVE) {
+      const served = await source.servedAll();
+      for (const [hostname] of stale) {
+        const pair = served.get(hostname);
+        if (pair) await this.keep(hostname, pair, versions.get(hostname) ?? '');
+        else this.forget(hostname);
+      }
+      return;
+    }
+    for (const [hostname, version] of stale) await this.readOne(source, hostname, version);
+  }
+
+  private async readOne(source: ServedCertificates, hostname: string, version: string | null): Promise<void> {
+    const pair = await source.served(hostname);
+    if (pair) await this.keep(hostname, pair, version ?? '');
+    else this.forget(hostname);
+  }
+
+  /** A certificate read one by one has no version read with it: '' makes the next full sync compare it again. */
+  private async keep(hostname: string, pair: TlsKeyPair, version: string): Promise<void> {
+    this.files.set(hostname, await this.store.write(hostname, pair));
+    this.versions.set(hostname, version);
+  }
+
+  private forget(hostname: string): void {
+    this.files.delete(hostname);
+    this.versions.delete(hostname);
   }
 }

@@ -307,6 +307,19 @@ export function listServed(db: Db): Promise<ServedRow[]> {
   return selectServed(db);
 }
 
+/**
+ * What each served certificate is, without its key: when it was issued (a renewal changes it), by hostname. A gateway
+ * compares it with what it wrote, and opens only the keys of certificates that changed.
+ */
+export async function listServedVersions(db: Db): Promise<Array<{ hostname: string; version: string }>> {
+  const rows = await db
+    .select({ hostname: domains.hostname, notBefore: domainCertificates.notBefore })
+    .from(domainCertificates)
+    .innerJoin(domains, eq(domains.id, domainCertificates.domainId))
+    .where(and(liveActiveDomain, sql`${domainCertificates.certificatePem} is not null`));
+  return rows.map((row) => ({ hostname: row.hostname, version: row.notBefore?.toISOString() ?? '' }));
+}
+
 /** Certificates (and their sealed keys) of deleted domains, and challenges left by an order that never finished. */
 export async function purgeStale(db: Db, challengeTtlMs: number): Promise<void> {
   await db

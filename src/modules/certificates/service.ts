@@ -133,6 +133,12 @@ export class CertificateService {
     return served;
   }
 
+  /** Every served certificate's version (its issue time), by hostname: what changed, without opening a key. */
+  async servedVersions(): Promise<Map<string, string>> {
+    if (!this.settings.secrets) return new Map();
+    return new Map((await queries.listServedVersions(this.db)).map((row) => [row.hostname, row.version]));
+  }
+
   private opened(row: queries.ServedRow): ServedCertificate | null {
     if (!row.certificatePem || !row.privateKeySealed || !this.settings.secrets) return null;
     return {

@@ -114,6 +114,9 @@ describe.runIf(pebbleInstalled).each(backends)('ACME certificates for custom dom
     const stored = await row(issued.id);
     const leaf = new X509Certificate(stored.certificatePem!);
     expect(leaf.subjectAltName).toBe(`DNS:${issued.hostname}`);
+    // What a gateway compares to know the certificate changed, without opening its key: its issue time.
+    const versions = await app.services.certificates.servedVersions();
+    expect(versions.get(issued.hostname)).toBe(new Date(certificate.not_before).toISOString());
     expect(await eventTypes(issued.id)).toContain('domain.certificate_issued');
   }, 60_000);
 
@@ -149,6 +152,9 @@ describe.runIf(pebbleInstalled).each(backends)('ACME certificates for custom dom
     const renewed = await certificateOf(issued.id);
     expect(renewed.status).toBe('issued');
     expect(Date.parse(renewed.not_before)).toBeGreaterThan(Date.parse(firstNotBefore));
+    expect((await app.services.certificates.servedVersions()).get(issued.hostname)).toBe(
+      new Date(renewed.not_before).toISOString(),
+    );
     expect((await eventTypes(issued.id)).filter((type: string) => type === 'domain.certificate_issued')).toHaveLength(
       2,
     );
