@@ -37,6 +37,8 @@ export interface FleetRow {
   size: number;
   engine: string;
   ready_s: number;
+  /** The gateway's memory right after it served its first correct answer, before any load. */
+  memory_at_ready_mb: number;
   memory_mb: number;
   /** The same memory by kind of process (the Node gateway, nginx's master and its workers). */
   memory_by_process: string;
@@ -66,6 +68,17 @@ async function startUpstreams() {
     close: () => {
       for (const server of servers) server.close();
     },
+  };
+}
+
+/** The process tree's memory (PSS, MB) in all and by kind of process, as `node 212, nginx: worker process 81`. */
+function memoryByKind(root: number): { total: number; kinds: string } {
+  const byKind = treeMemoryByKind(root);
+  return {
+    total: Object.values(byKind).reduce((sum, mb) => sum + mb, 0),
+    kinds: Object.entries(byKind)
+      .map(([kind, mb]) => `${kind} ${mb}`)
+      .join(', '),
   };
 }
 
@@ -191,6 +204,7 @@ async function measureEngine({ size, engine, env, ids, call, ca, upstreams }: En
       throw new Error(`${error.message}; last answer: ${seen}`);
     });
     const readyS = (performance.now() - started) / 1000;
+    const memoryAtReady = memoryByKind(gateway.pid);
     // The seeded ids are `ctr_<i, 26 digits>` for the default hostnames `fleet<i>.<base domain>`.
     const hosts = ids.map((id) => ({ id, host: `fleet${Number(id.slice('ctr_'.length))}.${BASE_DOMAIN}` }));
     const spread = await throughput(
@@ -201,9 +215,7 @@ async function measureEngine({ size, engine, env, ids, call, ca, upstreams }: En
     await new Promise((resolve) => setTimeout(resolve, 20_000));
     const idleCpu = ((tree(gateway.pid).cpuMs - idleBefore.cpuMs) * 60) / 20;
     const memoryMb = tree(gateway.pid).memoryMb;
-    const memoryByProcess = Object.entries(treeMemoryByKind(gateway.pid))
-      .map(([kind, mb]) => `${kind} ${mb}`)
-      .join(', ');
+    const memoryByProcess = memoryByKind(gateway.pid);
     const latencies: number[] = [];
     for (let i = 0; i < CHANGES; i++) latencies.push(await change(hosts, i, call, upstreams, tlsPort));
     const failures = await failuresDuringChanges(hosts, call, upstreams, tlsPort);
@@ -212,8 +224,9 @@ async function measureEngine({ size, engine, env, ids, call, ca, upstreams }: En
       size,
       engine,
       ready_s: Math.round(readyS * 10) / 10,
+      memory_at_ready_mb: Math.round(memoryAtReady.total),
       memory_mb: Math.round(memoryMb),
-      memory_by_process: memoryByProcess,
+      memory_by_process: `at ready: ${memoryAtReady.kinds}; after load: ${memoryByProcess.kinds}`,
       idle_cpu_ms_per_min: Math.round(idleCpu),
       change_p50_ms: Math.round(median(latencies)),
       change_p95_ms: Math.round(latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.95))]),
