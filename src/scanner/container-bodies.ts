@@ -2,8 +2,9 @@ import type { Response } from 'playwright-core';
 import { matchUrl } from './signatures.js';
 
 /**
- * Keeps the bodies of GTM container scripts the browser received (gtm.js, first-party or through a custom loader
- * path), so the scan can read what the container is configured to fire. Bounded in number and size.
+ * Keeps the bodies of tag-manager container scripts the browser received (GTM's gtm.js, first-party or through a
+ * custom loader path; Matomo Tag Manager's container_<id>.js), so the scan can read what the container is configured to
+ * fire. Bounded in number and size.
  */
 
 type ContainerScript = { url: string; body: string };
@@ -17,7 +18,7 @@ export class ContainerBodies {
   private readonly pending: Array<Promise<ContainerScript | null>> = [];
 
   keep(response: Response): void {
-    if (this.pending.length >= MAX_CONTAINERS || !response.ok() || !isGtmContainer(response.url())) return;
+    if (this.pending.length >= MAX_CONTAINERS || !response.ok() || !isReadableContainer(response.url())) return;
     const length = Number(response.headers()['content-length'] ?? 0);
     if (length > MAX_BODY_BYTES) return;
     this.pending.push(
@@ -42,7 +43,9 @@ export class ContainerBodies {
   }
 }
 
-function isGtmContainer(url: string): boolean {
+const READABLE_MANAGERS = new Set(['google_tag_manager', 'matomo_tag_manager']);
+
+function isReadableContainer(url: string): boolean {
   if (/\/ns\.html(\?|$)/.test(url)) return false;
-  return matchUrl(url).some((match) => match.key === 'google_tag_manager' && match.role === 'loader');
+  return matchUrl(url).some((match) => READABLE_MANAGERS.has(match.key) && match.role === 'loader');
 }

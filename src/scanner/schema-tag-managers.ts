@@ -29,19 +29,24 @@ const ConfiguredTagSchema = Type.Object(
 
 export const TagManagerConfigSchema = Type.Object(
   {
-    manager: Type.Union([Type.Literal('google_tag_manager'), Type.Literal('adobe_launch')], {
-      description:
-        'The tag manager whose container was read: a GTM container (its gtm.js), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers).',
-    }),
+    manager: Type.Union(
+      [Type.Literal('google_tag_manager'), Type.Literal('matomo_tag_manager'), Type.Literal('adobe_launch')],
+      {
+        description:
+          'The tag manager whose container was read: a GTM container (its gtm.js), a Matomo Tag Manager container (its `container_<id>.js`), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers).',
+      },
+    ),
     container_id: Type.Union([Type.String(), Type.Null()], {
-      description: 'The container id (`GTM-…`) when the URL names it; for Launch, the property id (`PR…`).',
+      description:
+        'The container id (`GTM-…`) when the URL names it; for Matomo Tag Manager its 8-character id; for Launch, the property id (`PR…`).',
     }),
     url: Type.String({ description: 'The container script (for Launch, the library) the browser received.' }),
     readable: Type.Boolean({
       description: 'False when the script did not hold a container the scanner can read (then `tags` is empty).',
     }),
     version: Type.Union([Type.String(), Type.Null()], {
-      description: 'The container version it declares; for Launch, the build date.',
+      description:
+        'The container version it declares (for Matomo Tag Manager its version name); for Launch, the build date.',
     }),
     tags: Type.Array(ConfiguredTagSchema, {
       description: 'Tags configured in the container (trigger listeners left out).',

@@ -4934,15 +4934,15 @@ export interface components {
             };
             /** @description Tag-manager containers the page loaded, read for what they are configured to fire ("configured") beside what the scan saw firing ("fired"). Absent without a browser stage. */
             tag_manager_configs?: {
-                /** @description The tag manager whose container was read: a GTM container (its gtm.js), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers). */
-                manager: "google_tag_manager" | "adobe_launch";
-                /** @description The container id (`GTM-…`) when the URL names it; for Launch, the property id (`PR…`). */
+                /** @description The tag manager whose container was read: a GTM container (its gtm.js), a Matomo Tag Manager container (its `container_<id>.js`), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers). */
+                manager: "google_tag_manager" | "matomo_tag_manager" | "adobe_launch";
+                /** @description The container id (`GTM-…`) when the URL names it; for Matomo Tag Manager its 8-character id; for Launch, the property id (`PR…`). */
                 container_id: string | null;
                 /** @description The container script (for Launch, the library) the browser received. */
                 url: string;
                 /** @description False when the script did not hold a container the scanner can read (then `tags` is empty). */
                 readable: boolean;
-                /** @description The container version it declares; for Launch, the build date. */
+                /** @description The container version it declares (for Matomo Tag Manager its version name); for Launch, the build date. */
                 version: string | null;
                 /** @description Tags configured in the container (trigger listeners left out). */
                 tags: {
@@ -5472,15 +5472,15 @@ export interface components {
             };
             /** @description Tag-manager containers the page loaded, read for what they are configured to fire ("configured") beside what the scan saw firing ("fired"). Absent without a browser stage. */
             tag_manager_configs?: {
-                /** @description The tag manager whose container was read: a GTM container (its gtm.js), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers). */
-                manager: "google_tag_manager" | "adobe_launch";
-                /** @description The container id (`GTM-…`) when the URL names it; for Launch, the property id (`PR…`). */
+                /** @description The tag manager whose container was read: a GTM container (its gtm.js), a Matomo Tag Manager container (its `container_<id>.js`), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers). */
+                manager: "google_tag_manager" | "matomo_tag_manager" | "adobe_launch";
+                /** @description The container id (`GTM-…`) when the URL names it; for Matomo Tag Manager its 8-character id; for Launch, the property id (`PR…`). */
                 container_id: string | null;
                 /** @description The container script (for Launch, the library) the browser received. */
                 url: string;
                 /** @description False when the script did not hold a container the scanner can read (then `tags` is empty). */
                 readable: boolean;
-                /** @description The container version it declares; for Launch, the build date. */
+                /** @description The container version it declares (for Matomo Tag Manager its version name); for Launch, the build date. */
                 version: string | null;
                 /** @description Tags configured in the container (trigger listeners left out). */
                 tags: {
@@ -29387,15 +29387,15 @@ export interface operations {
                         };
                         /** @description Tag-manager containers the page loaded, read for what they are configured to fire ("configured") beside what the scan saw firing ("fired"). Absent without a browser stage. */
                         tag_manager_configs?: {
-                            /** @description The tag manager whose container was read: a GTM container (its gtm.js), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers). */
-                            manager: "google_tag_manager" | "adobe_launch";
-                            /** @description The container id (`GTM-…`) when the URL names it; for Launch, the property id (`PR…`). */
+                            /** @description The tag manager whose container was read: a GTM container (its gtm.js), a Matomo Tag Manager container (its `container_<id>.js`), or an Adobe Experience Platform tags (Launch) property, read from the runtime it set up in the page (`_satellite._container`, where each rule action is a tag and its events the triggers). */
+                            manager: "google_tag_manager" | "matomo_tag_manager" | "adobe_launch";
+                            /** @description The container id (`GTM-…`) when the URL names it; for Matomo Tag Manager its 8-character id; for Launch, the property id (`PR…`). */
                             container_id: string | null;
                             /** @description The container script (for Launch, the library) the browser received. */
                             url: string;
                             /** @description False when the script did not hold a container the scanner can read (then `tags` is empty). */
                             readable: boolean;
-                            /** @description The container version it declares; for Launch, the build date. */
+                            /** @description The container version it declares (for Matomo Tag Manager its version name); for Launch, the build date. */
                             version: string | null;
                             /** @description Tags configured in the container (trigger listeners left out). */
                             tags: {

@@ -57,7 +57,8 @@ function resourceOf(script: string): Resource | null {
   }
 }
 
-function closingBrace(text: string, open: number): number {
+/** The index of the brace that closes the one at `open`, braces inside JSON strings skipped; -1 without one. */
+export function closingBrace(text: string, open: number): number {
   let depth = 0;
   let quote = false;
   for (let index = open; index < text.length; index++) {

@@ -36,7 +36,7 @@ export function tagFromGtm(tag: Item): Omit<ConfiguredTag, 'triggers'> | null {
   if (type in GOOGLE_TYPES) return googleTag(type, text(tag[GOOGLE_TYPES[type]]));
   if (type === '__baut') return known(type, 'bing_uet', [text(tag.vtp_tagId)]);
   if (type === '__html') return tagFromCode(type, text(tag.vtp_html) ?? '', 'custom HTML');
-  if (type === '__img') return fromUrl(type, text(tag.vtp_url) ?? '');
+  if (type === '__img') return tagFromUrl(type, text(tag.vtp_url) ?? '');
   return { type, key: null, vendor: type.startsWith('__cvt_') ? 'custom template' : type, ids: [] };
 }
 
@@ -68,10 +68,11 @@ export function tagFromCode(type: string, html: string, unknownVendor: string): 
       matches.filter((match) => match.key === key).map((match) => match.id),
     );
   const src = /\bsrc\s*=\s*["']([^"']+)["']/.exec(html)?.[1];
-  return src ? fromUrl(type, src) : { type, key: null, vendor: unknownVendor, ids: [] };
+  return src ? tagFromUrl(type, src) : { type, key: null, vendor: unknownVendor, ids: [] };
 }
 
-function fromUrl(type: string, url: string): Omit<ConfiguredTag, 'triggers'> {
+/** An image or script URL: the vendor our URL rules find in it. */
+export function tagFromUrl(type: string, url: string): Omit<ConfiguredTag, 'triggers'> {
   const match = matchUrl(url.startsWith('//') ? `https:${url}` : url)[0];
   return match ? known(type, match.key, match.ids) : { type, key: null, vendor: 'custom image', ids: [] };
 }

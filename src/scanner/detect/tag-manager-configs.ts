@@ -3,10 +3,12 @@ import type { Tracker } from '../schema.js';
 import type { TagManagerConfig } from '../schema-tag-managers.js';
 import { launchTags } from './adobe-launch.js';
 import { parseGtmContainer } from './gtm-container.js';
+import { parseMatomoContainer } from './matomo-container.js';
 import type { ConfiguredTag } from './gtm-tags.js';
 
 /**
- * What each GTM container the browser received, and the Adobe Launch property the page ran, is configured to fire,
+ * What each GTM or Matomo Tag Manager container the browser received, and the Adobe Launch property the page ran, is
+ * configured to fire,
  * beside what the scan saw firing. Undefined without a browser stage (nothing to read); a container the reader cannot
  * parse is listed as not readable.
  */
@@ -21,6 +23,7 @@ export function readTagManagerConfigs(
 
 function gtmConfigs(runtime: RuntimeFindings, trackers: Tracker[]): TagManagerConfig[] {
   return (runtime.containerScripts ?? []).map((script) => {
+    if (MATOMO_CONTAINER_URL.test(script.url)) return matomoConfig(script, trackers);
     const container = parseGtmContainer(script.body);
     return {
       manager: 'google_tag_manager' as const,
@@ -31,6 +34,20 @@ function gtmConfigs(runtime: RuntimeFindings, trackers: Tracker[]): TagManagerCo
       tags: (container?.tags ?? []).map((tag) => ({ ...tag, fired: sawFiring(tag, trackers) })),
     };
   });
+}
+
+const MATOMO_CONTAINER_URL = /\/container_[A-Za-z0-9]{8}\.js(\?|$)/;
+
+function matomoConfig(script: { url: string; body: string }, trackers: Tracker[]): TagManagerConfig {
+  const container = parseMatomoContainer(script.body);
+  return {
+    manager: 'matomo_tag_manager',
+    container_id: container?.id ?? /container_([A-Za-z0-9]{8})\.js/.exec(script.url)?.[1] ?? null,
+    url: script.url,
+    readable: container !== null,
+    version: container?.version ?? null,
+    tags: (container?.tags ?? []).map((tag) => ({ ...tag, fired: sawFiring(tag, trackers) })),
+  };
 }
 
 /** The Launch library the page loaded (`…/launch-<id>[.min].js`), read through the runtime it set up. */

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { LAUNCH_IDS } from '../fixtures/scanner/pages-launch.js';
+import { MATOMO_TM_IDS } from '../fixtures/scanner/pages-matomo-tm.js';
 import { scanFixture, useFixtureScanner } from '../fixtures/scanner/use-scanner.js';
 
-// Issue 31: an Adobe Experience Platform tags (Launch) property read beside what fired, in Chromium on the loopback
-// fixture server (pages-launch.ts).
+// Issue 31: tag managers other than GTM read for what they are configured to fire, beside what fired, in Chromium on
+// the loopback fixture server: an Adobe Experience Platform tags (Launch) property (pages-launch.ts) and a Matomo Tag
+// Manager container (pages-matomo-tm.ts). GTM's own are in tag-managers.test.ts.
 
 const setup = useFixtureScanner({ bigPageBytes: 10_000 }, { observationCapMs: 4_000 });
 
@@ -66,5 +68,53 @@ describe('what an Adobe Launch property is configured to fire, beside what fired
   it('a page without Launch has no Launch entry', async () => {
     const result = await scanFixture(setup, 'gtm-config.example.test');
     expect(result.tag_manager_configs?.map((config) => config.manager)).toEqual(['google_tag_manager']);
+  });
+});
+
+describe('what a Matomo Tag Manager container is configured to fire, beside what fired', () => {
+  it('lists each tag with the triggers that fire it, and whether it fired', async () => {
+    const result = await scanFixture(setup, 'mtm-config.example.test');
+    expect(result.tag_manager_configs).toEqual([
+      {
+        manager: 'matomo_tag_manager',
+        container_id: MATOMO_TM_IDS.container,
+        url: expect.stringMatching(new RegExp(`/js/container_${MATOMO_TM_IDS.container}\\.js$`)),
+        readable: true,
+        version: 'v7',
+        tags: [
+          {
+            type: 'Matomo',
+            key: 'matomo',
+            vendor: 'Matomo',
+            ids: [MATOMO_TM_IDS.site],
+            triggers: ['page view'],
+            fired: true,
+          },
+          {
+            type: 'CustomHtml',
+            key: 'meta_pixel',
+            vendor: 'Meta Pixel',
+            ids: [MATOMO_TM_IDS.pixel],
+            triggers: ['form submission'],
+            fired: false,
+          },
+          {
+            type: 'CustomImage',
+            key: 'linkedin_insight',
+            vendor: 'LinkedIn Insight Tag',
+            ids: [MATOMO_TM_IDS.linkedin],
+            triggers: ['custom event purchase', 'scroll 75 %'],
+            fired: false,
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('a container script without a configuration it can read is listed as not readable', async () => {
+    const result = await scanFixture(setup, 'mtm.example.test');
+    expect(result.tag_manager_configs).toEqual([
+      expect.objectContaining({ manager: 'matomo_tag_manager', container_id: 'Ab12Cd34', readable: false, tags: [] }),
+    ]);
   });
 });
