@@ -58,6 +58,16 @@ export interface ServedCertificates {
 
 /** More changed certificates than this on a full sync: read them all in one query rather than one by one. */
 const READ_ALL_ABOVE = 200;
+/** Files written at once when many are (a start with thousands of certificates): each is a write and a rename. */
+const WRITES_AT_ONCE = 16;
+
+async function eachAtMost<T>(items: T[], limit: number, run: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await run(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
 
 /**
  * The custom domains' certificate files, kept in step with the database. On a full sync (at start, each minute, after
@@ -110,11 +120,11 @@ export class CertificateMirror {
     );
     if (stale.length > READ_ALL_ABOVE) {
       const served = await source.servedAll();
-      for (const [hostname] of stale) {
+      await eachAtMost(stale, WRITES_AT_ONCE, async ([hostname, version]) => {
         const pair = served.get(hostname);
-        if (pair) await this.keep(hostname, pair, versions.get(hostname) ?? '');
+        if (pair) await this.keep(hostname, pair, version);
         else this.forget(hostname);
-      }
+      });
       return;
     }
     for (const [hostname, version] of stale) await this.readOne(source, hostname, version);
