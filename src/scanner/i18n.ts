@@ -1,5 +1,5 @@
 import { LOCALES } from './locales/index.js';
-import type { SummaryTexts } from './locales/texts.js';
+import { configuredItem, type SummaryTexts } from './locales/texts.js';
 import type { LossAssumptions } from './loss-assumptions.js';
 import type { Language, LossEstimate } from './schema.js';
 
@@ -36,6 +36,8 @@ export interface SummaryFacts {
   noscriptOnly: string[];
   /** Trackers the page only refers to (code or a global naming them): none of their scripts or requests ran. */
   referenced: string[];
+  /** Vendors a tag-manager container is configured with that the scan did not see firing, with their triggers. */
+  configuredNotFired: Array<{ name: string; triggers: string[] }>;
   metaPixelClientOnly: boolean;
   /** Consent Mode denies by default and nothing can grant consent (`loss_estimate.consent_never_granted`). */
   consentNeverGranted: boolean;
@@ -103,6 +105,8 @@ export function composeSummary(language: Language, facts: SummaryFacts): { text:
   }
   if (facts.noscriptOnly.length) sentences.push(t.noscriptOnly(facts.noscriptOnly));
   if (facts.referenced.length) sentences.push(t.referenced(facts.referenced));
+  if (facts.configuredNotFired.length)
+    sentences.push(t.configuredNotFired(facts.configuredNotFired.map(configuredItem)));
   if (facts.cmp) sentences.push(t.cmp(facts.cmp));
   else sentences.push(facts.bannerDetected === null ? t.noCmpUnchecked : t.noCmp(facts.bannerDetected));
   if (facts.consentMode.detected && facts.consentMode.version) {

@@ -6,7 +6,14 @@ import type { AiSummary, Language, ScanResult } from './schema.js';
 
 export type SummaryFindings = Pick<
   ScanResult,
-  'url' | 'final_url' | 'trackers' | 'consent' | 'server_side_tagging' | 'loss_estimate' | 'pagespeed'
+  | 'url'
+  | 'final_url'
+  | 'trackers'
+  | 'consent'
+  | 'server_side_tagging'
+  | 'loss_estimate'
+  | 'pagespeed'
+  | 'tag_manager_configs'
 >;
 
 export interface SummaryProvider {
@@ -83,6 +90,7 @@ export function summaryFacts(findings: SummaryFindings, siteDomain: string): Sum
       .filter((tracker) => tracker.activation?.state === 'noscript_only')
       .map((tracker) => tracker.name),
     referenced: findings.trackers.filter(isReferenced).map((tracker) => tracker.name),
+    configuredNotFired: configuredNotFired(findings.tag_manager_configs ?? []),
     metaPixelClientOnly: !!meta && !meta.server_side && !meta.conversions_api,
     consentNeverGranted: findings.loss_estimate.consent_never_granted,
     siteDomain,
@@ -245,6 +253,24 @@ export function parseModelContent(content: string): { summary: string; recommend
         .slice(0, 10)
     : [];
   return { summary: summary.trim(), recommendations: recommendations.map((item) => item.trim()) };
+}
+
+/**
+ * The tags of known vendors the page's containers are configured with that the scan did not see firing, one entry per
+ * vendor with the triggers of all its unfired tags. Tags of no known vendor (custom HTML, templates) are left out: the
+ * scan cannot tell whether they fired. Only named here: never trackers, never in the loss estimate.
+ */
+export function configuredNotFired(
+  configs: NonNullable<ScanResult['tag_manager_configs']>,
+): Array<{ name: string; triggers: string[] }> {
+  const byVendor = new Map<string, Set<string>>();
+  for (const tag of configs.flatMap((config) => config.tags)) {
+    if (tag.fired || tag.key === null) continue;
+    const triggers = byVendor.get(tag.vendor) ?? new Set<string>();
+    for (const trigger of tag.triggers) triggers.add(trigger);
+    byVendor.set(tag.vendor, triggers);
+  }
+  return [...byVendor].map(([name, triggers]) => ({ name, triggers: [...triggers] }));
 }
 
 /** A CMP known only by its IAB TCF id is still a consent platform; one known only by its banner is not named. */

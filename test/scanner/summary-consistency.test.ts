@@ -21,6 +21,9 @@ const FIXTURE_PAGES: Array<[string, string]> = [
   ['www.rudder.test', '/'],
   ['banner.example.test', '/'],
   ['banner.example.test', '/tcf?id=134'],
+  ['gtm-config.example.test', '/'],
+  ['gtm-click.example.test', '/'],
+  ['gtm-allfired.example.test', '/'],
   ...I15_PAGES,
   ...I15B_PAGES,
 ];
@@ -102,6 +105,13 @@ function contradictions(result: ScanResult): string[] {
   const noscriptOnly = result.trackers.filter((tracker) => tracker.activation?.state === 'noscript_only');
   check(says(/install is broken/) === noscriptOnly.length > 0, 'noscript-only install stated against activation');
   check(!(recommends(/No tracking was found/) && claimed.length), 'says no tracking was found next to trackers');
+  // Configured tags are named as not fired exactly when a container has a tag of a known vendor the scan did not see.
+  const unfired = (result.tag_manager_configs ?? []).flatMap((config) =>
+    config.tags.filter((tag) => !tag.fired && tag.key !== null),
+  );
+  const notFiring = /not seen firing during the scan[^:]*: (.*?)\.(?: [A-Z]|$)/.exec(text)?.[1] ?? null;
+  check((notFiring !== null) === unfired.length > 0, 'configured tags not fired stated against tag_manager_configs');
+  for (const tag of unfired) check(!!notFiring?.includes(tag.vendor), `does not name configured ${tag.vendor}`);
   return found;
 }
 

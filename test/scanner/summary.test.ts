@@ -169,6 +169,64 @@ describe('builtin summary', () => {
     );
   });
 
+  it('names configured tags that did not fire, one item per vendor, never as trackers or in the loss', async () => {
+    const tag = (key: string | null, vendor: string, triggers: string[], fired: boolean) => ({
+      type: '__x',
+      key,
+      vendor,
+      ids: [],
+      triggers,
+      fired,
+    });
+    const configs: SummaryFindings['tag_manager_configs'] = [
+      {
+        manager: 'google_tag_manager',
+        container_id: 'GTM-TEST123',
+        url: 'https://www.googletagmanager.com/gtm.js?id=GTM-TEST123',
+        readable: true,
+        version: '3',
+        tags: [
+          tag('google_analytics_4', 'Google Analytics 4', ['page view'], true),
+          tag('google_ads', 'Google Ads', ['link click'], false),
+          tag('google_ads', 'Google Ads', ['custom event purchase', 'consent: ad_storage'], false),
+          tag('meta_pixel', 'Meta Pixel', ['page view', 'consent: ad_storage'], false),
+          tag(null, 'custom HTML', ['page view'], false),
+        ],
+      },
+      {
+        manager: 'matomo_tag_manager',
+        container_id: 'Ab12Cd34',
+        url: 'https://stats.example.test/js/container_Ab12Cd34.js',
+        readable: true,
+        version: null,
+        tags: [tag('linkedin_insight', 'LinkedIn Insight Tag', [], false)],
+      },
+    ];
+    const base = await builtin.summarize(findings(), 'en');
+    const summary = await builtin.summarize(findings({ tag_manager_configs: configs }), 'en');
+    const sentence =
+      'Configured in the tag manager but not seen firing during the scan (the scan never clicks, submits a form or gives consent): Google Ads (link click, custom event purchase, consent: ad_storage), Meta Pixel (page view, consent: ad_storage) and LinkedIn Insight Tag.';
+    expect(summary.text).toBe(
+      base.text.replace('Tag management: Google Tag Manager.', `Tag management: Google Tag Manager. ${sentence}`),
+    );
+    expect(summary.recommendations).toEqual(base.recommendations);
+    expect(base.text).not.toContain('not seen firing');
+    const german = await builtin.summarize(findings({ tag_manager_configs: configs }), 'de');
+    expect(german.text).toContain(
+      'Im Tag Manager eingerichtet, aber während des Scans nicht ausgelöst (der Scan klickt nie, sendet kein Formular ab und erteilt keine Einwilligung): Google Ads (link click, custom event purchase, consent: ad_storage), Meta Pixel (page view, consent: ad_storage) und LinkedIn Insight Tag.',
+    );
+    for (const language of LANGUAGES) {
+      const text = (await builtin.summarize(findings({ tag_manager_configs: configs }), language)).text;
+      expect(text, language).toContain('Google Ads (link click, custom event purchase, consent: ad_storage)');
+      expect(text, language).not.toContain('custom HTML');
+    }
+    const allFired = configs.map((config) => ({
+      ...config,
+      tags: config.tags.map((item) => ({ ...item, fired: true })),
+    }));
+    expect((await builtin.summarize(findings({ tag_manager_configs: allFired }), 'en')).text).toBe(base.text);
+  });
+
   it('has every text in all eight languages', async () => {
     const english = await builtin.summarize(findings(), 'en');
     for (const language of LANGUAGES) {

@@ -23,6 +23,8 @@ export const summary: SummaryTexts = {
     `Nur in <noscript> eingebunden, das bei Besuchern mit JavaScript nie ausgeführt wird (die Einbindung ist defekt und misst nichts): ${summary.list(names)}.`,
   referenced: (names) =>
     `Im Code der Seite genannt, aber während des Scans nie geladen und ohne gesendete Daten, daher nicht als Tracker gezählt: ${summary.list(names)}.`,
+  configuredNotFired: (items) =>
+    `Im Tag Manager eingerichtet, aber während des Scans nicht ausgelöst (der Scan klickt nie, sendet kein Formular ab und erteilt keine Einwilligung): ${summary.list(items)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} ist aktiv${mode ? ` im ${summary.mode(mode)} Modus` : ''} (Standard: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode wurde nicht erkannt, obwohl Google-Tags vorhanden sind.',

@@ -23,6 +23,8 @@ export const summary: SummaryTexts = {
     `Installed only inside <noscript>, which never runs for visitors with JavaScript, so the install is broken and measures nothing: ${summary.list(names)}.`,
   referenced: (names) =>
     `Named in the page's code but never loaded or sent anything during the scan, so not counted as trackers: ${summary.list(names)}.`,
+  configuredNotFired: (items) =>
+    `Configured in the tag manager but not seen firing during the scan (the scan never clicks, submits a form or gives consent): ${summary.list(items)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} is in use${mode ? ` in ${summary.mode(mode)} mode` : ''} (default: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode was not detected although Google tags are present.',

@@ -23,6 +23,8 @@ export const summary: SummaryTexts = {
     `Instalado solo dentro de <noscript>, que nunca se ejecuta para visitantes con JavaScript (la instalación está rota y no mide nada): ${summary.list(names)}.`,
   referenced: (names) =>
     `Mencionados en el código de la página pero nunca cargados ni enviaron nada durante el análisis, por lo que no se cuentan como rastreadores: ${summary.list(names)}.`,
+  configuredNotFired: (items) =>
+    `Configurados en el gestor de etiquetas pero no se vio que se activaran durante el análisis (el análisis nunca hace clic, no envía formularios ni da su consentimiento): ${summary.list(items)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} está activo${mode ? ` en modo ${summary.mode(mode)}` : ''} (por defecto: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'No se detectó Google Consent Mode aunque hay etiquetas de Google.',

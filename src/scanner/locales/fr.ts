@@ -23,6 +23,8 @@ export const summary: SummaryTexts = {
     `Installé uniquement dans <noscript>, jamais exécuté pour les visiteurs avec JavaScript (installation défaillante, aucune mesure) : ${summary.list(names)}.`,
   referenced: (names) =>
     `Mentionnés dans le code de la page mais jamais chargés ni émetteurs pendant l'analyse, donc non comptés comme traceurs : ${summary.list(names)}.`,
+  configuredNotFired: (items) =>
+    `Configurés dans le gestionnaire de balises mais non déclenchés pendant l'analyse (l'analyse ne clique jamais, n'envoie aucun formulaire et ne donne aucun consentement) : ${summary.list(items)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Le mode de consentement Google ${version} est actif${mode ? ` en mode ${summary.mode(mode)}` : ''} (par défaut : analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: "Le mode de consentement Google n'a pas été détecté alors que des balises Google sont présentes.",

@@ -23,6 +23,8 @@ export const summary: SummaryTexts = {
     `Installato solo dentro <noscript>, che non viene mai eseguito per i visitatori con JavaScript (installazione non funzionante, nessuna misurazione): ${summary.list(names)}.`,
   referenced: (names) =>
     `Citati nel codice della pagina ma mai caricati né hanno inviato nulla durante la scansione, quindi non conteggiati come tracker: ${summary.list(names)}.`,
+  configuredNotFired: (items) =>
+    `Configurati nel tag manager ma non attivati durante la scansione (la scansione non clicca mai, non invia moduli e non dà il consenso): ${summary.list(items)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} è attivo${mode ? ` in modalità ${summary.mode(mode)}` : ''} (predefinito: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode non è stato rilevato, nonostante siano presenti tag Google.',

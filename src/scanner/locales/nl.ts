@@ -23,6 +23,8 @@ export const summary: SummaryTexts = {
     `Alleen binnen <noscript> geïnstalleerd, dat nooit draait voor bezoekers met JavaScript (installatie defect, er wordt niets gemeten): ${summary.list(names)}.`,
   referenced: (names) =>
     `Genoemd in de code van de pagina, maar tijdens de scan nooit geladen en zonder verzonden gegevens, dus niet als tracker geteld: ${summary.list(names)}.`,
+  configuredNotFired: (items) =>
+    `Ingesteld in de tagmanager, maar tijdens de scan niet afgegaan (de scan klikt nooit, verstuurt geen formulier en geeft geen toestemming): ${summary.list(items)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} is actief${mode ? ` in de ${summary.mode(mode)} modus` : ''} (standaard: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Google Consent Mode is niet gevonden, hoewel er Google-tags aanwezig zijn.',

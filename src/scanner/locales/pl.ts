@@ -31,6 +31,8 @@ export const summary: SummaryTexts = {
     `Zainstalowane tylko wewnątrz <noscript>, który nigdy nie działa u odwiedzających z JavaScriptem (instalacja jest wadliwa i nic nie mierzy): ${summary.list(names)}.`,
   referenced: (names) =>
     `Wymienione w kodzie strony, ale podczas skanowania nigdy się nie załadowały ani niczego nie wysłały, więc nie są liczone jako trackery: ${summary.list(names)}.`,
+  configuredNotFired: (items) =>
+    `Skonfigurowane w menedżerze tagów, ale podczas skanowania nie zaobserwowano ich uruchomienia (skaner nigdy nie klika, nie wysyła formularzy ani nie wyraża zgody): ${summary.list(items)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `Google Consent Mode ${version} jest aktywny${mode ? ` w trybie ${summary.mode(mode)}` : ''} (domyślnie: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'Nie wykryto Google Consent Mode, choć na stronie są tagi Google.',

@@ -23,6 +23,8 @@ export const summary: SummaryTexts = {
     `Instalado apenas dentro de <noscript>, que nunca é executado para visitantes com JavaScript (instalação avariada, não mede nada): ${summary.list(names)}.`,
   referenced: (names) =>
     `Referidos no código da página, mas nunca carregados nem enviaram nada durante a análise, por isso não contam como rastreadores: ${summary.list(names)}.`,
+  configuredNotFired: (items) =>
+    `Configurados no gestor de tags, mas não foram vistos a disparar durante a análise (a análise nunca clica, não envia formulários nem dá consentimento): ${summary.list(items)}.`,
   consentMode: (version, mode, analytics, ads) =>
     `O Google Consent Mode ${version} está ativo${mode ? ` no modo ${summary.mode(mode)}` : ''} (predefinição: analytics_storage ${summary.state(analytics)}, ad_storage ${summary.state(ads)}).`,
   noConsentMode: 'O Google Consent Mode não foi detetado, embora existam tags da Google.',

@@ -25,6 +25,11 @@ export interface SummaryTexts {
   /** Trackers present only inside <noscript>: a broken install. */
   noscriptOnly: (names: string[]) => string;
   referenced: (names: string[]) => string;
+  /**
+   * Tags a tag-manager container is configured with that the scan did not see firing, one item per vendor with the
+   * triggers they wait for (`tag_manager_configs[].tags[]` with `fired: false`); see `configuredItems`.
+   */
+  configuredNotFired: (items: string[]) => string;
   consentMode: (version: string, mode: string | null, analytics: string | null, ads: string | null) => string;
   noConsentMode: string;
   beforeConsent: (names: string[]) => string;
@@ -90,6 +95,11 @@ export interface WarningTexts {
   /** `fromLighthouse`: the detail is Lighthouse's own explanation, not an error of the run. */
   pagespeed: (detail: string, fromLighthouse: boolean) => string;
   aiFallback: (detail: string | undefined) => string;
+}
+
+/** A vendor configured in a tag manager and not seen firing, with its triggers in the result's terms. */
+export function configuredItem(item: { name: string; triggers: string[] }): string {
+  return item.triggers.length ? `${item.name} (${item.triggers.join(', ')})` : item.name;
 }
 
 /** A list joined with commas and the language's word for "and" before the last item. */
