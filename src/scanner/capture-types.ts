@@ -62,6 +62,8 @@ export interface RuntimeFindings {
   launchContainer?: LaunchContainerSnapshot | null;
   /** Service workers the page's scripts asked to register (the contexts block them): worker URL and calling script. */
   serviceWorkers?: Array<{ url: string; script: string | null }>;
+  /** localStorage/sessionStorage writes through setItem: area, key, the start of the value, the writing script. */
+  storageWrites?: StorageWrite[];
   /** Link targets on the page after observation, in document order (at most 500). */
   links?: string[];
 }
@@ -81,4 +83,13 @@ export interface CaptureOptions {
   /** Reject or accept the consent banner with autoconsent before observing (consent check). */
   consentAction?: ConsentAction;
   signal?: AbortSignal;
+}
+
+export interface StorageWrite {
+  area: 'local' | 'session';
+  key: string;
+  /** The first 200 characters of the latest value written. */
+  value: string;
+  /** The first URL on the call stack of the write; null when none had one. */
+  script: string | null;
 }

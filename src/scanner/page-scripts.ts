@@ -9,7 +9,31 @@ export function inPage(source: string, arg?: unknown): string {
 }
 
 /**
- * Added to every frame before its scripts run: records document.cookie writes and the script that made them, the
+ * Records localStorage and sessionStorage writes through setItem (the area, the key, the start of the value) and the
+ * script that made them, the first URL on the call stack; one record per area, key and script (the latest value), at
+ * most 200. Assignments to a property of the storage object (`localStorage.key = …`) bypass setItem and are not seen.
+ */
+const STORAGE_INIT = `(() => {
+  const writes = new Map();
+  try { Object.defineProperty(window, '__tagportStorageWrites', { value: writes, enumerable: false }); } catch (e) { return; }
+  const original = typeof Storage !== 'undefined' && Storage.prototype.setItem;
+  if (typeof original !== 'function') return;
+  Storage.prototype.setItem = function (key, value) {
+    try {
+      let area = 'session';
+      try { if (this === window.localStorage) area = 'local'; } catch (e) {}
+      const urls = (new Error().stack || '').match(/https?:\\/\\/[^\\s)]+/g);
+      const script = urls ? urls[0].replace(/:\\d+:\\d+$/, '') : null;
+      const id = area + ' ' + String(key) + ' ' + script;
+      if (writes.has(id) || writes.size < 200)
+        writes.set(id, { area, key: String(key).slice(0, 200), value: String(value).slice(0, 200), script });
+    } catch (e) {}
+    return original.apply(this, arguments);
+  };
+})();`;
+
+/**
+ * Added to every frame before its scripts run: records document.cookie and storage writes and the script that made them, the
  * requests Content-Security-Policy refused (with the directive), and the timers the page has pending, so the scan can
  * bring forward a tag a timer would fire (`__tagportFastForward`).
  */
@@ -78,7 +102,8 @@ export const INIT_SCRIPT = `(() => {
       return descriptor.set.call(this, value);
     },
   });
-})();`;
+})();
+${STORAGE_INIT}`;
 
 /**
  * Added to every frame: records service-worker registrations (the worker's URL and the script that asked for it).
@@ -102,6 +127,8 @@ export const SERVICE_WORKER_INIT_SCRIPT = `(() => {
 })();`;
 
 export const SERVICE_WORKERS_SCRIPT = `(window.__tagportServiceWorkers || []).slice()`;
+
+export const STORAGE_WRITES_SCRIPT = `[...(window.__tagportStorageWrites || new Map()).values()]`;
 
 export const COOKIE_WRITES_SCRIPT = `(window.__tagportCookieWrites || []).slice()`;
 

@@ -113,6 +113,7 @@ export function mergeRuntime(pages: Array<RuntimeFindings | null>): RuntimeFindi
     problems: present.flatMap((page) => page.problems),
     canvasReadbacks: present.flatMap((page) => page.canvasReadbacks ?? []),
     serviceWorkers: present.flatMap((page) => page.serviceWorkers ?? []),
+    storageWrites: present.flatMap((page) => page.storageWrites ?? []),
   };
 }
 

@@ -8,6 +8,7 @@ export const UNLISTED_EVIDENCE_KINDS = [
   'id_parameter',
   'beacon',
   'cookie',
+  'storage',
   'fingerprinting',
   'typed_value_sent',
   'service_worker',
@@ -19,7 +20,7 @@ const UnlistedEvidenceSchema = Type.Object(
   {
     kind: literals(UNLISTED_EVIDENCE_KINDS, {
       description:
-        'script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.',
+        'script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. storage: its script wrote an identifier (a UUID or a random-looking token, not a preference such as `theme=dark`) to localStorage or sessionStorage. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.',
     }),
     detail: Type.String({ description: 'What was seen, in plain words, with the URL or cookie name involved.' }),
   },

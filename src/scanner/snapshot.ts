@@ -1,5 +1,5 @@
 import type { BrowserContext, Frame, Page } from 'playwright-core';
-import type { RuntimeFindings } from './capture-types.js';
+import type { RuntimeFindings, StorageWrite } from './capture-types.js';
 import { LAUNCH_CONTAINER_SCRIPT, type LaunchContainerSnapshot } from './launch-container.js';
 import { CMP_RULES, GLOBAL_RULES } from './signatures.js';
 import {
@@ -10,6 +10,7 @@ import {
   GLOBALS_SCRIPT,
   LINKS_SCRIPT,
   SERVICE_WORKERS_SCRIPT,
+  STORAGE_WRITES_SCRIPT,
   TCF_PING_SCRIPT,
   inPage,
 } from './page-scripts.js';
@@ -55,28 +56,42 @@ export async function snapshotPage(
       return fallback;
     }
   };
-  const [globals, dataLayer, banner, browserCookies, writes, violations, tcfCmpId, canvas, links, workers, launch] =
-    await Promise.all([
-      step(
-        'globals',
-        () => page.evaluate<{ present: string[]; googleTagIds: string[] }>(inPage(GLOBALS_SCRIPT, GLOBAL_NAMES)),
-        { present: [] as string[], googleTagIds: [] as string[] },
-      ),
-      step('dataLayer', () => page.evaluate<unknown[]>(inPage(DATALAYER_SCRIPT)), [] as unknown[]),
-      step(
-        'banner',
-        () => page.evaluate<RuntimeFindings['banner']>(inPage(BANNER_SCRIPT, KNOWN_BANNERS)),
-        findings.banner,
-      ),
-      step('cookies', () => context.cookies(), []),
-      step('cookie writes', () => inFrames<{ name: string; script: string | null }>(page, COOKIE_WRITES_SCRIPT), []),
-      step('csp violations', () => inFrames<{ url: string; directive: string }>(page, CSP_VIOLATIONS_SCRIPT), []),
-      step('tcf ping', () => page.evaluate<number | null>(TCF_PING_SCRIPT), null as number | null),
-      step('canvas', () => collectCanvasReadbacks(page), [] as CanvasReadback[]),
-      step('links', () => page.evaluate<string[]>(LINKS_SCRIPT), [] as string[]),
-      step('service workers', () => inFrames<{ url: string; script: string | null }>(page, SERVICE_WORKERS_SCRIPT), []),
-      step('adobe launch', () => page.evaluate<LaunchContainerSnapshot | null>(LAUNCH_CONTAINER_SCRIPT), null),
-    ]);
+  const [
+    globals,
+    dataLayer,
+    banner,
+    browserCookies,
+    writes,
+    violations,
+    tcfCmpId,
+    canvas,
+    links,
+    workers,
+    launch,
+    stored,
+  ] = await Promise.all([
+    step(
+      'globals',
+      () => page.evaluate<{ present: string[]; googleTagIds: string[] }>(inPage(GLOBALS_SCRIPT, GLOBAL_NAMES)),
+      { present: [] as string[], googleTagIds: [] as string[] },
+    ),
+    step('dataLayer', () => page.evaluate<unknown[]>(inPage(DATALAYER_SCRIPT)), [] as unknown[]),
+    step(
+      'banner',
+      () => page.evaluate<RuntimeFindings['banner']>(inPage(BANNER_SCRIPT, KNOWN_BANNERS)),
+      findings.banner,
+    ),
+    step('cookies', () => context.cookies(), []),
+    step('cookie writes', () => inFrames<{ name: string; script: string | null }>(page, COOKIE_WRITES_SCRIPT), []),
+    step('csp violations', () => inFrames<{ url: string; directive: string }>(page, CSP_VIOLATIONS_SCRIPT), []),
+    step('tcf ping', () => page.evaluate<number | null>(TCF_PING_SCRIPT), null as number | null),
+    step('canvas', () => collectCanvasReadbacks(page), [] as CanvasReadback[]),
+    step('links', () => page.evaluate<string[]>(LINKS_SCRIPT), [] as string[]),
+    step('service workers', () => inFrames<{ url: string; script: string | null }>(page, SERVICE_WORKERS_SCRIPT), []),
+    step('adobe launch', () => page.evaluate<LaunchContainerSnapshot | null>(LAUNCH_CONTAINER_SCRIPT), null),
+    step('storage writes', () => inFrames<StorageWrite>(page, STORAGE_WRITES_SCRIPT), []),
+  ]);
+  findings.storageWrites = stored;
   findings.launchContainer = launch;
   findings.serviceWorkers = workers;
   findings.canvasReadbacks = canvas;

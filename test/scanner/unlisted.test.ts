@@ -91,6 +91,37 @@ describe('unlisted trackers, named from evidence', () => {
   });
 });
 
+describe('storage as evidence', () => {
+  it("a vendor's visitor id in localStorage counts beside its script; the site's own stored ids count for no one", async () => {
+    const result = await scan('www.storage-shop.test');
+    expect(result.trackers).toEqual([]);
+    expect(result.unlisted_trackers?.map(outline)).toEqual([
+      {
+        domain: 'example-persist.test',
+        first_party: false,
+        name: null,
+        hosts: ['cdn.example-persist.test'],
+        category_guess: null,
+        confidence: 'low',
+        evidence: ['storage', 'script'],
+        ids: [],
+      },
+    ]);
+    expect(result.unlisted_trackers?.[0].evidence[0].detail).toBe(
+      'localStorage _epx_uid (an identifier) written by https://cdn.example-persist.test/p.js',
+    );
+    const details = result.unlisted_trackers?.flatMap((found) => found.evidence.map((item) => item.detail)).join(' ');
+    expect(details).not.toMatch(/cart_token|checkout_session|_epx_views/);
+  });
+
+  it('a library from a CDN that stores preferences (theme, font size, settings) is not listed', async () => {
+    const result = await scan('www.prefs-site.test');
+    expect(result.trackers).toEqual([]);
+    expect(result.unlisted_trackers).toEqual([]);
+    expect(setup.fixture.log).toContainEqual(expect.stringMatching(/^cdn\.example-ui\.test \/ui-kit/));
+  });
+});
+
 describe('unlisted trackers behind a first-party proxy', () => {
   it("a recorder on a host of the site's own domain is listed with high confidence; the site's own API is not", async () => {
     const result = await scan('www.proxy-shop.test');

@@ -4837,10 +4837,10 @@ export interface components {
                 /** @description Observations behind it, strongest first (at most 12). */
                 evidence: {
                     /**
-                     * @description script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.
+                     * @description script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. storage: its script wrote an identifier (a UUID or a random-looking token, not a preference such as `theme=dark`) to localStorage or sessionStorage. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.
                      * @enum {unknown}
                      */
-                    kind: "script" | "id_parameter" | "beacon" | "cookie" | "fingerprinting" | "typed_value_sent" | "service_worker";
+                    kind: "script" | "id_parameter" | "beacon" | "cookie" | "storage" | "fingerprinting" | "typed_value_sent" | "service_worker";
                     /** @description What was seen, in plain words, with the URL or cookie name involved. */
                     detail: string;
                 }[];
@@ -5375,10 +5375,10 @@ export interface components {
                 /** @description Observations behind it, strongest first (at most 12). */
                 evidence: {
                     /**
-                     * @description script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.
+                     * @description script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. storage: its script wrote an identifier (a UUID or a random-looking token, not a preference such as `theme=dark`) to localStorage or sessionStorage. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.
                      * @enum {unknown}
                      */
-                    kind: "script" | "id_parameter" | "beacon" | "cookie" | "fingerprinting" | "typed_value_sent" | "service_worker";
+                    kind: "script" | "id_parameter" | "beacon" | "cookie" | "storage" | "fingerprinting" | "typed_value_sent" | "service_worker";
                     /** @description What was seen, in plain words, with the URL or cookie name involved. */
                     detail: string;
                 }[];
@@ -29290,10 +29290,10 @@ export interface operations {
                             /** @description Observations behind it, strongest first (at most 12). */
                             evidence: {
                                 /**
-                                 * @description script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.
+                                 * @description script: a script loaded from the domain. id_parameter: a request to it carried an account, site, project, app, pixel or property id under a documented parameter name. beacon: it received data in a POST body or a sendBeacon/ping. cookie: a cookie its script wrote or its response set. storage: its script wrote an identifier (a UUID or a random-looking token, not a preference such as `theme=dark`) to localStorage or sessionStorage. fingerprinting: its script read a canvas back as a fingerprint. typed_value_sent: what the scan typed into a form field (never submitted) was sent to it. service_worker: its script registered a service worker, or the worker script came from it.
                                  * @enum {unknown}
                                  */
-                                kind: "script" | "id_parameter" | "beacon" | "cookie" | "fingerprinting" | "typed_value_sent" | "service_worker";
+                                kind: "script" | "id_parameter" | "beacon" | "cookie" | "storage" | "fingerprinting" | "typed_value_sent" | "service_worker";
                                 /** @description What was seen, in plain words, with the URL or cookie name involved. */
                                 detail: string;
                             }[];

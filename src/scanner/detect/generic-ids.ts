@@ -178,3 +178,39 @@ export function idInCookieName(name: string): string | null {
   const segments = name.split(/[_.]/).filter(Boolean).slice(1);
   return segments.find((part) => /^[A-Za-z0-9-]{5,40}$/.test(part) && /\d/.test(part) && !TIMESTAMP.test(part)) ?? null;
 }
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+const TOKEN = /^[A-Za-z0-9_.:|-]{8,128}$/;
+
+/**
+ * A value written to storage that holds an identifier (a visitor, device or session id): a UUID, or a token without
+ * spaces with a run of 8+ letters and digits mixed (`k2j3h4g5f6d`) or of 12+ digits that is not a Unix time; for
+ * JSON, any string or number in it (three levels deep). Preferences (`dark`, `en-US`, `true`, `3.7.1`,
+ * `{"theme":"dark"}`, `jquery-3.7.1`) hold none.
+ */
+export function holdsIdentifier(value: string): boolean {
+  const trimmed = value.trim();
+  if (/^[[{]/.test(trimmed)) {
+    try {
+      return leaves(JSON.parse(trimmed), 0).some(isIdentifier);
+    } catch {
+      /* not JSON: judged as text */
+    }
+  }
+  return isIdentifier(trimmed);
+}
+
+function isIdentifier(value: string): boolean {
+  if (UUID.test(value) && value.length <= 128) return true;
+  if (!TOKEN.test(value)) return false;
+  return (value.match(/[A-Za-z0-9]{8,}/g) ?? []).some(
+    (run) => (/[A-Za-z]/.test(run) && /\d/.test(run)) || (/^\d{12,}$/.test(run) && !TIMESTAMP.test(run)),
+  );
+}
+
+function leaves(value: unknown, depth: number): string[] {
+  if (typeof value === 'string') return [value];
+  if (typeof value === 'number') return [String(value)];
+  if (depth >= 3 || value === null || typeof value !== 'object') return [];
+  return Object.values(value as Record<string, unknown>).flatMap((item) => leaves(item, depth + 1));
+}

@@ -1,7 +1,7 @@
 import { detectBehaviours } from '../behaviours.js';
-import type { RuntimeCookie, RuntimeFindings, RuntimeRequest } from '../capture-types.js';
+import type { RuntimeCookie, RuntimeFindings, RuntimeRequest, StorageWrite } from '../capture-types.js';
 import type { UnlistedEvidence } from '../schema-unlisted.js';
-import { idInCookieName, idsInRequests } from './generic-ids.js';
+import { holdsIdentifier, idInCookieName, idsInRequests } from './generic-ids.js';
 import { hostOf, shorten } from './urls.js';
 
 /** What one third-party domain (or first-party proxy host) did in the browser stage, sign by sign. */
@@ -52,6 +52,7 @@ export function collectSigns(runtime: RuntimeFindings, groupOf: GroupOf): Map<st
   cookieSigns(runtime.cookies, of);
   behaviourSigns(runtime, of);
   workerSigns(runtime.serviceWorkers ?? [], of);
+  storageSigns(runtime.storageWrites ?? [], of);
   return signs;
 }
 
@@ -73,6 +74,22 @@ function cookieSigns(cookies: RuntimeCookie[], of: SignsOf): void {
     );
     const token = idInCookieName(cookie.name);
     if (token) entry.ids.add(token);
+  }
+}
+
+/**
+ * An identifier its script wrote to localStorage or sessionStorage. Only the writing script's host is credited (the
+ * site's own scripts and inline code are never a third party's), and a preference (`theme=dark`) is no sign.
+ */
+function storageSigns(writes: StorageWrite[], of: SignsOf): void {
+  for (const write of writes) {
+    if (!write.script || !holdsIdentifier(write.value)) continue;
+    const area = write.area === 'local' ? 'localStorage' : 'sessionStorage';
+    note(
+      of(hostOf(write.script)),
+      'storage',
+      `${area} ${shorten(write.key, 80)} (an identifier) written by ${shorten(write.script, 150)}`,
+    );
   }
 }
 

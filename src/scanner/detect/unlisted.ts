@@ -21,6 +21,7 @@ const POINTS: Record<UnlistedEvidence['kind'], number> = {
   service_worker: 1,
   id_parameter: 1,
   cookie: 1,
+  storage: 1,
   beacon: 1,
   script: 0,
 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { idInCookieName, idsInRequests } from '../../../src/scanner/detect/generic-ids.js';
+import { holdsIdentifier, idInCookieName, idsInRequests } from '../../../src/scanner/detect/generic-ids.js';
 
 // Issue 31, mechanism 5: account ids read from any vendor's requests and cookies (detect/generic-ids.ts).
 
@@ -43,4 +43,27 @@ describe('ids in cookie names', () => {
   ])('%s → %s', (name, id) => {
     expect(idInCookieName(name)).toBe(id);
   });
+});
+
+describe('identifiers in stored values', () => {
+  it.each([
+    'k2j3h4g5f6d',
+    'c2a1f0de-5b2e-4e7a-9d61-0f5c2a7b8e91',
+    '{"uid":"lq8x2k3m9z","n":3}',
+    '[{"visitor":{"id":"9f8e7d6c5b4a"}}]',
+    '4827394857102934',
+  ])('%s holds one', (value) => expect(holdsIdentifier(value)).toBe(true));
+
+  it.each([
+    'dark',
+    'en-US',
+    'true',
+    '16',
+    '3.7.1',
+    'jquery-3.7.1',
+    '1700000000000',
+    'dismissed_banner_2024',
+    '{"theme":"dark","fontSize":16,"version":"2.4.0"}',
+    'Thanks for visiting 2024edition page',
+  ])('%s holds none', (value) => expect(holdsIdentifier(value)).toBe(false));
 });

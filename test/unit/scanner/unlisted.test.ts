@@ -5,6 +5,7 @@ import {
   type RuntimeFindings,
   type RuntimeRequest,
 } from '../../../src/scanner/browser.js';
+import type { StorageWrite } from '../../../src/scanner/capture-types.js';
 import { detect } from '../../../src/scanner/detect.js';
 
 // Issue 31, mechanisms 1 and 2: how the signs of an unnamed third party are weighed (detect/unlisted.ts).
@@ -32,8 +33,8 @@ const cookie = (name: string, domain: string, script: string | null = null): Run
   script,
 });
 
-const unlisted = (requests: RuntimeRequest[], cookies: RuntimeCookie[] = []) => {
-  const runtime: RuntimeFindings = { ...emptyRuntimeFindings(SITE), requests, cookies };
+const unlisted = (requests: RuntimeRequest[], cookies: RuntimeCookie[] = [], storageWrites: StorageWrite[] = []) => {
+  const runtime: RuntimeFindings = { ...emptyRuntimeFindings(SITE), requests, cookies, storageWrites };
   return detect(SITE, null, runtime).unlistedTrackers?.map((found) => [found.domain, found.confidence, found.ids]);
 };
 
@@ -87,5 +88,38 @@ describe('unlisted trackers (detect/unlisted.ts)', () => {
         request('https://www.facebook.com/tr/?id=123&ev=PageView&appId=9', posted),
       ]),
     ).toEqual([]);
+  });
+
+  it('an identifier its script stored counts as a point like a cookie; a preference or a first-party write does not', () => {
+    const stored = (key: string, value: string, script: string | null): StorageWrite => ({
+      area: 'local',
+      key,
+      value,
+      script,
+    });
+    const scripts = [request('https://cdn.vendor-f.test/f.js'), request('https://cdn.ui-g.test/kit.js')];
+    expect(unlisted(scripts)).toEqual([]);
+    expect(
+      unlisted(
+        scripts,
+        [],
+        [
+          stored('_vf_uid', 'k2j3h4g5f6d', 'https://cdn.vendor-f.test/f.js'),
+          stored('theme', 'dark', 'https://cdn.ui-g.test/kit.js'),
+          stored('settings', '{"locale":"en-US","version":"2.4.0"}', 'https://cdn.ui-g.test/kit.js'),
+          stored('visitor', 'c2a1f0de-5b2e-4e7a-9d61-0f5c2a7b8e91', 'https://www.shop.test/app.js'),
+          stored('visitor2', 'c2a1f0de-5b2e-4e7a-9d61-0f5c2a7b8e92', SITE),
+          stored('orphan', 'c2a1f0de-5b2e-4e7a-9d61-0f5c2a7b8e93', null),
+        ],
+      ),
+    ).toEqual([['vendor-f.test', 'low', []]]);
+    // Beside a cookie of its own, an identifier in storage makes two points.
+    expect(
+      unlisted(
+        scripts,
+        [cookie('_vf_s', 'shop.test', 'https://cdn.vendor-f.test/f.js')],
+        [stored('_vf_uid', '{"id":"k2j3h4g5f6d","at":1700000000000}', 'https://cdn.vendor-f.test/f.js')],
+      ),
+    ).toEqual([['vendor-f.test', 'medium', []]]);
   });
 });
