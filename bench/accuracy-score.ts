@@ -4,7 +4,8 @@ import type { ExpectedVendor, FixtureExpectation } from '../test/fixtures/scanne
 
 /**
  * Scoring for the scanner accuracy benchmark: what a system reported for a page against the page's expected answer,
- * as true/false positives and false negatives per dimension (vendors, ids, first-party collection, named CMP).
+ * as true/false positives and false negatives per dimension (vendors, ids, first-party collection, named CMP, and the
+ * domains listed as unlisted trackers, on the pages whose answer says which should be).
  */
 
 const thirdPartyWeb: {
@@ -12,7 +13,7 @@ const thirdPartyWeb: {
 } = createRequire(import.meta.url)('third-party-web');
 
 const TRACKING_CATEGORIES = new Set(['analytics', 'ad', 'tag-manager', 'social', 'marketing', 'customer-success']);
-export const DIMENSIONS = ['vendors', 'ids', 'first_party', 'cmp'] as const;
+export const DIMENSIONS = ['vendors', 'ids', 'first_party', 'cmp', 'unlisted'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 export interface Counts {
   tp: number;
@@ -25,6 +26,8 @@ export type PageScore = Record<Dimension, Counts> & { misses: string[] };
 export interface Reported {
   trackers: Array<{ label: string; ids: string[]; first_party: boolean }>;
   cmp: string | null;
+  /** Registrable domains (a first-party proxy: its host) reported as unlisted trackers; none when absent. */
+  unlisted?: string[];
 }
 
 const normalise = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -85,7 +88,29 @@ export function scorePage(expected: FixtureExpectation, reported: Reported): Pag
   };
   if (cmp.fp) misses.push(`cmp extra: ${reported.cmp}`);
   if (cmp.fn) misses.push(`cmp missed: ${expected.cmp?.name}`);
-  return { vendors, ids, first_party: firstParty, cmp, misses };
+  const unlisted = scoreUnlisted(expected.unlisted, reported.unlisted ?? [], misses);
+  return { vendors, ids, first_party: firstParty, cmp, unlisted, misses };
+}
+
+/** Listed or not, per domain; pages whose answer does not say (`unlisted` absent) are not scored. */
+function scoreUnlisted(expected: string[] | undefined, reported: string[], misses: string[]): Counts {
+  if (!expected) return { tp: 0, fp: 0, fn: 0 };
+  const truth = new Set(expected);
+  const found = new Set(reported);
+  const counts: Counts = { tp: 0, fp: 0, fn: 0 };
+  for (const domain of found) {
+    if (truth.has(domain)) counts.tp++;
+    else {
+      counts.fp++;
+      misses.push(`unlisted extra: ${domain}`);
+    }
+  }
+  for (const domain of truth)
+    if (!found.has(domain)) {
+      counts.fn++;
+      misses.push(`unlisted missed: ${domain}`);
+    }
+  return counts;
 }
 
 /** The trackers a scan claims: those it only saw named in the page's code (`referenced`) are not claims. */
@@ -99,10 +124,14 @@ export function fromScan(result: ScanResult): Reported {
         first_party: tracker.first_party,
       })),
     cmp: result.consent.cmp?.name ?? null,
+    unlisted: (result.unlisted_trackers ?? []).map((found) => found.domain),
   };
 }
 
-/** The baseline: third-party-web entities of the requests that reached the network during the scan. */
+/**
+ * The baseline: third-party-web entities of the requests that reached the network during the scan. A list names no
+ * vendor it does not know, so it reports no unlisted tracker.
+ */
 export function fromRequests(requests: string[]): Reported {
   const trackers = new Map<string, Reported['trackers'][number]>();
   let cmp: string | null = null;
@@ -113,7 +142,7 @@ export function fromRequests(requests: string[]): Reported {
     else if (entity.categories.some((category) => TRACKING_CATEGORIES.has(category)))
       trackers.set(entity.name, { label: entity.name, ids: [], first_party: false });
   }
-  return { trackers: [...trackers.values()], cmp };
+  return { trackers: [...trackers.values()], cmp, unlisted: [] };
 }
 
 const ratio = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 1000) / 1000);

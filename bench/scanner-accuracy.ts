@@ -16,8 +16,10 @@ import { startFixtureServer } from '../test/fixtures/scanner/server.js';
 /**
  * Accuracy of the scanner on the fixture set (test/fixtures/scanner/expectations.ts), training and held-out halves
  * apart, against a baseline that only names the third-party-web entities of the requests the page made (in the same
- * scan). Dimensions: vendors, ids, first-party collection, named consent platform. Scans run one at a time so each
- * scan's requests can be read off the fixture server's log.
+ * scan). Dimensions: vendors, ids, first-party collection, named consent platform, unlisted trackers. Scans run one
+ * at a time so each scan's requests can be read off the fixture server's log. `unlisted` scores the domains
+ * `unlisted_trackers` lists (listed or not), on the pages whose expected answer says which should be (`unlisted` in
+ * expectations.ts).
  */
 
 export interface AccuracyFigures {
