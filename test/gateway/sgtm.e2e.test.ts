@@ -44,7 +44,8 @@ describe.each(['node', 'nginx'] as const)('runtime sgtm on the process driver, t
     // `running` needs one ready tagging replica; the second may be a moment behind.
     await waitFor(async () => (await s.get(container.id)).tagging_server.replicas.ready === 2, 20_000, 'two ready');
     // The nginx engine proxies to the ready replicas itself once its config names them.
-    if (engine === 'nginx') await waitFor(async () => nginxConfig(s).includes(`set $tagport_container ${container.id};`), 10_000, 'nginx');
+    if (engine === 'nginx')
+      await waitFor(async () => nginxConfig(s).includes(`set $tagport_container ${container.id};`), 10_000, 'nginx');
   }, 60_000);
   afterAll(async () => {
     const pids = (await s?.close()) ?? [];

@@ -201,7 +201,11 @@ describe.each(['node', 'nginx'] as const)('XML to JSON on an sgtm container (%s 
     // A container without the power-up that nginx proxies itself: once its config names that one, it has seen both.
     const plain = await s.createSgtm({ settings: { tagging_server: { min_replicas: 1 } } });
     await s.until(plain.id, 'running', { unless: ['failed'] });
-    await waitFor(async () => nginxConfig(s).includes(`set $tagport_container ${plain.id};`), 10_000, 'nginx to proxy the plain container');
+    await waitFor(
+      async () => nginxConfig(s).includes(`set $tagport_container ${plain.id};`),
+      10_000,
+      'nginx to proxy the plain container',
+    );
     expect(nginxConfig(s)).not.toContain(`set $tagport_container ${created.id};`);
   }, 60_000);
   afterAll(async () => {
