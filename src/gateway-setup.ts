@@ -43,7 +43,7 @@ export function createDataPlane(config: Config, deps: DataPlaneDependencies) {
     log: deps.log,
   });
   const runtime = new BuiltinRuntime(
-    { dispatcher: outbound.dispatcher, traffic, outgoing },
+    { dispatcher: outbound.dispatcher, connect: (origin) => outbound.connect(origin), traffic, outgoing },
     { ...config.runtime, trustProxy: config.trustProxy, visitorIdKey: visitorIdKey(config), onError, log: deps.log },
   );
   /** The https port clients reach the gateway on, once it listens. */

@@ -10,6 +10,10 @@ export interface RuntimeConfig {
   forwardQueueSize: number;
   /** Forwards in flight at once, across vendors. */
   forwardConcurrency: number;
+  /** Keep-alive connections to GA4's collection origin, per gateway process. */
+  forwardConnections: number;
+  /** GA4 hits written on one connection before their answers are back (HTTP/1.1 pipelining); 1 turns it off. */
+  forwardPipelining: number;
   forwardTimeoutMs: number;
   /** Attempts per event (the first included) before it counts as failed. */
   forwardMaxAttempts: number;
@@ -31,6 +35,8 @@ export function runtimeConfig(env: Env): RuntimeConfig {
     ga4CollectOrigin: origin(env, 'GA4_COLLECT_ORIGIN', 'https://region1.google-analytics.com'),
     forwardQueueSize: integer(env, 'RUNTIME_FORWARD_QUEUE_SIZE', 10_000, 1),
     forwardConcurrency: integer(env, 'RUNTIME_FORWARD_CONCURRENCY', 128, 1),
+    forwardConnections: integer(env, 'RUNTIME_FORWARD_CONNECTIONS', 8, 1),
+    forwardPipelining: integer(env, 'RUNTIME_FORWARD_PIPELINING', 16, 1),
     forwardTimeoutMs: integer(env, 'RUNTIME_FORWARD_TIMEOUT_MS', 10_000, 100),
     forwardMaxAttempts: integer(env, 'RUNTIME_FORWARD_MAX_ATTEMPTS', 10, 1),
     forwardRetryBaseMs: integer(env, 'RUNTIME_FORWARD_RETRY_BASE_MS', 1000, 1),

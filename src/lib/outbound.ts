@@ -28,6 +28,7 @@ export class OutboundRefusedError extends Error {
 }
 
 const MAX_BODY_BYTES = 1024 * 1024;
+const CONNECT_TIMEOUT_MS = 2_000;
 
 /**
  * Outbound HTTP for monitors, webhooks and the gateway with the scanner's SSRF guard on every connection:
@@ -144,6 +145,40 @@ export class OutboundClient {
       body: Buffer.concat(chunks).toString('utf8'),
       timings: { ttfb_ms: Math.round(ttfb), total_ms: Math.round(performance.now() - started) },
     };
+  }
+
+  /**
+   * A raw connection to an origin, through the guard: plain, or TLS with SNI, HTTP/1.1 by ALPN and the extra CAs.
+   * For senders that speak HTTP themselves (the built-in runtime's pipelined forwards).
+   */
+  async connect(origin: URL, timeoutMs = CONNECT_TIMEOUT_MS): Promise<net.Socket> {
+    const host = bareHost(origin.hostname);
+    const [address] = await this.resolveGuarded(host);
+    const secure = origin.protocol === 'https:';
+    const port = Number(origin.port || (secure ? 443 : 80));
+    const socket = secure
+      ? tls.connect({
+          host: address,
+          port,
+          ...(net.isIP(host) ? {} : { servername: host }),
+          ALPNProtocols: ['http/1.1'],
+          ...(this.options.ca?.length ? { ca: [...tls.rootCertificates, ...this.options.ca] } : {}),
+        })
+      : net.connect({ host: address, port });
+    return new Promise((resolve, reject) => {
+      const fail = (error: Error) => {
+        socket.destroy();
+        reject(error);
+      };
+      socket.setTimeout(timeoutMs, () => fail(new Error(`Connecting to ${origin.host} timed out.`)));
+      socket.once('error', fail);
+      socket.once(secure ? 'secureConnect' : 'connect', () => {
+        socket.setTimeout(0);
+        socket.off('error', fail);
+        socket.setNoDelay(true);
+        resolve(socket);
+      });
+    });
   }
 
   /** The guarded undici dispatcher, for streaming callers (the gateway's proxy). */

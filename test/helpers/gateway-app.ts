@@ -83,6 +83,8 @@ export function testRuntime(origin: string): Config['runtime'] {
     ga4CollectOrigin: origin,
     forwardQueueSize: 100,
     forwardConcurrency: 4,
+    forwardConnections: 2,
+    forwardPipelining: 4,
     forwardTimeoutMs: 2000,
     forwardMaxAttempts: 3,
     forwardRetryBaseMs: 10,

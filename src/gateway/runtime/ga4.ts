@@ -1,6 +1,6 @@
-import { type Dispatcher, request } from 'undici';
 import type { SendResult } from './forward-queue.js';
 import { isUserDataParam, userDataOf } from './ga4-user-data.js';
+import type { PipelinedSender } from './pipelined-sender.js';
 import type { RuntimeEvent, Visitor } from './types.js';
 
 /**
@@ -126,25 +126,26 @@ function setOrDelete(params: URLSearchParams, name: string, value: string | null
   else params.set(name, value);
 }
 
+/** What an HTTP header value may not carry (Node never parses a visitor's header with these, but a value is re-sent). */
+const NOT_IN_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/g;
+
 /** Sends one hit to GA4's collection endpoint; 2xx delivered, 429/5xx/network errors retried, other 4xx rejected. */
 export async function sendHit(
-  dispatcher: Dispatcher,
-  collectOrigin: string,
+  sender: PipelinedSender,
   params: URLSearchParams,
   userAgent: string,
   signal: AbortSignal,
 ): Promise<SendResult> {
-  const response = await request(`${collectOrigin}/g/collect?${params}`, {
-    method: 'POST',
-    headers: { 'user-agent': userAgent || 'Tagport-Gateway/1.0', 'content-length': '0' },
-    dispatcher,
+  const response = await sender.request(
+    'POST',
+    `/g/collect?${params}`,
+    { 'user-agent': userAgent.replace(NOT_IN_HEADER_VALUE, '') || 'Tagport-Gateway/1.0' },
     signal,
-  });
-  await response.body.dump();
-  const status = response.statusCode;
+  );
+  const status = response.status;
   if (status < 300) return { outcome: 'delivered', httpStatus: status };
   if (status === 429 || status >= 500) {
-    const retryAfter = Number(response.headers['retry-after']);
+    const retryAfter = Number(response.retryAfter ?? Number.NaN);
     return {
       outcome: 'retry',
       reason: `GA4 answered ${status}`,

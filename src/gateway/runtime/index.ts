@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { writeGatewayError } from '../answers.js';
+import type { Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
 import type { RuntimeConfig } from '../../config/runtime.js';
 import type { ContainerTraffic, GatewayRoute } from '../../modules/containers/traffic.js';
@@ -11,6 +11,8 @@ import { RuntimeMeter } from './meter.js';
 import { powerupEventParams, setGa4EventParams } from './powerups/event-params.js';
 import { anonymize, anonymizeGa4Params, type GeoFiles } from './powerups/index.js';
 import { ga4Outgoing, type OutgoingRecorder } from './outgoing.js';
+import { PipelinedSender } from './pipelined-sender.js';
+import { answer, corsHeaders, errorAnswer, privateCacheControl, type RuntimeAnswer, readBody } from './replies.js';
 import { ScriptCache } from './script-cache.js';
 import type { RuntimeEvent, Visitor } from './types.js';
 import { Powerups } from './visit.js';
@@ -29,13 +31,6 @@ export interface BuiltinRuntimeSettings extends Omit<RuntimeConfig, 'outgoingLog
   log?: { warn(object: object, message: string): void };
 }
 
-/** How the runtime answered a request: what the gateway meters and logs. */
-export interface RuntimeAnswer {
-  status: number;
-  requestBytes: number;
-  responseBytes: number;
-}
-
 /** An event collected for a container, offered to every sink (the Meta Conversions API sender, …). */
 export interface CollectedEvent {
   event: RuntimeEvent;
@@ -45,6 +40,8 @@ export interface CollectedEvent {
 
 /** Turns a collected event into forwards for one vendor; none when the container does not use that vendor. */
 export type EventSink = (collected: CollectedEvent) => ForwardJob[] | Promise<ForwardJob[]>;
+
+export type { RuntimeAnswer } from './replies.js';
 
 const MAX_COLLECT_BODY_BYTES = 64 * 1024;
 const FAILURES_MESSAGE = 'Forwards failed for good: the vendor refused them or they ran out of attempts';
@@ -60,6 +57,8 @@ const DATA_LAYER_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
 export class BuiltinRuntime {
   private readonly scripts: ScriptCache;
   private readonly forwarding: Forwarding;
+  /** GA4 hits go out pipelined over a few connections: the hit path's largest cost after answering the visitor. */
+  private readonly ga4: PipelinedSender;
   private readonly meter = new RuntimeMeter();
   private readonly sinks: EventSink[] = [];
   /** Sinks still working out their forwards (an async lookup of the container's pixels, say). */
@@ -67,7 +66,13 @@ export class BuiltinRuntime {
   readonly powerups: Powerups;
 
   constructor(
-    private readonly dependencies: { dispatcher: Dispatcher; traffic: ContainerTraffic; outgoing?: OutgoingRecorder },
+    private readonly dependencies: {
+      dispatcher: Dispatcher;
+      /** Opens a connection to an origin through the outbound guard (OutboundClient.connect). */
+      connect: (origin: URL) => Promise<Socket>;
+      traffic: ContainerTraffic;
+      outgoing?: OutgoingRecorder;
+    },
     private readonly settings: BuiltinRuntimeSettings,
   ) {
     this.powerups = new Powerups(
@@ -82,6 +87,15 @@ export class BuiltinRuntime {
       defaultTtlMs: 15 * 60_000,
       maxEntries: 10_000,
       onError: settings.onError,
+    });
+    const ga4Origin = new URL(settings.ga4CollectOrigin);
+    this.ga4 = new PipelinedSender({
+      connections: settings.forwardConnections,
+      depth: settings.forwardPipelining,
+      timeoutMs: settings.forwardTimeoutMs,
+      idleMs: 4_000,
+      connect: () => dependencies.connect(ga4Origin),
+      host: ga4Origin.host,
     });
     this.forwarding = new Forwarding(this.meter, {
       maxSize: settings.forwardQueueSize,
@@ -168,6 +182,7 @@ export class BuiltinRuntime {
   async stop(): Promise<void> {
     await this.offered();
     await this.forwarding.stop();
+    this.ga4.close();
   }
 
   private async offered(): Promise<void> {
@@ -262,8 +277,7 @@ export class BuiltinRuntime {
       this.forward({
         vendor: 'ga4',
         containerId: route.containerId,
-        send: (signal) =>
-          sendHit(this.dependencies.dispatcher, this.settings.ga4CollectOrigin, params, userAgent, signal),
+        send: (signal) => sendHit(this.ga4, params, userAgent, signal),
         outgoing: ga4Outgoing(params, ga4.event),
       });
       this.offer({ event, visitor, route });
@@ -329,62 +343,4 @@ export class BuiltinRuntime {
       { ...headers, 'retry-after': '1' },
     );
   }
-}
-
-/** `public, max-age=900` → `private, max-age=900`: for a browser's cache only. */
-function privateCacheControl(cacheControl: string): string {
-  if (/\bprivate\b|\bno-store\b/.test(cacheControl)) return cacheControl;
-  const rest = cacheControl.replace(/\bpublic\b,?\s*/, '').trim();
-  return rest ? `private, ${rest}` : 'private';
-}
-
-/** CORS for hits sent with `fetch(…, {credentials: 'include'})` from the shop's pages. */
-function corsHeaders(req: http.IncomingMessage): http.OutgoingHttpHeaders {
-  const origin = req.headers.origin;
-  if (!origin) return {};
-  return {
-    'access-control-allow-origin': origin,
-    'access-control-allow-credentials': 'true',
-    'access-control-allow-methods': 'GET, POST',
-    'access-control-allow-headers': 'content-type',
-    vary: 'origin',
-  };
-}
-
-function answer(
-  res: http.ServerResponse,
-  status: number,
-  headers: http.OutgoingHttpHeaders,
-  requestBytes = 0,
-): RuntimeAnswer {
-  res.writeHead(status, { 'cache-control': 'no-store', ...headers }).end();
-  return { status, requestBytes, responseBytes: 0 };
-}
-
-/** The gateway's error body, metered as the runtime's answer. */
-function errorAnswer(
-  res: http.ServerResponse,
-  status: number,
-  code: string,
-  message: string,
-  details?: string[],
-  headers: http.OutgoingHttpHeaders = {},
-): RuntimeAnswer {
-  return {
-    status,
-    requestBytes: 0,
-    responseBytes: writeGatewayError(res, status, code, message, { details, headers }),
-  };
-}
-
-/** The request body as text, or null when it is larger than `limit` bytes. */
-async function readBody(req: http.IncomingMessage, limit: number): Promise<{ text: string; bytes: number } | null> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of req) {
-    bytes += (chunk as Buffer).length;
-    if (bytes > limit) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), bytes };
 }
