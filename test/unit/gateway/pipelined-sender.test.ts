@@ -117,9 +117,7 @@ const send = (sender: PipelinedSender, i: number, signal?: AbortSignal) =>
 describe('PipelinedSender', () => {
   it('sends requests queued in one turn together, each answered in order, over at most its connections', async () => {
     const server = await rawServer((index) =>
-      index % 5 === 0
-        ? 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'
-        : 'HTTP/1.1 204 No Content\r\n\r\n',
+      index % 5 === 0 ? 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok' : 'HTTP/1.1 204 No Content\r\n\r\n',
     );
     closers.push(server.close);
     const sender = senderTo(`http://127.0.0.1:${server.port}`);
