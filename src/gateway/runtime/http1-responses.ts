@@ -11,7 +11,7 @@ export interface Http1Response {
 export class MalformedResponseError extends Error {}
 
 const MAX_HEAD_BYTES = 64 * 1024;
-const STATUS_LINE = /^HTTP\/1\.[01] (\d{3})(?: |$)/;
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: |$)/;
 
 type Body =
   | { kind: 'length'; remaining: number }
@@ -61,14 +61,16 @@ export class Http1ResponseReader {
     }
     const lines = this.buffer.slice(0, end).split('\r\n');
     this.buffer = this.buffer.slice(end + 4);
-    const status = Number(STATUS_LINE.exec(lines[0])?.[1] ?? Number.NaN);
+    const statusLine = STATUS_LINE.exec(lines[0]);
+    const status = Number(statusLine?.[2] ?? Number.NaN);
     if (!Number.isFinite(status))
       throw new MalformedResponseError(`Not an HTTP/1.x status line: ${lines[0].slice(0, 80)}`);
     // An interim answer (100 Continue) precedes the real one.
     if (status < 200) return this.readHead();
     let length: number | null = null;
     let chunked = false;
-    let closes = false;
+    // An HTTP/1.0 server closes after each answer unless it says it keeps the connection.
+    let closes = statusLine?.[1] === '0';
     let retryAfter: string | null = null;
     for (let i = 1; i < lines.length; i++) {
       const colon = lines[i].indexOf(':');
@@ -77,7 +79,7 @@ export class Http1ResponseReader {
       const value = lines[i].slice(colon + 1).trim();
       if (name === 'content-length') length = strictLength(value);
       else if (name === 'transfer-encoding') chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
-      else if (name === 'connection') closes ||= /(?:^|,)\s*close\s*(?:,|$)/i.test(value);
+      else if (name === 'connection') closes = connectionCloses(value, closes);
       else if (name === 'retry-after') retryAfter = value;
     }
     const bodiless = status === 204 || status === 304;
@@ -134,6 +136,12 @@ export class Http1ResponseReader {
       body.remaining = -1;
     }
   }
+}
+
+function connectionCloses(value: string, byDefault: boolean): boolean {
+  const options = value.toLowerCase().split(',').map((option) => option.trim());
+  if (options.includes('close')) return true;
+  return options.includes('keep-alive') ? false : byDefault;
 }
 
 function strictLength(value: string): number {

@@ -11,7 +11,9 @@ const ANSWERS = [
   'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\ncontent-length: 0\r\n\r\n',
   'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3;ext=1\r\nabc\r\n10\r\n0123456789abcdef\r\n0\r\nX-Trailer: y\r\n\r\n',
   'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\nContent-Length: 2\r\n\r\nno',
-  'HTTP/1.0 400 Bad Request\r\nConnection: keep-alive, close\r\nContent-Length: 0\r\n\r\n',
+  'HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 0\r\n\r\n',
+  'HTTP/1.1 400 Bad Request\r\nConnection: keep-alive, close\r\nContent-Length: 0\r\n\r\n',
+  'HTTP/1.0 204 No Content\r\n\r\n',
 ];
 const EXPECTED = [
   { status: 204, retryAfter: null, closes: false },
@@ -19,7 +21,9 @@ const EXPECTED = [
   { status: 201, retryAfter: null, closes: false },
   { status: 200, retryAfter: null, closes: false },
   { status: 503, retryAfter: '7', closes: false },
+  { status: 200, retryAfter: null, closes: false },
   { status: 400, retryAfter: null, closes: true },
+  { status: 204, retryAfter: null, closes: true },
 ];
 
 describe('Http1ResponseReader', () => {
@@ -203,6 +207,19 @@ describe('PipelinedSender', () => {
     await expect(send(sender, 0)).rejects.toThrow(ConnectionLostError);
     sender.close();
     await expect(send(sender, 1)).rejects.toThrow('closed');
+  });
+
+  it('connects only where the outbound guard allows', async () => {
+    const server = await rawServer(() => 'HTTP/1.1 204 No Content\r\n\r\n');
+    closers.push(server.close);
+    const url = new URL(`http://127.0.0.1:${server.port}`);
+    const guarded = new OutboundClient({ allowPrivateNetworks: false });
+    await expect(guarded.connect(url)).rejects.toThrow();
+    expect(server.connections()).toBe(0);
+    await expect(send(senderTo(url.origin, { connect: () => guarded.connect(url) }), 0)).rejects.toThrow(
+      ConnectionLostError,
+    );
+    expect(server.requests).toHaveLength(0);
   });
 
   it('speaks TLS to an https origin through the outbound client, with its SNI and extra CA', async () => {
