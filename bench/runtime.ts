@@ -27,7 +27,13 @@ const GOAL = { rps_ratio_to_bare_node: 0.5, p99_ratio_to_nginx: 2 };
 const BARE_NODE = 'bare Node http 204';
 const NGINX = 'nginx 204 (1 worker)';
 const UNDICI = 'undici proxy → 204 vendor';
-const builtinName = (engine: Engine) => `builtin runtime, ${engine} engine`;
+/**
+ * BENCH_RUNTIME_BASELINE=<checkout>: the same runtime rows for an earlier version (a checkout with its
+ * node_modules), measured in the same interleaved rounds, so a change is quoted against its baseline.
+ */
+const BASELINE = process.env.BENCH_RUNTIME_BASELINE ? path.resolve(process.env.BENCH_RUNTIME_BASELINE) : null;
+const builtinName = (engine: Engine, baseline = false) =>
+  `builtin runtime, ${engine} engine${baseline ? ' (baseline)' : ''}`;
 
 /** A GA4 collection endpoint and a static tagging server in one: nginx answering 204 to everything. */
 const startVendor = () => startNginx('vendor', 'location / { return 204; }');
@@ -77,8 +83,13 @@ const statusOf = (url: string, host: string) =>
  * `collectOrigin`) and `upstream` (proxies to `upstreamBase`). With the nginx engine, nginx serves the gateway
  * port (one worker, a child of the service) and hands the builtin container's hits to the Node gateway.
  */
-async function startTagport(collectOrigin: string, upstreamBase: string, engine: Engine = 'node') {
-  const bin = path.join(process.cwd(), 'bin/tagport.js');
+export async function startTagport(
+  collectOrigin: string,
+  upstreamBase: string,
+  engine: Engine = 'node',
+  root = process.cwd(),
+) {
+  const bin = path.join(root, 'bin/tagport.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-bench-runtime-'));
   const gatewayPort = await freePort();
   const env: NodeJS.ProcessEnv = {
@@ -135,6 +146,7 @@ async function startTagport(collectOrigin: string, upstreamBase: string, engine:
       );
     return {
       engine,
+      baseline: root !== process.cwd(),
       base,
       pid: server.pid,
       builtin: { id: builtin.id as string, host: builtin.default_hostname as string },
@@ -192,14 +204,17 @@ async function throughput(rounds: number) {
     const bare = started(await startProcess(['bench/node-204-server.mjs'], {}, '/'));
     const floor = started(await startFloor(vendor.base));
     const tagports: Tagport[] = [];
-    for (const engine of ENGINES) tagports.push(started(await startTagport(vendor.base, vendor.base, engine)));
+    for (const engine of ENGINES) {
+      tagports.push(started(await startTagport(vendor.base, vendor.base, engine)));
+      if (BASELINE) tagports.push(started(await startTagport(vendor.base, vendor.base, engine, BASELINE)));
+    }
     const host = tagports[0]?.builtin.host ?? 'bench';
     const targets: RuntimeTarget[] = [
       { name: BARE_NODE, protocol: 'http', url: `${bare.base}${HIT}`, host, pid: bare.pid },
       { name: NGINX, protocol: 'http', url: `${nginx.base}${HIT}`, host, pid: nginx.pid },
       { name: UNDICI, protocol: 'http', url: `${floor.base}${HIT}`, host, pid: floor.pid },
       ...tagports.map((tagport) => ({
-        name: builtinName(tagport.engine),
+        name: builtinName(tagport.engine, tagport.baseline),
         protocol: 'http' as const,
         url: `${tagport.base}${HIT}`,
         host: tagport.builtin.host,
@@ -268,10 +283,11 @@ async function throughput(rounds: number) {
     });
     const goal = [];
     for (const tagport of tagports) {
-      const result = results.find((row) => row.target === builtinName(tagport.engine))!;
+      const result = results.find((row) => row.target === builtinName(tagport.engine, tagport.baseline))!;
       const totals = await tagport.runtimeTotals(tagport.builtin.id);
       goal.push({
         engine: tagport.engine,
+        baseline: tagport.baseline,
         rps_ratio_to_bare_node: result.rps_ratio_to_bare_node,
         p99_ratio_to_nginx: result.p99_ratio_to_nginx,
         forwards_failed: totals.forwards_failed,

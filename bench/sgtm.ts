@@ -78,7 +78,7 @@ function replicaPorts(tagportPid: number): number[] {
  * Tagport from the CLI (one process, PGlite, the process driver supervising the stand-in tagging server) with one
  * `sgtm` container of REPLICAS tagging replicas; the stand-in forwards every hit to `collectorBase`.
  */
-async function startTagport(engine: Engine, collectorBase: string) {
+export async function startTagport(engine: Engine, collectorBase: string) {
   const bin = path.resolve('bin/tagport.js');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-bench-sgtm-'));
   const gatewayPort = await freePort();
