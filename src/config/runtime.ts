@@ -10,7 +10,7 @@ export interface RuntimeConfig {
   forwardQueueSize: number;
   /** Forwards in flight at once, across vendors. */
   forwardConcurrency: number;
-  /** Keep-alive connections to GA4's collection origin, per gateway process. */
+  /** Keep-alive connections to GA4's collection origin per gateway process, at most (more open while answers are slow). */
   forwardConnections: number;
   /** GA4 hits written on one connection before their answers are back (HTTP/1.1 pipelining); 1 turns it off. */
   forwardPipelining: number;
@@ -35,7 +35,7 @@ export function runtimeConfig(env: Env): RuntimeConfig {
     ga4CollectOrigin: origin(env, 'GA4_COLLECT_ORIGIN', 'https://region1.google-analytics.com'),
     forwardQueueSize: integer(env, 'RUNTIME_FORWARD_QUEUE_SIZE', 10_000, 1),
     forwardConcurrency: integer(env, 'RUNTIME_FORWARD_CONCURRENCY', 128, 1),
-    forwardConnections: integer(env, 'RUNTIME_FORWARD_CONNECTIONS', 8, 1),
+    forwardConnections: integer(env, 'RUNTIME_FORWARD_CONNECTIONS', 32, 1),
     forwardPipelining: integer(env, 'RUNTIME_FORWARD_PIPELINING', 16, 1),
     forwardTimeoutMs: integer(env, 'RUNTIME_FORWARD_TIMEOUT_MS', 10_000, 100),
     forwardMaxAttempts: integer(env, 'RUNTIME_FORWARD_MAX_ATTEMPTS', 10, 1),

@@ -11,6 +11,11 @@ import { type Http1Response, Http1ResponseReader } from './http1-responses.js';
  * ConnectionLostError (the forward queue tries them again). Those written after an answer that said
  * `Connection: close` were not processed by the server (RFC 9112 §9.6), so they are sent again on another
  * connection here, without costing an attempt.
+ *
+ * A server may answer pipelined requests one after another, so a slow answer holds up those behind it. A connection
+ * therefore takes more requests only while its oldest unanswered one is younger than STALLED_AFTER_MS; past that,
+ * requests go to another connection, opened when needed: with a slow vendor this spreads over connections as a
+ * client without pipelining would, and with a fast one a few connections carry everything in batches.
  */
 export interface PipelinedSenderSettings {
   /** Connections to the origin, at most. */
@@ -48,6 +53,8 @@ interface Connection {
 }
 
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** A connection whose oldest unanswered request is older than this takes no more for now. */
+export const STALLED_AFTER_MS = 50;
 
 export class PipelinedSender {
   private readonly open = new Set<Connection>();
@@ -110,7 +117,8 @@ export class PipelinedSender {
       if (this.waiting.length === 0) break;
       if (connection.closing) continue;
       const room = this.settings.depth - connection.inFlight.length;
-      if (room <= 0) continue;
+      if (room <= 0 || (connection.inFlight.length > 0 && now - connection.inFlight[0].sentAt > STALLED_AFTER_MS))
+        continue;
       const batch = this.waiting.splice(0, room);
       let bytes = '';
       for (const pending of batch) {

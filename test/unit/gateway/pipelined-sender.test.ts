@@ -1,7 +1,11 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Http1ResponseReader, MalformedResponseError } from '../../../src/gateway/runtime/http1-responses.js';
-import { ConnectionLostError, PipelinedSender } from '../../../src/gateway/runtime/pipelined-sender.js';
+import {
+  ConnectionLostError,
+  PipelinedSender,
+  STALLED_AFTER_MS,
+} from '../../../src/gateway/runtime/pipelined-sender.js';
 import { OutboundClient } from '../../../src/lib/outbound.js';
 import { startHttpsTarget } from '../../helpers/https-target.js';
 
@@ -207,6 +211,33 @@ describe('PipelinedSender', () => {
     await expect(send(sender, 0)).rejects.toThrow(ConnectionLostError);
     sender.close();
     await expect(send(sender, 1)).rejects.toThrow('closed');
+  });
+
+  it('opens another connection while answers are slow, and keeps to one while they are fast', async () => {
+    const held: net.Socket[] = [];
+    const slow = await rawServer((_, socket) => {
+      held.push(socket);
+      return null;
+    });
+    closers.push(slow.close);
+    const sender = senderTo(`http://127.0.0.1:${slow.port}`, { connections: 4, timeoutMs: 10_000 });
+    const pending = [];
+    for (let i = 0; i < 4; i++) {
+      pending.push(send(sender, i));
+      await new Promise((resolve) => setTimeout(resolve, STALLED_AFTER_MS * 3));
+    }
+    expect(slow.connections()).toBe(4);
+    for (const socket of new Set(held)) socket.write('HTTP/1.1 204 No Content\r\n\r\n');
+    expect((await Promise.all(pending)).map((answer) => answer.status)).toEqual([204, 204, 204, 204]);
+
+    const fast = await rawServer(() => 'HTTP/1.1 204 No Content\r\n\r\n');
+    closers.push(fast.close);
+    const quick = senderTo(`http://127.0.0.1:${fast.port}`, { connections: 4 });
+    for (let i = 0; i < 4; i++) {
+      await send(quick, i);
+      await new Promise((resolve) => setTimeout(resolve, STALLED_AFTER_MS * 3));
+    }
+    expect(fast.connections()).toBe(1);
   });
 
   it('connects only where the outbound guard allows', async () => {
