@@ -139,7 +139,10 @@ export class Http1ResponseReader {
 }
 
 function connectionCloses(value: string, byDefault: boolean): boolean {
-  const options = value.toLowerCase().split(',').map((option) => option.trim());
+  const options = value
+    .toLowerCase()
+    .split(',')
+    .map((option) => option.trim());
   if (options.includes('close')) return true;
   return options.includes('keep-alive') ? false : byDefault;
 }
