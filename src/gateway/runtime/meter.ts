@@ -19,13 +19,23 @@ export class RuntimeMeter {
   private counters = new Map<string, Required<RuntimeCounter>>();
   private readonly day = new UtcDay();
 
+  /** The counter counted last: a hit counts several metrics of one container in a row. */
+  private last: { containerId: string; day: string; counter: Required<RuntimeCounter> } | null = null;
+
   count(containerId: string, metric: RuntimeMetric, amount = 1): void {
-    const key = `${containerId}|${this.day.today}`;
+    const day = this.day.today;
+    const last = this.last;
+    if (last && last.containerId === containerId && last.day === day) {
+      last.counter[metric] += amount;
+      return;
+    }
+    const key = `${containerId}|${day}`;
     let counter = this.counters.get(key);
     if (!counter) {
       counter = { ...EMPTY };
       this.counters.set(key, counter);
     }
+    this.last = { containerId, day, counter };
     counter[metric] += amount;
   }
 
@@ -33,6 +43,7 @@ export class RuntimeMeter {
   take(): RuntimeUsageCount[] {
     const counters = this.counters;
     this.counters = new Map();
+    this.last = null;
     return [...counters].map(([key, counter]) => {
       const [containerId, day] = key.split('|');
       return { containerId, day, ...counter };

@@ -43,6 +43,10 @@ function expandIpv6(address: string): string[] {
 /** Whether a parameter (event parameter or page URL query parameter) must not reach the vendor. */
 type Dropped = (name: string, value: string | number) => boolean;
 
+/** Whether the rules drop any parameter; when not, URLs, parameters and cookies pass as they are. */
+const dropsParams = (rules: AnonymizerRules) =>
+  rules.click_ids === 'drop' || rules.user_id === 'drop' || rules.user_data === 'drop';
+
 function droppedBy(rules: AnonymizerRules): Dropped {
   const clickIds = rules.click_ids === 'drop';
   const userId = rules.user_id === 'drop';
@@ -90,6 +94,12 @@ export function anonymize(
 ): { event: RuntimeEvent; visitor: Visitor } {
   const ip = rules.ip === 'drop' ? '' : rules.ip === 'truncate' ? truncateIp(visitor.ip) : visitor.ip;
   const userAgent = rules.user_agent === 'drop' ? '' : visitor.userAgent;
+  const userData = anonymizedUserData(event.userData, rules);
+  if (!dropsParams(rules))
+    return {
+      event: { ...event, params: { ...event.params }, items: event.items.map((item) => ({ ...item })), userData },
+      visitor: { ...visitor, cookies: { ...visitor.cookies }, ip, userAgent },
+    };
   const cookies = Object.fromEntries(
     Object.entries(visitor.cookies).filter(([name]) => rules.click_ids === 'keep' || !CLICK_ID_COOKIE_NAMES.has(name)),
   );
@@ -102,7 +112,7 @@ export function anonymize(
       referrer: withoutQueryParams(event.referrer, dropped),
       params: Object.fromEntries(Object.entries(event.params).filter(([key, value]) => !dropped(key, value))),
       items: event.items.map((item) => ({ ...item })),
-      userData: anonymizedUserData(event.userData, rules),
+      userData,
     },
     visitor: { ...visitor, cookies, ip, userAgent },
   };
@@ -117,6 +127,7 @@ const GA4_PARAM_PREFIX = /^(ep|epn|up|upn)\./;
  * and returns `params`: the forwarded hit, built from the anonymized event.
  */
 export function anonymizeGa4Params(params: URLSearchParams, rules: AnonymizerRules): URLSearchParams {
+  if (!dropsParams(rules)) return params;
   const dropped = droppedBy(rules);
   const removed = [...params].filter(([key, value]) => {
     if (rules.user_id === 'drop' && key === 'uid') return true;
