@@ -319,9 +319,21 @@ export class BuiltinRuntime {
   /** Gives a collected event to every sink and queues the forwards they make of it. */
   private offer(collected: CollectedEvent): void {
     for (const sink of this.sinks) {
-      const offered = (async () => {
-        for (const job of await sink(collected)) this.forward(job);
-      })().catch(this.settings.onError);
+      let made: ForwardJob[] | Promise<ForwardJob[]>;
+      try {
+        made = sink(collected);
+      } catch (error) {
+        this.settings.onError(error);
+        continue;
+      }
+      // A sink that knows its answer at once (the usual case once its lookups are cached) costs no promise.
+      if (!(made instanceof Promise)) {
+        for (const job of made) this.forward(job);
+        continue;
+      }
+      const offered = made.then((jobs) => {
+        for (const job of jobs) this.forward(job);
+      }, this.settings.onError);
       this.offering.add(offered);
       void offered.finally(() => this.offering.delete(offered));
     }

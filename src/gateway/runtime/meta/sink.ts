@@ -32,33 +32,53 @@ const MAX_CACHED_CONTAINERS = 10_000;
  */
 export class MetaSink {
   private readonly targets = new Map<string, Promise<MetaForwardingTarget[]>>();
+  /** The pixels of containers whose lookup has finished: an event for them is turned into jobs without waiting. */
+  private readonly known = new Map<string, MetaForwardingTarget[]>();
 
   constructor(
     private readonly dependencies: { pixels: MetaPixelSource; sender: MetaEventSender; invalidations: InvalidationBus },
     private readonly settings: { maxAttempts: number; onError: (error: unknown) => void },
   ) {
     dependencies.invalidations.subscribe(({ kind, id }) => {
-      if (kind === META_PIXELS_CHANGED) this.targets.delete(id);
-      else if (kind === EVERYTHING.kind) this.targets.clear();
+      if (kind === META_PIXELS_CHANGED) {
+        this.targets.delete(id);
+        this.known.delete(id);
+      } else if (kind === EVERYTHING.kind) {
+        this.targets.clear();
+        this.known.clear();
+      }
     });
   }
 
   /** The runtime's EventSink (`runtime.addSink(metaSink.sink)`). */
-  readonly sink = async ({ event, visitor, route }: CollectedEvent): Promise<ForwardJob[]> => {
-    const targets = await this.targetsOf(route.containerId);
+  readonly sink = (collected: CollectedEvent): ForwardJob[] | Promise<ForwardJob[]> => {
+    const known = this.known.get(collected.route.containerId);
+    if (known) return this.jobs(collected, known);
+    return this.targetsOf(collected.route.containerId).then((targets) => this.jobs(collected, targets));
+  };
+
+  private jobs({ event, visitor, route }: CollectedEvent, targets: MetaForwardingTarget[]): ForwardJob[] {
     if (targets.length === 0) return [];
     const anonymized = anonymize(event, visitor, route.settings.anonymizer.meta);
     const metaEvent = toMetaEvent(anonymized.event, anonymized.visitor);
     if (!metaEvent) return [];
     return targets.map((target) => this.job(route.containerId, target, metaEvent));
-  };
+  }
 
   private targetsOf(containerId: string): Promise<MetaForwardingTarget[]> {
     let targets = this.targets.get(containerId);
     if (!targets) {
-      if (this.targets.size >= MAX_CACHED_CONTAINERS) this.targets.clear();
-      targets = this.dependencies.pixels.forwardingTargets(containerId, this.settings.onError);
-      targets.catch(() => this.targets.delete(containerId));
+      if (this.targets.size >= MAX_CACHED_CONTAINERS) {
+        this.targets.clear();
+        this.known.clear();
+      }
+      const lookup = this.dependencies.pixels.forwardingTargets(containerId, this.settings.onError);
+      targets = lookup;
+      lookup.then(
+        // Kept only while this lookup is still the cached one (no change came in meanwhile).
+        (found) => this.targets.get(containerId) === lookup && this.known.set(containerId, found),
+        () => this.targets.delete(containerId),
+      );
       this.targets.set(containerId, targets);
     }
     return targets;
