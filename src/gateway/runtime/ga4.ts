@@ -25,8 +25,13 @@ export function parseCollect(query: string, body: string, now = Date.now()): Ga4
     .split(/\r?\n/)
     .filter((line) => line.trim() !== '')
     .slice(0, MAX_EVENTS_PER_REQUEST);
+  if (lines.length === 0) {
+    // One event, all in the URL (a GET hit, or a POST without body): its parameters are the URL's, uncopied.
+    const event = eventOf(shared, now);
+    return event ? [{ params: shared, event }] : [];
+  }
   const hits: Ga4Hit[] = [];
-  for (const line of lines.length ? lines : ['']) {
+  for (const line of lines) {
     const params = new URLSearchParams(shared);
     for (const [key, value] of new URLSearchParams(line)) params.set(key, value);
     const event = eventOf(params, now);
