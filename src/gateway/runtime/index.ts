@@ -331,9 +331,11 @@ export class BuiltinRuntime {
         for (const job of made) this.forward(job);
         continue;
       }
-      const offered = made.then((jobs) => {
-        for (const job of jobs) this.forward(job);
-      }, this.settings.onError);
+      const offered = made
+        .then((jobs) => {
+          for (const job of jobs) this.forward(job);
+        })
+        .catch(this.settings.onError);
       this.offering.add(offered);
       void offered.finally(() => this.offering.delete(offered));
     }
