@@ -322,13 +322,13 @@ export class BuiltinRuntime {
       let made: ForwardJob[] | Promise<ForwardJob[]>;
       try {
         made = sink(collected);
+        // A sink that knows its answer at once (the usual case once its lookups are cached) costs no promise.
+        if (!(made instanceof Promise)) {
+          for (const job of made) this.forward(job);
+          continue;
+        }
       } catch (error) {
         this.settings.onError(error);
-        continue;
-      }
-      // A sink that knows its answer at once (the usual case once its lookups are cached) costs no promise.
-      if (!(made instanceof Promise)) {
-        for (const job of made) this.forward(job);
         continue;
       }
       const offered = made
