@@ -76,11 +76,15 @@ export class OutboundClient {
     });
   }
 
+  /** Node's `ca` replaces the trusted roots: the extra CAs are added to them (nothing when there are none). */
+  private trustedCa(): { ca?: string[] } {
+    return this.options.ca?.length ? { ca: [...tls.rootCertificates, ...this.options.ca] } : {};
+  }
+
   private guardedConnector(): buildConnector.connector {
     const connect = buildConnector({
       lookup: this.guardedLookup(),
-      // Node's `ca` replaces the trusted roots: the extra CAs are added to them.
-      ...(this.options.ca?.length ? { ca: [...tls.rootCertificates, ...this.options.ca] } : {}),
+      ...this.trustedCa(),
     });
     return (options, callback) => {
       const host = bareHost(options.hostname);
@@ -162,7 +166,7 @@ export class OutboundClient {
           port,
           ...(net.isIP(host) ? {} : { servername: host }),
           ALPNProtocols: ['http/1.1'],
-          ...(this.options.ca?.length ? { ca: [...tls.rootCertificates, ...this.options.ca] } : {}),
+          ...this.trustedCa(),
         })
       : net.connect({ host: address, port });
     return new Promise((resolve, reject) => {
