@@ -47,7 +47,7 @@ describe('timers brought forward', () => {
     await page.evaluate(`setTimeout(() => ran.push('set after the mark'), 1000)`);
     const started = Date.now();
     const calls = await fastForwardAll(page, mark, 10_000);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(Date.now() - started).toBeLessThan(2_000); // the earliest of these timers is due at 2.5 s
     expect(calls).toEqual([1, 1, 1, 1, 1, 0]);
     expect(await page.evaluate('window.ran')).toEqual([
       'string handler 2.5 s',
@@ -70,7 +70,9 @@ describe('timers brought forward', () => {
     expect(await page.evaluate(inPage(FAST_FORWARD_TIMERS_SCRIPT, { mark, horizon: 10_000 }))).toBe(2); // a and b
     await page.waitForTimeout(900);
     const ran = await page.evaluate<string[]>('window.ran');
-    expect(ran.slice(0, 3)).toEqual(['tick', 'a', 'b']);
+    expect(ran[0]).toBe('tick');
+    // On a loaded machine the interval's own next tick may come before a and b run; their order is what counts.
+    expect(ran.filter((name) => name !== 'tick')).toEqual(['a', 'b']);
     // The interval went on ticking on its own schedule; the page can still clear it.
     expect(ran.filter((name) => name === 'tick').length).toBeGreaterThanOrEqual(2);
     await page.evaluate('clearInterval(window.interval); window.ran = []');
