@@ -1,11 +1,13 @@
 import type http from 'node:http';
-import { Agent, type Dispatcher } from 'undici';
+import net from 'node:net';
+import { RelayConnections } from './http1/connections.js';
+import type { RelayFailure } from './http1/exchange.js';
 import { forwardedHeaders, ProxyExchange, type ExchangeDone } from './upstream.js';
 
-/** Connection failures that prove the request never reached the replica: safe to send to another one. */
-const NEVER_REACHED = new Set(['ECONNREFUSED', 'UND_ERR_CONNECT_TIMEOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND']);
-/** Connection failures that say the replica is gone (its connections cut): it is passed over for a while. */
-const REPLICA_GONE = new Set([...NEVER_REACHED, 'ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']);
+/** Failures on a connection that was made which say the replica is gone (its connections cut). */
+const CUT = new Set(['ECONNRESET', 'UPSTREAM_CLOSED', 'EPIPE']);
+/** How long a replica has to accept a connection. */
+const CONNECT_TIMEOUT_MS = 2_000;
 /**
  * How long a replica whose connections failed is passed over: about the time the orchestrator takes to notice it
  * (a process exit at once, a failed health check within seconds) and give the gateway a new pool.
@@ -39,7 +41,7 @@ export interface PooledRequest {
  * one (refused, unreachable) sent to the next. The body is read first, so a retry can send it again.
  */
 export class TaggingPool {
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000, connect: { timeout: 2_000 } });
+  private readonly connections = new RelayConnections(connectToReplica);
   private turn = 0;
   /** Replicas whose connections failed, until when they are passed over. */
   private readonly gone = new Map<string, number>();
@@ -47,23 +49,33 @@ export class TaggingPool {
   async relay(req: http.IncomingMessage, res: http.ServerResponse, request: PooledRequest, done: ExchangeDone) {
     const body = request.converted?.body ?? (await readBody(req));
     const order = this.order(request.endpoints);
+    const headers = request.converted?.headers ?? [...forwardedHeaders(req, request.hostname), ...request.extraHeaders];
     const attempt = (tried: number): void => {
       const origin = order[tried];
-      const retry = tried + 1 < order.length;
-      const exchange = new ProxyExchange(res, (error, result) => {
-        if (error && result.status === 0 && REPLICA_GONE.has(errorCode(error)))
+      const proxy = new ProxyExchange(res, (error, result) => {
+        const failure = error as (RelayFailure & { status?: number }) | null;
+        if (failure?.connectFailed || (failure && CUT.has(failure.code) && result.status === 0))
           this.gone.set(origin, performance.now() + PASS_OVER_MS);
-        if (error && retry && result.status === 0 && NEVER_REACHED.has(errorCode(error))) return attempt(tried + 1);
+        // The connection was not made, so the request never reached the replica: the next one may take it.
+        if (failure?.connectFailed && tried + 1 < order.length) return attempt(tried + 1);
         done(error, result);
       });
-      this.dispatch(req, request, origin, body, exchange);
+      const outgoing = {
+        method: req.method ?? 'GET',
+        path: request.path,
+        host: origin.slice('http://'.length),
+        headers,
+        body,
+        timeoutMs: request.timeoutMs,
+      };
+      proxy.attach(this.connections.request(origin, outgoing, proxy));
     };
     attempt(0);
-    return body?.length ?? 0;
   }
 
   close(): Promise<void> {
-    return this.agent.close();
+    this.connections.close();
+    return Promise.resolve();
   }
 
   /** The replicas to try, in turn from the next one; those passed over last, as a last resort. */
@@ -75,35 +87,30 @@ export class TaggingPool {
     for (const [origin, until] of this.gone) if (until <= now) this.gone.delete(origin);
     return [...turned.filter((origin) => !this.gone.has(origin)), ...turned.filter((origin) => this.gone.has(origin))];
   }
-
-  private dispatch(
-    req: http.IncomingMessage,
-    request: PooledRequest,
-    origin: string,
-    body: Buffer | null,
-    exchange: ProxyExchange,
-  ) {
-    try {
-      this.agent.dispatch(
-        {
-          origin,
-          path: request.path,
-          method: (req.method ?? 'GET') as Dispatcher.HttpMethod,
-          headers: request.converted?.headers ?? [...forwardedHeaders(req, request.hostname), ...request.extraHeaders],
-          body,
-          headersTimeout: request.timeoutMs,
-          bodyTimeout: request.timeoutMs,
-        },
-        exchange,
-      );
-    } catch (error) {
-      exchange.onResponseError(null, error as Error);
-    }
-  }
 }
 
-function errorCode(error: Error & { code?: string; cause?: unknown }): string {
-  return error.code ?? (error.cause as { code?: string } | undefined)?.code ?? '';
+/** A plain connection to a replica (`http://host:port`, an address the orchestrator gave: not through the guard). */
+function connectToReplica(origin: string) {
+  const { hostname, port } = new URL(origin);
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return () =>
+    new Promise<net.Socket>((resolve, reject) => {
+      const socket = net.connect({ host, port: Number(port) });
+      const fail = (error: Error) => {
+        socket.destroy();
+        reject(error);
+      };
+      socket.setTimeout(CONNECT_TIMEOUT_MS, () =>
+        fail(Object.assign(new Error(`Connecting to ${origin} timed out.`), { code: 'CONNECT_TIMEOUT' })),
+      );
+      socket.once('error', fail);
+      socket.once('connect', () => {
+        socket.setTimeout(0);
+        socket.off('error', fail);
+        socket.setNoDelay(true);
+        resolve(socket);
+      });
+    });
 }
 
 async function readBody(req: http.IncomingMessage): Promise<Buffer | null> {

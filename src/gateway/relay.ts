@@ -1,15 +1,15 @@
 import type http from 'node:http';
-import { Readable } from 'node:stream';
 import { newId } from '../lib/ids.js';
 import type { OutboundClient } from '../lib/outbound.js';
 import type { GatewayRoute } from '../modules/containers/traffic.js';
 import { writeGatewayError } from './answers.js';
+import { RelayConnections } from './http1/connections.js';
+import type { OutgoingRequest, StreamedBody } from './http1/exchange.js';
 import { BodyTooLargeError, TaggingPool } from './pool.js';
 import type { BuiltinRuntime } from './runtime/index.js';
 import {
   CLIENT_CLOSED_REQUEST,
   ClientGoneError,
-  countedBody,
   type ExchangeDone,
   forwardedHeaders,
   ProxyExchange,
@@ -62,13 +62,21 @@ const REPLICA_ROOT: Upstream = { url: 'http://replica', origin: 'http://replica'
  */
 export class Relay {
   private readonly pool = new TaggingPool();
+  /** Connections to the containers' own upstreams, each opened through the SSRF guard. */
+  private readonly upstreams: RelayConnections;
 
   constructor(
     private readonly deps: { outbound: OutboundClient; runtime: BuiltinRuntime | null; reporting: RelayReporting },
     private readonly settings: { upstreamTimeoutMs: number },
-  ) {}
+  ) {
+    this.upstreams = new RelayConnections((origin) => {
+      const url = new URL(origin);
+      return () => deps.outbound.connect(url);
+    });
+  }
 
   close(): Promise<void> {
+    this.upstreams.close();
     return this.pool.close();
   }
 
@@ -80,35 +88,21 @@ export class Relay {
     upstream: Upstream,
     path: string,
   ): Promise<void> {
-    const requestBytes = { counted: 0 };
     const powerups = (await this.deps.runtime?.upstreamHeaders(req, routed.route)) ?? [];
     const headers = [...forwardedHeaders(req, routed.hostname), ...powerups];
     const converted = await convertXmlRequest(req, routed.route, headers);
     if (converted && isXmlRefused(converted))
       return this.deps.reporting.refuse(req, res, routed, converted.status, converted.code, converted.message);
-    if (converted) requestBytes.counted = converted.received;
-    const exchange = new ProxyExchange(res, this.exchangeDone(req, res, routed, upstream.origin, requestBytes));
-    const method = req.method ?? 'GET';
-    try {
-      this.deps.outbound.dispatcher.dispatch(
-        {
-          origin: upstream.origin,
-          path,
-          method: method as 'GET',
-          headers: converted?.headers ?? headers,
-          body: converted
-            ? converted.body
-            : method === 'GET' || method === 'HEAD'
-              ? null
-              : Readable.from(countedBody(req, requestBytes), { objectMode: false }),
-          headersTimeout: this.settings.upstreamTimeoutMs,
-          bodyTimeout: this.settings.upstreamTimeoutMs,
-        },
-        exchange,
-      );
-    } catch (error) {
-      exchange.onResponseError(null, error as Error);
-    }
+    const proxy = new ProxyExchange(res, this.exchangeDone(req, res, routed, upstream.origin, converted?.received));
+    const request: OutgoingRequest = {
+      method: req.method ?? 'GET',
+      path,
+      host: hostOf(upstream.origin),
+      headers: converted?.headers ?? headers,
+      body: converted ? converted.body : streamedBody(req),
+      timeoutMs: this.settings.upstreamTimeoutMs,
+    };
+    proxy.attach(this.upstreams.request(upstream.origin, request, proxy));
   }
 
   /**
@@ -123,12 +117,11 @@ export class Relay {
     const path = replicaPath(route, req.url ?? '/');
     if (path === null)
       return refuse(req, res, routed, 400, 'invalid_request_target', 'The request target must be a path.');
-    const requestBytes = { counted: 0 };
     const extraHeaders = (await this.deps.runtime?.upstreamHeaders(req, route)) ?? [];
     const converted = await convertXmlRequest(req, route, [...forwardedHeaders(req, hostname), ...extraHeaders]);
     if (converted && isXmlRefused(converted))
       return refuse(req, res, routed, converted.status, converted.code, converted.message);
-    const done = this.exchangeDone(req, res, routed, REPLICAS_ORIGIN, requestBytes);
+    const done = this.exchangeDone(req, res, routed, REPLICAS_ORIGIN, converted?.received);
     const request = {
       endpoints: route.endpoints,
       path,
@@ -138,8 +131,7 @@ export class Relay {
       converted,
     };
     try {
-      const sent = await this.pool.relay(req, res, request, done);
-      requestBytes.counted = converted?.received ?? sent;
+      await this.pool.relay(req, res, request, done);
     } catch (error) {
       if (!(error instanceof BodyTooLargeError)) throw error;
       refuse(req, res, routed, 413, 'body_too_large', error.message);
@@ -170,14 +162,15 @@ export class Relay {
     res: http.ServerResponse,
     routed: Routed,
     origin: string,
-    requestBytes: { counted: number },
+    /** The bytes received from the client when the gateway rewrote the body (else those sent on are counted). */
+    receivedBytes: number | undefined,
   ): ExchangeDone {
     return (error, result) => {
-      // Runs inside undici's callbacks: a failure here is ours to report, never undici's to handle.
+      // Runs inside the connection's callbacks: a failure here is ours to report, never the connection's to handle.
       try {
         const outcome: Outcome = {
           status: result.status,
-          requestBytes: requestBytes.counted,
+          requestBytes: receivedBytes ?? result.requestBytes,
           responseBytes: result.responseBytes,
           upstream: origin,
           upstreamMs: result.upstreamMs,
@@ -205,4 +198,18 @@ function replicaPath(route: GatewayRoute, requestTarget: string): string | null 
     return `${/[?&]id=G-/.test(query) ? '/gtag/js' : '/gtm.js'}${query}`;
   }
   return upstreamPath(REPLICA_ROOT, requestTarget);
+}
+
+/** `host[:port]` of an origin (`scheme://host[:port]`), as its Host header. */
+function hostOf(origin: string): string {
+  return origin.slice(origin.indexOf('//') + 2);
+}
+
+/** The client's body as it arrives: with its length when it gave one, chunked when it streams; none otherwise. */
+function streamedBody(req: http.IncomingMessage): StreamedBody | null {
+  const method = req.method ?? 'GET';
+  if (method === 'GET' || method === 'HEAD') return null;
+  const length = req.headers['content-length'];
+  if (length !== undefined) return Number(length) === 0 ? null : { stream: req, length: Number(length) };
+  return req.headers['transfer-encoding'] ? { stream: req, length: null } : null;
 }

@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import type { Dispatcher } from 'undici';
 import { PLATFORM_HEADER, PLATFORM_REQUEST_HEADERS, peerAddress } from './client.js';
+import type { Exchange, ExchangeHandler, RelayFailure } from './http1/exchange.js';
 
 /**
  * The upstream URL of a request: scheme, host and port always the container's upstream; only the path
@@ -76,6 +76,8 @@ export const NOT_FORWARDED_UPSTREAM = new Set([
   ...NOT_FORWARDED,
   'host',
   'content-length',
+  // The gateway answers a client's 100-continue itself and sends the body on at once.
+  'expect',
   'x-forwarded-for',
   'x-forwarded-host',
   'x-forwarded-proto',
@@ -125,24 +127,28 @@ export function forwardedHeaders(req: http.IncomingMessage, hostname: string): s
   return headers;
 }
 
-/** The upstream's response headers for the client: everything but hop-by-hop headers (Content-Length is kept). */
-export function returnedHeaders(headers: Record<string, string | string[] | undefined>): http.OutgoingHttpHeaders {
-  const kept: http.OutgoingHttpHeaders = {};
-  for (const name in headers) if (!NOT_FORWARDED.has(name)) kept[name] = headers[name];
-  return kept;
-}
-
-/** The request body as it is read, adding up its length (chunked bodies carry none in advance). */
-export async function* countedBody(req: http.IncomingMessage, requestBytes: { counted: number }) {
-  for await (const chunk of req) {
-    requestBytes.counted += (chunk as Buffer).length;
-    yield chunk as Buffer;
+/**
+ * The upstream's response headers for the client, from `[name, value, …]`: everything but hop-by-hop headers
+ * (Content-Length is kept); a repeated header (Set-Cookie) keeps each value.
+ */
+export function returnedHeaders(headers: string[]): http.OutgoingHttpHeaders {
+  const kept: Record<string, string | string[]> = {};
+  for (let i = 0; i < headers.length; i += 2) {
+    const name = headers[i];
+    if (NOT_FORWARDED.has(name)) continue;
+    const earlier = kept[name];
+    if (earlier === undefined) kept[name] = headers[i + 1];
+    else if (Array.isArray(earlier)) earlier.push(headers[i + 1]);
+    else kept[name] = [earlier, headers[i + 1]];
   }
+  return kept;
 }
 
 /** How an exchange with the upstream went, for metering and the request log. */
 export interface ExchangeResult {
   status: number;
+  /** Request body bytes sent to the upstream. */
+  requestBytes: number;
   responseBytes: number;
   /** From sending the request to the end of the upstream's response. */
   upstreamMs: number;
@@ -165,14 +171,12 @@ export type ExchangeDone = (
 ) => void;
 
 /**
- * One request relayed to the upstream through undici's dispatcher API and its answer written to the client
- * as it arrives: no intermediate stream objects, promises or header copies beyond the hop-by-hop filter.
- * Back-pressure from the client pauses the upstream; a client that goes away aborts the upstream request.
- * Listeners are methods bound on demand, not per-instance arrow functions (cheaper on the per-request path).
+ * One request relayed to the upstream, its answer written to the client as it arrives. Back-pressure from the client
+ * pauses the upstream's connection; a client that goes away aborts the exchange (its connection is closed).
  */
-export class ProxyExchange implements Dispatcher.DispatchHandler {
-  private controller: Dispatcher.DispatchController | null = null;
-  private readonly result: ExchangeResult = { status: 0, responseBytes: 0, upstreamMs: 0 };
+export class ProxyExchange implements ExchangeHandler {
+  private exchange: Exchange | null = null;
+  private readonly result: ExchangeResult = { status: 0, requestBytes: 0, responseBytes: 0, upstreamMs: 0 };
   private readonly started = performance.now();
   private settled = false;
 
@@ -183,42 +187,45 @@ export class ProxyExchange implements Dispatcher.DispatchHandler {
     res.once('close', this.onClientClose.bind(this));
   }
 
+  /** The exchange this handler answers for, once it is sent. */
+  attach(exchange: Exchange): void {
+    this.exchange = exchange;
+  }
+
   private onClientClose() {
-    if (!this.settled) this.controller?.abort(new ClientGoneError());
+    if (!this.settled) this.exchange?.abort(new ClientGoneError());
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
+  head(status: number, headers: string[]): void {
+    this.result.status = status;
+    this.res.writeHead(status, returnedHeaders(headers));
   }
 
-  onResponseStart(
-    _controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: Record<string, string | string[] | undefined>,
-  ): void {
-    if (statusCode < 200) return;
-    this.result.status = statusCode;
-    this.res.writeHead(statusCode, returnedHeaders(headers));
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  data(chunk: Buffer): void {
     this.result.responseBytes += chunk.length;
     if (!this.res.write(chunk)) {
-      controller.pause();
-      this.res.once('drain', () => controller.resume());
+      this.exchange?.pause();
+      this.res.once('drain', () => this.exchange?.resume());
     }
   }
 
-  onResponseEnd(): void {
+  end(): void {
     this.settled = true;
     this.res.end();
-    this.result.upstreamMs = performance.now() - this.started;
+    this.measure();
     this.done(null, this.result);
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+  error(failure: RelayFailure): void {
     this.settled = true;
-    this.result.upstreamMs = performance.now() - this.started;
+    this.measure();
+    // An exchange the client gave up on failed by its doing: reported as the ClientGoneError it was aborted with.
+    const error = failure.cause instanceof ClientGoneError ? failure.cause : failure;
     this.done(Object.assign(error, { status: this.result.status, upstreamMs: this.result.upstreamMs }), this.result);
+  }
+
+  private measure() {
+    this.result.upstreamMs = performance.now() - this.started;
+    this.result.requestBytes = this.exchange?.bodyBytes ?? 0;
   }
 }
