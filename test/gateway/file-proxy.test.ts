@@ -319,7 +319,7 @@ describe('File Proxy and the SSRF guard (private networks not allowed, as in pro
       allowPrivateNetworks: false,
       containerTransitionDelayMs: 10,
       outboundCaCertificates: [vendor.ca],
-      dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+      dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 5_000, recheckIntervalMs: 60_000 },
       gateway: testGateway({ logSampleRate: 0 }),
     });
     base = await t.app.services.gateway.listen(0, '127.0.0.1');

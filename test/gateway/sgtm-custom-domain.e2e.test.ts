@@ -32,7 +32,7 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
         engine,
         gatewayPort,
         config: {
-          dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+          dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 5_000, recheckIntervalMs: 60_000 },
           acme: {
             directoryUrl: pebble.directoryUrl,
             email: null,

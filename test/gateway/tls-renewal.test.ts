@@ -53,7 +53,7 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
       dns.records.set(hostname, [{ type: 'A', value: '127.0.0.1' }]);
       dns.records.set(txt.name, [{ type: 'TXT', value: txt.value }]);
       const verified = await t.inject({ method: 'POST', url: `/api/domains/${domain.id}/verify/`, token });
-      expect(verified.json().status).toBe('active');
+      expect(verified.json().status, verified.body).toBe('active');
       await waitFor(
         async () => (await stored(hostname))?.status === 'issued',
         30_000,

@@ -77,7 +77,7 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
           tlsPort: 0,
           engine,
         }),
-        dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+        dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 5_000, recheckIntervalMs: 60_000 },
         secretsKey: randomBytes(32),
         acme: {
           directoryUrl: pebble.directoryUrl,

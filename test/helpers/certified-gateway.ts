@@ -63,7 +63,7 @@ export async function startCertifiedGateway(
       tlsPort: 0,
       engine,
     }),
-    dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 600_000 },
+    dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 5_000, recheckIntervalMs: 600_000 },
     secretsKey: randomBytes(32),
     acme: {
       directoryUrl: pebble.directoryUrl,

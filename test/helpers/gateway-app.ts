@@ -113,7 +113,7 @@ export async function startGatewayApp(backend: Backend) {
   const { t, gatewayUrl } = await startAppWithGateway(backend, {
     containerTransitionDelayMs: 20,
     gateway: { publicIps: ['203.0.113.10'] },
-    dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+    dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 5_000, recheckIntervalMs: 60_000 },
   });
   const tenant = await t.tenantWithKey('business');
   return {

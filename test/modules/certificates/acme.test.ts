@@ -36,7 +36,7 @@ describe.runIf(pebbleInstalled).each(backends)('ACME certificates for custom dom
       logLevel: 'info',
       runWorkers: false,
       gateway: testGateway({ port: gatewayPort, publicIps: ['127.0.0.1'], logSampleRate: 0 }),
-      dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+      dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 5_000, recheckIntervalMs: 60_000 },
       secretsKey: randomBytes(32),
       acme: {
         directoryUrl: pebble.directoryUrl,

@@ -40,7 +40,7 @@ async function certifyingApp(backend: Backend, offersRenewalInfo: boolean) {
   const t: TestApp = await startTestApp(backend, {
     runWorkers: false,
     gateway: testGateway({ port: gatewayPort, publicIps: ['127.0.0.1'], logSampleRate: 0 }),
-    dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+    dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 5_000, recheckIntervalMs: 60_000 },
     secretsKey: randomBytes(32),
     acme: {
       directoryUrl: ca.directoryUrl,

@@ -57,7 +57,7 @@ describe('a verified domain without an ACME directory', () => {
     t = await startTestApp('pglite', {
       runWorkers: false,
       gateway: testGateway({ publicIps: ['127.0.0.1'], logSampleRate: 0 }),
-      dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+      dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 5_000, recheckIntervalMs: 60_000 },
     });
   }, 60_000);
   afterAll(async () => {

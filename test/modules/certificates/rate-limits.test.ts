@@ -93,7 +93,7 @@ describe("certificate orders at the CA's rate limits", () => {
       config: testConfig({
         runWorkers: false,
         gateway: testGateway({ publicIps: ['127.0.0.1'], logSampleRate: 0 }),
-        dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+        dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 5_000, recheckIntervalMs: 60_000 },
         secretsKey: randomBytes(32),
         acme: {
           directoryUrl: ca.url,

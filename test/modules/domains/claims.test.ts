@@ -29,7 +29,7 @@ describe.each(backends)('custom domain claims on %s', (backend) => {
     t = await startTestApp(backend, {
       runWorkers: false,
       gateway: testGateway({ publicIps: [GATEWAY_IP], logSampleRate: 0 }),
-      dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 500, recheckIntervalMs: 60_000 },
+      dns: { resolvers: [`127.0.0.1:${dns.port}`], timeoutMs: 5_000, recheckIntervalMs: 60_000 },
     });
   }, 60_000);
   afterAll(async () => {
