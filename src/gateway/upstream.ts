@@ -209,9 +209,10 @@ export class ProxyExchange implements ExchangeHandler {
     }
   }
 
-  end(): void {
+  end(last: Buffer | null): void {
     this.settled = true;
-    this.res.end();
+    if (last) this.result.responseBytes += last.length;
+    this.res.end(last ?? undefined);
     this.measure();
     this.done(null, this.result);
   }

@@ -84,6 +84,11 @@ class Connection implements Carrier {
   private sending = false;
   /** The answer ended while the request body was still being sent, or it said it closes. */
   private spent = false;
+  /**
+   * The last piece of body read in the current read, not handed on yet: if the answer ends in the same read, it goes
+   * with the end (the client's answer is then written at once instead of in two writes).
+   */
+  private held: Buffer | null = null;
 
   constructor(
     private readonly socket: net.Socket,
@@ -91,7 +96,7 @@ class Connection implements Carrier {
   ) {
     this.parser = new Http1ResponseParser({
       head: (head) => this.onHead(head),
-      body: (chunk) => this.exchange?.data(chunk),
+      body: (chunk) => this.hold(chunk),
       end: () => this.onAnswerEnd(),
     });
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -187,7 +192,20 @@ class Connection implements Carrier {
       this.parser.push(chunk);
     } catch (error) {
       this.failWith('MALFORMED_RESPONSE', error as Error);
+      return;
     }
+    this.handOnHeld();
+  }
+
+  private hold(chunk: Buffer): void {
+    this.handOnHeld();
+    this.held = chunk;
+  }
+
+  private handOnHeld(): void {
+    const held = this.held;
+    this.held = null;
+    if (held) this.exchange?.data(held);
   }
 
   private onHead(head: ResponseHead): void {
@@ -199,11 +217,13 @@ class Connection implements Carrier {
 
   private onAnswerEnd(): void {
     const exchange = this.exchange;
+    const last = this.held;
     this.exchange = null;
-    if (this.sending)
-      this.spent = true; // the server answered before the whole body was sent
+    this.held = null;
+    // The server may answer before the whole body was sent: the connection then cannot carry another request.
+    if (this.sending) this.spent = true;
     else this.afterAnswer();
-    exchange?.end();
+    exchange?.end(last);
   }
 
   /** Back to the pool for the next request, or closed when it cannot carry one. */
@@ -237,6 +257,7 @@ class Connection implements Carrier {
   private failWith(code: string, cause: Error): void {
     const exchange = this.exchange;
     this.exchange = null;
+    this.held = null;
     this.destroy();
     exchange?.fail(new RelayFailure(cause.message, code, false, { cause }));
   }

@@ -25,7 +25,8 @@ export interface OutgoingRequest {
 export interface ExchangeHandler {
   head(status: number, headers: string[]): void;
   data(chunk: Buffer): void;
-  end(): void;
+  /** The answer ended; `last` is its final piece of body when it came with the end (one write for a small answer). */
+  end(last: Buffer | null): void;
   error(failure: RelayFailure): void;
 }
 
@@ -111,10 +112,10 @@ export class Exchange {
     if (!this.settled) this.handler.data(chunk);
   }
 
-  end(): void {
+  end(last: Buffer | null): void {
     if (this.settled) return;
     this.settled = true;
-    this.handler.end();
+    this.handler.end(last);
   }
 
   fail(failure: RelayFailure): void {

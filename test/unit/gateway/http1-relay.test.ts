@@ -152,7 +152,10 @@ function send(relay: RelayConnections, origin: string, request: Partial<Outgoing
       data: (chunk) => {
         answer.body += chunk.toString('latin1');
       },
-      end: () => resolve(answer),
+      end: (last) => {
+        if (last) answer.body += last.toString('latin1');
+        resolve(answer);
+      },
       error: (failure) => resolve(failure),
     });
   });
@@ -220,6 +223,30 @@ describe('RelayConnections', () => {
       await send(relay, server.origin, {}).outcome;
       expect(server.connections).toHaveLength(2);
     }
+  });
+
+  it('hands on the body as it is read, and a piece read with the end along with the end', async () => {
+    const server = await rawServer((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nfirst');
+      setTimeout(() => socket.write('-last'), 50);
+    });
+    const seen: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      relayTo().request(
+        server.origin,
+        { method: 'GET', path: '/', host: 'upstream.test', headers: [], body: null, timeoutMs: 2_000 },
+        {
+          head: () => seen.push('head'),
+          data: (chunk) => seen.push(`data ${chunk}`),
+          end: (last) => {
+            seen.push(`end ${last}`);
+            resolve();
+          },
+          error: reject,
+        },
+      );
+    });
+    expect(seen).toEqual(['head', 'data first', 'end -last']);
   });
 
   it('delivers a body that runs to the close once the server closes', async () => {
