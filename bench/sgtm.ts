@@ -30,6 +30,11 @@ type Way = 'through gateway' | 'direct to pool' | 'upstream runtime, 1 replica';
  * replica, measured in the same rounds: the gateway's CPU per hit on its `upstream` path against its `sgtm` path.
  */
 const COMPARE_UPSTREAM = process.env.BENCH_SGTM_COMPARE_UPSTREAM === '1';
+/**
+ * BENCH_SGTM_BASELINE=<checkout>: the same rows for an earlier version (a checkout with its `node_modules`), each
+ * engine's Tagport started from there as well and measured in the same rounds (rows labelled `<engine>, baseline`).
+ */
+const BASELINE = process.env.BENCH_SGTM_BASELINE ? path.resolve(process.env.BENCH_SGTM_BASELINE) : null;
 
 /** The fake Google collection server the stand-in forwards every hit to: nginx answering 204 at once. */
 const startCollector = () => startNginx('sgtm-collector', 'location / { return 204; }');
@@ -78,8 +83,9 @@ function replicaPorts(tagportPid: number): number[] {
  * Tagport from the CLI (one process, PGlite, the process driver supervising the stand-in tagging server) with one
  * `sgtm` container of REPLICAS tagging replicas; the stand-in forwards every hit to `collectorBase`.
  */
-export async function startTagport(engine: Engine, collectorBase: string) {
-  const bin = path.resolve('bin/tagport.js');
+export async function startTagport(engine: Engine, collectorBase: string, checkout = '.') {
+  const bin = path.resolve(checkout, 'bin/tagport.js');
+  const label = checkout === '.' ? engine : `${engine}, baseline`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-bench-sgtm-'));
   const gatewayPort = await freePort();
   const env: NodeJS.ProcessEnv = {
@@ -163,6 +169,7 @@ export async function startTagport(engine: Engine, collectorBase: string) {
     }
     return {
       engine,
+      label,
       base,
       host,
       upstreamHost,
@@ -219,7 +226,8 @@ function milliseconds(value: string, unit: string): number {
 }
 
 interface Target {
-  engine: Engine;
+  /** The engine, and whether this is the baseline's Tagport. */
+  engine: string;
   way: Way;
   tagport: Tagport;
   args: string[];
@@ -234,16 +242,16 @@ function targetsOf(tagport: Tagport): Target[] {
   const common = [`-t${REPLICAS}`, `-c${CONNECTIONS}`, '--latency', '-H', `Host: ${tagport.host}`];
   return [
     {
-      engine: tagport.engine,
+      engine: tagport.label,
       way: 'direct to pool',
       tagport,
       args: [...common, '-s', directScript(tagport.ports), `http://127.0.0.1:${tagport.ports[0]}${HIT}`],
     },
-    { engine: tagport.engine, way: 'through gateway', tagport, args: [...common, `${tagport.base}${HIT}`] },
+    { engine: tagport.label, way: 'through gateway', tagport, args: [...common, `${tagport.base}${HIT}`] },
     ...(tagport.upstreamHost
       ? [
           {
-            engine: tagport.engine,
+            engine: tagport.label,
             way: 'upstream runtime, 1 replica' as const,
             tagport,
             args: [
@@ -285,7 +293,7 @@ async function load(target: Target, duration: number) {
 
 export interface SgtmRound {
   round: number;
-  engine: Engine;
+  engine: string;
   way: Way;
   hits_per_second: number;
   p50_ms: number;
@@ -301,7 +309,7 @@ export interface SgtmRound {
 }
 
 export interface SgtmResult {
-  engine: Engine;
+  engine: string;
   direct_hits_per_second: number;
   gateway_hits_per_second: number;
   direct_p99_ms: number;
@@ -326,9 +334,14 @@ export async function runSgtmBench(rounds = Number(process.env.BENCH_ROUNDS ?? 5
     const collector = await startCollector();
     stops.push(collector.stop);
     const targets: Target[] = [];
-    for (const engine of ENGINES) {
-      const tagport = await startTagport(engine, collector.base);
+    const labels: string[] = [];
+    for (const [engine, checkout] of ENGINES.flatMap((engine) => [
+      [engine, '.'] as const,
+      ...(BASELINE ? [[engine, BASELINE] as const] : []),
+    ])) {
+      const tagport = await startTagport(engine, collector.base, checkout);
       stops.push(tagport.stop);
+      labels.push(tagport.label);
       const own = targetsOf(tagport);
       targets.push(...own);
       const { args } = own.find((target) => target.way === 'direct to pool')!;
@@ -356,7 +369,7 @@ export async function runSgtmBench(rounds = Number(process.env.BENCH_ROUNDS ?? 5
         });
       }
     }
-    perRound.sort((a, b) => a.round - b.round || ENGINES.indexOf(a.engine) - ENGINES.indexOf(b.engine));
+    perRound.sort((a, b) => a.round - b.round || labels.indexOf(a.engine) - labels.indexOf(b.engine));
     for (const sample of perRound) {
       if (sample.way !== 'through gateway') continue;
       const direct = perRound.find(
@@ -365,7 +378,7 @@ export async function runSgtmBench(rounds = Number(process.env.BENCH_ROUNDS ?? 5
       sample.rps_ratio = Number((sample.hits_per_second / direct.hits_per_second).toFixed(2));
       sample.p99_ratio = Number((sample.p99_ms / direct.p99_ms).toFixed(2));
     }
-    const results = ENGINES.map((engine): SgtmResult => {
+    const results = labels.map((engine): SgtmResult => {
       const of = (way: Way) => perRound.filter((sample) => sample.engine === engine && sample.way === way);
       const direct = of('direct to pool');
       const gateway = of('through gateway');
