@@ -205,11 +205,12 @@ function hostOf(origin: string): string {
   return origin.slice(origin.indexOf('//') + 2);
 }
 
-/** The client's body as it arrives: with its length when it gave one, chunked when it streams; none otherwise. */
+/** The client's body as it arrives: with its length when it gave one, else chunked; none when there is none. */
 function streamedBody(req: http.IncomingMessage): StreamedBody | null {
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') return null;
   const length = req.headers['content-length'];
   if (length !== undefined) return Number(length) === 0 ? null : { stream: req, length: Number(length) };
-  return req.headers['transfer-encoding'] ? { stream: req, length: null } : null;
+  // Over HTTP/2 a body needs no length or transfer coding; over HTTP/1.x a request with neither has none.
+  return req.httpVersionMajor >= 2 || req.headers['transfer-encoding'] ? { stream: req, length: null } : null;
 }

@@ -29,13 +29,16 @@ const HOSTNAME = 'data.shop.test';
 /** The tagging server behind the container: answers with what reached it. */
 async function startUpstream() {
   const seen: Array<{ url: string; proto: string | undefined; host: string | undefined }> = [];
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(async (req, res) => {
     seen.push({
       url: req.url ?? '',
       proto: req.headers['x-forwarded-proto'] as string,
       host: req.headers['x-forwarded-host'] as string,
     });
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<p id="seen">upstream saw ${req.url}</p>`);
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    const saw = `upstream saw ${req.url}${body ? ` with ${body}` : ''}`;
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<p id="seen">${saw}</p>`);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -179,6 +182,25 @@ describe.runIf(pebbleInstalled).each(['node', 'nginx'] as const)(
         });
         expect(status).toBe(200);
         expect(body).toContain('upstream saw /sgtm/h2/path?x=1');
+      } finally {
+        session.close();
+      }
+    });
+
+    it('relays an HTTP/2 request body sent without a length', async () => {
+      const session = http2.connect(`https://${HOSTNAME}:${tlsPort}`, { ca: root, lookup: loopbackLookup });
+      try {
+        const body = await new Promise<string>((resolve, reject) => {
+          const stream = session.request({ ':method': 'POST', ':path': '/g/collect?v=2' });
+          let text = '';
+          stream.setEncoding('utf8');
+          stream.on('data', (chunk) => (text += chunk));
+          stream.on('end', () => resolve(text));
+          stream.on('error', reject);
+          stream.write('en=page');
+          setTimeout(() => stream.end('_view'), 20);
+        });
+        expect(body).toContain('upstream saw /sgtm/g/collect?v=2 with en=page_view');
       } finally {
         session.close();
       }
