@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { checkPlatformRequest, peerAddress } from './client.js';
 import { writeGatewayError } from './answers.js';
 import { NOT_FORWARDED_UPSTREAM } from './upstream.js';
+import { readBodyUpTo } from './body.js';
 import type { Outcome } from './relay.js';
 import { GATEWAY_ANSWER } from './relay.js';
 
@@ -79,19 +80,6 @@ export function replayedHeaders(req: http.IncomingMessage): string[] {
   return headers;
 }
 
-/** The body, or null when it is longer than `limit` bytes. */
-async function readBody(req: http.IncomingMessage, limit: number): Promise<Buffer | null> {
-  if (Number(req.headers['content-length'] ?? 0) > limit) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
-}
-
 /** Answers a Request Delay request: 202 once stored; 400, 413, 429 or 503 (stored nothing) in the gateway's format. */
 export async function holdRequest(
   sink: DelayedRequestSink,
@@ -107,7 +95,7 @@ export async function holdRequest(
   });
   const target = parseDelayTarget(req.url ?? '/');
   if ('problem' in target) return refused(400, 'invalid_delay', target.problem);
-  const body = await readBody(req, MAX_DELAYED_BODY_BYTES);
+  const body = await readBodyUpTo(req, MAX_DELAYED_BODY_BYTES);
   if (body === null) return refused(413, 'body_too_large', 'A delayed request carries at most 64 KiB.');
   const request = { containerId, method: req.method ?? 'GET', headers: replayedHeaders(req), body, ...target };
   let held: Awaited<ReturnType<DelayedRequestSink['hold']>>;

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import net from 'node:net';
+import { readBodyUpTo } from './body.js';
 import { RelayConnections } from './http1/connections.js';
 import type { RelayFailure } from './http1/exchange.js';
 import { forwardedHeaders, ProxyExchange, type ExchangeDone } from './upstream.js';
@@ -116,12 +117,7 @@ function connectToReplica(origin: string) {
 async function readBody(req: http.IncomingMessage): Promise<Buffer | null> {
   const method = req.method ?? 'GET';
   if (method === 'GET' || method === 'HEAD') return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_POOLED_BODY_BYTES) throw new BodyTooLargeError();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+  const body = await readBodyUpTo(req, MAX_POOLED_BODY_BYTES);
+  if (body === null) throw new BodyTooLargeError();
+  return body;
 }

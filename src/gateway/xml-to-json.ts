@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { readBodyUpTo } from './body.js';
 import type { GatewayRoute } from '../modules/containers/traffic.js';
 
 /** The largest XML body converted; a larger one is refused (413), never forwarded unconverted. */
@@ -48,7 +49,7 @@ export async function convertXmlRequest(
   if (!appliesTo(req, route)) return null;
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > MAX_XML_BYTES) return tooLarge();
-  const xml = await readLimited(req);
+  const xml = await readBodyUpTo(req, MAX_XML_BYTES);
   if (xml === null) return tooLarge();
   const received = xml.length;
   const json = xmlToJson(xml.toString('utf8'));
@@ -85,20 +86,6 @@ function appliesTo(req: http.IncomingMessage, route: GatewayRoute): boolean {
 export function isXmlType(contentType: string | undefined): boolean {
   const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
   return type === 'application/xml' || type === 'text/xml' || /^[a-z]+\/[a-z0-9.!#$&^_-]+\+xml$/.test(type);
-}
-
-/**
- * The body, or null when it is larger than MAX_XML_BYTES: the rest is still read (and dropped), so that the client,
- * still sending, gets the 413 instead of a reset connection.
- */
-async function readLimited(req: http.IncomingMessage): Promise<Buffer | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size <= MAX_XML_BYTES) chunks.push(chunk as Buffer);
-  }
-  return size > MAX_XML_BYTES ? null : Buffer.concat(chunks);
 }
 
 function tooLarge(): XmlRefused {

@@ -1,6 +1,7 @@
 /** The built-in runtime's answers to visitors: CORS, empty acknowledgements, errors in the gateway's format. */
 import type http from 'node:http';
 import { writeGatewayError } from '../answers.js';
+import { readBodyUpTo } from '../body.js';
 
 /** How the runtime answered a request: what the gateway meters and logs. */
 export interface RuntimeAnswer {
@@ -60,12 +61,6 @@ export async function readBody(
   req: http.IncomingMessage,
   limit: number,
 ): Promise<{ text: string; bytes: number } | null> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const chunk of req) {
-    bytes += (chunk as Buffer).length;
-    if (bytes > limit) return null;
-    chunks.push(chunk as Buffer);
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), bytes };
+  const body = await readBodyUpTo(req, limit);
+  return body && { text: body.toString('utf8'), bytes: body.length };
 }
