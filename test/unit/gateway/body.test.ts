@@ -22,6 +22,12 @@ describe('readBodyUpTo', () => {
     expect(req.readableEnded).toBe(true);
   });
 
+  it('gives up on a body far over the limit without reading it all', async () => {
+    const req = requestOf({}, ['x'.repeat(1024 * 1024), 'x'.repeat(1024), 'never read']);
+    expect(await readBodyUpTo(req, 1024)).toBeNull();
+    expect(req.readableEnded).toBe(false);
+  });
+
   it('does not read a body declared too large', async () => {
     const req = requestOf({ 'content-length': '6' }, ['abcdef']);
     expect(await readBodyUpTo(req, 4)).toBeNull();
