@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { forwardedHit, parseCollect } from '../../../src/gateway/runtime/ga4.js';
 import { anonymize } from '../../../src/gateway/runtime/powerups/index.js';
+import { testVisitor } from './runtime/fixtures.js';
 
 describe('parseCollect (GA4 /g/collect)', () => {
   it('reads a GET hit into a RuntimeEvent', () => {
@@ -40,36 +41,14 @@ describe('parseCollect (GA4 /g/collect)', () => {
 
   it('forwards with the kept client id and the visitor IP in _uip', () => {
     const [hit] = parseCollect('v=2&tid=G-A1234&cid=1.2&en=page_view', '');
-    const params = forwardedHit(
-      hit,
-      {
-        ip: '203.0.113.7',
-        userAgent: 'UA',
-        cookies: {},
-        country: null,
-        region: null,
-        city: null,
-        bot: false,
-        botScore: null,
-      },
-      '9.9',
-    );
+    const params = forwardedHit(hit, testVisitor({ userAgent: 'UA' }), '9.9');
     expect(params.toString()).toBe('v=2&tid=G-A1234&cid=9.9&en=page_view&_uip=203.0.113.7');
   });
 
   it('forwards what the GA4 anonymizer left: no IP, no click ids in the page URL, referrer or parameters', () => {
     const page = encodeURIComponent('https://shop.test/?gclid=abc&x=1');
     const [hit] = parseCollect(`v=2&tid=G-A1234&cid=1.2&en=page_view&dl=${page}&ep.gclid=abc&ep.kept=yes`, '');
-    const visitor = {
-      ip: '203.0.113.7',
-      userAgent: 'UA',
-      cookies: {},
-      country: null,
-      region: null,
-      city: null,
-      bot: false,
-      botScore: null,
-    };
+    const visitor = testVisitor({ userAgent: 'UA' });
     const ga4 = anonymize(hit.event, visitor, { ip: 'drop', user_agent: 'keep', click_ids: 'drop' });
     const params = forwardedHit(hit, ga4.visitor, '1.2', ga4.event);
     expect(Object.fromEntries(params)).toEqual({

@@ -1,36 +1,13 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { metaEventName, toMetaEvent } from '../../../../../src/gateway/runtime/meta/events.js';
-import type { RuntimeEvent, Visitor } from '../../../../../src/gateway/runtime/types.js';
+import { testEvent, testVisitor } from '../fixtures.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const TIME = Date.UTC(2026, 10, 23, 12, 0, 0, 750);
 
-const base: RuntimeEvent = {
-  name: 'page_view',
-  measurementId: 'G-TEST123',
-  clientId: '111.222',
-  eventId: 'ev-1',
-  time: TIME,
-  pageUrl: 'https://shop.example.com/',
-  referrer: null,
-  pageTitle: 'Home',
-  value: null,
-  currency: null,
-  params: {},
-  items: [],
-  userData: {},
-};
-const visitor: Visitor = {
-  ip: '2001:db8::7',
-  userAgent: 'Mozilla/5.0',
-  cookies: {},
-  country: null,
-  region: null,
-  city: null,
-  botScore: null,
-  bot: false,
-};
+const base = testEvent({ time: TIME });
+const visitor = testVisitor({ ip: '2001:db8::7' });
 
 describe('metaEventName', () => {
   it.each([

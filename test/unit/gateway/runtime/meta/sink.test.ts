@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EVERYTHING, type Invalidation, type InvalidationBus } from '../../../../../src/db/invalidation.js';
 import { MetaSink, type MetaPixelSource } from '../../../../../src/gateway/runtime/meta/sink.js';
-import type { RuntimeEvent } from '../../../../../src/gateway/runtime/types.js';
 import { defaultSettings } from '../../../../../src/modules/containers/settings.js';
 import type { GatewayRoute } from '../../../../../src/modules/containers/traffic.js';
 import {
@@ -9,6 +8,7 @@ import {
   type MetaDeliveryOutcome,
   type MetaForwardingTarget,
 } from '../../../../../src/modules/meta-pixels/service.js';
+import { testEvent, testVisitor } from '../fixtures.js';
 
 /** The pixels of each container, as the pixels service would give them, counting its lookups. */
 class PixelTable implements MetaPixelSource {
@@ -55,31 +55,14 @@ const route = (containerId: string): GatewayRoute => ({
   endpoints: [],
   preview: false,
 });
-const event: RuntimeEvent = {
+const event = testEvent({
   name: 'purchase',
-  measurementId: 'G-TEST123',
-  clientId: '111.222',
-  eventId: 'ev-1',
-  time: Date.UTC(2026, 10, 28),
   pageUrl: 'https://shop.example.com/thanks',
-  referrer: null,
   pageTitle: 'Thanks',
   value: 10,
   currency: 'EUR',
-  params: {},
-  items: [],
-  userData: {},
-};
-const visitor = {
-  ip: '203.0.113.7',
-  userAgent: 'Mozilla/5.0',
-  cookies: {},
-  country: null,
-  region: null,
-  city: null,
-  botScore: null,
-  bot: false,
-};
+});
+const visitor = testVisitor();
 
 function sinkWith(table: PixelTable) {
   const { bus, publish } = localBus();

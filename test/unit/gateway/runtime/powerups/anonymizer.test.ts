@@ -10,33 +10,24 @@ import {
   isPersonalDataName,
   isUserIdName,
 } from '../../../../../src/gateway/runtime/powerups/personal-data.js';
-import type { RuntimeEvent, Visitor } from '../../../../../src/gateway/runtime/types.js';
+import type { RuntimeEvent } from '../../../../../src/gateway/runtime/types.js';
+import { testEvent, testVisitor } from '../fixtures.js';
 
-const event: RuntimeEvent = {
-  name: 'page_view',
-  measurementId: 'G-TEST123',
+const event = testEvent({
   clientId: '1.2',
   eventId: 'e1',
   time: 1_795_000_000_000,
   pageUrl: 'https://shop.example.com/?gclid=abc&fbclid=IwAR0&utm_source=ads',
   referrer: 'https://www.google.com/?wbraid=w1',
-  pageTitle: 'Home',
-  value: null,
-  currency: null,
   params: { gclid: 'abc', section: 'home' },
   items: [{ id: 'SKU-1' }],
-  userData: {},
-};
-const visitor: Visitor = {
+});
+const visitor = testVisitor({
   ip: '203.0.113.77',
   userAgent: 'Mozilla/5.0 Safari',
   cookies: { _ga: 'GA1.1.1.2', _fbc: 'fb.1.1.IwAR0', _fbp: 'fb.1.1.2', _tp_gclid: 'abc', _gcl_aw: 'GCL.1.abc' },
   country: 'DE',
-  region: null,
-  city: null,
-  botScore: null,
-  bot: false,
-};
+});
 
 describe('truncateIp', () => {
   it.each([
