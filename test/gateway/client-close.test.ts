@@ -115,6 +115,26 @@ describe('a client closing its connection through the Node gateway', () => {
     expect(lines.filter((line) => JSON.parse(line).level >= 50)).toEqual([]);
   });
 
+  it('is metered as 499, with no error, when it goes away while sending a body to the upstream', async () => {
+    const { port } = new URL(gatewayUrl);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    const target = '/g/collect?half=1';
+    socket.write(`POST ${target} HTTP/1.1\r\nHost: ${container.default_hostname}\r\nContent-Length: 1000\r\n\r\nen=`);
+    await waitFor(async () => upstream.received.includes(target), 10_000, 'the request to reach the upstream');
+    socket.destroy();
+    await waitFor(async () => upstream.abandoned.includes(target), 10_000, 'the gateway to give the request up');
+    await waitFor(async () => handled.includes(target), 10_000, 'the gateway to finish with the request');
+    await app.services.gateway.flush();
+    const answer = await app.inject({
+      method: 'GET',
+      url: `/api/containers/${container.id}/logs/?limit=10`,
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const logged = answer.json().results as Array<{ path: string; status_code: number }>;
+    expect(logged.find(({ path }) => path === target)?.status_code).toBe(499);
+    expect(lines.filter((line) => JSON.parse(line).level >= 50)).toEqual([]);
+  });
+
   it('leaves no error in the log when it goes away while sending a body to the built-in runtime', async () => {
     const { port } = new URL(gatewayUrl);
     const socket = net.connect(Number(port), '127.0.0.1');
