@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startTestApp } from '../helpers/app.js';
 import { startDns, type TestDns } from '../helpers/dns.js';
-import { CONFIG, createBuiltinContainer, testGateway } from '../helpers/gateway-app.js';
+import { CONFIG, createBuiltinContainer, testGateway, startGatewayOf } from '../helpers/gateway-app.js';
 import { generateTestCertificates } from '../fixtures/scanner/certs.js';
 
 const PIXEL = 'window.vendorPixel = true;\n';
@@ -120,10 +120,7 @@ describe.each(['node', 'nginx'] as const)('File Proxy (%s engine)', (engine) => 
     expect(created.statusCode, created.body).toBe(201);
     upstreamHost = created.json().default_hostname;
     await t.app.services.containerWorker.idle();
-    base =
-      engine === 'nginx'
-        ? (await t.app.services.nativeGateway!.start()).http
-        : await t.app.services.gateway.listen(0, '127.0.0.1');
+    base = await startGatewayOf(t, engine);
   }, 60_000);
   afterAll(async () => {
     await t?.close();

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { CONFIG, testGateway } from '../helpers/gateway-app.js';
+import { CONFIG, testGateway, startGatewayOf } from '../helpers/gateway-app.js';
 import { startHttpsTarget } from '../helpers/https-target.js';
 
 /**
@@ -42,10 +42,7 @@ describe.each(['node', 'nginx'] as const)('an https upstream (%s engine)', (engi
       hosts[name] = created.json().default_hostname;
     }
     await t.app.services.containerWorker.idle();
-    base =
-      engine === 'nginx'
-        ? (await t.app.services.nativeGateway!.start()).http
-        : await t.app.services.gateway.listen(0, '127.0.0.1');
+    base = await startGatewayOf(t, engine);
   }, 60_000);
   afterAll(async () => {
     await t?.close();

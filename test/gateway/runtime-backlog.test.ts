@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createBuiltinContainer, testGateway, testRuntime } from '../helpers/gateway-app.js';
+import { createBuiltinContainer, testGateway, testRuntime, startGatewayOf } from '../helpers/gateway-app.js';
 
 /** A GA4 collection endpoint whose answers take `state.delayMs`: it records the `ep.seq` of every hit it gets. */
 async function startCollectionEndpoint() {
@@ -57,10 +57,7 @@ describe.each(['node', 'nginx'] as const)(
           forwardDrainMs: 10_000,
         },
       });
-      gatewayUrl =
-        engine === 'nginx'
-          ? (await t.app.services.nativeGateway!.start()).http
-          : await t.app.services.gateway.listen(0, '127.0.0.1');
+      gatewayUrl = await startGatewayOf(t, engine);
       token = (await t.tenantWithKey('business')).token;
     }, 60_000);
     afterAll(async () => {

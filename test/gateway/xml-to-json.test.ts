@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startTestApp } from '../helpers/app.js';
-import { CONFIG, testGateway } from '../helpers/gateway-app.js';
+import { CONFIG, testGateway, startGatewayOf } from '../helpers/gateway-app.js';
 import { waitFor } from '../helpers/processes.js';
 import { type SgtmApp, startSgtmApp } from '../helpers/sgtm-app.js';
 
@@ -95,10 +95,7 @@ describe.each(['node', 'nginx'] as const)('XML to JSON on an upstream container 
     expect(created.statusCode, created.body).toBe(201);
     host = created.json().default_hostname;
     await t.app.services.containerWorker.idle();
-    base =
-      engine === 'nginx'
-        ? (await t.app.services.nativeGateway!.start()).http
-        : await t.app.services.gateway.listen(0, '127.0.0.1');
+    base = await startGatewayOf(t, engine);
   }, 60_000);
   afterAll(async () => {
     await t?.close();

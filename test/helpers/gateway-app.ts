@@ -76,6 +76,13 @@ export async function startAppWithGateway(
   return { t, gatewayUrl: await t.app.services.gateway.listen(0, '127.0.0.1') };
 }
 
+/** Starts the app's gateway on its engine and gives its plain-HTTP base URL: nginx's port, or the Node listener's. */
+export async function startGatewayOf(t: TestApp, engine: 'node' | 'nginx'): Promise<string> {
+  return engine === 'nginx'
+    ? (await t.app.services.nativeGateway!.start()).http
+    : await t.app.services.gateway.listen(0, '127.0.0.1');
+}
+
 /** Built-in runtime settings that load Google's tags from, and forward hits to, a local stand-in at `origin`. */
 export function testRuntime(origin: string): Config['runtime'] {
   return {
