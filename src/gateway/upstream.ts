@@ -178,7 +178,6 @@ export class ProxyExchange implements ExchangeHandler {
   private exchange: Exchange | null = null;
   private readonly result: ExchangeResult = { status: 0, requestBytes: 0, responseBytes: 0, upstreamMs: 0 };
   private readonly started = performance.now();
-  private settled = false;
 
   constructor(
     private readonly res: http.ServerResponse,
@@ -193,7 +192,7 @@ export class ProxyExchange implements ExchangeHandler {
   }
 
   private onClientClose() {
-    if (!this.settled) this.exchange?.abort(new ClientGoneError());
+    this.exchange?.abort(new ClientGoneError()); // nothing once the exchange ended
   }
 
   head(status: number, headers: string[]): void {
@@ -210,7 +209,6 @@ export class ProxyExchange implements ExchangeHandler {
   }
 
   end(last: Buffer | null): void {
-    this.settled = true;
     if (last) this.result.responseBytes += last.length;
     this.res.end(last ?? undefined);
     this.measure();
@@ -218,7 +216,6 @@ export class ProxyExchange implements ExchangeHandler {
   }
 
   error(failure: RelayFailure): void {
-    this.settled = true;
     this.measure();
     // An exchange the client gave up on failed by its doing: reported as the ClientGoneError it was aborted with.
     const error = failure.cause instanceof ClientGoneError ? failure.cause : failure;

@@ -76,7 +76,6 @@ export class OriginConnections {
 
 /** One socket to the origin, carrying one exchange at a time; it goes back to the pool when an answer ends cleanly. */
 class Connection implements Carrier {
-  closed = false;
   private exchange: Exchange | null = null;
   private readonly parser: Http1ResponseParser;
   private idleMs = IDLE_MS;
@@ -151,8 +150,11 @@ class Connection implements Carrier {
     exchange?.fail(new RelayFailure(error.message, 'ABORTED', false, { cause: error }));
   }
 
+  get closed(): boolean {
+    return this.socket.destroyed;
+  }
+
   destroy(): void {
-    this.closed = true;
     this.socket.destroy();
   }
 
@@ -249,7 +251,6 @@ class Connection implements Carrier {
   }
 
   private onClose(): void {
-    this.closed = true;
     if (this.exchange) this.failWith('UPSTREAM_CLOSED', new Error('The connection to the upstream closed.'));
     this.pool.closed(this);
   }
