@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import net from 'node:net';
+import { connected } from '../lib/outbound.js';
 import { readBodyUpTo } from './body.js';
 import { RelayConnections } from './http1/connections.js';
 import type { RelayFailure } from './http1/exchange.js';
@@ -94,24 +95,7 @@ export class TaggingPool {
 function connectToReplica(origin: string) {
   const { hostname, port } = new URL(origin);
   const host = hostname.replace(/^\[|\]$/g, '');
-  return () =>
-    new Promise<net.Socket>((resolve, reject) => {
-      const socket = net.connect({ host, port: Number(port) });
-      const fail = (error: Error) => {
-        socket.destroy();
-        reject(error);
-      };
-      socket.setTimeout(CONNECT_TIMEOUT_MS, () =>
-        fail(Object.assign(new Error(`Connecting to ${origin} timed out.`), { code: 'CONNECT_TIMEOUT' })),
-      );
-      socket.once('error', fail);
-      socket.once('connect', () => {
-        socket.setTimeout(0);
-        socket.off('error', fail);
-        socket.setNoDelay(true);
-        resolve(socket);
-      });
-    });
+  return () => connected(net.connect({ host, port: Number(port) }), false, CONNECT_TIMEOUT_MS, origin);
 }
 
 async function readBody(req: http.IncomingMessage): Promise<Buffer | null> {

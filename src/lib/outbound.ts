@@ -169,20 +169,7 @@ export class OutboundClient {
           ...this.trustedCa(),
         })
       : net.connect({ host: address, port });
-    return new Promise((resolve, reject) => {
-      const fail = (error: Error) => {
-        socket.destroy();
-        reject(error);
-      };
-      socket.setTimeout(timeoutMs, () => fail(new Error(`Connecting to ${origin.host} timed out.`)));
-      socket.once('error', fail);
-      socket.once(secure ? 'secureConnect' : 'connect', () => {
-        socket.setTimeout(0);
-        socket.off('error', fail);
-        socket.setNoDelay(true);
-        resolve(socket);
-      });
-    });
+    return connected(socket, secure, timeoutMs, origin.host);
   }
 
   /** The guarded undici dispatcher, for streaming callers (the gateway's proxy). */
@@ -193,4 +180,27 @@ export class OutboundClient {
   async close(): Promise<void> {
     await this.agent.close();
   }
+}
+
+/**
+ * The socket once it is connected (and, for TLS, once the handshake is done), Nagle off; rejected with the socket
+ * destroyed when that fails or takes longer than `timeoutMs` (code `CONNECT_TIMEOUT`).
+ */
+export function connected(socket: net.Socket, secure: boolean, timeoutMs: number, host: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const fail = (error: Error) => {
+      socket.destroy();
+      reject(error);
+    };
+    socket.setTimeout(timeoutMs, () =>
+      fail(Object.assign(new Error(`Connecting to ${host} timed out.`), { code: 'CONNECT_TIMEOUT' })),
+    );
+    socket.once('error', fail);
+    socket.once(secure ? 'secureConnect' : 'connect', () => {
+      socket.setTimeout(0);
+      socket.off('error', fail);
+      socket.setNoDelay(true);
+      resolve(socket);
+    });
+  });
 }
