@@ -55,10 +55,9 @@ export class OriginConnections {
 
   /** Called by a connection once its socket closed. */
   closed(connection: Connection): void {
-    this.open--;
     const at = this.idle.indexOf(connection);
     if (at !== -1) this.idle.splice(at, 1);
-    if (this.open === 0) this.onEmpty();
+    this.lost();
   }
 
   private openFor(exchange: Exchange): void {
@@ -66,11 +65,16 @@ export class OriginConnections {
     this.connect().then(
       (socket) => new Connection(socket, this).carry(exchange),
       (error: Error & { code?: string }) => {
-        this.open--;
-        if (this.open === 0 && this.idle.length === 0) this.onEmpty();
+        this.lost();
         exchange.fail(new RelayFailure(error.message, error.code ?? 'CONNECT_FAILED', true, { cause: error }));
       },
     );
+  }
+
+  /** One connection fewer (closed, or never made); the origin's entry goes with its last one. */
+  private lost(): void {
+    this.open--;
+    if (this.open === 0) this.onEmpty();
   }
 }
 
@@ -110,19 +114,19 @@ class Connection implements Carrier {
       this.pool.release(this);
       return;
     }
-    this.exchange = exchange;
     const { request } = exchange;
-    if (request.method === 'HEAD') this.parser.expectHeadAnswer();
-    this.socket.setTimeout(request.timeoutMs);
     let head: string;
     try {
       head = requestHead(request);
     } catch (error) {
-      this.exchange = null;
+      // Nothing was written: the connection is as it was, and carries the next request.
       this.pool.release(this);
       exchange.fail(new RelayFailure((error as Error).message, 'INVALID_REQUEST', false, { cause: error }));
       return;
     }
+    this.exchange = exchange;
+    if (request.method === 'HEAD') this.parser.expectHeadAnswer();
+    this.socket.setTimeout(request.timeoutMs);
     const { body } = request;
     if (body === null || Buffer.isBuffer(body)) {
       this.socket.cork();

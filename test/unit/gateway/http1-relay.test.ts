@@ -299,4 +299,15 @@ describe('RelayConnections', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(server.connections.join('')).toBe('');
   });
+
+  it('leaves a kept-alive connection as it was after refusing a request on it', async () => {
+    const server = await rawServer(answerEach(OK));
+    const relay = relayTo();
+    await send(relay, server.origin, {}).outcome;
+    const refused = send(relay, server.origin, { method: 'HEAD', headers: ['x-a', 'b\r\nX-Evil: 1'] });
+    expect(await refused.outcome).toMatchObject({ code: 'INVALID_REQUEST' });
+    // Had the refused HEAD been counted, this answer's body would be taken for no body.
+    expect(await send(relay, server.origin, {}).outcome).toMatchObject({ status: 200, body: 'ok' });
+    expect(server.connections).toHaveLength(1);
+  });
 });
