@@ -168,11 +168,7 @@ class Connection implements Carrier {
     this.sending = true;
     const onData = (chunk: Buffer) => {
       exchange.bodyBytes += chunk.length;
-      if (chunked) this.socket.cork();
-      if (chunked) this.socket.write(`${chunk.length.toString(16)}\r\n`, 'latin1');
-      const flowing = this.socket.write(chunk);
-      if (chunked) this.socket.write('\r\n', 'latin1');
-      if (chunked) this.socket.uncork();
+      const flowing = chunked ? this.writeChunk(chunk) : this.socket.write(chunk);
       if (!flowing) {
         stream.pause();
         this.socket.once('drain', () => stream.resume());
@@ -190,6 +186,16 @@ class Connection implements Carrier {
       stream.off('data', onData);
       this.abort(error);
     });
+  }
+
+  /** One piece of a chunked body, in one write; false when the socket wants the sender to wait. */
+  private writeChunk(chunk: Buffer): boolean {
+    this.socket.cork();
+    this.socket.write(`${chunk.length.toString(16)}\r\n`, 'latin1');
+    const flowing = this.socket.write(chunk);
+    this.socket.write('\r\n', 'latin1');
+    this.socket.uncork();
+    return flowing;
   }
 
   private onData(chunk: Buffer): void {
