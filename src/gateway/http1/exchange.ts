@@ -67,25 +67,17 @@ export class Exchange {
   bodyBytes = 0;
   private carrier: Carrier | null = null;
   private settled = false;
-  private aborted: Error | null = null;
 
   constructor(
     readonly request: OutgoingRequest,
     private readonly handler: ExchangeHandler,
   ) {}
 
-  get done(): boolean {
-    return this.settled;
-  }
-
   /** Stops the exchange: the handler hears `error` with this reason unless it already ended. */
   abort(error: Error): void {
     if (this.settled) return;
     if (this.carrier) this.carrier.abort(error);
-    else {
-      this.aborted = error;
-      this.fail(new RelayFailure(error.message, 'ABORTED', false, { cause: error }));
-    }
+    else this.fail(new RelayFailure(error.message, 'ABORTED', false, { cause: error }));
   }
 
   /** Holds the answer back (the client is slow to take it); nothing once the exchange ended. */
@@ -97,9 +89,9 @@ export class Exchange {
     if (!this.settled) this.carrier?.resume();
   }
 
-  /** Binds the exchange to its connection; false when it was aborted meanwhile (then nothing is sent). */
+  /** Binds the exchange to its connection; false when it ended meanwhile (aborted: then nothing is sent). */
   start(carrier: Carrier): boolean {
-    if (this.aborted || this.settled) return false;
+    if (this.settled) return false;
     this.carrier = carrier;
     return true;
   }
