@@ -100,7 +100,9 @@ export class Http1ResponseParser {
     const status = Number(statusLine[2]);
     if (status < 200) return end + 4; // an interim answer (100 Continue) precedes the real one
     const framing = readHeaders(lines, statusLine[1] === '0');
-    const bodyless = status === 204 || status === 304 || this.takeBodyless();
+    // An answer to HEAD is counted off whatever its status, so the answers after it are matched to their requests.
+    const toHead = this.takeBodyless();
+    const bodyless = toHead || status === 204 || status === 304;
     const closes = framing.closes || (!bodyless && framing.kind === 'until-close');
     this.events.head({ status, headers: framing.headers, closes });
     if (bodyless || (framing.kind === 'length' && framing.length === 0)) this.events.end();

@@ -68,6 +68,15 @@ describe('Http1ResponseParser', () => {
     expect(parser.idle).toBe(true);
   });
 
+  it('counts an answer to HEAD off even when its status has no body anyway', () => {
+    const { parser, answers } = reading(1);
+    parser.push(Buffer.from('HTTP/1.1 304 Not Modified\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok'));
+    expect(answers.map(({ status, body }) => [status, body])).toEqual([
+      [304, ''],
+      [200, 'ok'],
+    ]);
+  });
+
   it('says an answer was cut short when the connection ends inside it', () => {
     const { parser } = reading();
     parser.push(Buffer.from('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nonly'));
