@@ -360,6 +360,12 @@ async function failure(error: unknown): Promise<{ message: string; exitCode: num
     import('./db/data-directory-lock.js'),
     import('drizzle-orm/errors'),
   ]);
+  const { code, address, port } = error as { code?: unknown; address?: unknown; port?: unknown };
+  if (code === 'EADDRINUSE')
+    return {
+      message: `Cannot listen on ${address}:${port}: another program uses that port. PORT, GATEWAY_PORT and GATEWAY_TLS_PORT choose the ports.`,
+      exitCode: 1,
+    };
   if (error instanceof CommandError || error instanceof AppError || error instanceof DataDirectoryInUseError)
     return { message: error.message, exitCode: 1 };
   // Drizzle's message holds the statement and its parameters (a new key's hash); the driver's own message does not.

@@ -7,6 +7,7 @@ import type { NativeRequest } from './native/meter-log.js';
 import { type DelayedRequestSink, holdRequest, isDelayRequest, sentByPlatform } from './delay.js';
 import { GatewayMeter, KEPT_LOGS_PER_CONTAINER } from './meter.js';
 import { startLoop } from '../lib/loop.js';
+import { listenOn } from '../lib/ports.js';
 import { writeGatewayError } from './answers.js';
 import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute, RoutesCursor } from '../modules/containers/traffic.js';
@@ -121,7 +122,7 @@ export class Gateway {
 
   async listen(port: number, host: string): Promise<string> {
     this.server = http.createServer(this.requestListener);
-    await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
+    await listenOn(this.server, port, host);
     this.flushLoop = startLoop(() => this.flush(), this.settings.flushMs, this.onError);
     this.warmRoutes();
     const address = this.server.address() as AddressInfo;
@@ -146,10 +147,7 @@ export class Gateway {
       markFronted(req, { address: String(req.headers['x-tagport-client'] ?? ''), tls, authority });
       this.requestListener(req, res);
     });
-    await new Promise<void>((resolve, reject) => {
-      this.internal!.once('error', reject);
-      this.internal!.listen(port, '127.0.0.1', resolve);
-    });
+    await listenOn(this.internal, port, '127.0.0.1');
     this.flushLoop ??= startLoop(() => this.flush(), this.settings.flushMs, this.onError);
     this.warmRoutes();
     return `127.0.0.1:${(this.internal.address() as AddressInfo).port}`;

@@ -5,6 +5,7 @@ import http2 from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import type { InvalidationBus } from '../db/invalidation.js';
+import { listenOn } from '../lib/ports.js';
 
 export interface TlsKeyPair {
   certificatePem: string;
@@ -93,7 +94,7 @@ export class TlsGateway {
         this.handler(req as unknown as http.IncomingMessage, res as unknown as http.ServerResponse);
       },
     );
-    await new Promise<void>((resolve) => this.server!.listen(port, host, resolve));
+    await listenOn(this.server, port, host);
     const address = this.server.address() as AddressInfo;
     return `https://${address.address}:${address.port}`;
   }

@@ -1,13 +1,68 @@
+import fs from 'node:fs';
 import net from 'node:net';
 
-/** A TCP port free on loopback now; for a server that cannot listen on port 0 and report the one it got (nginx). */
-export function freeLoopbackPort(): Promise<number> {
+/** Listens and settles once listening, or fails with the listen error (a port in use), which `listen()` only emits. */
+export function listenOn(server: net.Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
+    const failed = (error: Error) => reject(error);
+    server.once('error', failed);
+    server.listen(port, host, () => {
+      server.off('error', failed);
+      resolve();
     });
   });
+}
+
+/**
+ * The ports the kernel hands out on its own (to `listen(0)` and to every outgoing connection's local end): a port
+ * taken from this range can be taken again by a connection before its user binds it.
+ */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
+    return [Number(low), Number(high)];
+  } catch {
+    return [32768, 60999];
+  }
+}
+
+const LOWEST_CHOSEN = 10_000;
+const TRIES = 50;
+/** Ports this process handed out lately: a second caller must not get the same one before the first binds it. */
+const handedOut = new Set<number>();
+const HAND_OUT_MEMORY_MS = 60_000;
+
+function bindable(port: number): Promise<boolean> {
+  const server = net.createServer();
+  return listenOn(server, port, '127.0.0.1').then(
+    () => new Promise((resolve) => server.close(() => resolve(true))),
+    () => false,
+  );
+}
+
+function remember(port: number): number {
+  handedOut.add(port);
+  setTimeout(() => handedOut.delete(port), HAND_OUT_MEMORY_MS).unref();
+  return port;
+}
+
+/**
+ * A TCP port free on loopback now, for a server that cannot listen on port 0 and report the one it got (nginx, a
+ * tagging server, PostgreSQL). Chosen below the kernel's ephemeral range when there is room, so that neither an
+ * outgoing connection nor another server's `listen(0)` takes it before the server binds it.
+ */
+export async function freeLoopbackPort(): Promise<number> {
+  const [ephemeralLow] = ephemeralRange();
+  const span = ephemeralLow - LOWEST_CHOSEN;
+  if (span >= 1000) {
+    for (let attempt = 0; attempt < TRIES; attempt++) {
+      const port = LOWEST_CHOSEN + Math.floor(Math.random() * span);
+      if (!handedOut.has(port) && (await bindable(port))) return remember(port);
+    }
+  }
+  const server = net.createServer();
+  await listenOn(server, 0, '127.0.0.1');
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return remember(port);
 }

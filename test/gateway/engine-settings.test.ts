@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
+import { listenOn } from '../../src/lib/ports.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { testGateway } from '../helpers/gateway-app.js';
 import { freePort } from '../helpers/processes.js';
@@ -58,6 +60,22 @@ describe.each(['node', 'nginx'] as const)('the gateway engine settings (%s engin
     },
     30_000,
   );
+});
+
+describe.each(['node', 'nginx'] as const)('a gateway port in use (%s engine)', (engine) => {
+  it('ends the start with exit 1 and a message naming the address, not a hang or a stack trace', async () => {
+    const holder = net.createServer();
+    await listenOn(holder, 0, '127.0.0.1');
+    const { port } = holder.address() as net.AddressInfo;
+    try {
+      const result = await serve({ GATEWAY_ENGINE: engine, HOST: '127.0.0.1', GATEWAY_PORT: String(port) });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`Cannot listen on (127\\.0\\.0\\.1|0\\.0\\.0\\.0):${port}`));
+      expect(result.stderr).not.toMatch(STACK_FRAME);
+    } finally {
+      holder.close();
+    }
+  }, 30_000);
 });
 
 describe('the nginx engine on GATEWAY_NGINX_INTERNAL_PORT', () => {

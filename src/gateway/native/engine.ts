@@ -134,7 +134,12 @@ export class NginxEngine {
       this.exited = true;
       if (this.runDir) this.settings.onError(new Error(`nginx exited (code ${code}, signal ${signal})`));
     });
-    const nginx = { exited: () => this.exited, errorLog: () => this.errorLog() };
+    const nginx = {
+      pid: this.child.pid,
+      pidFile: path.join(this.runDir, 'nginx.pid'),
+      exited: () => this.exited,
+      errorLog: () => this.errorLog(),
+    };
     await waitForPort(this.settings.host, this.httpPort, nginx);
     if (this.tlsPortInUse !== null) await waitForPort(this.settings.host, this.tlsPortInUse, nginx);
     const host = this.settings.host.includes(':') ? `[${this.settings.host}]` : this.settings.host;

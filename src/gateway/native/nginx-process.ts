@@ -33,16 +33,39 @@ function accepts(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** Resolves once nginx accepts connections on the port; fails with its error log when it exits or never does. */
-export async function waitForPort(
-  host: string,
-  port: number,
-  nginx: { exited: () => boolean; errorLog: () => Promise<string> },
-): Promise<void> {
+export interface StartingNginx {
+  pid: number | undefined;
+  /** Where nginx writes its pid once it has bound every port (nginx writes it after opening its listeners). */
+  pidFile: string;
+  exited(): boolean;
+  errorLog(): Promise<string>;
+}
+
+function boundItsPorts(nginx: StartingNginx): boolean {
+  try {
+    return readFileSync(nginx.pidFile, 'utf8').trim() === String(nginx.pid);
+  } catch {
+    return false;
+  }
+}
+
+/** Why nginx exited at start; a port in use as Node reports it (`EADDRINUSE`, with the address and port). */
+function startFailure(errorLog: string): Error {
+  const failure = new Error(`nginx exited at start: ${errorLog}`);
+  const inUse = /bind\(\) to (\S+):(\d+) failed \(98: Address already in use\)/.exec(errorLog);
+  if (inUse) Object.assign(failure, { code: 'EADDRINUSE', address: inUse[1], port: Number(inUse[2]) });
+  return failure;
+}
+
+/**
+ * Resolves once nginx has bound its ports and accepts connections on `port`; fails with its error log when it exits
+ * or never does. A port another program holds accepts connections too: only the pid file says nginx bound it.
+ */
+export async function waitForPort(host: string, port: number, nginx: StartingNginx): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    if (nginx.exited()) throw new Error(`nginx exited at start: ${await nginx.errorLog()}`);
-    if (await accepts(host, port)) return;
+    if (nginx.exited()) throw startFailure(await nginx.errorLog());
+    if (boundItsPorts(nginx) && (await accepts(host, port))) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`nginx did not listen on port ${port}: ${await nginx.errorLog()}`);
