@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
 /** Listens and settles once listening, or fails with the listen error (a port in use), which `listen()` only emits. */
 export function listenOn(server: net.Server, port: number, host: string): Promise<void> {
@@ -28,9 +30,27 @@ function ephemeralRange(): [number, number] {
 
 const LOWEST_CHOSEN = 10_000;
 const TRIES = 50;
-/** Ports this process handed out lately: a second caller must not get the same one before the first binds it. */
-const handedOut = new Set<number>();
+/**
+ * Ports handed out lately, by this process or another on the machine (a file each in the temp directory): a second
+ * caller must not get the same one before the first binds it.
+ */
 const HAND_OUT_MEMORY_MS = 60_000;
+const claims = path.join(os.tmpdir(), 'tagport-ports');
+
+function claimed(port: number): boolean {
+  const file = path.join(claims, String(port));
+  try {
+    fs.mkdirSync(claims, { recursive: true });
+    fs.writeFileSync(file, '', { flag: 'wx' });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return true; // no claims where nothing can be written
+    const claim = fs.statSync(file, { throwIfNoEntry: false });
+    if (claim && Date.now() - claim.mtimeMs <= HAND_OUT_MEMORY_MS) return false;
+    fs.utimesSync(file, new Date(), new Date());
+    return true;
+  }
+}
 
 function bindable(port: number): Promise<boolean> {
   const server = net.createServer();
@@ -38,12 +58,6 @@ function bindable(port: number): Promise<boolean> {
     () => new Promise((resolve) => server.close(() => resolve(true))),
     () => false,
   );
-}
-
-function remember(port: number): number {
-  handedOut.add(port);
-  setTimeout(() => handedOut.delete(port), HAND_OUT_MEMORY_MS).unref();
-  return port;
 }
 
 /**
@@ -57,12 +71,12 @@ export async function freeLoopbackPort(): Promise<number> {
   if (span >= 1000) {
     for (let attempt = 0; attempt < TRIES; attempt++) {
       const port = LOWEST_CHOSEN + Math.floor(Math.random() * span);
-      if (!handedOut.has(port) && (await bindable(port))) return remember(port);
+      if ((await bindable(port)) && claimed(port)) return port;
     }
   }
   const server = net.createServer();
   await listenOn(server, 0, '127.0.0.1');
   const { port } = server.address() as net.AddressInfo;
   await new Promise((resolve) => server.close(resolve));
-  return remember(port);
+  return port;
 }
