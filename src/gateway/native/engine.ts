@@ -15,7 +15,7 @@ import { CertificateFileStore, CertificateMirror, type ServedCertificates } from
 import { type CertificateFiles, renderNginxConfig } from './config.js';
 import { MeterLogReader, type NativeRequest } from './meter-log.js';
 import { servingWorkers, waitForPort, workerOwner } from './nginx-process.js';
-import { nativeRoutes } from './routes.js';
+import { NativeRouteTable } from './routes.js';
 
 const run = promisify(execFile);
 /** Changes (a container stopped, a domain added) are written in one reload when they come in a burst. */
@@ -81,6 +81,7 @@ export class NginxEngine {
   private caFile = '';
   private reloadTimer: NodeJS.Timeout | null = null;
   private origins = new Map<string, string>();
+  private readonly routeTable: NativeRouteTable;
   private meterLog: MeterLogReader | null = null;
   private exited = false;
   private readonly unread: NativeRequest[] = [];
@@ -89,7 +90,9 @@ export class NginxEngine {
   constructor(
     private readonly deps: NativeEngineDependencies,
     private readonly settings: NativeEngineSettings,
-  ) {}
+  ) {
+    this.routeTable = new NativeRouteTable(deps, settings.nativeLimit);
+  }
 
   /** The TLS port nginx serves (where plain http redirects to); null without TLS or before start. */
   get tlsPort(): number | null {
@@ -114,7 +117,12 @@ export class NginxEngine {
     // Before the first config is written: a container that starts meanwhile is then in the next one.
     this.deps.invalidations.subscribe(({ kind, id }) => {
       if (kind === 'domain' || kind === 'certificate') this.certificates?.changedHostname(id);
-      if (kind === 'all') this.certificates?.resync();
+      if (kind === 'container') this.routeTable.containerChanged(id);
+      if (kind === 'domain') this.routeTable.domainChanged(id);
+      if (kind === 'all') {
+        this.certificates?.resync();
+        this.routeTable.resync();
+      }
       if (kind === 'container' || kind === 'domain' || kind === 'certificate' || kind === 'all') this.scheduleReload();
     });
     this.caFile = await this.writeCaBundle();
@@ -257,6 +265,7 @@ export class NginxEngine {
   private async readMeterLog() {
     if (Date.now() - this.renderedAt > REFRESH_MS) {
       this.certificates?.resync();
+      this.routeTable.resync();
       this.scheduleReload();
     }
     const requests = this.unread.splice(0);
@@ -330,7 +339,7 @@ export class NginxEngine {
 
   private async render(): Promise<string> {
     const certificates = await this.certificatesByHostname();
-    const routes = await nativeRoutes(this.deps, this.settings.nativeLimit);
+    const routes = await this.routeTable.routes();
     this.origins = new Map(routes.map(({ route, origin }) => [route.containerId, origin]));
     if (this.tlsPortInUse !== null) this.defaultCertificate = await this.writeDefaultCertificate();
     this.usedCertificates = [...(this.defaultCertificate ? [this.defaultCertificate] : []), ...certificates.values()];

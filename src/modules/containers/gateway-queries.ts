@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Db } from '../../db/index.js';
 import { containers, domains, type ContainerRow } from '../../db/schema.js';
 
@@ -85,9 +85,15 @@ export interface UpstreamRouteRow {
 
 /**
  * Every running container on `runtime` (`upstream`: with an upstream URL) with its hostnames (the default one, then
- * its active custom domains): what a native data plane proxies without asking the Node gateway.
+ * its active custom domains): what a native data plane proxies without asking the Node gateway. With `containerIds`,
+ * only those of them.
  */
-export async function listRunningRoutes(db: Db, runtime: 'upstream' | 'sgtm'): Promise<UpstreamRouteRow[]> {
+export async function listRunningRoutes(
+  db: Db,
+  runtime: 'upstream' | 'sgtm',
+  containerIds?: string[],
+): Promise<UpstreamRouteRow[]> {
+  if (containerIds?.length === 0) return [];
   const rows = await db
     .select({
       containerId: containers.id,
@@ -106,6 +112,7 @@ export async function listRunningRoutes(db: Db, runtime: 'upstream' | 'sgtm'): P
         eq(containers.status, 'running'),
         eq(containers.runtime, runtime),
         runtime === 'upstream' ? sql`${containers.upstreamUrl} is not null` : undefined,
+        containerIds ? inArray(containers.id, containerIds) : undefined,
       ),
     )
     .orderBy(containers.id, domains.hostname);
@@ -120,4 +127,14 @@ export async function listRunningRoutes(db: Db, runtime: 'upstream' | 'sgtm'): P
     if (row.domain) route.hostnames.push(row.domain);
   }
   return [...routes.values()];
+}
+
+/** The containers the active custom domains among `hostnames` belong to. */
+export async function containersOfDomains(db: Db, hostnames: string[]): Promise<string[]> {
+  if (hostnames.length === 0) return [];
+  const rows = await db
+    .selectDistinct({ containerId: domains.containerId })
+    .from(domains)
+    .where(and(inArray(domains.hostname, hostnames), eq(domains.status, 'active'), isNull(domains.deletedAt)));
+  return rows.flatMap((row) => (row.containerId ? [row.containerId] : []));
 }

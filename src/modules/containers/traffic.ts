@@ -121,9 +121,17 @@ export class ContainerTraffic {
     return new Map(rows.map((row) => [row.containerId, row.requests]));
   }
 
-  /** Running containers on the `upstream` runtime with their hostnames and settings: the native data plane's routes. */
-  async upstreamRoutes(): Promise<Array<NativeRouteRow & { upstreamUrl: string }>> {
-    const rows = await routeQueries.listRunningRoutes(this.database.db, 'upstream');
+  /** The containers the active custom domains among `hostnames` belong to. */
+  containersOfDomains(hostnames: string[]): Promise<string[]> {
+    return routeQueries.containersOfDomains(this.database.db, hostnames);
+  }
+
+  /**
+   * Running containers on the `upstream` runtime with their hostnames and settings: the native data plane's routes
+   * (with `containerIds`, of those only).
+   */
+  async upstreamRoutes(containerIds?: string[]): Promise<Array<NativeRouteRow & { upstreamUrl: string }>> {
+    const rows = await routeQueries.listRunningRoutes(this.database.db, 'upstream', containerIds);
     return rows.map((row) => ({
       ...row,
       upstreamUrl: row.upstreamUrl ?? '',
@@ -132,9 +140,9 @@ export class ContainerTraffic {
   }
 
   /** Running `sgtm` containers with their hostnames, settings and ready tagging replicas (none: left out). */
-  async replicaRoutes(): Promise<Array<NativeRouteRow & { endpoints: string[] }>> {
+  async replicaRoutes(containerIds?: string[]): Promise<Array<NativeRouteRow & { endpoints: string[] }>> {
     if (!this.tagging) return [];
-    const rows = await routeQueries.listRunningRoutes(this.database.db, 'sgtm');
+    const rows = await routeQueries.listRunningRoutes(this.database.db, 'sgtm', containerIds);
     const routes = await Promise.all(
       rows.map(async (row) => ({
         ...row,
