@@ -62,11 +62,14 @@ export class NativeRouteTable {
     const hostnames = [...this.changedDomains];
     this.changedContainers.clear();
     this.changedDomains.clear();
-    if (this.full) {
-      this.full = false;
-      await this.readAll();
-    } else if (containerIds.size > 0 || hostnames.length > 0) {
-      await this.readSome(containerIds, hostnames);
+    const full = this.full;
+    this.full = false;
+    try {
+      if (full) await this.readAll();
+      else if (containerIds.size > 0 || hostnames.length > 0) await this.readSome(containerIds, hostnames);
+    } catch (error) {
+      this.full = true; // the changes taken above are not lost: everything is read on the next call
+      throw error;
     }
     return this.build();
   }

@@ -60,6 +60,22 @@ describe("the nginx engine's route table", () => {
     expect(summary(routes)).toEqual(summary(await nativeRoutes(deps)));
   });
 
+  it('reads everything on the next call after a read failed, so the change it carried is not lost', async () => {
+    const { containers, reads, deps } = fleetOf(5);
+    const table = new NativeRouteTable(deps);
+    await table.routes();
+    const read = deps.traffic.upstreamRoutes;
+    deps.traffic.upstreamRoutes = async () => {
+      throw new Error('the database went away');
+    };
+    containers.get('ctr_002')!.upstreamUrl = 'http://127.0.0.7/';
+    table.containerChanged('ctr_002');
+    await expect(table.routes()).rejects.toThrow('the database went away');
+    deps.traffic.upstreamRoutes = read;
+    expect(summary(await table.routes())).toContain('ctr_002 c2.gw.test 127.0.0.7:80');
+    expect(reads).toEqual([5, 5]);
+  });
+
   it('reads nothing when nothing changed', async () => {
     const { reads, deps } = fleetOf(5);
     const table = new NativeRouteTable(deps);
