@@ -16,14 +16,14 @@ const bin = path.resolve('bin/tagport.js');
 const STACK_FRAME = /^\s+at /m;
 
 /** `tagport serve` as an operator starts it; reports how it ended. */
-async function serve(overrides: Record<string, string>) {
+async function serve(overrides: Record<string, string>, timeoutMs = 20_000) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-engine-settings-'));
   const env = { ...process.env, PGLITE_DATA_DIR: path.join(dataDir, 'db'), DATABASE_URL: '', REDIS_URL: '' };
   try {
     // A short timeout: were the check missing, the server would start and must not outlive the test.
     return await run(process.execPath, [bin, 'serve'], {
       env: { ...env, PORT: '0', GATEWAY_PORT: '0', LOG_LEVEL: 'warn', ...overrides },
-      timeout: 20_000,
+      timeout: timeoutMs,
     }).then(
       ({ stderr }) => ({ code: 0 as number | null, stderr }),
       (error: { code: number | null; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
@@ -68,14 +68,15 @@ describe.each(['node', 'nginx'] as const)('a gateway port in use (%s engine)', (
     await listenOn(holder, 0, '127.0.0.1');
     const { port } = holder.address() as net.AddressInfo;
     try {
-      const result = await serve({ GATEWAY_ENGINE: engine, HOST: '127.0.0.1', GATEWAY_PORT: String(port) });
+      // Time for a loaded machine's start (the embedded database first): a timeout ends it with SIGTERM, exit 0.
+      const result = await serve({ GATEWAY_ENGINE: engine, HOST: '127.0.0.1', GATEWAY_PORT: String(port) }, 75_000);
       expect(result.code, result.stderr).toBe(1);
       expect(result.stderr).toMatch(new RegExp(`Cannot listen on (127\\.0\\.0\\.1|0\\.0\\.0\\.0):${port}`));
       expect(result.stderr).not.toMatch(STACK_FRAME);
     } finally {
       holder.close();
     }
-  }, 30_000);
+  }, 90_000);
 });
 
 describe('the nginx engine on GATEWAY_NGINX_INTERNAL_PORT', () => {

@@ -113,12 +113,13 @@ describe('"why is my conversion missing": the outgoing log page in a real browse
   it("highlights the forward Meta refused, with Meta's message, and never shows the token", async () => {
     await page.getByLabel('Event name or id').fill('order-web-2');
     await page.getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => cards().count()).toBe(2);
+    // The last search's two cards stay until the new answer is drawn: wait for the new summary, not a count of two.
+    await expect.poll(() => page.locator('#outgoing-summary').textContent()).toBe('2 forwards shown, 1 failed.');
+    expect(await cards().count()).toBe(2);
     const failed = page.locator('#outgoing-results .forward.failed');
     expect(await failed.count()).toBe(1);
     expect(await failed.locator('.vendor-answer').textContent()).toBe(META_MESSAGE);
     expect(await failed.textContent()).toContain('HTTP 400');
-    expect(await page.locator('#outgoing-summary').textContent()).toBe('2 forwards shown, 1 failed.');
     expect(await page.content()).not.toContain(TOKEN);
     await page.getByLabel('Event name or id').fill('purchase');
     await page.getByLabel('Outcome').selectOption('failed');
