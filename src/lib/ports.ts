@@ -6,10 +6,9 @@ import path from 'node:path';
 /** Listens and settles once listening, or fails with the listen error (a port in use), which `listen()` only emits. */
 export function listenOn(server: net.Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const failed = (error: Error) => reject(error);
-    server.once('error', failed);
+    server.once('error', reject);
     server.listen(port, host, () => {
-      server.off('error', failed);
+      server.off('error', reject);
       resolve();
     });
   });

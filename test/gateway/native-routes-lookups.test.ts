@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nativeRoutes } from '../../src/gateway/native/routes.js';
+import { NativeRouteTable } from '../../src/gateway/native/routes.js';
 import { OutboundClient } from '../../src/lib/outbound.js';
 import { configuredResolveHost } from '../../src/lib/resolve.js';
 import { defaultSettings } from '../../src/modules/containers/settings.js';
@@ -51,8 +51,8 @@ describe("the nginx engine's routes resolve upstream hosts at once", () => {
       allowPrivateNetworks: true,
       resolveHost: configuredResolveHost([`127.0.0.1:${dns.port}`], 2 * BARRIER_MS),
     });
-    // Cast: nativeRoutes reads only these two lists of the traffic service, given here without a database.
-    const routes = await nativeRoutes({ traffic: traffic as unknown as ContainerTraffic, outbound });
+    // Cast: the route table reads only these two lists of the traffic service, given here without a database.
+    const routes = await new NativeRouteTable({ traffic: traffic as unknown as ContainerTraffic, outbound }).routes();
     expect(barrierTimedOut).toBe(false);
     expect(routes.map(({ route }) => [route.containerId, route.upstream.addresses])).toEqual(
       rows.map((row) => [row.containerId, ['127.0.0.1:8080']]),

@@ -80,15 +80,18 @@ export class NativeRouteTable {
     this.candidates = new Map();
     for (const row of upstreams) this.candidates.set(row.containerId, { upstream: row });
     for (const row of replicas) this.candidates.set(row.containerId, { replicas: row });
-    this.kept = await busiest(traffic, this.eligible(), this.limit);
+    const proxiable = [...this.candidates.keys()].filter((containerId) => this.proxiable(containerId));
+    this.kept = await busiest(traffic, proxiable, this.limit);
     this.resolved.clear();
   }
 
   private async readSome(containerIds: Set<string>, hostnames: string[]): Promise<void> {
     const { traffic } = this.deps;
-    for (const [containerId, candidate] of this.candidates)
-      if (hostnames.some((hostname) => rowOf(candidate).hostnames.includes(hostname))) containerIds.add(containerId);
-    for (const containerId of await traffic.containersOfDomains(hostnames)) containerIds.add(containerId);
+    if (hostnames.length > 0) {
+      for (const [containerId, candidate] of this.candidates)
+        if (hostnames.some((hostname) => rowOf(candidate).hostnames.includes(hostname))) containerIds.add(containerId);
+      for (const containerId of await traffic.containersOfDomains(hostnames)) containerIds.add(containerId);
+    }
     const ids = [...containerIds];
     const [upstreams, replicas] = await Promise.all([traffic.upstreamRoutes(ids), traffic.replicaRoutes(ids)]);
     for (const containerId of ids) this.candidates.delete(containerId);
@@ -100,17 +103,16 @@ export class NativeRouteTable {
     for (const row of replicas) this.candidates.set(row.containerId, { replicas: row });
     // A container that can no longer be proxied leaves; one that now can joins while there is room (else at the
     // next full read, which ranks them all).
-    const eligible = new Set(this.eligible());
     for (const containerId of ids) {
-      if (!eligible.has(containerId)) this.kept.delete(containerId);
+      if (!this.proxiable(containerId)) this.kept.delete(containerId);
       else if (this.kept.size < this.limit) this.kept.add(containerId);
     }
   }
 
-  private eligible(): string[] {
-    return [...this.candidates]
-      .filter(([, candidate]) => !staysWithNode(rowOf(candidate).settings))
-      .map(([containerId]) => containerId);
+  /** Whether nginx could proxy the container itself: it is running, and no power-up of it needs Node. */
+  private proxiable(containerId: string): boolean {
+    const candidate = this.candidates.get(containerId);
+    return candidate !== undefined && !staysWithNode(rowOf(candidate).settings);
   }
 
   /** Sorted by container id, so that the same containers always write the same config. */
@@ -165,11 +167,6 @@ function upstreamRoute(row: UpstreamRow, url: URL, addresses: string[]): RoutedO
       replicas: false,
     },
   };
-}
-
-/** The containers nginx proxies itself, read afresh (see NativeRouteTable). */
-export function nativeRoutes(deps: RouteSources, limit?: number): Promise<RoutedOrigin[]> {
-  return new NativeRouteTable(deps, limit).routes();
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nativeRoutes } from '../../../src/gateway/native/routes.js';
+import { NativeRouteTable } from '../../../src/gateway/native/routes.js';
 import type { OutboundClient } from '../../../src/lib/outbound.js';
 import { defaultSettings } from '../../../src/modules/containers/settings.js';
 import type { ContainerTraffic } from '../../../src/modules/containers/traffic.js';
@@ -11,7 +11,7 @@ const upstream = (id: string) => ({
   upstreamUrl: 'http://127.0.0.1:8080/',
 });
 
-/** nativeRoutes over a fleet given in memory: the traffic service's lists and the requests each container had. */
+/** The route table over a fleet given in memory: the traffic service's lists and the requests each container had. */
 async function routesOf(ids: string[], requests: Record<string, number>, limit?: number) {
   let countsAsked = 0;
   const traffic = {
@@ -23,9 +23,9 @@ async function routesOf(ids: string[], requests: Record<string, number>, limit?:
     },
   };
   const outbound = { resolveGuarded: async () => ['127.0.0.1'] };
-  // Cast: nativeRoutes reads only these methods, given here without a database or DNS.
+  // Cast: the route table reads only these methods, given here without a database or DNS.
   const deps = { traffic: traffic as unknown as ContainerTraffic, outbound: outbound as unknown as OutboundClient };
-  const routes = await nativeRoutes(deps, limit);
+  const routes = await new NativeRouteTable(deps, limit).routes();
   return { ids: routes.map(({ route }) => route.containerId).sort(), countsAsked };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NativeRouteTable, nativeRoutes } from '../../../src/gateway/native/routes.js';
+import { NativeRouteTable } from '../../../src/gateway/native/routes.js';
 import type { OutboundClient } from '../../../src/lib/outbound.js';
 import { type ContainerSettingsDto, defaultSettings } from '../../../src/modules/containers/settings.js';
 import type { ContainerTraffic } from '../../../src/modules/containers/traffic.js';
@@ -39,7 +39,7 @@ function fleetOf(size: number) {
   return { containers, reads, deps };
 }
 
-const summary = (routes: Awaited<ReturnType<typeof nativeRoutes>>) =>
+const summary = (routes: Awaited<ReturnType<NativeRouteTable['routes']>>) =>
   routes.map(({ route }) => `${route.containerId} ${route.hostnames.join(',')} ${route.upstream.addresses.join(',')}`);
 
 describe("the nginx engine's route table", () => {
@@ -57,7 +57,7 @@ describe("the nginx engine's route table", () => {
       addresses: ['127.0.0.9:9090'],
       basePath: '/base',
     });
-    expect(summary(routes)).toEqual(summary(await nativeRoutes(deps)));
+    expect(summary(routes)).toEqual(summary(await new NativeRouteTable(deps).routes()));
   });
 
   it('reads everything on the next call after a read failed, so the change it carried is not lost', async () => {
@@ -95,7 +95,7 @@ describe("the nginx engine's route table", () => {
     const routes = summary(await table.routes());
     expect(routes).toContain('ctr_001 c1.gw.test 127.0.0.2:8080');
     expect(routes).toContain('ctr_004 c4.gw.test,shop.example 127.0.0.2:8080');
-    expect(routes).toEqual(summary(await nativeRoutes(deps)));
+    expect(routes).toEqual(summary(await new NativeRouteTable(deps).routes()));
   });
 
   it('drops a container that stopped or now needs Node, and takes a new one while under the limit', async () => {
