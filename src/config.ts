@@ -107,8 +107,16 @@ export interface Config {
   webhooks: { retryBaseMs: number; maxAttempts: number; timeoutMs: number };
   /** The job engine (pg-boss on the same database). */
   jobs: {
-    /** How often idle workers poll for deferred and retried jobs; new jobs wake them at once (LISTEN/NOTIFY). */
+    /**
+     * How often idle workers poll where the database has no LISTEN/NOTIFY, and how late a deferred job's second
+     * wake-up comes (the first comes when it is due).
+     */
     pollMs: number;
+    /**
+     * How often idle workers poll anyway: new jobs (NOTIFY) and deferred and retried ones (wake-ups when due) wake
+     * them; the poll finds what nothing announced, such as a job deferred by a process that has since stopped.
+     */
+    backstopPollMs: number;
     /** How often workers retry jobs whose worker died (missed heartbeats) and expire stuck ones. */
     superviseSeconds: number;
   };
@@ -334,6 +342,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     jobs: {
       pollMs: integer(env, 'JOB_POLL_MS', 2000, 500),
+      backstopPollMs: integer(env, 'JOB_BACKSTOP_POLL_MS', 30_000, 500),
       superviseSeconds: integer(env, 'JOB_SUPERVISE_SECONDS', 10, 1),
     },
     roles: parseRoles(env.TAGPORT_ROLES || PROCESS_ROLES.join(',')),

@@ -151,9 +151,11 @@ export function createServices({
   /** RUN_WORKERS=false keeps background jobs off; a worker still runs the scans requests wait for. */
   const runsJobs = config.runWorkers && isWorker;
   const jobs = new JobEngine(
-    { store: database.jobs },
+    // One process on PGlite: its own wake-ups reach every worker there is, with no NOTIFY.
+    { store: database.jobs, signals: database.kind === 'postgres' ? database : null },
     {
       pollingIntervalSeconds: config.jobs.pollMs / 1000,
+      backstopPollSeconds: config.jobs.backstopPollMs / 1000,
       superviseIntervalSeconds: config.jobs.superviseSeconds,
       instanceName: `tagport ${config.roles.join(',')}`,
       onError,

@@ -2,7 +2,9 @@ import { sql } from 'drizzle-orm';
 import { fromDrizzle, PgBoss, type Job, type JobInsert, type JobResult, type Queue, type SendOptions } from 'pg-boss';
 import type { Db } from '../db/index.js';
 import { JOB_SCHEMA, type JobStore } from '../db/job-store.js';
+import * as jobTable from './job-table.js';
 import { JobPool } from './pool.js';
+import { DueWakeups, type WakeSignals } from './wakeups.js';
 
 export type JobHandler<T> = (data: T, job: Job<T>) => Promise<unknown>;
 export type QueueOptions = Omit<Queue, 'name' | 'notify'>;
@@ -15,8 +17,11 @@ interface QueueSpec {
   batchSize: number;
   /** Work a request waits for (scans): run whenever the process works jobs, also when background work is off. */
   onDemand: boolean;
-  /** Run by a `JobPool` (each job settled on its own, `concurrency` at once) polling every `pollMs`; null: `work()`. */
-  pool: { pollMs: number } | null;
+  /**
+   * Run by a `JobPool` (each job settled on its own, `concurrency` at once) polling every `pollMs` (default: the
+   * backstop poll, as other queues); null: `work()`.
+   */
+  pool: { pollMs?: number } | null;
 }
 
 /** How a worker runs a queue's jobs: `concurrency` at once, `batchSize` fetched per slot, `onDemand` and `pool` as in `QueueSpec`. */
@@ -24,15 +29,20 @@ export interface WorkOptions {
   concurrency?: number;
   batchSize?: number;
   onDemand?: boolean;
-  pool?: { pollMs: number } | null;
+  pool?: { pollMs?: number } | null;
 }
 
 /** What a process runs: every queue, only the queues requests wait for, or nothing (it only sends). */
 export type WorkMode = 'all' | 'on-demand' | 'none';
 
 export interface JobEngineSettings {
-  /** Seconds between polls for jobs no NOTIFY announced (deferred and retried ones); ≥ 0.5. */
+  /** Seconds between polls without NOTIFY (≥ 0.5); also when a pooled job sent for now is looked for again. */
   pollingIntervalSeconds: number;
+  /**
+   * Seconds between polls where NOTIFY and the engine's wake-ups announce jobs (`DueWakeups`): they find what nothing
+   * announced (a job deferred by a process that stopped, one retried by supervision). Default: the polling interval.
+   */
+  backstopPollSeconds?: number;
   /** Seconds between supervision passes: expired jobs and jobs whose worker stopped heartbeating are retried. */
   superviseIntervalSeconds: number;
   /** Name of this process in pg-boss's instance registry (its roles). */
@@ -40,8 +50,6 @@ export interface JobEngineSettings {
   onError: (error: unknown) => void;
 }
 
-/** Jobs that have not finished, by state: what `idle()` and the queue figures read. */
-const UNFINISHED = ['created', 'retry', 'active'];
 /** A worker that stops heartbeating for this long (it died, or lost the database) loses its job to another. */
 const HEARTBEAT_SECONDS = 10;
 const WATCHDOG = 'periodic-watchdog';
@@ -69,12 +77,26 @@ export class JobEngine {
   private pools: JobPool[] = [];
   private stopping: Promise<void> | null = null;
   private readonly store: JobStore;
+  /** How this process's workers of each queue are woken (pg-boss's worker, or the pool). */
+  private readonly wakers = new Map<string, () => void>();
+  private readonly wakeups: DueWakeups;
 
+  /** `signals`: the database's LISTEN/NOTIFY, so that a job deferred here wakes other processes' workers when due. */
   constructor(
-    { store }: { store: JobStore },
+    { store, signals = null }: { store: JobStore; signals?: WakeSignals | null },
     private readonly settings: JobEngineSettings,
   ) {
     this.store = store;
+    this.wakeups = new DueWakeups({
+      wake: (queue) => this.wakers.get(queue)?.(),
+      shortPollMs: settings.pollingIntervalSeconds * 1000,
+      signals,
+      onError: settings.onError,
+    });
+  }
+
+  private get backstopPollSeconds(): number {
+    return Math.max(this.settings.pollingIntervalSeconds, this.settings.backstopPollSeconds ?? 0);
   }
 
   /** Declares a queue and, for workers, how its jobs run (one at a time per job, `concurrency` per process). */
@@ -149,16 +171,18 @@ export class JobEngine {
       const { policy: _policy, partition: _partition, ...changeable } = spec.options;
       await boss.updateQueue(name, changeable);
     }
+    // Wake-ups read due times on the database's clock: also a process that only sends (its wakes go to the others).
+    this.wakeups.clockOffsetMs = await jobTable.databaseClockOffset(boss.getDb());
     if (work === 'none') return;
     this.working = true;
     for (const [name, spec] of this.queues) {
       const handler = spec.handler;
       if (!handler || !(background || spec.onDemand)) continue;
       if (spec.pool) {
-        this.startPool(boss, name, handler, spec.concurrency, spec.pool.pollMs);
+        this.startPool(boss, name, handler, spec.concurrency, spec.pool.pollMs ?? this.backstopPollSeconds * 1000);
         continue;
       }
-      await boss.work<object>(
+      const workId = await boss.work<object>(
         name,
         {
           batchSize: spec.batchSize,
@@ -166,13 +190,15 @@ export class JobEngine {
           burstWhenBatchFull: spec.batchSize > 1,
           localConcurrency: spec.concurrency,
           pollingIntervalSeconds: this.settings.pollingIntervalSeconds,
-          // NOTIFY wakes workers for new jobs only; deferred and retried ones come due without one.
-          notifyPollingIntervalSeconds: this.settings.pollingIntervalSeconds,
+          // NOTIFY wakes workers for new jobs only; deferred and retried ones are woken by `wakeups`.
+          notifyPollingIntervalSeconds: this.backstopPollSeconds,
           perJobResults: true,
         },
-        (batch) => Promise.all(batch.map((job) => this.settle(handler, job))),
+        (batch) => Promise.all(batch.map((job) => this.settle(handler, job, () => this.retryWake(name, job)))),
       );
+      this.wakers.set(name, () => boss.notifyWorker(workId));
     }
+    await this.wakeups.listen(() => this.wakers.keys());
     if (!background) return;
     for (const name of this.periodic.keys()) await this.send(name, {});
     if (this.periodic.size) await boss.schedule(WATCHDOG, '* * * * *');
@@ -180,7 +206,9 @@ export class JobEngine {
 
   /** Sends a job; resolves to its id, or null when the queue's policy dropped it as a duplicate. */
   async send(name: string, data: object, options: SendOptions = {}): Promise<string | null> {
-    return this.requireBoss().send(name, data, options);
+    const id = await this.requireBoss().send(name, data, options);
+    if (id) this.wakeups.sent(name, options.startAfter, this.announced(name));
+    return id;
   }
 
   /**
@@ -206,11 +234,12 @@ export class JobEngine {
 
   /** Sends one job per item, in one statement. */
   async sendMany(name: string, items: object[]): Promise<void> {
-    if (items.length)
-      await this.requireBoss().insert(
-        name,
-        items.map((data) => ({ data })),
-      );
+    if (!items.length) return;
+    await this.requireBoss().insert(
+      name,
+      items.map((data) => ({ data })),
+    );
+    this.wakeups.sent(name, undefined, this.announced(name));
   }
 
   /**
@@ -218,7 +247,9 @@ export class JobEngine {
    * when what the transaction wrote commits.
    */
   async insertIn(transaction: Db, name: string, jobs: JobInsert[]): Promise<void> {
-    if (jobs.length) await this.requireBoss().insert(name, jobs, { db: fromDrizzle(transaction as never, sql) });
+    if (!jobs.length) return;
+    await this.requireBoss().insert(name, jobs, { db: fromDrizzle(transaction as never, sql) });
+    for (const job of jobs) this.wakeups.sent(name, job.startAfter, this.announced(name));
   }
 
   /**
@@ -234,6 +265,8 @@ export class JobEngine {
   /** Handlers finishing within the grace still send jobs (a scan's webhooks): the engine stays usable until then. */
   private async stopBoss(boss: PgBoss, graceful: boolean, timeoutMs: number): Promise<void> {
     this.working = false;
+    this.wakers.clear();
+    await this.wakeups.stop();
     try {
       const pools = this.pools.splice(0);
       await Promise.all(pools.map((pool) => pool.stop({ graceful, timeoutMs })));
@@ -246,13 +279,7 @@ export class JobEngine {
 
   /** Jobs of these queues that have not finished (waiting, retrying or running), for tests and the status page. */
   async unfinished(names: string[]): Promise<number> {
-    const { rows } = await this.requireBoss()
-      .getDb()
-      .executeSql(
-        `select count(*)::int as count from ${JOB_SCHEMA}.job where name = any($1::text[]) and state::text = any($2::text[])`,
-        [names, UNFINISHED],
-      );
-    return rows[0].count as number;
+    return jobTable.countUnfinished(this.requireBoss().getDb(), names);
   }
 
   /**
@@ -290,29 +317,8 @@ export class JobEngine {
   }
 
   /** Waiting jobs (ready to run) and the wait of the oldest, per queue: the figures on the status page. */
-  async backlog(
-    names: string[],
-  ): Promise<{ name: string; waiting: number; running: number; oldestWaitSeconds: number }[]> {
-    const { rows } = await this.requireBoss()
-      .getDb()
-      .executeSql(
-        `select name,
-                count(*) filter (where state::text in ('created', 'retry') and start_after <= now())::int as waiting,
-                count(*) filter (where state::text = 'active')::int as running,
-                coalesce(extract(epoch from now() - min(start_after) filter (where state::text in ('created', 'retry') and start_after <= now())), 0)::float as wait
-           from ${JOB_SCHEMA}.job where name = any($1::text[]) and state::text = any($2::text[]) group by name`,
-        [names, UNFINISHED],
-      );
-    const byName = new Map(rows.map((row) => [row.name as string, row]));
-    return names.map((name) => {
-      const row = byName.get(name);
-      return {
-        name,
-        waiting: row?.waiting ?? 0,
-        running: row?.running ?? 0,
-        oldestWaitSeconds: Math.round((row?.wait ?? 0) * 10) / 10,
-      };
-    });
+  async backlog(names: string[]): Promise<jobTable.QueueBacklog[]> {
+    return jobTable.queueBacklog(this.requireBoss().getDb(), names);
   }
 
   get isWorking(): boolean {
@@ -320,10 +326,11 @@ export class JobEngine {
   }
 
   /** Runs one job of a batch: its own outcome, so one failure does not fail (and retry) the others. */
-  private async settle(handler: JobHandler<never>, job: Job<object>): Promise<JobResult> {
+  private async settle(handler: JobHandler<never>, job: Job<object>, onFailure: () => void): Promise<JobResult> {
     try {
       return { id: job.id, status: 'completed', output: await handler(job.data as never, job as never) };
     } catch (error) {
+      onFailure();
       return {
         id: job.id,
         status: 'failed',
@@ -332,8 +339,27 @@ export class JobEngine {
     }
   }
 
+  /** Whether pg-boss's NOTIFY wakes workers of `name` for a new job: its `work()` does, a `JobPool` does not. */
+  private announced(name: string): boolean {
+    return !this.queues.get(name)?.pool;
+  }
+
+  /** A job of `name` failed here: its retry, if it has one, comes due unannounced. */
+  private retryWake(name: string, job: Job<object>): void {
+    const options = this.queues.get(name)?.options;
+    if (options) this.wakeups.failed(name, options, job.retryCount);
+  }
+
   private startPool(boss: PgBoss, name: string, handler: JobHandler<never>, concurrency: number, pollMs: number) {
-    const pool = new JobPool(boss, name, (job) => handler(job.data as never, job as never), {
+    const run = async (job: Job<object>) => {
+      try {
+        return await handler(job.data as never, job as never);
+      } catch (error) {
+        this.retryWake(name, job);
+        throw error;
+      }
+    };
+    const pool = new JobPool(boss, name, run, {
       concurrency,
       pollMs,
       heartbeatMs: (HEARTBEAT_SECONDS * 1000) / 2,
@@ -341,17 +367,12 @@ export class JobEngine {
     });
     pool.start();
     this.pools.push(pool);
+    this.wakers.set(name, () => pool.poke());
   }
 
   private async watchdog(): Promise<void> {
     const names = [...this.periodic.keys()];
-    const { rows } = await this.requireBoss()
-      .getDb()
-      .executeSql(
-        `select distinct name from ${JOB_SCHEMA}.job where name = any($1::text[]) and state::text = any($2::text[])`,
-        [names, UNFINISHED],
-      );
-    const alive = new Set(rows.map((row) => row.name as string));
+    const alive = await jobTable.queuesWithUnfinished(this.requireBoss().getDb(), names);
     for (const name of names) if (!alive.has(name)) await this.send(name, {});
   }
 

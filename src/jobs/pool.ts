@@ -25,6 +25,8 @@ export class JobPool {
   private loop: Promise<void> | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
+  /** Set by `poke()`: fetch again after the fetch under way instead of waiting for the next poll. */
+  private poked = false;
   private finished: Array<{ id: string; retryCount: number }> = [];
   private completing: Promise<void> | null = null;
 
@@ -60,8 +62,15 @@ export class JobPool {
     if (this.heartbeat) clearInterval(this.heartbeat);
   }
 
+  /** Jobs may have come due: fetches now (or once more after the fetch under way) instead of at the next poll. */
+  poke(): void {
+    this.poked = true;
+    this.wake?.();
+  }
+
   private async run(): Promise<void> {
     while (!this.stopping) {
+      this.poked = false;
       const room = this.settings.concurrency - this.running.size;
       let fetched = 0;
       if (room > 0) {
@@ -75,6 +84,7 @@ export class JobPool {
       }
       // A full fetch says more is due: fetch again at once while there is room, else wait for a slot.
       if (fetched === room && room > 0 && this.running.size < this.settings.concurrency) continue;
+      if (this.poked && this.running.size < this.settings.concurrency) continue;
       await this.pause();
     }
   }

@@ -97,6 +97,93 @@ describe.each(backends)('the job engine on %s', (backend) => {
     expect(await states('announcement')).toEqual(['created']);
   }, 60_000);
 
+  describe('with a backstop poll of a minute, jobs that come due unannounced are woken', () => {
+    // The backstop poll cannot find a job within the tests' 20 s: whatever runs sooner was woken when due.
+    const woken = { ...settings, backstopPollSeconds: 60 };
+    let engine: JobEngine;
+    const runs: Array<{ queue: string; n: number; at: number }> = [];
+    const ran = (queue: string, n: number) => runs.some((run) => run.queue === queue && run.n === n);
+    beforeAll(async () => {
+      engine = new JobEngine({ store: testDatabase.database.jobs }, woken);
+      const record = (queue: string) => async (data: { n: number }) => {
+        runs.push({ queue, n: data.n, at: Date.now() });
+      };
+      engine.define('deferred', { retryLimit: 0 }, record('deferred'));
+      engine.define('pooled', { retryLimit: 0 }, record('pooled'), { concurrency: 2, pool: {} });
+      engine.define('flaky', { retryLimit: 2, retryDelay: 1 }, async (data: { n: number }) => {
+        runs.push({ queue: 'flaky', n: data.n, at: Date.now() });
+        if (runs.filter((run) => run.queue === 'flaky' && run.n === data.n).length === 1) throw new Error('first try');
+      });
+      engine.every('ticking', 400, async () => {
+        runs.push({ queue: 'ticking', n: 0, at: Date.now() });
+      });
+      await engine.start({ work: 'all' });
+    }, 60_000);
+    afterAll(() => engine?.stop());
+
+    it('runs a deferred job when it is due, not before', async () => {
+      const due = Date.now() + 1_500;
+      await engine.send('deferred', { n: 1 }, { startAfter: new Date(due) });
+      await waitFor(async () => ran('deferred', 1), 20_000, 'the deferred job to run');
+      expect(runs.find((run) => run.queue === 'deferred')!.at).toBeGreaterThanOrEqual(due);
+    }, 30_000);
+
+    it('runs a pooled job sent for now and one deferred (pools get no NOTIFY)', async () => {
+      await engine.send('pooled', { n: 1 });
+      await engine.send('pooled', { n: 2 }, { startAfter: new Date(Date.now() + 1_000) });
+      await waitFor(async () => ran('pooled', 1) && ran('pooled', 2), 20_000, 'both pooled jobs to run');
+    }, 30_000);
+
+    it('retries a failed job when its retry delay is over', async () => {
+      await engine.send('flaky', { n: 1 });
+      await waitFor(
+        async () => runs.filter((run) => run.queue === 'flaky').length === 2,
+        20_000,
+        'the failed job to be retried',
+      );
+      const [first, second] = runs.filter((run) => run.queue === 'flaky');
+      expect(second.at - first.at).toBeGreaterThanOrEqual(1_000);
+    }, 30_000);
+
+    it('keeps a periodic job running on its interval', async () => {
+      const before = runs.filter((run) => run.queue === 'ticking').length;
+      await waitFor(
+        async () => runs.filter((run) => run.queue === 'ticking').length >= before + 5,
+        20_000,
+        'five more runs of the periodic job',
+      );
+    }, 30_000);
+
+    it.runIf(backend === 'postgres')(
+      'runs a job another process deferred, woken through NOTIFY',
+      async () => {
+        const sender = new JobEngine(
+          { store: testDatabase.database.jobs, signals: testDatabase.database },
+          { ...woken, instanceName: 'sender' },
+        );
+        sender.define('deferred', { retryLimit: 0 });
+        await sender.start({ work: 'none' });
+        const receiver = new JobEngine(
+          { store: testDatabase.database.jobs, signals: testDatabase.database },
+          { ...woken, instanceName: 'receiver' },
+        );
+        const received: number[] = [];
+        receiver.define('deferred', { retryLimit: 0 }, async (data: { n: number }) => {
+          received.push(data.n);
+        });
+        await receiver.start({ work: 'all' });
+        try {
+          await sender.send('deferred', { n: 7 }, { startAfter: new Date(Date.now() + 1_000) });
+          await waitFor(async () => received.includes(7), 20_000, 'the other process to run the deferred job');
+        } finally {
+          await receiver.stop();
+          await sender.stop();
+        }
+      },
+      60_000,
+    );
+  });
+
   async function states(queue: string): Promise<string[]> {
     const result = await testDatabase.database.db.execute(
       sql`select state::text as state from pgboss.job where name = ${queue} order by created_on`,

@@ -2,9 +2,8 @@ import type { JobDefinition } from '../../jobs/definitions.js';
 import type { JobEngine } from '../../jobs/engine.js';
 import { MONITOR_CHECKS, MONITOR_DISPATCH, type MonitorChecks } from './checks.js';
 
-/** How often due monitor checks are claimed and queued, and how often check workers look for checks come due. */
+/** How often due monitor checks are claimed and queued (each check job is woken when due: see `DueWakeups`). */
 const DISPATCH_MS = 1000;
-const CHECK_POLL_MS = 200;
 
 /** How far ahead checks are queued: the dispatch job runs every second and is picked up within a poll. */
 export function dispatchLookaheadMs(jobPollMs: number): number {
@@ -18,7 +17,7 @@ export function monitorJobs(checks: MonitorChecks, { concurrency }: { concurrenc
       queue: MONITOR_CHECKS,
       options: { retryLimit: 1, expireInSeconds: 60, deleteAfterSeconds: 600 },
       handler: checks.run.bind(checks),
-      work: { concurrency, pool: { pollMs: CHECK_POLL_MS } },
+      work: { concurrency, pool: {} },
       shownAs: 'monitor checks',
     },
     { every: MONITOR_DISPATCH, intervalMs: DISPATCH_MS, run: () => checks.dispatch() },

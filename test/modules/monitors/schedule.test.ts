@@ -94,11 +94,12 @@ describe.runIf(postgresUrl)('a monitor check whose worker died', () => {
   let b: TestApp | undefined;
   let target: Awaited<ReturnType<typeof startHttpsTarget>>;
   const state = { hang: true };
-  // Supervision every second: a job whose worker stopped heartbeating goes back to the queue soon after.
+  // Supervision every second: a job whose worker stopped heartbeating goes back to the queue soon after. Nothing
+  // announces a job supervision retries, so the second worker finds it by its backstop poll (every 2 s here).
   const config = () => ({
     allowPrivateNetworks: true,
     outboundCaCertificates: [target.ca],
-    jobs: { pollMs: 500, superviseSeconds: 1 },
+    jobs: { pollMs: 500, backstopPollMs: 2000, superviseSeconds: 1 },
   });
 
   beforeAll(async () => {
