@@ -161,6 +161,7 @@ export class JobEngine {
     boss.on('error', (error) => this.settings.onError(asError(error)));
     await boss.start();
     this.boss = boss;
+    this.wakeups.start();
     if (background && this.periodic.size)
       this.define(WATCHDOG, { policy: 'stately', retryLimit: 0 }, () => this.watchdog(), {
         concurrency: 1,
@@ -266,12 +267,12 @@ export class JobEngine {
   private async stopBoss(boss: PgBoss, graceful: boolean, timeoutMs: number): Promise<void> {
     this.working = false;
     this.wakers.clear();
-    await this.wakeups.stop();
     try {
       const pools = this.pools.splice(0);
       await Promise.all(pools.map((pool) => pool.stop({ graceful, timeoutMs })));
       await boss.stop({ graceful, timeout: timeoutMs, close: true });
     } finally {
+      await this.wakeups.stop();
       this.boss = null;
       this.stopping = null;
     }

@@ -29,6 +29,8 @@ export class DueWakeups {
   private readonly slots = new Map<number, { timer: NodeJS.Timeout; queues: Set<string> }>();
   private readonly origin = randomUUID();
   private unlisten: (() => Promise<void>) | null = null;
+  /** Between `start()` and `stop()`: what is sent or fails meanwhile is woken. */
+  private active = false;
   /** The database's clock minus this process's, measured when the engine starts. */
   clockOffsetMs = 0;
 
@@ -45,6 +47,10 @@ export class DueWakeups {
       onError: (error: unknown) => void;
     },
   ) {}
+
+  start(): void {
+    this.active = true;
+  }
 
   /** Listens for other processes' wakes; after a lost connection, every queue is woken once (wakes were missed). */
   async listen(queues: () => Iterable<string>): Promise<void> {
@@ -90,6 +96,7 @@ export class DueWakeups {
   }
 
   async stop(): Promise<void> {
+    this.active = false;
     for (const { timer } of this.slots.values()) clearTimeout(timer);
     this.slots.clear();
     const unlisten = this.unlisten;
@@ -110,6 +117,7 @@ export class DueWakeups {
   }
 
   private slot(queue: string, time: number): void {
+    if (!this.active) return;
     const key = Math.ceil(time / SLOT_MS) * SLOT_MS;
     const existing = this.slots.get(key);
     if (existing) {

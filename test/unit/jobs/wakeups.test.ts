@@ -15,6 +15,7 @@ function wakeupsUnderTest(signals: WakeSignals | null = null) {
       throw error;
     },
   });
+  wakeups.start();
   return { wakeups, woken, start };
 }
 
@@ -123,12 +124,17 @@ describe('wake-ups for jobs that come due unannounced', () => {
     await wakeups.stop();
   });
 
-  it('drops its timers when stopped', async () => {
+  it('drops its timers when stopped, and takes no more until started again', async () => {
     const { wakeups, woken, start } = wakeupsUnderTest();
     wakeups.sent('reports', new Date(start + 500), true);
     await wakeups.stop();
+    wakeups.sent('reports', new Date(start + 600), true);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(woken).toEqual([]);
+    wakeups.start();
+    wakeups.sent('reports', new Date(start + 1_500), true);
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(woken).toEqual([[1_600, 'reports']]);
   });
 });
 
