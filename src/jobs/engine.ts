@@ -3,6 +3,7 @@ import { fromDrizzle, PgBoss, type Job, type JobInsert, type JobResult, type Que
 import type { Db } from '../db/index.js';
 import { JOB_SCHEMA, type JobStore } from '../db/job-store.js';
 import * as jobTable from './job-table.js';
+import { asError, JobTimeoutError } from './errors.js';
 import { JobPool } from './pool.js';
 import { DueWakeups, type WakeSignals } from './wakeups.js';
 
@@ -56,13 +57,6 @@ const WATCHDOG = 'periodic-watchdog';
 /** How often `call()` looks whether its job has finished. */
 const CALL_POLL_MS = 100;
 
-/** No worker finished a `call()` in time. */
-export class JobTimeoutError extends Error {
-  constructor(queue: string) {
-    super(`no worker finished the ${queue} job in time`);
-  }
-}
-
 /**
  * The one job engine: pg-boss on the application's database. Modules declare their queues and steps in their `jobs.ts`
  * (registered by `src/services.ts`), every process may send, and only processes with the worker role `start({ work: true })` run them.
@@ -89,11 +83,18 @@ export class JobEngine {
     this.store = store;
     this.wakeups = new DueWakeups({
       wake: (queue) => this.wakers.get(queue)?.(),
+      queues: () => this.wakers.keys(),
       shortPollMs: settings.pollingIntervalSeconds * 1000,
       signals,
-      onError: settings.onError,
+      onError: this.reportError,
     });
   }
+
+  /** An error of the engine or a job: reported, and workers look for jobs often for a while (`troubled()`). */
+  private readonly reportError = (error: unknown): void => {
+    this.wakeups.troubled();
+    this.settings.onError(error);
+  };
 
   private get backstopPollSeconds(): number {
     return Math.max(this.settings.pollingIntervalSeconds, this.settings.backstopPollSeconds ?? 0);
@@ -132,7 +133,7 @@ export class JobEngine {
         } catch (error) {
           this.settings.onError(error);
         } finally {
-          await this.send(name, {}, { startAfter: new Date(Date.now() + intervalMs) }).catch(this.settings.onError);
+          await this.send(name, {}, { startAfter: new Date(Date.now() + intervalMs) }).catch(this.reportError);
         }
       },
       { concurrency: 1, batchSize: 1 },
@@ -158,7 +159,7 @@ export class JobEngine {
       instanceName: this.settings.instanceName,
       persistWarnings: false,
     });
-    boss.on('error', (error) => this.settings.onError(asError(error)));
+    boss.on('error', (error) => this.reportError(asError(error)));
     await boss.start();
     this.boss = boss;
     this.wakeups.start();
@@ -199,7 +200,7 @@ export class JobEngine {
       );
       this.wakers.set(name, () => boss.notifyWorker(workId));
     }
-    await this.wakeups.listen(() => this.wakers.keys());
+    await this.wakeups.listen();
     if (!background) return;
     for (const name of this.periodic.keys()) await this.send(name, {});
     if (this.periodic.size) await boss.schedule(WATCHDOG, '* * * * *');
@@ -364,7 +365,7 @@ export class JobEngine {
       concurrency,
       pollMs,
       heartbeatMs: (HEARTBEAT_SECONDS * 1000) / 2,
-      onError: this.settings.onError,
+      onError: this.reportError,
     });
     pool.start();
     this.pools.push(pool);
@@ -381,16 +382,4 @@ export class JobEngine {
     if (!this.boss) throw new Error('the job engine is not started');
     return this.boss;
   }
-}
-
-/**
- * pg-boss reports some failures as plain copies of the error (`{ ...error, message, stack, queue }`), which loggers
- * print as "[object Object]": made an Error again, with its code, so the log says what failed and 503 logic sees it.
- */
-function asError(error: unknown): unknown {
-  if (error instanceof Error || typeof error !== 'object' || error === null) return error;
-  const { message, stack, ...rest } = error as { message?: unknown; stack?: unknown };
-  const copy = Object.assign(new Error(String(message ?? 'pg-boss error')), rest);
-  if (typeof stack === 'string') copy.stack = stack;
-  return copy;
 }

@@ -10,6 +10,12 @@ const AFTER_DUE_MS = 25;
 const HORIZON_MS = 24 * 3600_000;
 /** At most this many pending slots; past it, jobs wait for the backstop poll rather than memory growing. */
 const MAX_SLOTS = 20_000;
+/**
+ * After the database fails (an error, a lost connection), every queue is woken every short poll for this long: the
+ * jobs a failed statement left behind come due unannounced when supervision retries them (a heartbeat of 10 s and
+ * a supervision pass later).
+ */
+const RECOVERY_MS = 60_000;
 /** Wakes sent to the other processes on the same database. */
 const CHANNEL = 'tagport_jobs_due';
 
@@ -31,6 +37,7 @@ export class DueWakeups {
   private unlisten: (() => Promise<void>) | null = null;
   /** Between `start()` and `stop()`: what is sent or fails meanwhile is woken. */
   private active = false;
+  private recovery: { until: number; timer: NodeJS.Timeout } | null = null;
   /** The database's clock minus this process's, measured when the engine starts. */
   clockOffsetMs = 0;
 
@@ -38,6 +45,8 @@ export class DueWakeups {
     private readonly settings: {
       /** Wakes this process's workers of a queue (a no-op for queues it does not work). */
       wake: (queue: string) => void;
+      /** The queues this process works. */
+      queues: () => Iterable<string>;
       /**
        * A job due at once that no NOTIFY announces is woken at once and again this much later: it may have been
        * sent in a transaction that had not committed when the first wake fetched.
@@ -52,8 +61,8 @@ export class DueWakeups {
     this.active = true;
   }
 
-  /** Listens for other processes' wakes; after a lost connection, every queue is woken once (wakes were missed). */
-  async listen(queues: () => Iterable<string>): Promise<void> {
+  /** Listens for other processes' wakes; after a lost connection, as after any failure, every queue is woken. */
+  async listen(): Promise<void> {
     const { signals } = this.settings;
     if (!signals || this.unlisten) return;
     this.unlisten = await signals.listen(
@@ -62,10 +71,28 @@ export class DueWakeups {
         const [origin, queue] = payload.split(' ');
         if (origin !== this.origin && queue) this.settings.wake(queue);
       },
-      () => {
-        for (const queue of queues()) this.settings.wake(queue);
-      },
+      () => this.troubled(),
     );
+  }
+
+  /**
+   * The database failed: jobs may come due unannounced (what a failed statement left behind, retried by supervision),
+   * so every queue is woken every short poll until `RECOVERY_MS` after the last failure.
+   */
+  troubled(): void {
+    if (!this.active) return;
+    this.wakeAll();
+    const until = Date.now() + RECOVERY_MS;
+    if (this.recovery) {
+      this.recovery.until = until;
+      return;
+    }
+    const timer = setInterval(() => {
+      if (this.recovery && Date.now() < this.recovery.until) this.wakeAll();
+      else this.endRecovery();
+    }, this.settings.shortPollMs);
+    timer.unref();
+    this.recovery = { until, timer };
   }
 
   /**
@@ -97,11 +124,21 @@ export class DueWakeups {
 
   async stop(): Promise<void> {
     this.active = false;
+    this.endRecovery();
     for (const { timer } of this.slots.values()) clearTimeout(timer);
     this.slots.clear();
     const unlisten = this.unlisten;
     this.unlisten = null;
     await unlisten?.().catch(this.settings.onError);
+  }
+
+  private wakeAll(): void {
+    for (const queue of this.settings.queues()) this.settings.wake(queue);
+  }
+
+  private endRecovery(): void {
+    if (this.recovery) clearInterval(this.recovery.timer);
+    this.recovery = null;
   }
 
   /** Slots waiting to fire (tests). */

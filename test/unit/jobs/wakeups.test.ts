@@ -9,6 +9,7 @@ function wakeupsUnderTest(signals: WakeSignals | null = null) {
   const woken: Array<[number, string]> = [];
   const wakeups = new DueWakeups({
     wake: (queue) => woken.push([Date.now() - start, queue]),
+    queues: () => ['reports', 'webhook'],
     shortPollMs: SHORT_POLL_MS,
     signals,
     onError: (error) => {
@@ -112,7 +113,7 @@ describe('wake-ups for jobs that come due unannounced', () => {
       },
     };
     const { wakeups, woken, start } = wakeupsUnderTest(signals);
-    await wakeups.listen(() => ['reports', 'webhook']);
+    await wakeups.listen();
     wakeups.sent('reports', new Date(start + 500), true);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(notified).toEqual([expect.stringMatching(/^tagport_jobs_due [0-9a-f-]{36} reports$/)]);
@@ -121,6 +122,23 @@ describe('wake-ups for jobs that come due unannounced', () => {
     listeners[0]('another-process webhook');
     reconnected();
     expect(woken.slice(1).map(([, queue]) => queue)).toEqual(['webhook', 'reports', 'webhook']);
+    await wakeups.stop();
+  });
+
+  it('after a database failure, wakes every queue each short poll until a minute after the last failure', async () => {
+    const { wakeups, woken } = wakeupsUnderTest();
+    wakeups.troubled();
+    expect(woken).toEqual([
+      [0, 'reports'],
+      [0, 'webhook'],
+    ]);
+    await vi.advanceTimersByTimeAsync(30_000);
+    wakeups.troubled();
+    await vi.advanceTimersByTimeAsync(120_000);
+    const times = [...new Set(woken.map(([at]) => at))];
+    // Every 2 s from the first failure, the last one before 60 s after the second (at 30 s), then nothing.
+    expect(times.at(-1)).toBe(88_000);
+    expect(times.slice(1).every((at, index) => at - times[index] === 2_000 || at === 30_000)).toBe(true);
     await wakeups.stop();
   });
 
