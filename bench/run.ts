@@ -6,6 +6,7 @@ import { printGatewayBench, runGatewayBench } from './gateway.js';
 import { printRuntimeBench, runRuntimeBench } from './runtime.js';
 import { printEmbeddedBench, runEmbeddedBench } from './embedded.js';
 import { printScaleBench, runScaleBench } from './scale.js';
+import { printIdleBench, runIdleBench } from './idle.js';
 import { printSgtmBench, runSgtmBench } from './sgtm.js';
 import { printPeerBench, runPeerBench } from './peer.js';
 import { printScannerBench, runScannerBench } from './scanner.js';
@@ -17,8 +18,8 @@ import { printTrackingMonitorsBench, runTrackingMonitorsBench } from './tracking
 import { printFleetBench, runFleetBench } from './fleet.js';
 
 /**
- * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm|start|tracking-monitors|fleet]`:
- * all benchmarks, or one (`scale`, `embedded`, `peer`, `sgtm`, `start`, `tracking-monitors` and `fleet` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
+ * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm|start|tracking-monitors|fleet|idle]`:
+ * all benchmarks, or one (`scale`, `embedded`, `peer`, `sgtm`, `start`, `tracking-monitors`, `fleet` and `idle` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
  * BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score), and
  * BENCH_SCANNER=corpus the scan speed over every fixture page (BENCH_SCANNER_BASELINE=<checkout> for a before/after).
  */
@@ -87,3 +88,5 @@ if (only === 'start') {
 }
 
 if (only === 'fleet') printFleetBench(await runFleetBench());
+
+if (only === 'idle') printIdleBench(await runIdleBench());
