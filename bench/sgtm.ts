@@ -35,6 +35,18 @@ const COMPARE_UPSTREAM = process.env.BENCH_SGTM_COMPARE_UPSTREAM === '1';
  * engine's Tagport started from there as well and measured in the same rounds (rows labelled `<engine>, baseline`).
  */
 const BASELINE = process.env.BENCH_SGTM_BASELINE ? path.resolve(process.env.BENCH_SGTM_BASELINE) : null;
+/**
+ * BENCH_SGTM_BROWSER=1: every hit carries what a browser's does (a current Chrome's user agent, Accept-Language,
+ * fetch metadata), so bot detection reads a real user agent; without it wrk sends none.
+ */
+const BROWSER_HEADERS =
+  process.env.BENCH_SGTM_BROWSER === '1'
+    ? [
+        'User-Agent: Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+        'Accept-Language: de-DE,de;q=0.9,en;q=0.8',
+        'Sec-Fetch-Mode: no-cors',
+      ].flatMap((header) => ['-H', header])
+    : [];
 
 /** The fake Google collection server the stand-in forwards every hit to: nginx answering 204 at once. */
 const startCollector = () => startNginx('sgtm-collector', 'location / { return 204; }');
@@ -239,7 +251,7 @@ interface Target {
  * thread connects to one replica (directScript), so each replica gets CONNECTIONS / REPLICAS connections.
  */
 function targetsOf(tagport: Tagport): Target[] {
-  const common = [`-t${REPLICAS}`, `-c${CONNECTIONS}`, '--latency', '-H', `Host: ${tagport.host}`];
+  const common = [`-t${REPLICAS}`, `-c${CONNECTIONS}`, '--latency', '-H', `Host: ${tagport.host}`, ...BROWSER_HEADERS];
   return [
     {
       engine: tagport.label,

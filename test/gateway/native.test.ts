@@ -188,6 +188,19 @@ describe.each([
     ['a browser without Accept-Language', { 'user-agent': BROWSER['user-agent'] }, true],
     ['a browser driven by Selenium', { ...BROWSER, 'x-selenium': '1' }, true],
     [
+      'Firefox',
+      { ...BROWSER, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0' },
+      false,
+    ],
+    [
+      "Googlebot's smartphone crawler, a browser's user agent with its name after it",
+      {
+        ...BROWSER,
+        'user-agent': `${BROWSER['user-agent']} (compatible; Googlebot/2.1; +http://www.google.com/bot.html)`,
+      },
+      true,
+    ],
+    [
       'a browser without fetch metadata (suspicious)',
       { 'user-agent': BROWSER['user-agent'], 'accept-language': 'en' },
       false,

@@ -42,6 +42,19 @@ export const AUTOMATION_HEADERS = ['x-selenium', 'x-puppeteer', 'x-playwright'];
  */
 export const FETCH_METADATA_BROWSER = /\b(?:Chrome\/(?:[89]\d|[1-9]\d{2,})|Firefox\/(?:9\d|[1-9]\d{2,}))\./;
 
+/**
+ * The user agents current browsers send as they ship them (Chrome's and Edge's reduced ones, Safari, Firefox), from
+ * a fixed vocabulary with only version numbers free: none is a bot by isbot's list (tested), so they skip isbot's
+ * 1,800-character pattern, which costs ~3 µs a hit in V8 and ~20 µs in nginx's PCRE (the native data plane's maps
+ * use this too). PCRE-compatible: no lookbehind, no named groups.
+ */
+const WEBKIT_PLATFORM = String.raw`Windows NT \d+\.\d+(?:; Win64; x64)?|Macintosh; Intel Mac OS X \d+(?:_\d+){1,2}|X11; Linux x86_64|Linux; Android \d+(?:\.\d+)*; K|iPhone; CPU iPhone OS \d+(?:_\d+)* like Mac OS X|iPad; CPU OS \d+(?:_\d+)* like Mac OS X`;
+const WEBKIT_BROWSER = String.raw`Chrome/\d+\.0\.0\.0(?: Mobile)?|Version/\d+(?:\.\d+)*(?: Mobile/\d+[A-Z]\d+[a-z]?)?`;
+const WEBKIT = String.raw`(?:${WEBKIT_PLATFORM})\) AppleWebKit/\d+(?:\.\d+)* \(KHTML, like Gecko\) (?:${WEBKIT_BROWSER}) Safari/\d+(?:\.\d+)*(?: Edg/\d+(?:\.\d+)*)?`;
+const GECKO_PLATFORM = String.raw`Windows NT \d+\.\d+; Win64; x64|Macintosh; Intel Mac OS X \d+\.\d+|X11; (?:Ubuntu; )?Linux x86_64|Android \d+(?:\.\d+)*; Mobile`;
+const GECKO = String.raw`(?:${GECKO_PLATFORM}); rv:\d+\.\d+\) Gecko/(?:20100101|\d+\.\d+) Firefox/\d+\.\d+`;
+export const PLAIN_BROWSER = new RegExp(String.raw`^Mozilla/5\.0 \((?:${WEBKIT}|${GECKO})$`);
+
 function header(headers: RequestHeaders, name: string): string {
   const value = headers[name];
   return (Array.isArray(value) ? value[0] : value)?.trim() ?? '';
@@ -57,7 +70,7 @@ export function detectBot(headers: RequestHeaders): BotVerdict {
   if (!userAgent) return verdict(BOT_SCORES.agent, 'missing_user_agent', null);
   const headless = HEADLESS.exec(userAgent);
   if (headless) return verdict(BOT_SCORES.agent, 'headless_browser', headless[0]);
-  const known = isbotMatch(userAgent);
+  const known = PLAIN_BROWSER.test(userAgent) ? null : isbotMatch(userAgent);
   if (known) return verdict(BOT_SCORES.agent, 'known_bot_user_agent', known);
   const automation = AUTOMATION_HEADERS.find((name) => header(headers, name));
   if (automation) return verdict(BOT_SCORES.automation, 'automation_header', automation);
