@@ -342,7 +342,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     jobs: {
       pollMs: integer(env, 'JOB_POLL_MS', 2000, 500),
-      backstopPollMs: integer(env, 'JOB_BACKSTOP_POLL_MS', 30_000, 500),
+      backstopPollMs: integer(env, 'JOB_BACKSTOP_POLL_MS', 10_000, 500),
       superviseSeconds: integer(env, 'JOB_SUPERVISE_SECONDS', 10, 1),
     },
     roles: parseRoles(env.TAGPORT_ROLES || PROCESS_ROLES.join(',')),

@@ -48,8 +48,8 @@ export class DueWakeups {
       /** The queues this process works. */
       queues: () => Iterable<string>;
       /**
-       * A job due at once that no NOTIFY announces is woken at once and again this much later: it may have been
-       * sent in a transaction that had not committed when the first wake fetched.
+       * Every wake is repeated this much later (`JOB_POLL_MS`): a job due at once may have been sent in a transaction
+       * that had not committed when the first wake fetched, or a due one still be held behind a running one.
        */
       shortPollMs: number;
       signals: WakeSignals | null;
@@ -101,17 +101,13 @@ export class DueWakeups {
    */
   sent(queue: string, startAfter: Date | string | number | undefined, announced: boolean): void {
     const due = dueTime(startAfter, Date.now() + this.clockOffsetMs);
-    if (due !== null) this.at(queue, due);
-    else if (!announced) {
-      this.slot(queue, Date.now() + AFTER_DUE_MS);
-      this.slot(queue, Date.now() + this.settings.shortPollMs);
-    }
+    if (due !== null || !announced) this.at(queue, due ?? Date.now() + this.clockOffsetMs);
   }
 
   /**
    * A job of `queue` failed on its attempt `retryCount` (0 the first): wakes for the retry pg-boss schedules. With
-   * backoff its delay is random between half and all of a ceiling, so that window is woken in quarters; a last wake
-   * one short poll after it covers a failure pg-boss writes late (after the rest of the handler's batch).
+   * backoff its delay is random between half and all of a ceiling, so that window is woken in quarters (each wake is
+   * repeated a short poll later, which also covers a failure pg-boss writes late, after the rest of the batch).
    */
   failed(queue: string, options: RetryPolicy, retryCount: number): void {
     if (retryCount >= (options.retryLimit ?? 2)) return;
@@ -119,7 +115,6 @@ export class DueWakeups {
     const [low, high] = retryWindowSeconds(options, retryCount);
     for (let quarter = 0; quarter <= 4; quarter++)
       this.at(queue, failedAt + (low + ((high - low) * quarter) / 4) * 1000);
-    this.at(queue, failedAt + high * 1000 + this.settings.shortPollMs);
   }
 
   async stop(): Promise<void> {
@@ -146,11 +141,16 @@ export class DueWakeups {
     return this.slots.size;
   }
 
-  /** Wakes `queue` when a job due at `due` (on the database's clock) may run. */
+  /**
+   * Wakes `queue` when a job due at `due` (on the database's clock) may run, and again one short poll later: the
+   * first wake can find it still held (a periodic job's next run waits until the run before it is marked complete,
+   * which a loaded process may write late), and the second keeps the bound polling gave.
+   */
   private at(queue: string, due: number): void {
     const local = due - this.clockOffsetMs;
     if (local - Date.now() > HORIZON_MS) return;
     this.slot(queue, Math.max(local, Date.now()) + AFTER_DUE_MS);
+    this.slot(queue, Math.max(local, Date.now()) + this.settings.shortPollMs);
   }
 
   private slot(queue: string, time: number): void {
