@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import { loadConfig } from '../src/config.js';
 import { openConfiguredDatabase } from '../src/process-start.js';
 import { median, startProcess, tagportCli } from './api.js';
+import { postmasterPids } from './process-tree.js';
 
 const run = promisify(execFile);
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 6);
@@ -42,14 +43,6 @@ function rssMb(pids: number[]): number {
   }
   return Math.round(kb / 1024);
 }
-
-const postmasterPid = (dir: string) => {
-  try {
-    return [Number(fs.readFileSync(path.join(dir, 'postmaster.pid'), 'utf8').split('\n')[0])];
-  } catch {
-    return [];
-  }
-};
 
 async function timedStart(env: NodeJS.ProcessEnv) {
   const started = performance.now();
@@ -92,7 +85,7 @@ async function prepare(engine: Engine, root: string) {
       ?.slice(0, 80)}`;
   }
   await new Promise((resolve) => setTimeout(resolve, 3000));
-  const idleRss = rssMb([warm.server.pid, ...postmasterPid(env.EMBEDDED_POSTGRES_DIR!)]);
+  const idleRss = rssMb([warm.server.pid, ...postmasterPids(env.EMBEDDED_POSTGRES_DIR!)]);
   return {
     engine,
     server: warm.server,

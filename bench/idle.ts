@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { median, startProcess } from './api.js';
-import { processTree } from './process-tree.js';
+import { postmasterPids, processTree } from './process-tree.js';
+import { benchDataRoot, embeddedServeEnv } from './start.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 /** How long after ready the service settles before it is measured (start-up work, first periodic runs). */
@@ -27,10 +28,7 @@ export interface IdleRound {
  * MEASURE_MS, as ms per minute. Interleaved rounds, the order reversed every other round.
  */
 export async function runIdleBench(): Promise<IdleRound[]> {
-  fs.mkdirSync('.tmp', { recursive: true });
-  // Under the repository: as root the embedded PostgreSQL runs as `postgres`, which must reach the directory.
-  const root = fs.mkdtempSync(path.join(path.resolve('.tmp'), 'bench-idle-'));
-  fs.chmodSync(root, 0o755);
+  const root = benchDataRoot('bench-idle-');
   const versions = BASELINE ? (['this', 'baseline'] as const) : (['this'] as const);
   const rounds: IdleRound[] = [];
   try {
@@ -54,21 +52,13 @@ export async function runIdleBench(): Promise<IdleRound[]> {
 async function idleCpu(engine: Engine, checkout: string, dir: string): Promise<number> {
   const server = await startProcess(
     [path.resolve(checkout, 'bin/tagport.js'), 'serve'],
-    {
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      DATABASE_ENGINE: engine,
-      EMBEDDED_POSTGRES_DIR: path.join(dir, 'postgres'),
-      PGLITE_DATA_DIR: path.join(dir, 'pglite'),
-      GATEWAY_PORT: '0',
-      LOG_LEVEL: 'warn',
-    },
+    embeddedServeEnv(engine, dir),
     '/readyz',
   );
   try {
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
     // pg_ctl starts the embedded PostgreSQL as a daemon, outside the service's process tree: counted beside it.
-    const roots = [server.pid, postmasterPid(path.join(dir, 'postgres'))].filter((pid) => pid !== null);
+    const roots = [server.pid, ...postmasterPids(path.join(dir, 'postgres'))];
     const before = treeTicks(roots);
     await new Promise((resolve) => setTimeout(resolve, MEASURE_MS));
     return Math.round(((treeTicks(roots) - before) * 10 * 60_000) / MEASURE_MS);
@@ -79,15 +69,6 @@ async function idleCpu(engine: Engine, checkout: string, dir: string): Promise<n
 
 const treeTicks = (roots: number[]) =>
   roots.flatMap((root) => processTree(root)).reduce((sum, { ticks }) => sum + ticks, 0);
-
-/** The embedded cluster's postmaster (the first line of its `postmaster.pid`), or null when there is none. */
-function postmasterPid(dataDir: string): number | null {
-  try {
-    return Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]) || null;
-  } catch {
-    return null;
-  }
-}
 
 export function printIdleBench(rounds: IdleRound[]) {
   console.log(

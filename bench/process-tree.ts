@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 
 /**
  * Every process under `root` (root, children, grandchildren, …) with its CPU ticks (user + system, its own and its
@@ -60,4 +61,14 @@ export function treeMemoryByKind(root: number): Record<string, number> {
       // the process ended while we looked
     }
   return byKind;
+}
+
+/** The embedded cluster's postmaster (the first line of its `postmaster.pid`): none when it does not run. */
+export function postmasterPids(dataDir: string): number[] {
+  try {
+    const pid = Number(fs.readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return pid ? [pid] : [];
+  } catch {
+    return [];
+  }
 }

@@ -10,6 +10,30 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const bin = path.resolve('bin/tagport.js');
 
 /**
+ * A fresh directory for the benches' data directories, under the repository: as root the embedded PostgreSQL runs as
+ * `postgres`, which must reach it.
+ */
+export function benchDataRoot(prefix: string): string {
+  fs.mkdirSync('.tmp', { recursive: true });
+  const root = fs.mkdtempSync(path.join(path.resolve('.tmp'), prefix));
+  fs.chmodSync(root, 0o755);
+  return root;
+}
+
+/** `tagport serve` on an embedded database in `dir` (no `DATABASE_URL`, no Redis), its gateway on any port. */
+export function embeddedServeEnv(engine: 'pglite' | 'embedded-postgres', dir: string): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: '',
+    REDIS_URL: '',
+    DATABASE_ENGINE: engine,
+    EMBEDDED_POSTGRES_DIR: path.join(dir, 'postgres'),
+    PGLITE_DATA_DIR: path.join(dir, 'pglite'),
+    GATEWAY_PORT: '0',
+    LOG_LEVEL: 'warn',
+  };
+}
+
+/**
  * `npm run bench start`: what a user waits for. In each round, interleaved: `tagport serve` to its first 200 from
  * /readyz on a fresh data directory (cold: the cluster is created) and on an existing one (warm), `tagport --help`,
  * and `tagport migrate` (a command that starts the embedded cluster, opens the database and stops it), then one warm
@@ -18,19 +42,8 @@ const bin = path.resolve('bin/tagport.js');
  */
 export async function runStartBench() {
   const engine = process.env.BENCH_START_ENGINE === 'pglite' ? 'pglite' : 'embedded-postgres';
-  // Under the repository: as root the embedded PostgreSQL runs as `postgres`, which must reach the directory.
-  fs.mkdirSync('.tmp', { recursive: true });
-  const root = fs.mkdtempSync(path.join(path.resolve('.tmp'), 'bench-start-'));
-  fs.chmodSync(root, 0o755);
-  const envFor = (dir: string): NodeJS.ProcessEnv => ({
-    DATABASE_URL: '',
-    REDIS_URL: '',
-    DATABASE_ENGINE: engine,
-    EMBEDDED_POSTGRES_DIR: path.join(dir, 'postgres'),
-    PGLITE_DATA_DIR: path.join(dir, 'pglite'),
-    GATEWAY_PORT: '0',
-    LOG_LEVEL: 'warn',
-  });
+  const root = benchDataRoot('bench-start-');
+  const envFor = (dir: string) => embeddedServeEnv(engine, dir);
   /** Spawn to the first 200 from /readyz, and the server's own `ready` log line (its `startup_ms` steps). */
   const timedServe = async (dir: string) => {
     const port = await freePort();
