@@ -37,7 +37,7 @@ export interface WorkOptions {
 export type WorkMode = 'all' | 'on-demand' | 'none';
 
 export interface JobEngineSettings {
-  /** Seconds between polls without NOTIFY (≥ 0.5); also when a pooled job sent for now is looked for again. */
+  /** Seconds between polls without NOTIFY (≥ 0.5); also how much later each wake-up is repeated. */
   pollingIntervalSeconds: number;
   /**
    * Seconds between polls where NOTIFY and the engine's wake-ups announce jobs (`DueWakeups`): they find what nothing

@@ -100,8 +100,9 @@ export class DueWakeups {
    * `announced`: pg-boss's NOTIFY wakes the queue's workers for a job due at once (not a `JobPool`'s).
    */
   sent(queue: string, startAfter: Date | string | number | undefined, announced: boolean): void {
-    const due = dueTime(startAfter, Date.now() + this.clockOffsetMs);
-    if (due !== null || !announced) this.at(queue, due ?? Date.now() + this.clockOffsetMs);
+    const databaseNow = Date.now() + this.clockOffsetMs;
+    const due = dueTime(startAfter, databaseNow);
+    if (due !== null || !announced) this.at(queue, due ?? databaseNow);
   }
 
   /**

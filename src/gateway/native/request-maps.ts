@@ -38,7 +38,8 @@ export const TARGET_MAPS = `map $request_uri $tagport_plain_target {
  * Bot detection as detectBot() does it, in nginx maps: the signals as one key of 0s and 1s (no, a headless or a
  * listed user agent; an automation header; no Accept-Language; a current browser's user agent; no fetch metadata),
  * the strongest deciding the score. A current browser's plain user agent (PLAIN_BROWSER) is not a bot and is not
- * matched against isbot's pattern, which costs nginx ~20 µs a request. isbot's pattern is JavaScript: PCRE refuses a hyphen after a class escape
+ * matched against isbot's pattern, which costs nginx ~20 µs a request. isbot's pattern is JavaScript: PCRE refuses
+ * a hyphen after a class escape
  * (`[\d-.]`) unless it is escaped; nothing else in it differs.
  */
 export function botMaps(): string {
