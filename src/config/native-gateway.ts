@@ -22,7 +22,7 @@ export function nativeEngineSettings(config: Config, onError: (error: unknown) =
     upstreamTimeoutMs: gateway.upstreamTimeoutMs,
     platformToken: platformRequestToken(config),
     internalPort: gateway.nginxInternalPort ?? 0,
-    nativeLimit: gateway.nginxNativeLimit ?? 1000,
+    nativeLimit: gateway.nginxNativeLimit ?? 25_000,
     runParent: gateway.nginxDir ?? undefined,
     onError,
   };

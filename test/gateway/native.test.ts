@@ -243,6 +243,18 @@ describe.each([
     expect(handedToNode).toHaveLength(4);
   });
 
+  it.each(['/a%20b/c%2Fd?q=%41', '/x//y?z'])(
+    'proxies %s itself, under the upstream path exactly as it came, as the Node gateway would',
+    async (target) => {
+      const before = upstream.seen.length;
+      handedToNode.length = 0;
+      const response = await rawRequest(base, `GET ${target} HTTP/1.1`, container.default_hostname);
+      expect(response.status).toBe(200);
+      expect(upstream.seen.slice(before).map(({ url }) => url)).toEqual([`/sgtm${target}`]);
+      expect(handedToNode).toEqual([]);
+    },
+  );
+
   it('hands a target with dot segments to the Node gateway, which keeps it under the upstream path', async () => {
     const before = upstream.seen.length;
     handedToNode.length = 0;

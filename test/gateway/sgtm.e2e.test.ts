@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type http from 'node:http';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,17 +11,11 @@ import {
   SGTM_BASE_DOMAIN,
   SGTM_CONFIG,
   SGTM_GTM_ID,
+  proxiedByNginx,
   type SgtmApp,
   startSgtmApp,
 } from '../helpers/sgtm-app.js';
 import { alive } from '../helpers/tagging-servers.js';
-
-/** The config the nginx engine runs. */
-const nginxConfig = (s: SgtmApp) =>
-  fs.readFileSync(
-    path.join((s.app.services.nativeGateway as unknown as { runDir: string }).runDir, 'nginx.conf'),
-    'utf8',
-  );
 
 /** The hits the collector got carrying this marker (the `_m` parameter each test sets). */
 const marked = (s: SgtmApp, marker: string) => s.google.hits.filter((hit) => hit.params.get('_m') === marker);
@@ -44,8 +36,7 @@ describe.each(['node', 'nginx'] as const)('runtime sgtm on the process driver, t
     // `running` needs one ready tagging replica; the second may be a moment behind.
     await waitFor(async () => (await s.get(container.id)).tagging_server.replicas.ready === 2, 20_000, 'two ready');
     // The nginx engine proxies to the ready replicas itself once its config names them.
-    if (engine === 'nginx')
-      await waitFor(async () => nginxConfig(s).includes(`set $tagport_container ${container.id};`), 10_000, 'nginx');
+    if (engine === 'nginx') await waitFor(async () => proxiedByNginx(s, container.id), 10_000, 'nginx');
   }, 60_000);
   afterAll(async () => {
     const pids = (await s?.close()) ?? [];

@@ -208,3 +208,13 @@ export function noneAlive(pids: number[]): boolean {
 export function waitNoneAlive(pids: number[], timeoutMs = 10_000) {
   return waitFor(async () => noneAlive(pids), timeoutMs, `replicas ${pids.join(', ')} to exit`);
 }
+
+/** Whether the config the nginx engine runs proxies the container itself: its hostnames are in the routing map. */
+export function proxiedByNginx(s: SgtmApp, containerId: string): boolean {
+  const runDir = (s.app.services.nativeGateway as unknown as { runDir: string }).runDir;
+  const config = fs.readFileSync(path.join(runDir, 'nginx.conf'), 'utf8');
+  const start = config.indexOf('map $host $tagport_container {');
+  if (start === -1) return false;
+  const map = config.slice(start, config.indexOf('}', start));
+  return map.split('\n').some((line) => line.trim().endsWith(` ${containerId};`));
+}

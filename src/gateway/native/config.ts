@@ -98,33 +98,6 @@ function isAddressWithPort(address: string): boolean {
 }
 
 /**
- * The headers the Node gateway sets or drops for the upstream (see forwardedHeaders): the forwarding headers,
- * no hop-by-hop header, and no power-up header a client sent itself. In each location: nginx inherits
- * `proxy_set_header` only into a level that sets none.
- */
-const forwardedHeaders = (markBots: boolean) =>
-  [
-    'Connection ""',
-    'X-Forwarded-For $proxy_add_x_forwarded_for',
-    'X-Forwarded-Proto https',
-    `X-Tagport-Bot ${markBots ? '$tagport_bot' : '""'}`,
-    `X-Device-Bot ${markBots ? '$tagport_device_bot' : '""'}`,
-    `X-Device-Bot-Score ${markBots ? '$tagport_bot_score' : '""'}`,
-    ...POWERUP_HEADERS.map((name) => `${name} ""`),
-    'X-Tagport-Platform ""',
-    'X-Tagport-Schedule $tagport_schedule',
-    'X-Tagport-Delayed-By $tagport_delayed_by',
-    'TE ""',
-    'Upgrade ""',
-    'Keep-Alive ""',
-    'Trailer ""',
-    'Proxy-Authorization ""',
-    'Proxy-Connection ""',
-  ]
-    .map((header) => `proxy_set_header ${header};`)
-    .join('\n      ');
-
-/**
  * Set by the Node gateway's geo and user id power-ups (containers with them on stay with Node); a client's own are
  * dropped.
  */
@@ -136,6 +109,32 @@ const POWERUP_HEADERS = [
   'X-Stape-User-Id',
   'X-Tagport-User-Id',
 ];
+
+/**
+ * The headers the Node gateway sets or drops for the upstream (see forwardedHeaders): the forwarding headers,
+ * no hop-by-hop header, and no power-up header a client sent itself. In each location: nginx inherits
+ * `proxy_set_header` only into a level that sets none.
+ */
+const FORWARDED_HEADERS = [
+  'Connection ""',
+  'X-Forwarded-For $proxy_add_x_forwarded_for',
+  'X-Forwarded-Proto https',
+  'X-Tagport-Bot $tagport_route_bot',
+  'X-Device-Bot $tagport_route_device_bot',
+  'X-Device-Bot-Score $tagport_route_bot_score',
+  ...POWERUP_HEADERS.map((name) => `${name} ""`),
+  'X-Tagport-Platform ""',
+  'X-Tagport-Schedule $tagport_schedule',
+  'X-Tagport-Delayed-By $tagport_delayed_by',
+  'TE ""',
+  'Upgrade ""',
+  'Keep-Alive ""',
+  'Trailer ""',
+  'Proxy-Authorization ""',
+  'Proxy-Connection ""',
+]
+  .map((header) => `proxy_set_header ${header};`)
+  .join('\n      ');
 
 /** The gateway's own error body for what nginx answers itself (the upstream unreachable, a malformed request). */
 const errorBody = (code: string, message: string) =>
@@ -170,23 +169,11 @@ function nodeProxy(plan: NativePlan): string {
 }
 
 /**
- * Without a base path, `proxy_pass` names no URI: nginx then sends the client's target exactly as it came. With one,
- * the URI replaces the location's `/`: nginx sends its normalised path (and the query as it came), which is the
- * client's own only for a path with no `%` and no `//`; other targets go to Node (`$tagport_native_rebased`). Both
- * name their pool as written, so nginx finds it when it reads the config, never by name on a request (a search
- * through every upstream block: at 10,000 of them a request cost ~1.3 ms).
- */
-function proxyPass(route: NativeRoute): string {
-  const pool = `${route.upstream.scheme}://${poolName(route)}`;
-  return route.upstream.basePath ? `proxy_pass ${pool}${route.upstream.basePath}/;` : `proxy_pass ${pool};`;
-}
-
-/**
  * Containers whose upstream is the same (the same addresses, scheme and, over TLS, the same name checked) share one
  * pool, so they share its kept-alive connections: one request of each of 10,000 containers to one tagging server
  * reuses them instead of opening a connection per container. Over TLS the name is part of the pool, so a connection
- * verified for one name never carries another's requests. The name is a hash: nginx compares each `proxy_pass` with
- * every pool before it when it reads the config, and names that differ in their first characters compare fast.
+ * verified for one name never carries another's requests. The name is a hash: nginx looks a request's pool up by name
+ * through every pool before it, and names that differ in their first characters compare fast.
  */
 function poolName({ upstream, replicas }: NativeRoute): string {
   const identity = [
@@ -229,29 +216,85 @@ function containerListen(plan: NativePlan): string {
   return `listen ${host}:${plan.tlsPort ?? plan.httpPort};`;
 }
 
-/** One server per container, for all its hostnames; what it cannot proxy itself goes to Node (`@node`). */
-function containerServer(plan: NativePlan, route: NativeRoute): string {
-  const { upstream } = route;
-  const tlsUpstream =
-    upstream.scheme === 'https'
-      ? `proxy_ssl_server_name on; proxy_ssl_name ${upstream.serverName}; proxy_ssl_verify on;
-      proxy_ssl_trusted_certificate ${plan.caFile}; proxy_ssl_session_reuse on;`
-      : '';
-  const here = upstream.basePath ? '$tagport_here_rebased' : '$tagport_here';
+/**
+ * Where a container's requests go: its pool, over its scheme, under its base path; nginx appends the target as it
+ * came. The pool is found by name on each request, through the upstream blocks in order (one per distinct upstream).
+ */
+function upstreamPrefix(route: NativeRoute): string {
+  return `${route.upstream.scheme}://${poolName(route)}${route.upstream.basePath}`;
+}
+
+/** Words a map reads as its own parameters: a key spelled like one is escaped. */
+const MAP_PARAMETERS = new Set(['default', 'hostnames', 'include', 'volatile']);
+
+function mapBlock(source: string, variable: string, fallback: string, entries: Array<[string, string]>): string {
+  const lines = entries.map(([key, value]) => `    ${MAP_PARAMETERS.has(key) ? `\\${key}` : key} ${value};`);
+  return `map ${source} ${variable} {
+    default ${fallback};
+${lines.join('\n')}
+  }`;
+}
+
+/**
+ * Each proxied container's settings, found by hostname and then by container id: hashes built when nginx reads the
+ * config, so a request finds its container's in constant time, and a container costs a few entries rather than a
+ * server block of its own (whose memory every nginx process holds and whose parse every reload pays).
+ */
+function routeMaps(routes: NativeRoute[]): string {
+  const byContainer = (variable: string, fallback: string, value: (route: NativeRoute) => string | null) =>
+    mapBlock(
+      '$tagport_container',
+      variable,
+      fallback,
+      routes.flatMap((route): Array<[string, string]> => {
+        const text = value(route);
+        return text === null ? [] : [[route.containerId, text]];
+      }),
+    );
+  const tlsName = ({ upstream }: NativeRoute) =>
+    upstream.scheme === 'https' && upstream.serverName !== upstream.host ? upstream.serverName : null;
+  const markedBy = (variable: string) =>
+    `map $tagport_mark_bots $tagport_route_${variable} { 1 $tagport_${variable}; default ""; }`;
+  return [
+    mapBlock(
+      '$host',
+      '$tagport_container',
+      '""',
+      routes.flatMap((route) => route.hostnames.map((name): [string, string] => [name, route.containerId])),
+    ),
+    byContainer('$tagport_upstream', '""', upstreamPrefix),
+    byContainer('$tagport_upstream_host', '""', (route) => route.upstream.host),
+    byContainer('$tagport_upstream_tls_name', '$tagport_upstream_host', tlsName),
+    byContainer('$tagport_loader', '""', (route) => `/${route.loaderPath}.js`),
+    byContainer('$tagport_mark_bots', '0', (route) => (route.markBots ? '1' : null)),
+    markedBy('bot'),
+    markedBy('device_bot'),
+    markedBy('bot_score'),
+  ].join('\n  ');
+}
+
+/**
+ * The server of the proxied containers of one kind (an upstream, or an `sgtm` container's replicas), for all their
+ * hostnames; each request's route comes from the maps. What nginx cannot proxy itself goes to Node (`@node`).
+ */
+function routedServer(plan: NativePlan, routes: NativeRoute[], replicas: boolean): string {
+  if (routes.length === 0) return '';
+  const tlsUpstream = replicas
+    ? ''
+    : `proxy_ssl_server_name on; proxy_ssl_name $tagport_upstream_tls_name; proxy_ssl_verify on;
+      proxy_ssl_trusted_certificate ${plan.caFile}; proxy_ssl_session_reuse on;`;
   return `server {
     ${containerListen(plan)}
-    server_name ${route.hostnames.join(' ')};
-    set $tagport_container ${route.containerId};
-    set $tagport_loader /${route.loaderPath}.js;
+    ${routes.map((route) => `server_name ${route.hostnames.join(' ')};`).join('\n    ')}
     error_page 418 = @node;
     error_page 502 504 = @upstream_failed;
     location / {
-      if (${here} = 0) { return 418; }
-      ${proxyPass(route)}
-      ${route.replicas ? REPLICA_FAILURES : ''}
-      proxy_set_header Host ${upstream.host};
+      if ($tagport_here = 0) { return 418; }
+      proxy_pass $tagport_upstream$request_uri;
+      ${replicas ? REPLICA_FAILURES : ''}
+      proxy_set_header Host $tagport_upstream_host;
       proxy_set_header X-Forwarded-Host $host;
-      ${forwardedHeaders(route.markBots)}
+      ${FORWARDED_HEADERS}
       ${tlsUpstream}
     }
     location @node { ${nodeProxy(plan)} }
@@ -272,17 +315,20 @@ function containerServer(plan: NativePlan, route: NativeRoute): string {
 function certificateMaps(plan: NativePlan, fallback: CertificateFiles): string {
   const named = plan.certificates.filter(({ name }) => HOSTNAME.test(name));
   const map = (variable: string, fallbackFile: string, file: (files: CertificateFiles) => string) =>
-    `map $ssl_server_name ${variable} {
-    default ${fallbackFile};
-${named.map(({ name, certificate }) => `    ${name} ${file(certificate)};`).join('\n')}
-  }`;
+    mapBlock(
+      '$ssl_server_name',
+      variable,
+      fallbackFile,
+      named.map(({ name, certificate }) => [name, file(certificate)]),
+    );
   return `${map('$tagport_certificate', fallback.certFile, (files) => files.certFile)}
   ${map('$tagport_certificate_key', fallback.keyFile, (files) => files.keyFile)}`;
 }
 
 /**
- * nginx.conf for a plan: one server per natively proxied container, and a default server handing the rest to Node.
- * TLS ends in the default server's context for every hostname, with the certificate chosen by SNI.
+ * nginx.conf for a plan: the proxied containers' routes as maps, a server for their hostnames per kind of route, and
+ * a default server handing the rest to Node. TLS ends in the default server's context for every hostname, with the
+ * certificate chosen by SNI.
  */
 export function renderNginxConfig(plan: NativePlan): string {
   const routes = plan.routes.filter(writableRoute);
@@ -302,8 +348,9 @@ export function renderNginxConfig(plan: NativePlan): string {
     ssl_certificate $tagport_certificate;
     ssl_certificate_key $tagport_certificate_key;`
     : '';
-  // Room for every hostname's certificate entry in one hash (nginx tries sizes up to this one).
-  const mapHashSize = Math.max(2048, 4 * plan.certificates.length);
+  // Room for every hostname's entry in one hash (nginx tries sizes up to this one).
+  const hostnames = routes.reduce((count, route) => count + route.hostnames.length, 0);
+  const mapHashSize = Math.max(2048, 4 * plan.certificates.length, 4 * hostnames);
   return `daemon off;
 master_process on;
 pcre_jit on;
@@ -328,6 +375,7 @@ http {
   ${TARGET_MAPS}
   ${botMaps()}
   ${platformMaps(plan.platformToken)}
+  ${routeMaps(routes)}
   proxy_http_version 1.1;
   proxy_pass_header Server;
   proxy_pass_header Date;
@@ -343,12 +391,19 @@ http {
   server {
     ${plainDefault}
     ${tlsDefault}
-    set $tagport_container "";
-    set $tagport_loader "";
     location / { ${nodeProxy(plan)} }
     ${BAD_REQUEST}
   }
-  ${routes.map((route) => containerServer(plan, route)).join('\n  ')}
+  ${routedServer(
+    plan,
+    routes.filter((route) => !route.replicas),
+    false,
+  )}
+  ${routedServer(
+    plan,
+    routes.filter((route) => route.replicas),
+    true,
+  )}
 }
 `;
 }

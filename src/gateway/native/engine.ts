@@ -57,8 +57,8 @@ export interface NativeEngineDependencies {
 }
 
 /**
- * The native data plane: nginx, run and configured by Tagport, proxies running `upstream` containers itself (one
- * server block per hostname, keep-alive pools per upstream, TLS by SNI) and hands everything else to the Node
+ * The native data plane: nginx, run and configured by Tagport, proxies running `upstream` containers itself (routes
+ * in maps by hostname, keep-alive pools per upstream, TLS by SNI) and hands everything else to the Node
  * gateway's internal listener: unknown hosts, stopped containers, the built-in runtime, the custom loader,
  * `/healthz`, ACME challenges and the redirect to https, power-ups, and targets that need normalising. nginx
  * logs what it proxied to a meter log the gateway reads on each flush, so usage and request logs are the same.

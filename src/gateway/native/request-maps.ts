@@ -16,8 +16,8 @@ import {
  * Anything else, every chunked request body, and every request whose Host is not exactly the host nginx routed
  * by (an absolute-form target naming another, a port that is not a number) goes to Node, which normalises or
  * refuses it (src/gateway/host.ts, docs/gateway-routing.md). So do `/healthz`, ACME challenges and the container's
- * custom loader (`$tagport_loader`, set per server): maps rather than locations, as each location costs every
- * nginx process memory and every reload time, per container.
+ * custom loader (`$tagport_loader`, the container's own). A passed target goes under the upstream's base path as it
+ * came, as the Node gateway appends a plain target (upstreamPath).
  */
 export const TARGET_MAPS = `map $request_uri $tagport_plain_target {
     default 0;
@@ -27,12 +27,9 @@ export const TARGET_MAPS = `map $request_uri $tagport_plain_target {
   map $http_transfer_encoding $tagport_unframed { "" 0; default 1; }
   map "$host $http_host" $tagport_same_host { "~*^(\\S*) \\1\\.?(?::\\d{1,5})?$" 1; default 0; }
   map "$tagport_plain_target$tagport_unframed$tagport_same_host" $tagport_native { "101" 1; default 0; }
-  map $request_uri $tagport_plain_path { "~^[^?]*(%|//)" 0; default 1; }
-  map "$tagport_native$tagport_plain_path" $tagport_native_rebased { "11" 1; default 0; }
   map $uri $tagport_node_path { "~^/healthz$" 1; "~^/\\.well-known/acme-challenge/" 1; default 0; }
   map "$uri $tagport_loader" $tagport_loader_hit { "~^(\\S+) \\1$" 1; default 0; }
-  map "$tagport_native$tagport_node_path$tagport_loader_hit" $tagport_here { "100" 1; default 0; }
-  map "$tagport_native_rebased$tagport_node_path$tagport_loader_hit" $tagport_here_rebased { "100" 1; default 0; }`;
+  map "$tagport_native$tagport_node_path$tagport_loader_hit" $tagport_here { "100" 1; default 0; }`;
 
 /**
  * Bot detection as detectBot() does it, in nginx maps: the signals as one key of 0s and 1s (no, a headless or a

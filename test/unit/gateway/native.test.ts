@@ -101,6 +101,15 @@ describe('the nginx config of the nginx engine', () => {
     const upstream = renderNginxConfig(plan([route()]));
     expect(upstream).not.toContain('max_fails');
     expect(upstream).not.toContain('proxy_next_upstream error;');
+    // Both kinds: a server each, and only the replicas' passes over a failed one.
+    const both = renderNginxConfig(plan([route({ containerId: 'ctr_up', hostnames: ['up.shop.example'] }), replicas]));
+    const servers = both.split(/\n {2}server \{/).slice(1);
+    const replicaServer = servers.find((server) => server.includes('server_name data.shop.example;'));
+    const upstreamServer = servers.find((server) => server.includes('server_name up.shop.example;'));
+    expect(replicaServer).toContain('proxy_next_upstream error; proxy_next_upstream_tries 1;');
+    expect(replicaServer).not.toContain('proxy_ssl_verify');
+    expect(upstreamServer).not.toContain('proxy_next_upstream error;');
+    expect(upstreamServer).toContain('proxy_ssl_name $tagport_upstream_tls_name; proxy_ssl_verify on;');
   });
 
   it.each([
@@ -116,17 +125,51 @@ describe('the nginx config of the nginx engine', () => {
     expect(renderNginxConfig(plan([unsafe]))).not.toContain('ctr_01abc');
   });
 
-  it('writes a safe route: its pool, one server for its hostnames, the raw target without a base path, bots marked', () => {
+  it('writes a safe route into the maps: its hostnames, its pool, its Host header, its loader, bots marked', () => {
     expect(writableRoute(route())).toBe(true);
     const config = renderNginxConfig(plan([route({ hostnames: ['data.shop.example', 'c1.gw.example'] })]));
     const pool = /upstream (p[0-9a-f]{16}) \{ server 127\.0\.0\.7:443; server \[::1\]:443;/.exec(config)?.[1];
     expect(pool).toBeDefined();
+    expect(mapEntries(config, '$host', '$tagport_container')).toEqual({
+      default: '""',
+      'data.shop.example': 'ctr_01abc',
+      'c1.gw.example': 'ctr_01abc',
+    });
+    expect(mapEntries(config, '$tagport_container', '$tagport_upstream').ctr_01abc).toBe(`https://${pool}`);
+    expect(mapEntries(config, '$tagport_container', '$tagport_upstream_host').ctr_01abc).toBe('sgtm.shop.example');
+    expect(mapEntries(config, '$tagport_container', '$tagport_loader').ctr_01abc).toBe('/k3v9xq2m.js');
+    expect(mapEntries(config, '$tagport_container', '$tagport_mark_bots').ctr_01abc).toBe('1');
     expect(config).toContain('server_name data.shop.example c1.gw.example;');
-    expect(config).toContain(`proxy_pass https://${pool};`);
+    expect(config).toContain('proxy_pass $tagport_upstream$request_uri;');
     expect(config).toContain('if ($tagport_here = 0) { return 418; }');
     expect(config).toContain('proxy_set_header X-Forwarded-Host $host;');
-    expect(config).toContain('proxy_set_header X-Tagport-Bot $tagport_bot;');
-    expect(config).toContain('set $tagport_loader /k3v9xq2m.js;');
+    expect(config).toContain('proxy_set_header X-Tagport-Bot $tagport_route_bot;');
+    expect(config).toContain('map $tagport_mark_bots $tagport_route_bot { 1 $tagport_bot; default ""; }');
+  });
+
+  it('writes the maps of 10,000 containers and one server for all of their hostnames', () => {
+    const routes = Array.from({ length: 10_000 }, (_, i) =>
+      route({ containerId: `ctr_${i}`, hostnames: [`c${i}.gw.example`, `d${i}.shop.example`] }),
+    );
+    const config = renderNginxConfig(plan(routes));
+    expect(Object.keys(mapEntries(config, '$host', '$tagport_container'))).toHaveLength(20_001);
+    expect(config.match(/server \{/g)).toHaveLength(2); // the default server and the routed one
+    expect(config.match(/upstream p[0-9a-f]{16} /g)).toHaveLength(1);
+    expect(config).toContain('map_hash_max_size 80000;');
+  });
+
+  it('writes the pools in the order of the routes (the busiest first), where nginx looks for them', () => {
+    const at = (i: number) =>
+      route({ containerId: `ctr_${i}`, hostnames: [`c${i}.gw.example`] }, { addresses: [`127.0.0.${i}:443`] });
+    const poolOrder = (routes: NativeRoute[]) =>
+      [...renderNginxConfig(plan(routes)).matchAll(/upstream p[0-9a-f]{16} \{ server ([\d.]+):/g)].map((m) => m[1]);
+    expect(poolOrder([at(2), at(1), at(3)])).toEqual(['127.0.0.2', '127.0.0.1', '127.0.0.3']);
+    expect(poolOrder([at(3), at(2), at(1)])).toEqual(['127.0.0.3', '127.0.0.2', '127.0.0.1']);
+  });
+
+  it('escapes a key a map would read as one of its parameters', () => {
+    const config = renderNginxConfig(plan([route({ containerId: 'default' })]));
+    expect(config).toMatch(/map \$tagport_container \$tagport_upstream \{\s+default "";\s+\\default https:/);
   });
 
   it('gives containers with the same upstream one pool, and keeps pools apart by address, TLS name and replicas', () => {
@@ -134,11 +177,8 @@ describe('the nginx config of the nginx engine', () => {
       const config = renderNginxConfig(plan(routes));
       return {
         blocks: config.match(/upstream p[0-9a-f]{16} \{/g)?.length ?? 0,
-        used: routes.map(
-          (_, i) =>
-            new RegExp(`set \\$tagport_container ctr_${i};[\\s\\S]*?proxy_pass https?://(p[0-9a-f]{16})`).exec(
-              config,
-            )?.[1],
+        used: routes.map((_, i) =>
+          mapEntries(config, '$tagport_container', '$tagport_upstream')[`ctr_${i}`].replace(/^https?:\/\//, ''),
         ),
       };
     };
@@ -158,12 +198,12 @@ describe('the nginx config of the nginx engine', () => {
     expect(new Set(apart.used).size).toBe(5);
   });
 
-  it('puts a base path in place of the root, for paths nginx passes unchanged, and sends no bot header when bot detection is off', () => {
+  it('puts the target under a base path as it came, and marks no bots when bot detection is off', () => {
     const config = renderNginxConfig(plan([route({ markBots: false }, { basePath: '/sgtm' })]));
-    expect(config).toMatch(/proxy_pass https:\/\/p[0-9a-f]{16}\/sgtm\/;/);
-    expect(config).toContain('if ($tagport_here_rebased = 0) { return 418; }');
-    expect(config).not.toContain('$request_uri;');
-    expect(config).toContain('proxy_set_header X-Tagport-Bot "";');
+    expect(mapEntries(config, '$tagport_container', '$tagport_upstream').ctr_01abc).toMatch(
+      /^https:\/\/p[0-9a-f]{16}\/sgtm$/,
+    );
+    expect(mapEntries(config, '$tagport_container', '$tagport_mark_bots')).toEqual({ default: '0' });
   });
 
   it('chooses every TLS certificate by SNI in the default server, and makes none per container', () => {
@@ -190,6 +230,20 @@ describe('the nginx config of the nginx engine', () => {
     expect(plain).not.toContain('ssl_certificate');
   });
 });
+
+/** The entries of the map from `source` to `variable` in a config, by key. */
+function mapEntries(config: string, source: string, variable: string): Record<string, string> {
+  const start = config.indexOf(`map ${source} ${variable} {`);
+  expect(start).toBeGreaterThanOrEqual(0);
+  const body = config.slice(config.indexOf('{', start) + 1, config.indexOf('}', start));
+  return Object.fromEntries(
+    body
+      .split(';')
+      .map((entry) => entry.trim().split(/\s+/))
+      .filter((words) => words.length === 2)
+      .map(([key, value]) => [key, value]),
+  );
+}
 
 function plan(routes: NativeRoute[], certificates: NativeHostname[] = []) {
   return {
