@@ -46,12 +46,16 @@ describe("the nginx engine's routes resolve upstream hosts at once", () => {
       settings: defaultSettings(`loader${index}`),
       upstreamUrl: `http://${name}:8080/`,
     }));
-    const traffic = { upstreamRoutes: async () => rows, replicaRoutes: async () => [] };
+    const traffic = {
+      upstreamRoutes: async () => rows,
+      replicaRoutes: async () => [],
+      recentRequests: async () => new Map<string, number>(),
+    };
     const outbound = new OutboundClient({
       allowPrivateNetworks: true,
       resolveHost: configuredResolveHost([`127.0.0.1:${dns.port}`], 2 * BARRIER_MS),
     });
-    // Cast: the route table reads only these two lists of the traffic service, given here without a database.
+    // Cast: the route table reads only these of the traffic service, given here without a database.
     const routes = await new NativeRouteTable({ traffic: traffic as unknown as ContainerTraffic, outbound }).routes();
     expect(barrierTimedOut).toBe(false);
     expect(routes.map(({ route }) => [route.containerId, route.upstream.addresses])).toEqual(
