@@ -15,6 +15,7 @@ import {
   type RoutesCursor,
   type RoutesPage,
 } from '../../src/modules/containers/traffic.js';
+import { containersWithLogsBeyond } from '../../src/modules/containers/queries.js';
 
 const CONFIG = Buffer.from('id=GTM-ABC1234&env=1&auth=AbCdEf123456').toString('base64');
 
@@ -116,6 +117,37 @@ describe.each(backends)('gateway traffic records on %s', (backend) => {
         .map((log) => log.path)
         .sort(),
     );
+  });
+
+  it('trims, of the containers a flush touched, only those beyond the logs kept, found in one statement', async () => {
+    const traffic = new ContainerTraffic({ database: t.app.database });
+    const [none, few, exactly, beyond] = [
+      await runningContainer(),
+      await runningContainer(),
+      await runningContainer(),
+      await runningContainer(),
+    ];
+    const logsOf = (containerId: string, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        id: newId('requestLog'),
+        containerId,
+        at: new Date(Date.now() + i),
+        hostname: 'h.example',
+        method: 'GET',
+        path: `/n${i}`,
+        statusCode: 200,
+        durationMs: 1,
+        upstream: null,
+        upstreamMs: null,
+      }));
+    await traffic.record([], [...logsOf(few.id, 3), ...logsOf(exactly.id, 8), ...logsOf(beyond.id, 9)]);
+    const ids = [none.id, few.id, exactly.id, beyond.id];
+    expect(await containersWithLogsBeyond(t.app.database.db, ids, 8)).toEqual([beyond.id]);
+    await traffic.trimLogs(ids, 8);
+    const counted = async (id: string) =>
+      (await t.inject({ method: 'GET', url: `/api/containers/${id}/logs/?limit=100`, token })).json().count;
+    expect(await Promise.all(ids.map(counted))).toEqual([0, 3, 8, 8]);
+    expect(await containersWithLogsBeyond(t.app.database.db, [], 8)).toEqual([]);
   });
 
   it("pages through every hostname's route for a gateway to warm: default hostnames and active custom domains", async () => {

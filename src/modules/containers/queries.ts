@@ -1,5 +1,6 @@
 import { and, count, desc, eq, gte, inArray, like, lt, lte, ne, notInArray, type SQL, sql } from 'drizzle-orm';
 import { type BatchedDelete, deleteInBatches } from '../../db/batched-delete.js';
+import { rowsOf } from '../../db/rows.js';
 import type { Db } from '../../db/index.js';
 import {
   containerRequestLogs,
@@ -204,6 +205,17 @@ export async function insertRequestLogs(db: Db, rows: Array<typeof containerRequ
       ${column((row) => row.method)}::text[], ${column((row) => row.path)}::text[],
       ${column((row) => row.statusCode)}::int[], ${column((row) => row.durationMs)}::int[],
       ${column((row) => row.upstream ?? null)}::text[], ${column((row) => row.upstreamMs ?? null)}::int[])`);
+}
+
+/**
+ * Of these containers, those with more than `keep` sampled logs, in one statement that reads at most `keep` + 1 index
+ * entries of each: a flush touches thousands of containers when traffic is spread over a fleet, and most have fewer.
+ */
+export async function containersWithLogsBeyond(db: Db, containerIds: string[], keep: number): Promise<string[]> {
+  if (containerIds.length === 0) return [];
+  const result = await db.execute(sql`select batch.id from unnest(${sql.param(containerIds)}::text[]) as batch(id)
+    where exists (select 1 from container_request_logs logs where logs.container_id = batch.id offset ${keep})`);
+  return rowsOf<{ id: string }>(result).map((row) => row.id);
 }
 
 /**

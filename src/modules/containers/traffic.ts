@@ -172,10 +172,12 @@ export class ContainerTraffic {
 
   /**
    * Keeps the newest `keep` sampled logs of each of these containers, deleting the older ones in chunks with a
-   * yield between them (a flush of 1000 new logs deletes 1000: as one statement, a long stall on PGlite).
+   * yield between them (a flush of 1000 new logs deletes 1000: as one statement, a long stall on PGlite). Only the
+   * containers found beyond `keep` are trimmed, found in one statement for all.
    */
   async trimLogs(containerIds: Iterable<string>, keep: number): Promise<void> {
-    for (const containerId of containerIds) {
+    const beyond = await queries.containersWithLogsBeyond(this.database.db, [...containerIds], keep);
+    for (const containerId of beyond) {
       while ((await queries.trimRequestLogs(this.database.db, containerId, keep, LOG_CHUNK)) === LOG_CHUNK)
         await setImmediate();
       await setImmediate();
