@@ -145,9 +145,13 @@ export async function runGatewayBench(rounds = Number(process.env.BENCH_ROUNDS ?
         const name = 'tagport gateway (role gateway, PostgreSQL)';
         targets.push({ name, protocol, url: at(gateway.base), host: gateway.host, pid: gateway.pid });
       }
-      if (baselineTree) {
-        const baseline = started(await startTagportGateway(upstream.base, { root: path.resolve(baselineTree), tls }));
-        const name = `tagport gateway (${path.basename(baselineTree)})`;
+      // BENCH_BASELINE_ENGINES (default node): the baseline checkout's gateway on each of these engines.
+      for (const engine of baselineTree ? (process.env.BENCH_BASELINE_ENGINES ?? 'node').split(',') : []) {
+        const root = path.resolve(baselineTree!);
+        const baseline = started(
+          await startTagportGateway(upstream.base, { root, tls, engine: engine as 'node' | 'nginx' }),
+        );
+        const name = `tagport gateway${engine === 'nginx' ? ' (nginx engine)' : ''} (${path.basename(root)})`;
         targets.push({ name, protocol, url: at(baseline.base), host: baseline.host, pid: baseline.pid });
         gateways.push(baseline);
       }
