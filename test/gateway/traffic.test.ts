@@ -7,7 +7,8 @@ import type { TestApp } from '../helpers/app.js';
 import { startAppWithGateway } from '../helpers/gateway-app.js';
 import { backends } from '../helpers/database.js';
 import { newId } from '../../src/lib/ids.js';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
+import { rowsOf } from '../../src/db/rows.js';
 import { containers, domains } from '../../src/db/schema.js';
 import {
   ContainerTraffic,
@@ -117,6 +118,45 @@ describe.each(backends)('gateway traffic records on %s', (backend) => {
         .map((log) => log.path)
         .sort(),
     );
+  });
+
+  it("writes a flush of 10,000 hostnames' counts whole (more values than a statement may carry one by one), adding them up", async () => {
+    const traffic = new ContainerTraffic({ database: t.app.database });
+    const containerId = newId('container');
+    const usage = Array.from({ length: 10_000 }, (_, i) => ({
+      containerId,
+      day: '2026-11-29',
+      hostname: `h${i}.fleet.example`,
+      statusClass: '2xx',
+      requests: 2,
+      requestBytes: 10,
+      responseBytes: 3_000_000_000,
+    }));
+    await traffic.record(usage, []);
+    await traffic.record(usage.slice(0, 3), []);
+    const runtime = Array.from({ length: 10_000 }, (_, i) => ({
+      containerId: `${containerId}_${i}`,
+      day: '2026-11-29',
+      hitsReceived: 5,
+      ga4Forwarded: 4,
+      metaForwarded: 1,
+      forwardsFailed: 0,
+      hitsRefused: 0,
+      botsDropped: 0,
+      cookiesRestored: 1,
+    }));
+    await traffic.recordRuntime(runtime);
+    await traffic.recordRuntime(runtime.slice(0, 1));
+    const [counted] = rowsOf<{ rows: number; requests: number; response_bytes: string }>(
+      await t.app.database.db.execute(sql`select count(*)::int as rows, sum(requests)::int as requests,
+        sum(response_bytes)::text as response_bytes from container_usage where container_id = ${containerId}`),
+    );
+    expect(counted).toEqual({ rows: 10_000, requests: 20_006, response_bytes: String(3_000_000_000 * 10_003) });
+    const [hits] = rowsOf<{ rows: number; hits: number; first: number }>(
+      await t.app.database.db.execute(sql`select count(*)::int as rows, sum(hits_received)::int as hits,
+        max(hits_received)::int as first from container_runtime_usage where container_id like ${`${containerId}_%`}`),
+    );
+    expect(hits).toEqual({ rows: 10_000, hits: 50_005, first: 10 });
   });
 
   it('trims, of the containers a flush touched, only those beyond the logs kept, found in one statement', async () => {
