@@ -16,10 +16,11 @@ import { printPagespeedBench, runPagespeedBench } from './scanner-pagespeed.js';
 import { printStartBench, runStartBench } from './start.js';
 import { printTrackingMonitorsBench, runTrackingMonitorsBench } from './tracking-monitors.js';
 import { printFleetBench, runFleetBench } from './fleet.js';
+import { printNginxRoutingBench, runNginxRoutingBench } from './nginx-routing.js';
 
 /**
- * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm|start|tracking-monitors|fleet|idle]`:
- * all benchmarks, or one (`scale`, `embedded`, `peer`, `sgtm`, `start`, `tracking-monitors`, `fleet` and `idle` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
+ * `npm run bench [api|scanner|gateway|runtime|jobs|monitors|scans|scale|embedded|peer|sgtm|start|tracking-monitors|fleet|idle|nginx-routing]`:
+ * all benchmarks, or one (`scale`, `embedded`, `peer`, `sgtm`, `start`, `tracking-monitors`, `fleet`, `idle` and `nginx-routing` only when asked). The scanner benchmark has two parts, speed and accuracy; BENCH_SCANNER=speed or accuracy runs one,
  * BENCH_SCANNER=pagespeed runs the pagespeed benchmark instead (every fixture page with a Lighthouse score), and
  * BENCH_SCANNER=corpus the scan speed over every fixture page (BENCH_SCANNER_BASELINE=<checkout> for a before/after).
  */
@@ -90,3 +91,4 @@ if (only === 'start') {
 if (only === 'fleet') printFleetBench(await runFleetBench());
 
 if (only === 'idle') printIdleBench(await runIdleBench());
+if (only === 'nginx-routing') printNginxRoutingBench(await runNginxRoutingBench());
