@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { TlsKeyPair } from '../tls.js';
-import type { CertificateFiles } from './config.js';
+import type { CertificateFiles } from './plan.js';
 
 /**
  * Certificates and their keys as files nginx reads at each handshake, in a directory only the service's user can

@@ -1,70 +1,7 @@
-import { createHash } from 'node:crypto';
 import net from 'node:net';
+import type { CertificateFiles, NativePlan, NativeRoute } from './plan.js';
 import { botMaps, platformMaps, TARGET_MAPS } from './request-maps.js';
-
-/** A certificate and its key as files nginx reads (the key in a directory only the service's user can read). */
-export interface CertificateFiles {
-  certFile: string;
-  keyFile: string;
-}
-
-/** A hostname with its own certificate (a custom domain's). */
-export interface NativeHostname {
-  name: string;
-  certificate: CertificateFiles;
-}
-
-/** A container nginx proxies itself: running, on the `upstream` runtime, with no power-up that needs Node. */
-export interface NativeRoute {
-  containerId: string;
-  hostnames: string[];
-  upstream: {
-    scheme: 'http' | 'https';
-    /** `ip:port` (IPv6 in brackets), resolved and checked by the SSRF guard when the config was written. */
-    addresses: string[];
-    /** The Host header (and TLS name) the upstream expects: its URL's host. */
-    host: string;
-    serverName: string;
-    /** The upstream URL's path, without a trailing slash: every request goes under it. */
-    basePath: string;
-  };
-  /** Bot detection is on (`mark` or `drop`: on the upstream runtime both mark): nginx sets `X-Device-Bot`, `X-Device-Bot-Score` and, for a bot, `X-Tagport-Bot: 1`. */
-  markBots: boolean;
-  /** Requests for the custom loader (`/<loader_path>.js`) go to Node, which serves it. */
-  loaderPath: string;
-  /**
-   * The addresses are an `sgtm` container's tagging replicas: a request refused by one (it never got it) goes to
-   * the next, and a replica that failed is passed over for a few seconds.
-   */
-  replicas: boolean;
-}
-
-/** Everything nginx.conf is made of. */
-export interface NativePlan {
-  runDir: string;
-  workers: number;
-  host: string;
-  httpPort: number;
-  /** With a TLS port, container hostnames are served there; the plain port goes to Node (challenges, redirects). */
-  tlsPort: number | null;
-  defaultCertificate: CertificateFiles | null;
-  /** The Node gateway's internal listener (`127.0.0.1:port`): everything nginx does not proxy itself. */
-  fallback: string;
-  /** Sent to the internal listener, which trusts the client address nginx reports only with it. */
-  frontSecret: string;
-  /** The platform's own requests carry it (X-Tagport-Platform); only theirs keep X-Tagport-Schedule / -Delayed-By. */
-  platformToken: string;
-  meterLog: string;
-  /** CA bundle for verifying https upstreams. */
-  caFile: string;
-  upstreamTimeoutMs: number;
-  routes: NativeRoute[];
-  /**
-   * Every hostname with its own certificate, whoever serves it: nginx ends TLS for all of them and picks the
-   * certificate by the name the client asks for (SNI), reading its file at the handshake.
-   */
-  certificates: NativeHostname[];
-}
+import { mapBlock, routeMaps, upstreamBlock } from './routing.js';
 
 const HOSTNAME = /^[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?$/;
 const CONTAINER_ID = /^[A-Za-z0-9_]{1,64}$/;
@@ -169,23 +106,6 @@ function nodeProxy(plan: NativePlan): string {
 }
 
 /**
- * Containers whose upstream is the same (the same addresses, scheme and, over TLS, the same name checked) share one
- * pool, so they share its kept-alive connections: one request of each of 10,000 containers to one tagging server
- * reuses them instead of opening a connection per container. Over TLS the name is part of the pool, so a connection
- * verified for one name never carries another's requests. The name is a hash: nginx looks a request's pool up by name
- * through every pool before it, and names that differ in their first characters compare fast.
- */
-function poolName({ upstream, replicas }: NativeRoute): string {
-  const identity = [
-    upstream.scheme,
-    upstream.scheme === 'https' ? upstream.serverName : '',
-    replicas ? 'replicas' : '',
-    ...[...upstream.addresses].sort(),
-  ].join(' ');
-  return `p${createHash('sha256').update(identity).digest('hex').slice(0, 16)}`;
-}
-
-/**
  * An `sgtm` container's replicas: a failed connection counts against the replica (passed over for 3 s by every
  * worker), and the request is not sent to another one, except that nginx always gives one more try when a kept-alive
  * connection fails (the common case is a replica that closed an idle connection). That try may repeat a hit a
@@ -194,83 +114,12 @@ function poolName({ upstream, replicas }: NativeRoute): string {
 const REPLICA_FAILURES = 'proxy_next_upstream error; proxy_next_upstream_tries 1;';
 
 /**
- * `keepalive 128`: idle connections each nginx worker keeps per upstream: fewer than the requests in flight make nginx
- * close and reopen connections on every burst (measured: 44 → 38 CPU ms per 1,000 requests at 50 in flight).
- */
-function upstreamBlock(route: NativeRoute): string {
-  const failure = route.replicas ? ' max_fails=1 fail_timeout=3s' : '';
-  // Sorted as in the pool's name: two containers with the same addresses in another order write the same block.
-  const servers = [...route.upstream.addresses]
-    .sort()
-    .map((address) => `server ${address}${failure};`)
-    .join(' ');
-  return `upstream ${poolName(route)} { ${servers} keepalive 128; keepalive_timeout 4s; }`;
-}
-
-/**
  * A container's server listens where the default server does, without `ssl`: nginx then keeps the default server's
  * TLS context, whose certificate is chosen by SNI, instead of making one (and loading a certificate) per server.
  */
 function containerListen(plan: NativePlan): string {
   const host = plan.host.includes(':') ? `[${plan.host}]` : plan.host;
   return `listen ${host}:${plan.tlsPort ?? plan.httpPort};`;
-}
-
-/**
- * Where a container's requests go: its pool, over its scheme, under its base path; nginx appends the target as it
- * came. The pool is found by name on each request, through the upstream blocks in order (one per distinct upstream).
- */
-function upstreamPrefix(route: NativeRoute): string {
-  return `${route.upstream.scheme}://${poolName(route)}${route.upstream.basePath}`;
-}
-
-/** Words a map reads as its own parameters: a key spelled like one is escaped. */
-const MAP_PARAMETERS = new Set(['default', 'hostnames', 'include', 'volatile']);
-
-function mapBlock(source: string, variable: string, fallback: string, entries: Array<[string, string]>): string {
-  const lines = entries.map(([key, value]) => `    ${MAP_PARAMETERS.has(key) ? `\\${key}` : key} ${value};`);
-  return `map ${source} ${variable} {
-    default ${fallback};
-${lines.join('\n')}
-  }`;
-}
-
-/**
- * Each proxied container's settings, found by hostname and then by container id: hashes built when nginx reads the
- * config, so a request finds its container's in constant time, and a container costs a few entries rather than a
- * server block of its own (whose memory every nginx process holds and whose parse every reload pays).
- */
-function routeMaps(routes: NativeRoute[]): string {
-  const byContainer = (variable: string, fallback: string, value: (route: NativeRoute) => string | null) =>
-    mapBlock(
-      '$tagport_container',
-      variable,
-      fallback,
-      routes.flatMap((route): Array<[string, string]> => {
-        const text = value(route);
-        return text === null ? [] : [[route.containerId, text]];
-      }),
-    );
-  const tlsName = ({ upstream }: NativeRoute) =>
-    upstream.scheme === 'https' && upstream.serverName !== upstream.host ? upstream.serverName : null;
-  const markedBy = (variable: string) =>
-    `map $tagport_mark_bots $tagport_route_${variable} { 1 $tagport_${variable}; default ""; }`;
-  return [
-    mapBlock(
-      '$host',
-      '$tagport_container',
-      '""',
-      routes.flatMap((route) => route.hostnames.map((name): [string, string] => [name, route.containerId])),
-    ),
-    byContainer('$tagport_upstream', '""', upstreamPrefix),
-    byContainer('$tagport_upstream_host', '""', (route) => route.upstream.host),
-    byContainer('$tagport_upstream_tls_name', '$tagport_upstream_host', tlsName),
-    byContainer('$tagport_loader', '""', (route) => `/${route.loaderPath}.js`),
-    byContainer('$tagport_mark_bots', '0', (route) => (route.markBots ? '1' : null)),
-    markedBy('bot'),
-    markedBy('device_bot'),
-    markedBy('bot_score'),
-  ].join('\n  ');
 }
 
 /**

@@ -2,7 +2,7 @@ import net from 'node:net';
 import type { OutboundClient } from '../../lib/outbound.js';
 import type { ContainerTraffic } from '../../modules/containers/traffic.js';
 import { REPLICAS_ORIGIN } from '../relay.js';
-import type { NativeRoute } from './config.js';
+import type { NativeRoute } from './plan.js';
 import { staysWithNode } from './node-only.js';
 
 /** A route nginx proxies itself, with the origin its requests are metered under. */

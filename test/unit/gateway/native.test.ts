@@ -2,12 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type NativeHostname,
-  type NativeRoute,
-  renderNginxConfig,
-  writableRoute,
-} from '../../../src/gateway/native/config.js';
+import { renderNginxConfig, writableRoute } from '../../../src/gateway/native/config.js';
+import type { NativeHostname, NativeRoute } from '../../../src/gateway/native/plan.js';
 import { MeterLogReader, parseMeterLine } from '../../../src/gateway/native/meter-log.js';
 
 const line = (path: string, status = 200) =>
