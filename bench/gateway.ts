@@ -65,12 +65,24 @@ function milliseconds(value: string, unit: string): number {
   return Number((Number(value) * scale).toFixed(2));
 }
 
-/** wrk with one thread (the machine has few cores), `--latency` for the percentiles. */
-export async function load(target: Target, duration: number) {
+/**
+ * wrk with one thread (the machine has few cores), `--latency` for the percentiles; `script`, a wrk Lua script (one
+ * that chooses each request's Host, say).
+ */
+export async function load(target: Target, duration: number, script?: string) {
   const cpuBefore = treeCpuMs(target.pid);
   const { stdout } = await run(
     WRK,
-    ['-t1', `-c${CONNECTIONS}`, `-d${duration}s`, '--latency', '-H', `Host: ${target.host}`, target.url],
+    [
+      '-t1',
+      `-c${CONNECTIONS}`,
+      `-d${duration}s`,
+      '--latency',
+      '-H',
+      `Host: ${target.host}`,
+      ...(script ? ['-s', script] : []),
+      target.url,
+    ],
     { maxBuffer: 1024 * 1024 },
   );
   const percentile = (p: string) => {
