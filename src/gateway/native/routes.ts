@@ -140,7 +140,7 @@ export class NativeRouteTable {
     const kept = this.ranked(this.kept).map((containerId) => this.candidates.get(containerId)!);
     const addresses = await this.upstreamAddresses(kept);
     return kept.flatMap((candidate): RoutedOrigin[] => {
-      if ('replicas' in candidate) return replicaRoute(candidate.replicas);
+      if ('replicas' in candidate) return [replicaRoute(candidate.replicas)];
       const url = httpUrl(candidate.upstream.upstreamUrl);
       const resolved = url && addresses.get(url.hostname);
       return url && resolved?.length ? [upstreamRoute(candidate.upstream, url, resolved)] : [];
@@ -149,17 +149,19 @@ export class NativeRouteTable {
 
   /** The addresses of the upstream hosts of `candidates`, each looked up once and all at the same time. */
   private async upstreamAddresses(candidates: Candidate[]): Promise<Map<string, string[] | null>> {
+    const hostnames = new Set<string>();
     for (const candidate of candidates) {
       const hostname = 'upstream' in candidate ? httpUrl(candidate.upstream.upstreamUrl)?.hostname : undefined;
-      if (hostname && !this.resolved.has(hostname))
+      if (!hostname) continue;
+      hostnames.add(hostname);
+      if (!this.resolved.has(hostname))
         this.resolved.set(
           hostname,
           this.deps.outbound.resolveGuarded(hostname).catch(() => null),
         );
     }
-    const hostnames = [...this.resolved.keys()];
-    const addresses = await Promise.all(hostnames.map((hostname) => this.resolved.get(hostname)!));
-    return new Map(hostnames.map((hostname, i) => [hostname, addresses[i]]));
+    const addresses = await Promise.all([...hostnames].map((hostname) => this.resolved.get(hostname)!));
+    return new Map([...hostnames].map((hostname, i) => [hostname, addresses[i]]));
   }
 }
 
@@ -203,20 +205,18 @@ function httpUrl(value: string): URL | null {
  * itself, passing over one that refuses, as the Node gateway does. Replicas behind a Service name (kubernetes)
  * and containers with geo headers stay with Node.
  */
-function replicaRoute(row: ReplicaRow): RoutedOrigin[] {
+function replicaRoute(row: ReplicaRow): RoutedOrigin {
   const addresses = row.endpoints.map((endpoint) => endpoint.replace(/^http:\/\//, ''));
   const [first] = addresses;
-  return [
-    {
-      origin: REPLICAS_ORIGIN,
-      route: {
-        containerId: row.containerId,
-        hostnames: row.hostnames,
-        upstream: { scheme: 'http', addresses, host: first, serverName: first.replace(/:\d+$/, ''), basePath: '' },
-        loaderPath: row.settings.loader_path,
-        markBots: row.settings.bot_detection.mode !== 'off',
-        replicas: true,
-      },
+  return {
+    origin: REPLICAS_ORIGIN,
+    route: {
+      containerId: row.containerId,
+      hostnames: row.hostnames,
+      upstream: { scheme: 'http', addresses, host: first, serverName: first.replace(/:\d+$/, ''), basePath: '' },
+      loaderPath: row.settings.loader_path,
+      markBots: row.settings.bot_detection.mode !== 'off',
+      replicas: true,
     },
-  ];
+  };
 }
