@@ -172,7 +172,7 @@ export async function addRuntimeUsage(db: Db, rows: Array<typeof containerRuntim
 
 interface ArrayColumn {
   name: string;
-  type: 'text' | 'int' | 'bigint';
+  type: 'text' | 'int' | 'bigint' | 'timestamptz';
   values: unknown[];
 }
 
@@ -188,15 +188,20 @@ function arrayColumn<Row>(name: string, type: ArrayColumn['type'], rows: Row[], 
  */
 async function addCounts(db: Db, table: string, keys: ArrayColumn[], counts: ArrayColumn[]): Promise<void> {
   if (keys[0].values.length === 0) return;
-  const columns = [...keys, ...counts];
-  const names = (list: ArrayColumn[]) => sql.raw(list.map(({ name }) => name).join(', '));
+  const added = sql.raw(counts.map(({ name }) => `${name} = ${table}.${name} + excluded.${name}`).join(', '));
+  await db.execute(sql`${unnestInsert(table, [...keys, ...counts])}
+    on conflict (${columnNames(keys)}) do update set ${added}`);
+}
+
+const columnNames = (columns: ArrayColumn[]) => sql.raw(columns.map(({ name }) => name).join(', '));
+
+/** `insert into table (columns) select * from unnest(arrays)`: one array parameter per column, whatever the rows. */
+function unnestInsert(table: string, columns: ArrayColumn[]): SQL {
   const arrays = sql.join(
     columns.map(({ type, values }) => sql`${sql.param(values)}::${sql.raw(type)}[]`),
     sql`, `,
   );
-  const added = sql.raw(counts.map(({ name }) => `${name} = ${table}.${name} + excluded.${name}`).join(', '));
-  await db.execute(sql`insert into ${sql.raw(table)} (${names(columns)}) select * from unnest(${arrays})
-    on conflict (${names(keys)}) do update set ${added}`);
+  return sql`insert into ${sql.raw(table)} (${columnNames(columns)}) select * from unnest(${arrays})`;
 }
 
 const RUNTIME_COLUMNS = {
@@ -229,14 +234,20 @@ export async function runtimeUsage(db: Db, containerId: string, from: string, to
  */
 export async function insertRequestLogs(db: Db, rows: Array<typeof containerRequestLogs.$inferInsert>): Promise<void> {
   if (rows.length === 0) return;
-  const column = <T>(pick: (row: (typeof rows)[number]) => T) => sql.param(rows.map(pick));
-  await db.execute(sql`insert into container_request_logs
-    (id, container_id, at, hostname, method, path, status_code, duration_ms, upstream, upstream_ms)
-    select * from unnest(${column((row) => row.id)}::text[], ${column((row) => row.containerId)}::text[],
-      ${column((row) => row.at.toISOString())}::timestamptz[], ${column((row) => row.hostname)}::text[],
-      ${column((row) => row.method)}::text[], ${column((row) => row.path)}::text[],
-      ${column((row) => row.statusCode)}::int[], ${column((row) => row.durationMs)}::int[],
-      ${column((row) => row.upstream ?? null)}::text[], ${column((row) => row.upstreamMs ?? null)}::int[])`);
+  await db.execute(
+    unnestInsert('container_request_logs', [
+      arrayColumn('id', 'text', rows, (row) => row.id),
+      arrayColumn('container_id', 'text', rows, (row) => row.containerId),
+      arrayColumn('at', 'timestamptz', rows, (row) => row.at.toISOString()),
+      arrayColumn('hostname', 'text', rows, (row) => row.hostname),
+      arrayColumn('method', 'text', rows, (row) => row.method),
+      arrayColumn('path', 'text', rows, (row) => row.path),
+      arrayColumn('status_code', 'int', rows, (row) => row.statusCode),
+      arrayColumn('duration_ms', 'int', rows, (row) => row.durationMs),
+      arrayColumn('upstream', 'text', rows, (row) => row.upstream ?? null),
+      arrayColumn('upstream_ms', 'int', rows, (row) => row.upstreamMs ?? null),
+    ]),
+  );
 }
 
 /**
