@@ -6,7 +6,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startTestApp } from '../helpers/app.js';
-import { CONFIG, testGateway } from '../helpers/gateway-app.js';
+import { CONFIG, recordHandOffs, testGateway } from '../helpers/gateway-app.js';
 import { waitFor } from '../helpers/processes.js';
 
 const CONTAINERS = 120;
@@ -31,7 +31,7 @@ describe('the nginx engine serving a fleet of containers', () => {
   let containers: Array<{ id: string; default_hostname: string; upstream_url: string }>;
   let base: string;
   let token: string;
-  const handedToNode: string[] = [];
+  let handedToNode: string[] = [];
   const client = new Agent({ connections: 16 });
 
   const get = async (host: string, target: string) => {
@@ -61,12 +61,7 @@ describe('the nginx engine serving a fleet of containers', () => {
       containers.push(created.json());
     }
     await t.app.services.containerWorker.idle();
-    const gateway = t.app.services.gateway as unknown as { requestListener: http.RequestListener };
-    const handle = gateway.requestListener;
-    gateway.requestListener = (req, res) => {
-      handedToNode.push(`${req.headers.host} ${req.url}`);
-      handle(req, res);
-    };
+    handedToNode = recordHandOffs(t.app.services).handed;
     base = (await t.app.services.nativeGateway!.start()).http;
   }, 120_000);
   afterAll(async () => {

@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/app.js';
 import { startTestApp } from '../helpers/app.js';
-import { CONFIG, testGateway } from '../helpers/gateway-app.js';
+import { CONFIG, recordHandOffs, testGateway } from '../helpers/gateway-app.js';
 import { waitFor } from '../helpers/processes.js';
 import { detectBot } from '../../src/gateway/runtime/powerups/bot-detection.js';
 import { platformRequestToken } from '../../src/lib/secrets.js';
@@ -60,7 +60,7 @@ describe.each([
   let token: string;
   let container: { id: string; default_hostname: string };
   /** Requests the Node gateway was handed by nginx (everything nginx did not proxy itself). */
-  const handedToNode: string[] = [];
+  let handedToNode: string[] = [];
   const client = new Agent({ connect: { rejectUnauthorized: false } });
 
   const send = (host: string, path: string, init: { method?: string; body?: string } = {}) =>
@@ -98,12 +98,7 @@ describe.each([
     });
     container = created.json();
     await t.app.services.containerWorker.idle();
-    const gateway = t.app.services.gateway as unknown as { requestListener: http.RequestListener };
-    const handle = gateway.requestListener;
-    gateway.requestListener = (req, res) => {
-      handedToNode.push(`${req.headers.host} ${req.url}`);
-      handle(req, res);
-    };
+    handedToNode = recordHandOffs(t.app.services).handed;
     const started = await t.app.services.nativeGateway!.start();
     base = started.https ?? started.http;
     plainBase = started.http;

@@ -1,9 +1,9 @@
-import type http from 'node:http';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startShop } from '../fixtures/runtime/shop.js';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../helpers/browser.js';
 import { until } from '../helpers/google-fixture.js';
+import { recordHandOffs } from '../helpers/gateway-app.js';
 import { waitFor } from '../helpers/processes.js';
 import {
   noneAlive,
@@ -76,13 +76,7 @@ describe.each(['node', 'nginx'] as const)('runtime sgtm on the process driver, t
   it.runIf(engine === 'nginx')(
     'proxies to the replicas in nginx itself, once its reloaded config names them',
     async () => {
-      const handedToNode: string[] = [];
-      const gateway = s.app.services.gateway as unknown as { requestListener: http.RequestListener };
-      const handle = gateway.requestListener;
-      gateway.requestListener = (req, res) => {
-        handedToNode.push(req.url ?? '');
-        handle(req, res);
-      };
+      const { handed: handedToNode, restore } = recordHandOffs(s.app.services);
       let sent = 0;
       try {
         // The config is written before nginx reloads it: the first hits may still reach the old workers.
@@ -96,7 +90,7 @@ describe.each(['node', 'nginx'] as const)('runtime sgtm on the process driver, t
           'a hit nginx proxied itself',
         );
       } finally {
-        gateway.requestListener = handle;
+        restore();
       }
       await until(() => marked(s, `native-${sent}`).length === 1, 5_000);
     },

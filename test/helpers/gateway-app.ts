@@ -46,6 +46,24 @@ export async function startTaggingServer({ healthStatus = 200, basePath = '' } =
   };
 }
 
+/**
+ * Records each request the Node gateway's listener is handed (`host target`): behind the nginx engine, what nginx did
+ * not proxy itself. `restore()` puts the gateway's own listener back.
+ */
+export function recordHandOffs(services: { gateway: unknown }): { handed: string[]; restore(): void } {
+  const gateway = services.gateway as { requestListener: http.RequestListener };
+  const handle = gateway.requestListener;
+  const handed: string[] = [];
+  gateway.requestListener = (req, res) => {
+    handed.push(`${req.headers.host} ${req.url}`);
+    handle(req, res);
+  };
+  const restore = () => {
+    gateway.requestListener = handle;
+  };
+  return { handed, restore };
+}
+
 /** Gateway settings for tests: any free port, flushes only when asked, every request logged; `overrides` win. */
 export function testGateway(overrides: Partial<Config['gateway']> = {}): Config['gateway'] {
   return {
