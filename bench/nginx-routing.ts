@@ -101,7 +101,10 @@ async function portBelow(): Promise<number> {
 
 /** One server answering 204 on a port per pool. */
 function backendConfig(pools: number) {
-  return (dir: string) => `events { worker_connections 4096; }
+  return (dir: string) => `daemon off;
+worker_processes 1;
+pid ${dir}/nginx.pid;
+events { worker_connections 4096; }
 http {
   access_log off;
   keepalive_requests 1000000;
@@ -129,7 +132,7 @@ function gatewayConfig(dir: string, port: number, pools: number) {
     loaderPath: `loader${i}`,
     replicas: false,
   }));
-  const config = renderNginxConfig({
+  return renderNginxConfig({
     runDir: dir,
     workers: 1,
     host: '127.0.0.1',
@@ -145,8 +148,6 @@ function gatewayConfig(dir: string, port: number, pools: number) {
     routes,
     certificates: [],
   });
-  // The engine's own directives, with the run directory this bench made.
-  return config.replace(/^daemon off;\n/, '');
 }
 
 const temps = (dir: string) =>
@@ -155,9 +156,7 @@ const temps = (dir: string) =>
 async function startNginx(name: string, config: (dir: string, port: number) => string, port: number) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `tagport-bench-${name}-`));
   fs.mkdirSync(path.join(dir, 'temp'));
-  const text = config(dir, port);
-  const head = text.includes('worker_processes') ? '' : `worker_processes 1;\npid ${dir}/nginx.pid;\n`;
-  fs.writeFileSync(path.join(dir, 'nginx.conf'), `daemon off;\n${head}${text}`);
+  fs.writeFileSync(path.join(dir, 'nginx.conf'), config(dir, port));
   const child: ChildProcess = spawn(NGINX, ['-p', dir, '-e', `${dir}/error.log`, '-c', `${dir}/nginx.conf`], {
     stdio: 'ignore',
   });
