@@ -24,7 +24,7 @@ const HIT = '/g/collect?v=2&tid=G-BENCH1&cid=1234567890.1700000000&en=page_view&
 const TARGET = { rps_ratio: 0.85, p99_ratio: 1.5 };
 
 type Engine = 'node' | 'nginx';
-type Way = 'through gateway' | 'direct to pool' | 'upstream runtime, 1 replica';
+type Way = 'through gateway' | 'direct to pool' | 'minimal nginx proxy' | 'upstream runtime, 1 replica';
 /**
  * BENCH_SGTM_COMPARE_UPSTREAM=1: also an `upstream` container on the same gateway whose upstream URL is the first
  * replica, measured in the same rounds: the gateway's CPU per hit on its `upstream` path against its `sgtm` path.
@@ -50,6 +50,23 @@ const BROWSER_HEADERS =
 
 /** The fake Google collection server the stand-in forwards every hit to: nginx answering 204 at once. */
 const startCollector = () => startNginx('sgtm-collector', 'location / { return 204; }');
+
+/**
+ * The floor any proxy pays on this machine: nginx with one worker and nothing but `proxy_pass` to the same replicas
+ * over keep-alive connections (no maps, no headers, no metering). Its cost against the pool in the same round is
+ * the least a gateway can cost here.
+ */
+const startMinimalProxy = (ports: number[]) =>
+  startNginx(
+    'sgtm-minimal-proxy',
+    `location / {
+      proxy_pass http://replicas;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+    }`,
+    { extraHttp: `upstream replicas { ${ports.map((port) => `server 127.0.0.1:${port};`).join(' ')} keepalive 128; }` },
+  );
 
 const commandLine = (pid: number) => {
   try {
@@ -243,6 +260,8 @@ interface Target {
   way: Way;
   tagport: Tagport;
   args: string[];
+  /** The minimal proxy's process, whose CPU is this row's gateway CPU (Tagport's own otherwise). */
+  proxyPid?: number;
 }
 
 /**
@@ -280,10 +299,18 @@ function targetsOf(tagport: Tagport): Target[] {
   ];
 }
 
+/** Tagport's split, or for the minimal proxy's row that proxy's CPU as the gateway's. */
+function cpuOf(target: Target) {
+  const split = cpuSplit(target.tagport.pid);
+  if (target.proxyPid === undefined) return split;
+  const proxy = processTree(target.proxyPid).reduce((sum, { ticks }) => sum + ticks * 10, 0);
+  return { gateway: proxy, pool: split.pool };
+}
+
 async function load(target: Target, duration: number) {
-  const cpuBefore = cpuSplit(target.tagport.pid);
+  const cpuBefore = cpuOf(target);
   const { stdout } = await run(WRK, [`-d${duration}s`, ...target.args], { maxBuffer: 1024 * 1024 });
-  const cpuAfter = cpuSplit(target.tagport.pid);
+  const cpuAfter = cpuOf(target);
   const percentile = (p: string) => {
     const match = new RegExp(`^\\s*${p}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, 'm').exec(stdout);
     return match ? milliseconds(match[1], match[2]) : Number.NaN;
@@ -315,7 +342,7 @@ export interface SgtmRound {
   gateway_cpu_ms_per_1k: number;
   /** CPU of the tagging replicas per 1,000 hits. */
   pool_cpu_ms_per_1k: number;
-  /** Through the gateway ÷ direct to the same pool in the same round (null for the other rows). */
+  /** Through the gateway (or the minimal proxy) ÷ direct to the same pool in the same round (null otherwise). */
   rps_ratio: number | null;
   p99_ratio: number | null;
 }
@@ -331,6 +358,10 @@ export interface SgtmResult {
   throughput_cost_percent: number;
   p99_ratio: number;
   gateway_cpu_ms_per_1k: number;
+  /** The same medians for the minimal nginx proxy in front of the same replicas: the floor on this machine. */
+  minimal_proxy_rps_ratio: number;
+  minimal_proxy_p99_ratio: number;
+  minimal_proxy_cpu_ms_per_1k: number;
   errors: number;
   target_met: boolean;
 }
@@ -355,6 +386,16 @@ export async function runSgtmBench(rounds = Number(process.env.BENCH_ROUNDS ?? 5
       stops.push(tagport.stop);
       labels.push(tagport.label);
       const own = targetsOf(tagport);
+      const minimal = await startMinimalProxy(tagport.ports);
+      stops.push(minimal.stop);
+      const { args: gatewayArgs } = own.find((target) => target.way === 'through gateway')!;
+      own.push({
+        engine: tagport.label,
+        way: 'minimal nginx proxy',
+        tagport,
+        proxyPid: minimal.pid,
+        args: [...gatewayArgs.slice(0, -1), `${minimal.base}${HIT}`],
+      });
       targets.push(...own);
       const { args } = own.find((target) => target.way === 'direct to pool')!;
       const script = args[args.indexOf('-s') + 1];
@@ -383,7 +424,7 @@ export async function runSgtmBench(rounds = Number(process.env.BENCH_ROUNDS ?? 5
     }
     perRound.sort((a, b) => a.round - b.round || labels.indexOf(a.engine) - labels.indexOf(b.engine));
     for (const sample of perRound) {
-      if (sample.way !== 'through gateway') continue;
+      if (sample.way !== 'through gateway' && sample.way !== 'minimal nginx proxy') continue;
       const direct = perRound.find(
         (other) => other.round === sample.round && other.engine === sample.engine && other.way === 'direct to pool',
       )!;
@@ -394,8 +435,11 @@ export async function runSgtmBench(rounds = Number(process.env.BENCH_ROUNDS ?? 5
       const of = (way: Way) => perRound.filter((sample) => sample.engine === engine && sample.way === way);
       const direct = of('direct to pool');
       const gateway = of('through gateway');
-      const rpsRatio = Number(median(gateway.map((sample) => sample.rps_ratio ?? Number.NaN)).toFixed(2));
-      const p99Ratio = Number(median(gateway.map((sample) => sample.p99_ratio ?? Number.NaN)).toFixed(2));
+      const minimal = of('minimal nginx proxy');
+      const ratio = (samples: SgtmRound[], key: 'rps_ratio' | 'p99_ratio') =>
+        Number(median(samples.map((sample) => sample[key] ?? Number.NaN)).toFixed(2));
+      const rpsRatio = ratio(gateway, 'rps_ratio');
+      const p99Ratio = ratio(gateway, 'p99_ratio');
       return {
         engine,
         direct_hits_per_second: median(direct.map((sample) => sample.hits_per_second)),
@@ -406,7 +450,10 @@ export async function runSgtmBench(rounds = Number(process.env.BENCH_ROUNDS ?? 5
         throughput_cost_percent: Math.round((1 - rpsRatio) * 100),
         p99_ratio: p99Ratio,
         gateway_cpu_ms_per_1k: median(gateway.map((sample) => sample.gateway_cpu_ms_per_1k)),
-        errors: [...direct, ...gateway].reduce((sum, sample) => sum + sample.errors, 0),
+        minimal_proxy_rps_ratio: ratio(minimal, 'rps_ratio'),
+        minimal_proxy_p99_ratio: ratio(minimal, 'p99_ratio'),
+        minimal_proxy_cpu_ms_per_1k: median(minimal.map((sample) => sample.gateway_cpu_ms_per_1k)),
+        errors: [...direct, ...gateway, ...minimal].reduce((sum, sample) => sum + sample.errors, 0),
         target_met: rpsRatio >= TARGET.rps_ratio && p99Ratio <= TARGET.p99_ratio,
       };
     });
@@ -422,7 +469,7 @@ export function printSgtmBench({ perRound, results, load }: Awaited<ReturnType<t
   );
   console.table(perRound);
   console.log(
-    `Medians; ratios are the median of round-by-round ratios (target: throughput cost ≤ 15 %, p99 ≤ 1.5×). Load average at the end: ${load.join(', ')}`,
+    `Medians; ratios are the median of round-by-round ratios (target: throughput cost ≤ 15 %, p99 ≤ 1.5×); minimal_proxy_*: a bare nginx proxy_pass in front of the same replicas, the floor on this machine. Load average at the end: ${load.join(', ')}`,
   );
   console.table(results);
   console.log(JSON.stringify({ sgtm: results }));
