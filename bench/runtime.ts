@@ -27,6 +27,7 @@ const GOAL = { rps_ratio_to_bare_node: 0.5, p99_ratio_to_nginx: 2 };
 const BARE_NODE = 'bare Node http 204';
 const NGINX = 'nginx 204 (1 worker)';
 const UNDICI = 'undici proxy → 204 vendor';
+const FORWARDER = 'minimal forwarder → 204 vendor';
 /**
  * BENCH_RUNTIME_BASELINE=<checkout>: the same runtime rows for an earlier version (a checkout with its
  * node_modules), measured in the same interleaved rounds, so a change is quoted against its baseline.
@@ -188,9 +189,10 @@ const ratio = (value: number) => Number(value.toFixed(2));
 
 /**
  * The builtin runtime answering `/g/collect` and forwarding to a 204 vendor, on each gateway engine, beside a bare
- * Node `http` server answering 204 (one process: the platform's ceiling), nginx answering 204 (one worker) and the
- * 20-line undici proxy forwarding to the vendor: the same wrk, hit and Host header, in interleaved rounds whose order
- * is reversed every other round.
+ * Node `http` server answering 204 (one process: the platform's ceiling), nginx answering 204 (one worker), the
+ * 20-line undici proxy forwarding to the vendor, and the minimal forwarder (bench/node-forward-floor.mjs: answers 204,
+ * then forwards each hit pipelined, as the runtime does, with nothing else): the same wrk, hit and Host header, in
+ * interleaved rounds whose order is reversed every other round.
  */
 async function throughput(rounds: number) {
   const stops: Array<() => Promise<void>> = [];
@@ -203,6 +205,9 @@ async function throughput(rounds: number) {
     const nginx = started(await startNginx('nginx-204', 'location / { return 204; }'));
     const bare = started(await startProcess(['bench/node-204-server.mjs'], {}, '/'));
     const floor = started(await startFloor(vendor.base));
+    const forwarder = started(
+      await startProcess(['bench/node-forward-floor.mjs'], { UPSTREAM: vendor.base }, '/g/collect?v=2'),
+    );
     const tagports: Tagport[] = [];
     for (const engine of ENGINES) {
       tagports.push(started(await startTagport(vendor.base, vendor.base, engine)));
@@ -213,6 +218,7 @@ async function throughput(rounds: number) {
       { name: BARE_NODE, protocol: 'http', url: `${bare.base}${HIT}`, host, pid: bare.pid },
       { name: NGINX, protocol: 'http', url: `${nginx.base}${HIT}`, host, pid: nginx.pid },
       { name: UNDICI, protocol: 'http', url: `${floor.base}${HIT}`, host, pid: floor.pid },
+      { name: FORWARDER, protocol: 'http', url: `${forwarder.base}${HIT}`, host, pid: forwarder.pid },
       ...tagports.map((tagport) => ({
         name: builtinName(tagport.engine, tagport.baseline),
         protocol: 'http' as const,
@@ -374,7 +380,7 @@ export function printRuntimeBench({
   backlog,
 }: Awaited<ReturnType<typeof runRuntimeBench>>) {
   console.log(
-    `\nBuilt-in runtime vs a bare Node server, nginx and the undici proxy (wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_SECONDS}s a round, interleaved)`,
+    `\nBuilt-in runtime vs a bare Node server, nginx, the undici proxy and the minimal forwarder (wrk, 1 thread, ${CONNECTIONS} connections, ${DURATION_SECONDS}s a round, interleaved)`,
   );
   console.table(perRound);
   console.log(`Medians; ratios are the median of round-by-round ratios. Load average at the end: ${load.join(', ')}`);
