@@ -4,7 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { isDatabaseUnavailable } from '../db/errors.js';
 import { newId } from '../lib/ids.js';
-import { notFoundPage } from '../web/html.js';
+import { errorPage, notFoundPage } from '../web/html.js';
 import { registerControlCharacterCheck } from './control-characters.js';
 import { ApiError, type ErrorCodeDefinition, HttpCodes, serviceUnavailable, type ErrorType } from './errors.js';
 
@@ -64,6 +64,13 @@ const wantsHtml = (request: FastifyRequest, path: string) =>
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
   for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);
+  if (wantsHtml(request, request.url.split('?')[0])) {
+    const retryAfter = error.extra.headers?.['retry-after'];
+    return reply
+      .code(error.statusCode)
+      .type('text/html; charset=utf-8')
+      .send(errorPage(error.statusCode, error.message, request.id, retryAfter ? Number(retryAfter) : undefined));
+  }
   const body: { type: ErrorType; code: string; message: string; param?: string; details?: Record<string, unknown> } = {
     type: error.type,
     code: error.code,

@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from './auth.js';
+import { authenticate, SESSION_COOKIE } from './auth.js';
 import type { AuthContext } from './context.js';
 import { registerRolePolicy } from './roles.js';
 
-export const UNLIMITED_PATHS = new Set(['/healthz', '/readyz']);
+/** Probes and the static icon browsers fetch with every fresh page (like /assets/, served from memory). */
+export const UNLIMITED_PATHS = new Set(['/healthz', '/readyz', '/favicon.ico', '/favicon.svg']);
 
 type Done = (error?: Error) => void;
 
@@ -20,10 +21,21 @@ function limitThenFinish(
   reply: FastifyReply,
   failure: unknown,
   done: Done,
+  pageSession: string | null = null,
 ): void {
-  app.rateLimits.apply(request, reply).then(
+  app.rateLimits.apply(request, reply, pageSession).then(
     () => done(failure as Error | undefined),
     (limited: Error) => done(limited),
+  );
+}
+
+/** The signed-in session a browser sends with a page outside the API (null without one, or when not valid). */
+function pageSession(app: FastifyInstance, request: FastifyRequest): Promise<string | null> | null {
+  const cookie = request.cookies[SESSION_COOKIE];
+  if (!cookie) return null;
+  return app.services.auth.verifySession(cookie).then(
+    (session) => session?.sessionId ?? null,
+    () => null,
   );
 }
 
@@ -41,6 +53,11 @@ export function registerRequestGuard(app: FastifyInstance): void {
     const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
     if (UNLIMITED_PATHS.has(path) || path.startsWith('/assets/')) return done();
 
+    if (!path.startsWith('/api/')) {
+      const session = pageSession(app, request);
+      if (!session) return limitThenFinish(app, request, reply, undefined, done);
+      return void session.then((id) => limitThenFinish(app, request, reply, undefined, done, id));
+    }
     let context: AuthContext | Promise<AuthContext> | null;
     try {
       context = needsCredentials(request, path) ? authenticate(app, request, reply) : null;

@@ -20,7 +20,7 @@ export const RESPONSE_HEADERS: Record<string, Json> = {
   },
   RateLimitPolicy: {
     description:
-      'The quota policies that apply (IETF draft RateLimit headers): `"token";q=100;w=60` per credential or `"ip"` for anonymous requests; the scan adds `"scan-hourly"` and the public scan `"public-scan"`.',
+      'The quota policies that apply (IETF draft RateLimit headers): `"token";q=100;w=60` per credential or `"ip"` for anonymous requests (`"page"` on dashboard pages, per signed-in session); the scan adds `"scan-hourly"` and the public scan `"public-scan"`.',
     schema: { type: 'string', examples: ['"token";q=100;w=60'] },
   },
   RateLimit: {

@@ -31,7 +31,7 @@ export function limiterFactory(redis: Redis | null): LimiterFactory {
 }
 
 interface Policy {
-  name: 'token' | 'ip';
+  name: 'token' | 'page' | 'ip';
   limiter: RateLimiterAbstract;
   quota: number;
   quotaText: string;
@@ -40,11 +40,14 @@ interface Policy {
 }
 
 /**
- * Request rate limits (rate-limiter-flexible): per credential for authenticated requests, per IP for
- * the rest. In memory by default; shared by every instance through Redis when REDIS_URL is set.
+ * Request rate limits (rate-limiter-flexible): per credential for authenticated requests; per session, on a
+ * budget of their own, for the dashboard's pages a signed-in browser loads (so colleagues behind one address do
+ * not share the anonymous quota, and clicking around does not eat the session's API budget); per IP for the rest.
+ * In memory by default; shared by every instance through Redis when REDIS_URL is set.
  */
 export class RateLimits {
   private readonly token: Policy;
+  private readonly page: Policy;
   private readonly ip: Policy;
   private readonly publicScans: RateLimiterAbstract;
   private readonly publicScanQuota: number;
@@ -61,6 +64,7 @@ export class RateLimits {
     });
     this.createLimiter = limiterFactory(this.redis);
     this.token = this.policy('token', config.rateLimitPerMinute);
+    this.page = this.policy('page', config.rateLimitPerMinute);
     this.ip = this.policy('ip', config.anonymousRateLimitPerMinute);
     this.publicScanQuota = config.publicScansPerHour;
     this.publicScans = this.createLimiter('public-scan', config.publicScansPerHour, 3600);
@@ -89,11 +93,18 @@ export class RateLimits {
     });
   }
 
-  /** Counts the request, sets the RateLimit headers, and rejects with 429 rate_limited when over the limit. */
-  apply(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /**
+   * Counts the request, sets the RateLimit headers, and rejects with 429 rate_limited when over the limit.
+   * `pageSession`: the signed-in session of a page outside the API, counted on its own budget.
+   */
+  apply(request: FastifyRequest, reply: FastifyReply, pageSession: string | null = null): Promise<void> {
     const credential = request.authContext?.apiKeyId ?? request.authContext?.sessionId;
-    const policy = credential ? this.token : this.ip;
-    return policy.limiter.consume(credential ?? request.ip).then(
+    const [policy, key] = credential
+      ? [this.token, credential]
+      : pageSession
+        ? [this.page, pageSession]
+        : [this.ip, request.ip];
+    return policy.limiter.consume(key).then(
       (result) => void this.setHeaders(reply, policy, result),
       (rejection: unknown) => {
         if (!(rejection instanceof RateLimiterRes)) throw rejection;

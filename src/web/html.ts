@@ -35,6 +35,8 @@ export interface LayoutOptions {
   /** Extra stylesheets after app.css, and module scripts after app.js (a page's own behaviour). */
   styles?: string[];
   modules?: string[];
+  /** Reload the page after this many seconds (an error page that knows when to try again). */
+  refreshSeconds?: number;
 }
 
 const DASHBOARD_LINKS: Array<[string, string]> = [
@@ -49,7 +51,16 @@ const DASHBOARD_LINKS: Array<[string, string]> = [
   ['/dashboard/team', 'Team'],
 ];
 
-export function layout({ title, user, current, body, scripts = [], styles = [], modules = [] }: LayoutOptions): string {
+export function layout({
+  title,
+  user,
+  current,
+  body,
+  scripts = [],
+  styles = [],
+  modules = [],
+  refreshSeconds,
+}: LayoutOptions): string {
   const nav = user
     ? html`<nav aria-label="Dashboard"><ul>${DASHBOARD_LINKS.map(
         ([href, label]) =>
@@ -63,6 +74,7 @@ export function layout({ title, user, current, body, scripts = [], styles = [], 
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Tagport</title>
+${refreshSeconds === undefined ? '' : `<meta http-equiv="refresh" content="${Math.ceil(refreshSeconds)}">`}
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/app.css">
 <link rel="stylesheet" href="/assets/small-screens.css" media="(max-width: 600px)">
@@ -86,5 +98,24 @@ export function notFoundPage(path: string): string {
   return layout({
     title: 'Page not found',
     body: html`<h1>Page not found</h1><p>There is no page at <code>${path}</code>.</p><p><a href="/">Home</a> · <a href="/api/docs/">API documentation</a> · <a href="/status">Status</a></p>`,
+  });
+}
+
+const ERROR_TITLES: Record<number, string> = {
+  429: 'Too many requests',
+  503: 'Temporarily unavailable',
+};
+
+/**
+ * An error answering a browser's page load (the API answers JSON): what went wrong, the request id to quote and,
+ * when the answer says when to retry, a reload at that time.
+ */
+export function errorPage(status: number, message: string, requestId: string, retryAfterSeconds?: number): string {
+  const title = ERROR_TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'This page cannot be shown');
+  const retry = retryAfterSeconds === undefined ? '' : html`<p>This page reloads by itself in ${retryAfterSeconds} s.</p>`;
+  return layout({
+    title,
+    refreshSeconds: retryAfterSeconds,
+    body: html`<h1>${title}</h1><p>${message}</p>${retry}<p>Request id: <code>${requestId}</code></p><p><a href="/">Home</a> · <a href="/status">Status</a></p>`,
   });
 }

@@ -6033,7 +6033,7 @@ export interface components {
     headers: {
         /** @description Unique id of the request (also `api_meta.request_id`); quote it when you contact us. */
         XRequestId: string;
-        /** @description The quota policies that apply (IETF draft RateLimit headers): `"token";q=100;w=60` per credential or `"ip"` for anonymous requests; the scan adds `"scan-hourly"` and the public scan `"public-scan"`. */
+        /** @description The quota policies that apply (IETF draft RateLimit headers): `"token";q=100;w=60` per credential or `"ip"` for anonymous requests (`"page"` on dashboard pages, per signed-in session); the scan adds `"scan-hourly"` and the public scan `"public-scan"`. */
         RateLimitPolicy: string;
         /** @description What is left of each policy: `r` requests remaining, `t` seconds until the window resets. */
         RateLimit: string;
