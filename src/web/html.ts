@@ -112,7 +112,8 @@ const ERROR_TITLES: Record<number, string> = {
  */
 export function errorPage(status: number, message: string, requestId: string, retryAfterSeconds?: number): string {
   const title = ERROR_TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'This page cannot be shown');
-  const retry = retryAfterSeconds === undefined ? '' : html`<p>This page reloads by itself in ${retryAfterSeconds} s.</p>`;
+  const retry =
+    retryAfterSeconds === undefined ? '' : html`<p>This page reloads by itself in ${retryAfterSeconds} s.</p>`;
   return layout({
     title,
     refreshSeconds: retryAfterSeconds,
