@@ -7,6 +7,7 @@ import { newId } from '../lib/ids.js';
 import { errorPage, notFoundPage } from '../web/html.js';
 import { registerControlCharacterCheck } from './control-characters.js';
 import { ApiError, type ErrorCodeDefinition, HttpCodes, serviceUnavailable, type ErrorType } from './errors.js';
+import { isPage } from './guard.js';
 
 /**
  * Conventions every response follows, written once: api_meta.request_id in every JSON object body
@@ -58,9 +59,9 @@ export function registerConventions(app: FastifyInstance): void {
   });
 }
 
-/** A browser asking for a page outside the API gets an HTML 404; the API and every other client get JSON. */
+/** A browser asking for a page (not the API) gets its errors as HTML; the API and every other client get JSON. */
 const wantsHtml = (request: FastifyRequest, path: string) =>
-  request.method === 'GET' && !path.startsWith('/api/') && (request.headers.accept ?? '').includes('text/html');
+  request.method === 'GET' && isPage(path) && (request.headers.accept ?? '').includes('text/html');
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: ApiError) {
   for (const [name, value] of Object.entries(error.extra.headers ?? {})) reply.header(name, value);

@@ -8,8 +8,11 @@ export const UNLIMITED_PATHS = new Set(['/healthz', '/readyz', '/favicon.ico', '
 
 type Done = (error?: Error) => void;
 
+/** What a browser loads as a page: everything outside the API, and the API console under /api/docs. */
+export const isPage = (path: string) => !path.startsWith('/api/') || path.startsWith('/api/docs');
+
 function needsCredentials(request: FastifyRequest, path: string): boolean {
-  if (!path.startsWith('/api/') || path.startsWith('/api/docs')) return false;
+  if (isPage(path)) return false;
   const route = request.routeOptions; // a getter that builds an object: read it once
   return route.url !== undefined && !route.config.public;
 }
@@ -53,7 +56,7 @@ export function registerRequestGuard(app: FastifyInstance): void {
     const path = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
     if (UNLIMITED_PATHS.has(path) || path.startsWith('/assets/')) return done();
 
-    if (!path.startsWith('/api/')) {
+    if (isPage(path)) {
       const session = pageSession(app, request);
       if (!session) return limitThenFinish(app, request, reply, undefined, done);
       return void session.then((id) => limitThenFinish(app, request, reply, undefined, done, id));

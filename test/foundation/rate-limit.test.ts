@@ -107,6 +107,9 @@ describe('rate limits of pages in a browser', () => {
     expect(api.headers['ratelimit-policy']).toBe('"token";q=4;w=60');
     expect((await pageLoad('/login', OFFICE)).statusCode).toBe(200);
     for (let i = 0; i < 5; i++) expect((await pageLoad('/favicon.ico', OFFICE)).statusCode).toBe(200);
+    // The API console is a page too: on the second session's budget, not the address's.
+    const apiConsole = await pageLoad('/api/docs/', OFFICE, second);
+    expect(apiConsole.headers['ratelimit-policy']).toBe('"page";q=4;w=60');
   });
 
   it('answers a browser over the limit with an HTML page, and the API and other clients in JSON', async () => {
