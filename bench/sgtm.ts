@@ -265,11 +265,11 @@ interface Target {
 }
 
 /**
- * Both ways use the same wrk: one process, one thread per replica (REPLICAS), CONNECTIONS connections in all, the
- * same hit and Host header. Through the gateway every thread connects to the gateway; straight to the pool each
- * thread connects to one replica (directScript), so each replica gets CONNECTIONS / REPLICAS connections.
+ * Every way uses the same wrk: one process, one thread per replica (REPLICAS), CONNECTIONS connections in all, the
+ * same hit and Host header. Through the gateway (or the minimal proxy) every thread connects to it; straight to the
+ * pool each thread connects to one replica (directScript), so each replica gets CONNECTIONS / REPLICAS connections.
  */
-function targetsOf(tagport: Tagport): Target[] {
+function targetsOf(tagport: Tagport, minimalProxy: { base: string; pid: number }): Target[] {
   const common = [`-t${REPLICAS}`, `-c${CONNECTIONS}`, '--latency', '-H', `Host: ${tagport.host}`, ...BROWSER_HEADERS];
   return [
     {
@@ -279,6 +279,13 @@ function targetsOf(tagport: Tagport): Target[] {
       args: [...common, '-s', directScript(tagport.ports), `http://127.0.0.1:${tagport.ports[0]}${HIT}`],
     },
     { engine: tagport.label, way: 'through gateway', tagport, args: [...common, `${tagport.base}${HIT}`] },
+    {
+      engine: tagport.label,
+      way: 'minimal nginx proxy',
+      tagport,
+      proxyPid: minimalProxy.pid,
+      args: [...common, `${minimalProxy.base}${HIT}`],
+    },
     ...(tagport.upstreamHost
       ? [
           {
@@ -385,17 +392,9 @@ export async function runSgtmBench(rounds = Number(process.env.BENCH_ROUNDS ?? 5
       const tagport = await startTagport(engine, collector.base, checkout);
       stops.push(tagport.stop);
       labels.push(tagport.label);
-      const own = targetsOf(tagport);
-      const minimal = await startMinimalProxy(tagport.ports);
-      stops.push(minimal.stop);
-      const { args: gatewayArgs } = own.find((target) => target.way === 'through gateway')!;
-      own.push({
-        engine: tagport.label,
-        way: 'minimal nginx proxy',
-        tagport,
-        proxyPid: minimal.pid,
-        args: [...gatewayArgs.slice(0, -1), `${minimal.base}${HIT}`],
-      });
+      const minimalProxy = await startMinimalProxy(tagport.ports);
+      stops.push(minimalProxy.stop);
+      const own = targetsOf(tagport, minimalProxy);
       targets.push(...own);
       const { args } = own.find((target) => target.way === 'direct to pool')!;
       const script = args[args.indexOf('-s') + 1];
