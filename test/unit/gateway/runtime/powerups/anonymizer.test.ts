@@ -44,11 +44,18 @@ describe('truncateIp', () => {
 });
 
 describe('anonymize', () => {
-  it('keeps everything with keep rules, as a copy', () => {
-    const copy = anonymize(event, visitor, { ip: 'keep', user_agent: 'keep', click_ids: 'keep' });
-    expect(copy).toEqual({ event, visitor });
-    expect(copy.event).not.toBe(event);
-    expect(copy.visitor.cookies).not.toBe(visitor.cookies);
+  it('keeps everything with keep rules, without copying', () => {
+    const kept = anonymize(event, visitor, { ip: 'keep', user_agent: 'keep', click_ids: 'keep' });
+    expect(kept.event).toBe(event);
+    expect(kept.visitor).toBe(visitor);
+  });
+
+  it('copies what it changes: a rule that keeps the parameters but truncates the IP leaves the inputs as they were', () => {
+    const before = structuredClone({ event, visitor });
+    const out = anonymize(event, visitor, { ip: 'truncate', user_agent: 'keep', click_ids: 'keep' });
+    expect(out.visitor).not.toBe(visitor);
+    expect(out.event).toEqual(event);
+    expect({ event, visitor }).toEqual(before);
   });
 
   it('truncates the IP and drops the user agent', () => {
