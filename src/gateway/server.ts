@@ -271,8 +271,13 @@ export class Gateway {
     if (proxiedFile)
       return this.record(req, routed, { ...GATEWAY_ANSWER, ...(await this.files.serve(req, res, route, proxiedFile)) });
     if (route.runtime === 'sgtm') return this.relay.toReplicas(req, res, routed);
-    if (this.runtime && (route.runtime === 'builtin' || this.runtime.servesLoader(route, req.url ?? '/')))
-      return this.record(req, routed, { ...GATEWAY_ANSWER, ...(await this.runtime.handle(req, res, route)) });
+    if (this.runtime && (route.runtime === 'builtin' || this.runtime.servesLoader(route, req.url ?? '/'))) {
+      const answered = this.runtime.handle(req, res, route);
+      return this.record(req, routed, {
+        ...GATEWAY_ANSWER,
+        ...(answered instanceof Promise ? await answered : answered),
+      });
+    }
     if (!route.upstreamUrl)
       return this.refuse(
         req,

@@ -29,14 +29,23 @@ export type SendResult = VendorAnswer &
 /** Sends one event once; `signal` aborts when the attempt times out or the queue stops. */
 export type Sender = (signal: AbortSignal) => Promise<SendResult>;
 
-export interface ForwardJob {
+/**
+ * Sends one event once and calls `done` exactly once, within the queue's timeout, which the transport enforces
+ * itself (the GA4 lane's PipelinedSender drops a connection whose answer is late). It costs no promise, timer or
+ * abort signal per event: on the hit path, that machinery cost more than the send. The queue's `abandon` setting
+ * makes every such send in flight call back at a stop.
+ */
+export type CallbackSender = (done: (result: SendResult) => void) => void;
+
+interface JobDescription {
   /** For usage and logs. */
   vendor: OutgoingVendor;
   containerId: string;
-  send: Sender;
   /** What is sent, for the outgoing log (`runtime/outgoing.ts`); a job without one is not logged. */
   outgoing?: OutgoingDescription;
 }
+
+export type ForwardJob = JobDescription & ({ send: Sender; post?: never } | { post: CallbackSender; send?: never });
 
 /** How a job ended: delivered, or failed for good (rejected, out of attempts, or dropped at shutdown). */
 export interface Settled {
@@ -58,6 +67,8 @@ export interface ForwardQueueSettings {
   retryBaseMs: number;
   /** Called once per job when it is delivered or given up. */
   onSettled: (settled: Settled) => void;
+  /** At a stop, after the drain: makes the callback sends still in flight call back (closes their transport). */
+  abandon?: () => void;
   onError: (error: unknown) => void;
 }
 
@@ -127,6 +138,7 @@ export class ForwardQueue {
     }
     this.stopped = true;
     for (const controller of this.controllers) controller.abort();
+    this.settings.abandon?.();
     for (const [timer, entry] of this.waiting) {
       clearTimeout(timer);
       this.settle(entry, false, 'The gateway stopped before the event could be sent again.');
@@ -141,6 +153,7 @@ export class ForwardQueue {
   }
 
   private pump(): void {
+    if (this.stopped) return;
     while (this.inFlight < this.settings.concurrency && this.head < this.ready.length) {
       const entry = this.ready[this.head++];
       if (this.head > 1024 && this.head * 2 > this.ready.length) {
@@ -148,23 +161,29 @@ export class ForwardQueue {
         this.head = 0;
       }
       this.inFlight++;
-      void this.attempt(entry).finally(() => {
-        this.inFlight--;
-        this.pump();
-        this.notifyIdle();
-      });
+      entry.attempts++;
+      if (entry.job.post) this.post(entry, entry.job.post);
+      else void this.attempt(entry, entry.job.send);
     }
   }
 
-  private async attempt(entry: Entry): Promise<void> {
-    entry.attempts++;
+  private post(entry: Entry, post: CallbackSender): void {
+    const started = performance.now();
+    try {
+      post((result) => this.finished(entry, result, started));
+    } catch (error) {
+      this.finished(entry, { outcome: 'retry', reason: (error as Error)?.message ?? String(error) }, started);
+    }
+  }
+
+  private async attempt(entry: Entry, send: Sender): Promise<void> {
     const controller = new AbortController();
     this.controllers.add(controller);
     const timer = setTimeout(() => controller.abort(), this.settings.timeoutMs);
     const started = performance.now();
     let result: SendResult;
     try {
-      result = await entry.job.send(controller.signal);
+      result = await send(controller.signal);
     } catch (error) {
       result = {
         outcome: 'retry',
@@ -174,12 +193,20 @@ export class ForwardQueue {
       clearTimeout(timer);
       this.controllers.delete(controller);
     }
+    this.finished(entry, result, started);
+  }
+
+  /** One attempt is over: the job is settled or waits for its retry, and the next ready job may start. */
+  private finished(entry: Entry, result: SendResult, started: number): void {
+    this.inFlight--;
     entry.last = { result, latencyMs: Math.round(performance.now() - started) };
-    if (result.outcome === 'delivered') return this.settle(entry, true, null);
-    if (result.outcome === 'rejected') return this.settle(entry, false, result.reason);
-    if (this.stopped || entry.attempts >= this.settings.maxAttempts)
-      return this.settle(entry, false, `${result.reason} (after ${entry.attempts} attempts)`);
-    this.retryLater(entry, result.afterMs);
+    if (result.outcome === 'delivered') this.settle(entry, true, null);
+    else if (result.outcome === 'rejected') this.settle(entry, false, result.reason);
+    else if (this.stopped || entry.attempts >= this.settings.maxAttempts)
+      this.settle(entry, false, `${result.reason} (after ${entry.attempts} attempts)`);
+    else this.retryLater(entry, result.afterMs);
+    this.pump();
+    this.notifyIdle();
   }
 
   private retryWaitingNow(): void {

@@ -1,5 +1,6 @@
 import type { SendResult } from './forward-queue.js';
 import { isUserDataParam, userDataOf } from './ga4-user-data.js';
+import type { Http1Response } from './http1-responses.js';
 import type { PipelinedSender } from './pipelined-sender.js';
 import type { RuntimeEvent, Visitor } from './types.js';
 
@@ -134,23 +135,26 @@ function setOrDelete(params: URLSearchParams, name: string, value: string | null
 /** What an HTTP header value may not carry (Node never parses a visitor's header with these, but a value is re-sent). */
 const NOT_IN_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/g;
 
-/** Sends one hit to GA4's collection endpoint; 2xx delivered, 429/5xx/network errors retried, other 4xx rejected. */
-export async function sendHit(
+/**
+ * Sends one hit to GA4's collection endpoint and calls back with the result: 2xx delivered, 429/5xx/network errors
+ * retried, other 4xx rejected. The forward queue's callback lane (no promise per hit).
+ */
+export function postHit(
   sender: PipelinedSender,
   params: URLSearchParams,
   userAgent: string,
-  signal: AbortSignal,
-): Promise<SendResult> {
-  const response = await sender.request(
-    'POST',
-    `/g/collect?${params}`,
-    { 'user-agent': userAgent.replace(NOT_IN_HEADER_VALUE, '') || 'Tagport-Gateway/1.0' },
-    signal,
-  );
-  const status = response.status;
+  done: (result: SendResult) => void,
+): void {
+  const headers = { 'user-agent': userAgent.replace(NOT_IN_HEADER_VALUE, '') || 'Tagport-Gateway/1.0' };
+  sender.submit('POST', `/g/collect?${params}`, headers, (outcome) => done(resultOf(outcome)));
+}
+
+function resultOf(outcome: Http1Response | Error): SendResult {
+  if (outcome instanceof Error) return { outcome: 'retry', reason: outcome.message };
+  const status = outcome.status;
   if (status < 300) return { outcome: 'delivered', httpStatus: status };
   if (status === 429 || status >= 500) {
-    const retryAfter = Number(response.retryAfter ?? Number.NaN);
+    const retryAfter = Number(outcome.retryAfter ?? Number.NaN);
     return {
       outcome: 'retry',
       reason: `GA4 answered ${status}`,

@@ -5,7 +5,7 @@ import type { RuntimeConfig } from '../../config/runtime.js';
 import type { ContainerTraffic, GatewayRoute } from '../../modules/containers/traffic.js';
 import type { ForwardJob } from './forward-queue.js';
 import { Forwarding } from './forwarding.js';
-import { forwardedHit, parseCollect, sendHit } from './ga4.js';
+import { forwardedHit, type Ga4Hit, parseCollect, postHit } from './ga4.js';
 import { parseDirectEvent } from './meta/direct-event.js';
 import { RuntimeMeter } from './meter.js';
 import { powerupEventParams, setGa4EventParams } from './powerups/event-params.js';
@@ -15,7 +15,7 @@ import { PipelinedSender } from './pipelined-sender.js';
 import { answer, corsHeaders, errorAnswer, privateCacheControl, type RuntimeAnswer, readBody } from './replies.js';
 import { ScriptCache } from './script-cache.js';
 import type { RuntimeEvent, Visitor } from './types.js';
-import { Powerups } from './visit.js';
+import { Powerups, type Visit } from './visit.js';
 import { fpidSetCookies, parseCookies, stableClientId, trustedProxies } from './visitor.js';
 
 /** The runtime's part of the configuration (config/runtime.ts); the outgoing log's sampling is its writer's. */
@@ -44,6 +44,7 @@ export type EventSink = (collected: CollectedEvent) => ForwardJob[] | Promise<Fo
 export type { RuntimeAnswer } from './replies.js';
 
 const MAX_COLLECT_BODY_BYTES = 64 * 1024;
+const NO_BODY = { text: '', bytes: 0 };
 const FAILURES_MESSAGE = 'Forwards failed for good: the vendor refused them or they ran out of attempts';
 /** The direct JSON event endpoint on a builtin container's hostnames. */
 export const DIRECT_EVENTS_PATH = '/events';
@@ -106,6 +107,7 @@ export class BuiltinRuntime {
       drainMs: settings.forwardDrainMs,
       onError: settings.onError,
       outgoing: dependencies.outgoing,
+      abandon: () => this.ga4.close(),
     });
   }
 
@@ -134,7 +136,12 @@ export class BuiltinRuntime {
     return url.startsWith(path) && (url.length === path.length || url[path.length] === '?');
   }
 
-  async handle(req: http.IncomingMessage, res: http.ServerResponse, route: GatewayRoute): Promise<RuntimeAnswer> {
+  /** Answers a request for a builtin container (or a custom loader); a GET hit is answered without a promise. */
+  handle(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    route: GatewayRoute,
+  ): RuntimeAnswer | Promise<RuntimeAnswer> {
     const url = req.url ?? '/';
     const queryAt = url.indexOf('?');
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
@@ -238,14 +245,27 @@ export class BuiltinRuntime {
    * `/g/collect`: answered 204 at once; each event for a GA4 id the container owns is forwarded behind, with the
    * client id kept in the server-set FPID cookie and the visitor's IP and user agent.
    */
-  private async collect(
+  private collect(
     req: http.IncomingMessage,
     res: http.ServerResponse,
     route: GatewayRoute,
     query: string,
-  ): Promise<RuntimeAnswer> {
-    const body = req.method === 'POST' ? await readBody(req, MAX_COLLECT_BODY_BYTES) : { text: '', bytes: 0 };
-    if (body === null) return errorAnswer(res, 413, 'body_too_large', 'A collection request carries at most 64 KiB.');
+  ): RuntimeAnswer | Promise<RuntimeAnswer> {
+    if (req.method !== 'POST') return this.collected(req, res, route, query, NO_BODY);
+    return readBody(req, MAX_COLLECT_BODY_BYTES).then((body) =>
+      body === null
+        ? errorAnswer(res, 413, 'body_too_large', 'A collection request carries at most 64 KiB.')
+        : this.collected(req, res, route, query, body),
+    );
+  }
+
+  private collected(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    route: GatewayRoute,
+    query: string,
+    body: { text: string; bytes: number },
+  ): RuntimeAnswer | Promise<RuntimeAnswer> {
     const hits = parseCollect(query, body.text).filter((hit) =>
       route.settings.ga4_measurement_ids.includes(hit.event.measurementId ?? ''),
     );
@@ -253,20 +273,34 @@ export class BuiltinRuntime {
     if (hits.length === 0) return answer(res, 204, headers, body.bytes);
     if (!this.forwarding.admits(hits.length)) return this.refuse(res, route, hits.length, headers);
     this.meter.count(route.containerId, 'hitsReceived', hits.length);
-    const visit = await this.powerups.visit(req, route.settings, hits[0].event.pageUrl);
+    const visit = this.powerups.visit(req, route.settings, hits[0].event.pageUrl);
+    if (visit instanceof Promise)
+      return visit.then((visited) => this.acknowledge(res, route, hits, visited, headers, body.bytes));
+    return this.acknowledge(res, route, hits, visit, headers, body.bytes);
+  }
+
+  /** Answers the hits' request 204 (with the visitor's cookies), then forwards each hit behind. */
+  private acknowledge(
+    res: http.ServerResponse,
+    route: GatewayRoute,
+    hits: Ga4Hit[],
+    visit: Visit,
+    headers: http.OutgoingHttpHeaders,
+    requestBytes: number,
+  ): RuntimeAnswer {
     if (visit.dropped) {
       this.meter.count(route.containerId, 'botsDropped', hits.length);
-      return answer(res, 204, headers, body.bytes);
+      return answer(res, 204, headers, requestBytes);
     }
     if (visit.restored) this.meter.count(route.containerId, 'cookiesRestored', visit.restored);
     const visitor = visit.visitor;
     const clientId = stableClientId(visitor, hits[0].event.clientId);
     const setCookies = [...fpidSetCookies(visitor, clientId), ...visit.setCookies];
     if (setCookies.length) headers['set-cookie'] = setCookies;
-    const answered = answer(res, 204, headers, body.bytes);
+    const answered = answer(res, 204, headers, requestBytes);
     const marks = powerupEventParams(visitor, route.settings);
     for (const hit of hits) {
-      const event = { ...hit.event, clientId };
+      const event = hit.event.clientId === clientId ? hit.event : { ...hit.event, clientId };
       const ga4 = anonymize(event, visitor, route.settings.anonymizer.ga4);
       const params = anonymizeGa4Params(
         forwardedHit(hit, ga4.visitor, clientId, ga4.event),
@@ -277,7 +311,7 @@ export class BuiltinRuntime {
       this.forward({
         vendor: 'ga4',
         containerId: route.containerId,
-        send: (signal) => sendHit(this.ga4, params, userAgent, signal),
+        post: (done) => postHit(this.ga4, params, userAgent, done),
         outgoing: ga4Outgoing(params, ga4.event),
       });
       this.offer({ event, visitor, route });

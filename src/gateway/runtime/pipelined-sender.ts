@@ -34,10 +34,12 @@ export interface PipelinedSenderSettings {
 
 export class ConnectionLostError extends Error {}
 
+/** Called once with the answer, or with why there is none (ConnectionLostError, an abort, a bad header). */
+export type AnswerCallback = (outcome: Http1Response | Error) => void;
+
 interface Pending {
   head: string;
-  resolve: (response: Http1Response) => void;
-  reject: (error: Error) => void;
+  done: AnswerCallback;
   sentAt: number;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -69,28 +71,49 @@ export class PipelinedSender {
   }
 
   /**
-   * Sends one request without a body and resolves with the status of its answer. Header values must be latin1
-   * without control characters (a visitor's User-Agent as Node parsed it); `signal` gives up on the request.
+   * Sends one request without a body and resolves with its answer. Header values must be latin1 without control
+   * characters (a visitor's User-Agent as Node parsed it); `signal` gives up on the request.
    */
   request(method: 'GET' | 'POST', pathAndQuery: string, headers: Record<string, string>, signal?: AbortSignal) {
+    return new Promise<Http1Response>((resolve, reject) =>
+      this.submit(
+        method,
+        pathAndQuery,
+        headers,
+        (outcome) => (outcome instanceof Error ? reject(outcome) : resolve(outcome)),
+        signal,
+      ),
+    );
+  }
+
+  /**
+   * `request` without a promise: `done` is called once, never before this returns, with the answer or the error.
+   * Without a signal, the answer comes within `timeoutMs` (and a second for the sweep) or the connection is dropped.
+   */
+  submit(
+    method: 'GET' | 'POST',
+    pathAndQuery: string,
+    headers: Record<string, string>,
+    done: AnswerCallback,
+    signal?: AbortSignal,
+  ): void {
     let head = `${method} ${pathAndQuery} HTTP/1.1\r\nhost: ${this.settings.host}\r\n`;
     for (const name in headers) {
       const value = headers[name];
-      if (!HEADER_VALUE.test(value)) return Promise.reject(new TypeError(`The ${name} header has invalid characters.`));
+      if (!HEADER_VALUE.test(value))
+        return void later(done, new TypeError(`The ${name} header has invalid characters.`));
       head += `${name}: ${value}\r\n`;
     }
     head += method === 'POST' ? 'content-length: 0\r\n\r\n' : '\r\n';
-    return new Promise<Http1Response>((resolve, reject) => {
-      if (this.closed) return reject(new ConnectionLostError('The sender is closed.'));
-      if (signal?.aborted) return reject(abortError(signal));
-      const pending: Pending = { head, resolve, reject, sentAt: 0, signal, onAbort: undefined };
-      if (signal) {
-        pending.onAbort = () => this.abandon(pending);
-        signal.addEventListener('abort', pending.onAbort, { once: true });
-      }
-      this.waiting.push(pending);
-      this.scheduleFlush();
-    });
+    if (this.closed) return void later(done, new ConnectionLostError('The sender is closed.'));
+    if (signal?.aborted) return void later(done, abortError(signal));
+    const pending: Pending = { head, done, sentAt: 0, signal, onAbort: undefined };
+    if (signal) {
+      pending.onAbort = () => this.abandon(pending);
+      signal.addEventListener('abort', pending.onAbort, { once: true });
+    }
+    this.waiting.push(pending);
+    this.scheduleFlush();
   }
 
   /** Rejects what is waiting and in flight, and closes every connection. */
@@ -235,8 +258,12 @@ export class PipelinedSender {
 
 function settle(pending: Pending, outcome: Http1Response | Error): void {
   if (pending.onAbort) pending.signal!.removeEventListener('abort', pending.onAbort);
-  if (outcome instanceof Error) pending.reject(outcome);
-  else pending.resolve(outcome);
+  pending.done(outcome);
+}
+
+/** A callback for a request refused before it was queued, called after the caller's turn as the others are. */
+function later(done: AnswerCallback, error: Error): void {
+  process.nextTick(done, error);
 }
 
 function abortError(signal: AbortSignal): Error {

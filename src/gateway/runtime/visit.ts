@@ -37,13 +37,16 @@ export class Powerups {
     this.geo = new GeoLookup(geoFiles);
   }
 
-  /** The visitor of a hit on the built-in runtime; `pageUrl` is the page the hit came from (for click ids). */
-  async visit(
+  /**
+   * The visitor of a hit on the built-in runtime; `pageUrl` is the page the hit came from (for click ids). A promise
+   * only when the geo power-up has an address to look up: the hit path costs no promise otherwise.
+   */
+  visit(
     req: http.IncomingMessage,
     settings: ContainerSettingsDto,
     pageUrl: string | null,
     now = Date.now(),
-  ): Promise<Visit> {
+  ): Visit | Promise<Visit> {
     const visitor = visitorOf(req, this.trust);
     if (settings.bot_detection.mode !== 'off') {
       const verdict = detectBot(req.headers);
@@ -59,13 +62,14 @@ export class Powerups {
       setCookies.push(...clicks.setCookies);
       visitor.cookies = clicks.cookies;
     }
-    if (settings.geo_headers.enabled) {
-      const place = await this.place(visitor.ip);
+    const visit: Visit = { visitor, dropped: false, setCookies, restored };
+    if (!settings.geo_headers.enabled) return visit;
+    return this.place(visitor.ip).then((place) => {
       visitor.country = place?.country ?? null;
       visitor.region = place?.region ?? null;
       visitor.city = place?.city ?? null;
-    }
-    return { visitor, dropped: false, setCookies, restored };
+      return visit;
+    });
   }
 
   /**

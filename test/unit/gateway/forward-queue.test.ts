@@ -143,4 +143,87 @@ describe('ForwardQueue', () => {
     expect(settled.every((s) => !s.delivered && s.reason)).toBe(true);
     expect(q.size).toBe(0);
   });
+
+  describe('callback sends (the GA4 lane)', () => {
+    /** A job whose attempts call back with the given results, each after a turn, as a transport does. */
+    const posted = (results: SendResult[], calls: number[] = []): ForwardJob => ({
+      vendor: 'ga4',
+      containerId: 'ctr_1',
+      post: (done) => {
+        calls.push(1);
+        const result = results.shift() ?? { outcome: 'delivered' as const };
+        setImmediate(() => done(result));
+      },
+    });
+
+    it('delivers, retries and rejects as with promises, within the concurrency', async () => {
+      const { q, settled } = queue({ concurrency: 1 });
+      const retried: number[] = [];
+      q.enqueue(posted([{ outcome: 'retry', reason: 'GA4 answered 503', afterMs: 1 }], retried));
+      q.enqueue(posted([{ outcome: 'rejected', reason: 'GA4 answered 400', httpStatus: 400 }]));
+      q.enqueue(
+        posted([
+          { outcome: 'retry', reason: 'reset' },
+          { outcome: 'retry', reason: 'reset' },
+          { outcome: 'retry', reason: 'reset' },
+        ]),
+      );
+      expect(q.size).toBe(3);
+      await q.idle();
+      expect(retried).toHaveLength(2);
+      expect(settled.map((s) => [s.delivered, s.attempts, s.reason])).toEqual(
+        expect.arrayContaining([
+          [true, 2, null],
+          [false, 1, 'GA4 answered 400'],
+          [false, 3, 'reset (after 3 attempts)'],
+        ]),
+      );
+      expect(settled.find((s) => s.attempts === 1)?.last?.result.httpStatus).toBe(400);
+    });
+
+    it('counts a send that throws as an attempt to retry', async () => {
+      const { q, settled } = queue({ maxAttempts: 2 });
+      q.enqueue({
+        vendor: 'ga4',
+        containerId: 'c',
+        post: () => {
+          throw new Error('no socket');
+        },
+      });
+      await q.idle();
+      expect(settled.map((s) => [s.delivered, s.attempts, s.reason])).toEqual([
+        [false, 2, 'no socket (after 2 attempts)'],
+      ]);
+    });
+
+    it('on stop, abandons the sends in flight (their transport calls back) and starts no more', async () => {
+      const inFlight: Array<(result: SendResult) => void> = [];
+      const { q, settled } = queue({
+        concurrency: 1,
+        abandon: () => {
+          for (const done of inFlight.splice(0)) done({ outcome: 'retry', reason: 'The sender is closed.' });
+        },
+      });
+      let started = 0;
+      const hanging: ForwardJob = {
+        vendor: 'ga4',
+        containerId: 'c',
+        post: (done) => {
+          started++;
+          inFlight.push(done);
+        },
+      };
+      q.enqueue(hanging);
+      q.enqueue(hanging);
+      await q.stop(20);
+      expect(started).toBe(1);
+      expect(settled.map((s) => [s.delivered, s.reason])).toEqual(
+        expect.arrayContaining([
+          [false, 'The sender is closed. (after 1 attempts)'],
+          [false, 'The gateway stopped before the event was sent.'],
+        ]),
+      );
+      expect(q.size).toBe(0);
+    });
+  });
 });

@@ -265,4 +265,25 @@ describe('PipelinedSender', () => {
     const untrusting = senderTo(url.origin, { connect: () => outbound.connect(url) });
     await expect(send(untrusting, 0)).rejects.toThrow(ConnectionLostError);
   });
+
+  it('calls a submit back once with the answer, and never before submit returns, even when it refuses at once', async () => {
+    const server = await rawServer(() => 'HTTP/1.1 204 No Content\r\n\r\n');
+    closers.push(server.close);
+    const sender = senderTo(`http://127.0.0.1:${server.port}`);
+    const outcomes: Array<number | string> = [];
+    const submit = (headers: Record<string, string>) =>
+      new Promise<void>((resolve) => {
+        let returned = false;
+        sender.submit('POST', '/g/collect?v=2', headers, (outcome) => {
+          outcomes.push(returned ? (outcome instanceof Error ? outcome.message : outcome.status) : 'synchronous');
+          resolve();
+        });
+        returned = true;
+      });
+    await submit({ 'user-agent': 'test' });
+    await submit({ 'user-agent': 'bad\nvalue' });
+    sender.close();
+    await submit({ 'user-agent': 'test' });
+    expect(outcomes).toEqual([204, 'The user-agent header has invalid characters.', 'The sender is closed.']);
+  });
 });
