@@ -40,6 +40,7 @@ export type AnswerCallback = (outcome: Http1Response | Error) => void;
 interface Pending {
   head: string;
   done: AnswerCallback;
+  queuedAt: number;
   sentAt: number;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -107,7 +108,7 @@ export class PipelinedSender {
     head += method === 'POST' ? 'content-length: 0\r\n\r\n' : '\r\n';
     if (this.closed) return void later(done, new ConnectionLostError('The sender is closed.'));
     if (signal?.aborted) return void later(done, abortError(signal));
-    const pending: Pending = { head, done, sentAt: 0, signal, onAbort: undefined };
+    const pending: Pending = { head, done, queuedAt: performance.now(), sentAt: 0, signal, onAbort: undefined };
     if (signal) {
       pending.onAbort = () => this.abandon(pending);
       signal.addEventListener('abort', pending.onAbort, { once: true });
@@ -241,9 +242,17 @@ export class PipelinedSender {
       }
   }
 
-  /** Drops connections whose oldest request waited past the timeout, and closes the idle ones. */
+  /**
+   * Fails requests no connection took within the timeout (none could be opened), drops connections whose oldest
+   * request waited past it for its answer, and closes the idle ones.
+   */
   private sweep(): void {
     const now = performance.now();
+    const late = this.waiting.filter((pending) => now - pending.queuedAt > this.settings.timeoutMs);
+    if (late.length > 0) {
+      this.waiting = this.waiting.filter((pending) => !late.includes(pending));
+      for (const pending of late) settle(pending, new ConnectionLostError('No connection to the vendor in time.'));
+    }
     for (const connection of this.open) {
       const oldest = connection.inFlight[0];
       if (oldest && now - oldest.sentAt > this.settings.timeoutMs)

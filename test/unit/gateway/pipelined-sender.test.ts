@@ -286,4 +286,19 @@ describe('PipelinedSender', () => {
     await submit({ 'user-agent': 'test' });
     expect(outcomes).toEqual([204, 'The user-agent header has invalid characters.', 'The sender is closed.']);
   });
+
+  it('fails a request no connection took within the timeout (the connection never opened)', async () => {
+    const sender = new PipelinedSender({
+      connections: 1,
+      depth: 8,
+      timeoutMs: 100,
+      idleMs: 4000,
+      connect: () => new Promise(() => {}),
+      host: 'vendor.test',
+    });
+    closers.push(() => sender.close());
+    const started = performance.now();
+    await expect(send(sender, 1)).rejects.toThrow('No connection to the vendor in time.');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(100);
+  });
 });
