@@ -162,15 +162,16 @@ export class ForwardQueue {
       }
       this.inFlight++;
       entry.attempts++;
-      if (entry.job.post) this.post(entry, entry.job.post);
+      if (entry.job.post) this.post(entry);
       else void this.attempt(entry, entry.job.send);
     }
   }
 
-  private post(entry: Entry, post: CallbackSender): void {
+  private post(entry: Entry): void {
     const started = performance.now();
     try {
-      post((result) => this.finished(entry, result, started));
+      // Called as the job's method: a GA4 forward is an object whose `post` reads its own fields.
+      entry.job.post?.((result) => this.finished(entry, result, started));
     } catch (error) {
       this.finished(entry, { outcome: 'retry', reason: (error as Error)?.message ?? String(error) }, started);
     }

@@ -1,4 +1,5 @@
 import type { SendResult } from './forward-queue.js';
+import type { OutgoingDescription } from './outgoing.js';
 import { isUserDataParam, userDataOf } from './ga4-user-data.js';
 import type { Http1Response } from './http1-responses.js';
 import type { PipelinedSender } from './pipelined-sender.js';
@@ -23,9 +24,11 @@ const MAX_EVENTS_PER_REQUEST = 50;
 export function parseCollect(query: string, body: string, now = Date.now()): Ga4Hit[] {
   const shared = new URLSearchParams(query);
   const lines = body
-    .split(/\r?\n/)
-    .filter((line) => line.trim() !== '')
-    .slice(0, MAX_EVENTS_PER_REQUEST);
+    ? body
+        .split(/\r?\n/)
+        .filter((line) => line.trim() !== '')
+        .slice(0, MAX_EVENTS_PER_REQUEST)
+    : [];
   if (lines.length === 0) {
     // One event, all in the URL (a GET hit, or a POST without body): its parameters are the URL's, uncopied.
     const event = eventOf(shared, now);
@@ -136,17 +139,27 @@ function setOrDelete(params: URLSearchParams, name: string, value: string | null
 const NOT_IN_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/g;
 
 /**
- * Sends one hit to GA4's collection endpoint and calls back with the result: 2xx delivered, 429/5xx/network errors
- * retried, other 4xx rejected. The forward queue's callback lane (no promise per hit).
+ * One hit forwarded to GA4's collection endpoint, a job of the forward queue's callback lane (no promise per hit):
+ * 2xx delivered, 429/5xx/network errors retried, other 4xx rejected.
  */
-export function postHit(
-  sender: PipelinedSender,
-  params: URLSearchParams,
-  userAgent: string,
-  done: (result: SendResult) => void,
-): void {
-  const headers = { 'user-agent': userAgent.replace(NOT_IN_HEADER_VALUE, '') || 'Tagport-Gateway/1.0' };
-  sender.submit('POST', `/g/collect?${params}`, headers, (outcome) => done(resultOf(outcome)));
+export class Ga4Forward {
+  readonly vendor = 'ga4';
+  private readonly headers: Record<string, string>;
+
+  constructor(
+    readonly containerId: string,
+    private readonly sender: PipelinedSender,
+    private readonly params: URLSearchParams,
+    userAgent: string,
+    /** What is sent, for the outgoing log. */
+    readonly outgoing: OutgoingDescription,
+  ) {
+    this.headers = { 'user-agent': userAgent.replace(NOT_IN_HEADER_VALUE, '') || 'Tagport-Gateway/1.0' };
+  }
+
+  post(done: (result: SendResult) => void): void {
+    this.sender.submit('POST', `/g/collect?${this.params}`, this.headers, (outcome) => done(resultOf(outcome)));
+  }
 }
 
 function resultOf(outcome: Http1Response | Error): SendResult {

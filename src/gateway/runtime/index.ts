@@ -5,7 +5,7 @@ import type { RuntimeConfig } from '../../config/runtime.js';
 import type { ContainerTraffic, GatewayRoute } from '../../modules/containers/traffic.js';
 import type { ForwardJob } from './forward-queue.js';
 import { Forwarding } from './forwarding.js';
-import { forwardedHit, type Ga4Hit, parseCollect, postHit } from './ga4.js';
+import { forwardedHit, Ga4Forward, type Ga4Hit, parseCollect } from './ga4.js';
 import { parseDirectEvent } from './meta/direct-event.js';
 import { RuntimeMeter } from './meter.js';
 import { powerupEventParams, setGa4EventParams } from './powerups/event-params.js';
@@ -307,13 +307,8 @@ export class BuiltinRuntime {
         route.settings.anonymizer.ga4,
       );
       setGa4EventParams(params, marks);
-      const userAgent = ga4.visitor.userAgent;
-      this.forward({
-        vendor: 'ga4',
-        containerId: route.containerId,
-        post: (done) => postHit(this.ga4, params, userAgent, done),
-        outgoing: ga4Outgoing(params, ga4.event),
-      });
+      const outgoing = ga4Outgoing(ga4.event, ga4.visitor);
+      this.forward(new Ga4Forward(route.containerId, this.ga4, params, ga4.visitor.userAgent, outgoing));
       this.offer({ event, visitor, route });
     }
     return answered;

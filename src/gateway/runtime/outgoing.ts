@@ -1,5 +1,5 @@
 import type { OutgoingVendor } from '../../modules/outgoing-log/schemas.js';
-import type { RuntimeEvent } from './types.js';
+import type { RuntimeEvent, Visitor } from './types.js';
 
 /**
  * The outgoing log's side of the runtime: what a forward sent (a summary, secrets masked) and what became of it,
@@ -43,24 +43,30 @@ const MAX_SUMMARY_TEXT = 300;
 
 const clip = (value: string) => (value.length > MAX_SUMMARY_TEXT ? `${value.slice(0, MAX_SUMMARY_TEXT)}…` : value);
 
-/** The GA4 hit as forwarded (`forwardedHit`'s parameters), summarised: ids, event, a few parameters, the IP sent. */
-export function ga4Outgoing(params: URLSearchParams, event: RuntimeEvent): OutgoingDescription {
-  const measurementId = params.get('tid') ?? '';
+/**
+ * The GA4 hit as forwarded, summarised: ids, event, a few parameters, the IP sent. Read from the event and visitor
+ * the hit was built from (after the anonymizer), which say what `forwardedHit` sent without parsing it again.
+ */
+export function ga4Outgoing(event: RuntimeEvent, visitor: Visitor): OutgoingDescription {
+  const measurementId = event.measurementId ?? '';
   const shown: Record<string, string> = {};
+  let summarised = false;
   for (const name of GA4_SUMMARY_PARAMS) {
-    const value = params.get(`ep.${name}`) ?? params.get(`epn.${name}`);
-    if (value !== null) shown[name] = clip(value);
+    const value = event.params[name];
+    if (value === undefined) continue;
+    shown[name] = clip(String(value));
+    summarised = true;
   }
   const request: Record<string, unknown> = {
     measurement_id: measurementId,
-    cid: params.get('cid'),
-    event_name: params.get('en'),
-    ...(params.get('dl') ? { page_location: clip(params.get('dl') ?? '') } : {}),
-    ...(params.get('cu') ? { currency: params.get('cu') } : {}),
-    ...(Object.keys(shown).length > 0 ? { params: shown } : {}),
-    ...(event.items.length > 0 ? { items: event.items.length } : {}),
-    ...(params.get('_uip') ? { ip: params.get('_uip') } : {}),
+    cid: event.clientId,
+    event_name: event.name,
   };
+  if (event.pageUrl) request.page_location = clip(event.pageUrl);
+  if (event.currency) request.currency = event.currency;
+  if (summarised) request.params = shown;
+  if (event.items.length > 0) request.items = event.items.length;
+  if (visitor.ip) request.ip = visitor.ip;
   const conversion = event.eventId !== null || event.value !== null || 'transaction_id' in shown;
   return { destination: `ga4 ${measurementId}`, eventName: event.name, eventId: event.eventId, request, conversion };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { forwardedHit, parseCollect } from '../../../src/gateway/runtime/ga4.js';
+import { ga4Outgoing } from '../../../src/gateway/runtime/outgoing.js';
 import { anonymize } from '../../../src/gateway/runtime/powerups/index.js';
 import { testVisitor } from './runtime/fixtures.js';
 
@@ -59,5 +60,43 @@ describe('parseCollect (GA4 /g/collect)', () => {
       dl: 'https://shop.test/?x=1',
       'ep.kept': 'yes',
     });
+  });
+});
+
+describe('ga4Outgoing (the outgoing log summary of a GA4 forward)', () => {
+  it('summarises what was sent: ids, event, the conversion parameters and the IP the anonymizer left', () => {
+    const [hit] = parseCollect(
+      'v=2&tid=G-SHOP1234&cid=1.2&en=purchase&dl=https%3A%2F%2Fshop.test%2F%3Fgclid%3Dabc&cu=EUR&epn.value=42.5&ep.transaction_id=T1&ep.gclid=abc&ep.section=home&pr1=idSKU1&pr2=idSKU2',
+      '',
+    );
+    const ga4 = anonymize({ ...hit.event, clientId: '9.9' }, testVisitor(), {
+      ip: 'truncate',
+      user_agent: 'keep',
+      click_ids: 'drop',
+    });
+    expect(ga4Outgoing(ga4.event, ga4.visitor)).toEqual({
+      destination: 'ga4 G-SHOP1234',
+      eventName: 'purchase',
+      eventId: null,
+      conversion: true,
+      request: {
+        measurement_id: 'G-SHOP1234',
+        cid: '9.9',
+        event_name: 'purchase',
+        page_location: 'https://shop.test/',
+        currency: 'EUR',
+        params: { value: '42.5', transaction_id: 'T1' },
+        items: 2,
+        ip: '203.0.113.0',
+      },
+    });
+  });
+
+  it('shows no IP when none was sent, and a page view is no conversion', () => {
+    const [hit] = parseCollect('v=2&tid=G-SHOP1234&cid=1.2&en=page_view', '');
+    const ga4 = anonymize(hit.event, testVisitor(), { ip: 'drop', user_agent: 'keep', click_ids: 'keep' });
+    const summary = ga4Outgoing(ga4.event, ga4.visitor);
+    expect(summary.request).toEqual({ measurement_id: 'G-SHOP1234', cid: '1.2', event_name: 'page_view' });
+    expect(summary.conversion).toBe(false);
   });
 });
