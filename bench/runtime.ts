@@ -29,6 +29,13 @@ const NGINX = 'nginx 204 (1 worker)';
 const UNDICI = 'undici proxy → 204 vendor';
 const FORWARDER = 'minimal forwarder → 204 vendor';
 /**
+ * BENCH_RUNTIME_WORK_US=10,25,50 (the default; empty for none): the bare Node server spinning that many µs per request
+ * before answering, a row each. They show what a handler's own work per request costs in throughput on this machine,
+ * which is not linear: a slower server also pays for waking the load generator on every answer.
+ */
+const WORK_US = (process.env.BENCH_RUNTIME_WORK_US ?? '10,25,50').split(',').filter(Boolean).map(Number);
+const workName = (microseconds: number) => `bare Node http 204 + ${microseconds} µs of work`;
+/**
  * BENCH_RUNTIME_BASELINE=<checkout>: the same runtime rows for an earlier version (a checkout with its
  * node_modules), measured in the same interleaved rounds, so a change is quoted against its baseline.
  */
@@ -208,6 +215,12 @@ async function throughput(rounds: number) {
     const forwarder = started(
       await startProcess(['bench/node-forward-floor.mjs'], { UPSTREAM: vendor.base }, '/g/collect?v=2'),
     );
+    const working = [];
+    for (const microseconds of WORK_US)
+      working.push({
+        microseconds,
+        server: started(await startProcess(['bench/node-204-server.mjs'], { WORK_US: String(microseconds) }, '/')),
+      });
     const tagports: Tagport[] = [];
     for (const engine of ENGINES) {
       tagports.push(started(await startTagport(vendor.base, vendor.base, engine)));
@@ -219,6 +232,13 @@ async function throughput(rounds: number) {
       { name: NGINX, protocol: 'http', url: `${nginx.base}${HIT}`, host, pid: nginx.pid },
       { name: UNDICI, protocol: 'http', url: `${floor.base}${HIT}`, host, pid: floor.pid },
       { name: FORWARDER, protocol: 'http', url: `${forwarder.base}${HIT}`, host, pid: forwarder.pid },
+      ...working.map(({ microseconds, server }) => ({
+        name: workName(microseconds),
+        protocol: 'http' as const,
+        url: `${server.base}${HIT}`,
+        host,
+        pid: server.pid,
+      })),
       ...tagports.map((tagport) => ({
         name: builtinName(tagport.engine, tagport.baseline),
         protocol: 'http' as const,
