@@ -248,10 +248,12 @@ export class PipelinedSender {
    */
   private sweep(): void {
     const now = performance.now();
-    const late = this.waiting.filter((pending) => now - pending.queuedAt > this.settings.timeoutMs);
-    if (late.length > 0) {
-      this.waiting = this.waiting.filter((pending) => !late.includes(pending));
-      for (const pending of late) settle(pending, new ConnectionLostError('No connection to the vendor in time.'));
+    if (this.waiting.some((pending) => now - pending.queuedAt > this.settings.timeoutMs)) {
+      const waiting = this.waiting;
+      this.waiting = [];
+      for (const pending of waiting)
+        if (now - pending.queuedAt <= this.settings.timeoutMs) this.waiting.push(pending);
+        else settle(pending, new ConnectionLostError('No connection to the vendor in time.'));
     }
     for (const connection of this.open) {
       const oldest = connection.inFlight[0];
