@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { freePort, waitFor } from '../test/helpers/processes.js';
 import { median, startProcess } from './api.js';
 import { BENCH_BASE_DOMAIN, startNginx } from './gateway-servers.js';
-import { processTree } from './process-tree.js';
+import { processTree, treeCpuMs } from './process-tree.js';
 
 const run = promisify(execFile);
 const DURATION_SECONDS = Number(process.env.BENCH_DURATION ?? 6);
@@ -310,8 +310,7 @@ function targetsOf(tagport: Tagport, minimalProxy: { base: string; pid: number }
 function cpuOf(target: Target) {
   const split = cpuSplit(target.tagport.pid);
   if (target.proxyPid === undefined) return split;
-  const proxy = processTree(target.proxyPid).reduce((sum, { ticks }) => sum + ticks * 10, 0);
-  return { gateway: proxy, pool: split.pool };
+  return { gateway: treeCpuMs(target.proxyPid), pool: split.pool };
 }
 
 async function load(target: Target, duration: number) {
