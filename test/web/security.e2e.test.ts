@@ -88,7 +88,10 @@ describe('two-factor sign-in and sessions in a real browser', () => {
     const page = await context.newPage();
     await signIn(page, base, 'mia@example.com', PASSWORD);
     await page.waitForURL(`${base}/dashboard/security`);
-    expect(await page.locator('#two-factor-required').isVisible()).toBe(true);
+    // The page shows the notice once its script has read the two-factor status from the API.
+    const required = page.locator('#two-factor-required');
+    await required.waitFor({ state: 'visible' });
+    expect(await required.isVisible()).toBe(true);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'security-required-phone.png'), fullPage: true });
     await context.close();
   });
