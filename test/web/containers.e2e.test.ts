@@ -33,7 +33,9 @@ describe('containers and domains page in a real browser', () => {
     upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     t = await startTestApp('pglite', {
       allowPrivateNetworks: true,
-      containerTransitionDelayMs: 20,
+      // Longer than the page's single refresh once was: the list has to keep refreshing itself
+      // while a container provisions, whatever the start takes.
+      containerTransitionDelayMs: 3000,
       gateway: testGateway(),
       dns: { resolvers: ['127.0.0.1:9'], timeoutMs: 300, recheckIntervalMs: 600_000 },
     });

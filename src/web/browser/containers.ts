@@ -43,10 +43,24 @@ async function containerAction(container: Container, action: Container['allowed_
     showError($('#container-error'), error);
   }
   await loadContainers();
-  setTimeout(loadContainers, 2500);
 }
-async function loadContainers() {
+// Provisioning, starting and stopping are finished by the background worker; while any
+// container is in one of them the list refreshes itself, so a new container turns "running"
+// on screen however long its start takes.
+const TRANSITIONAL: readonly Container['status'][] = ['provisioning', 'starting', 'stopping', 'deleting'];
+const REFRESH_MS = 1500;
+let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+function refreshWhileTransitional(containers: readonly Container[]) {
+  clearTimeout(refreshTimer);
+  if (!containers.some((container) => TRANSITIONAL.includes(container.status))) return;
+  refreshTimer = setTimeout(
+    () => loadContainers({ withDomains: false }).catch((error) => showError($('#container-error'), error)),
+    REFRESH_MS,
+  );
+}
+async function loadContainers({ withDomains = true } = {}) {
   const list = await api<Reply<'/api/containers/'>>('GET', '/api/containers/?page_size=100');
+  refreshWhileTransitional(list.results);
   containersTable.querySelector('tbody')!.replaceChildren(
     ...(list.results.length
       ? list.results.map((container) =>
@@ -96,11 +110,14 @@ async function loadContainers() {
         )
       : [el('tr', {}, el('td', { colspan: 5 }, 'No containers yet.'))]),
   );
-  $('#domain-container').replaceChildren(
+  const chosen = $<HTMLSelectElement>('#domain-container');
+  const chosenId = chosen.value;
+  chosen.replaceChildren(
     el('option', { value: '' }, list.results.length ? 'Choose a container' : 'Create a container first'),
     ...list.results.map((container) => el('option', { value: container.id }, container.name)),
   );
-  await loadDomains();
+  chosen.value = list.results.some((container) => container.id === chosenId) ? chosenId : '';
+  if (withDomains) await loadDomains();
 }
 async function loadDomains() {
   const domains = await api<Reply<'/api/domains/'>>('GET', '/api/domains/?page_size=100');
@@ -187,7 +204,6 @@ if (containersTable) {
     await api('POST', '/api/containers/', body);
     $<HTMLFormElement>('#container-form').reset();
     await loadContainers();
-    setTimeout(loadContainers, 2500);
   });
   bindForm($<HTMLFormElement>('#domain-form'), $('#domain-error'), async (data) => {
     await api('POST', '/api/domains/', { hostname: data.get('hostname'), container_id: data.get('container_id') });
