@@ -150,6 +150,8 @@ export interface Config {
     workers?: number;
     /** `node`: the gateway serves its ports itself. `nginx`: nginx does, proxying `upstream` containers natively. */
     engine?: 'node' | 'nginx';
+    /** GATEWAY_HIT_LANE: read builtin containers' GA4 GET hits off plain HTTP/1.1 connections below Node's http server. */
+    hitLane?: boolean;
   } & NginxGatewayConfig;
   /** The built-in container runtime (src/gateway/runtime/): where Google's scripts and collection live, forwarding. */
   runtime: RuntimeConfig;
@@ -363,6 +365,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       tlsKeyFile: optional(env, 'GATEWAY_TLS_KEY'),
       workers: integer(env, 'GATEWAY_WORKERS', 1, 1),
       engine: oneOf(env, 'GATEWAY_ENGINE', ['node', 'nginx'] as const),
+      hitLane: bool(env, 'GATEWAY_HIT_LANE', true),
       ...nginxGatewayConfig(env),
     },
     runtime: runtimeConfig(env),

@@ -1,5 +1,10 @@
 import type http from 'node:http';
 
+/** Where the gateway writes an answer it makes itself: Node's `ServerResponse`, or the hit lane's (http1/lane-reply.ts). */
+export interface Reply {
+  writeHead(status: number, headers: http.OutgoingHttpHeaders): { end(body?: string): unknown };
+}
+
 export interface GatewayErrorExtras {
   /** An id the client can quote: sent as `api_meta.request_id` and `X-Request-Id`. */
   requestId?: string;
@@ -13,7 +18,7 @@ export interface GatewayErrorExtras {
  * itself. Returns the body's length in bytes (metering counts it).
  */
 export function writeGatewayError(
-  res: http.ServerResponse,
+  res: Reply,
   status: number,
   code: string,
   message: string,

@@ -5,6 +5,7 @@ import { NOT_FORWARDED_UPSTREAM } from './upstream.js';
 import { readBodyUpTo } from './body.js';
 import type { Outcome } from './relay.js';
 import { GATEWAY_ANSWER } from './relay.js';
+import type { RequestHead } from './http1/request-head.js';
 
 /** Request Delay: `/stape/delay/<minutes>/<path>` or `/delay/<minutes>/<path>`, held and sent to `/<path>` later. */
 const DELAY_PATH = /^\/(?:stape\/)?delay(?:$|[/?])/;
@@ -120,6 +121,6 @@ export async function holdRequest(
  * Requests the platform sends itself (delayed and scheduled ones, carrying its token) reach the plain port: never
  * redirected to https. A visitor sending X-Tagport-Delayed-By without the token is redirected like any other.
  */
-export function sentByPlatform(req: http.IncomingMessage, token: string): boolean {
+export function sentByPlatform(req: RequestHead, token: string): boolean {
   return checkPlatformRequest(req, token);
 }

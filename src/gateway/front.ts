@@ -1,5 +1,7 @@
 import type http from 'node:http';
 import { arrivedOverTls } from './client.js';
+import type { Reply } from './answers.js';
+import type { RequestHead } from './http1/request-head.js';
 
 const CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
 const TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -23,7 +25,7 @@ export class GatewayFront {
   ) {}
 
   /** True when the request is an ACME HTTP-01 challenge on the plain port, answered here (for any host). */
-  challenged(req: http.IncomingMessage, res: http.ServerResponse): boolean {
+  challenged(req: RequestHead, res: http.ServerResponse): boolean {
     const url = req.url ?? '/';
     if (arrivedOverTls(req) || !url.startsWith(CHALLENGE_PREFIX) || !this.challenges) return false;
     this.answerChallenge(url.slice(CHALLENGE_PREFIX.length), res);
@@ -34,13 +36,19 @@ export class GatewayFront {
    * True when a plain HTTP request was redirected to https: called only for a hostname the gateway serves, already
    * validated (src/gateway/host.ts), so the location never carries what the client wrote in its Host.
    */
-  redirected(req: http.IncomingMessage, res: http.ServerResponse, hostname: string): boolean {
-    const url = req.url ?? '/';
-    const port = this.httpsPort();
-    if (arrivedOverTls(req) || port === null || url === '/healthz' || !hostname) return false;
-    const location = `https://${hostname}${port === 443 ? '' : `:${port}`}${url.startsWith('/') ? url : '/'}`;
+  redirected(req: RequestHead, res: Reply, hostname: string): boolean {
+    const location = this.redirectLocation(req, hostname);
+    if (location === null) return false;
     res.writeHead(308, { location, 'content-length': 0 }).end();
     return true;
+  }
+
+  /** Where redirected() would send the request; null when it serves it where it came. */
+  redirectLocation(req: RequestHead, hostname: string): string | null {
+    const url = req.url ?? '/';
+    const port = this.httpsPort();
+    if (arrivedOverTls(req) || port === null || url === '/healthz' || !hostname) return null;
+    return `https://${hostname}${port === 443 ? '' : `:${port}`}${url.startsWith('/') ? url : '/'}`;
   }
 
   private answerChallenge(token: string, res: http.ServerResponse) {

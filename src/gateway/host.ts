@@ -1,6 +1,6 @@
-import type http from 'node:http';
 import net from 'node:net';
 import { frontedAuthority } from './client.js';
+import type { RequestHead } from './http1/request-head.js';
 
 /**
  * A Host value: a DNS name (labels of letters, digits, hyphens and underscores, an optional trailing dot) or a
@@ -17,7 +17,7 @@ export type RequestHost = { hostname: string; problem?: undefined } | { problem:
 const refused = (problem: string): RequestHost => ({ problem });
 
 /** The Host values a request carries: HTTP/2's `:authority` (put in `headers.host`), else every `Host` line. */
-function hostValues(req: http.IncomingMessage): string[] {
+function hostValues(req: RequestHead): string[] {
   if (req.httpVersionMajor === 2) return req.headers.host === undefined ? [] : [req.headers.host];
   const values: string[] = [];
   const raw = req.rawHeaders;
@@ -39,7 +39,7 @@ export function validHostname(host: string): string | null {
  * The host an absolute-form target names (null for any other form). The target is turned into its origin form,
  * so the request is served like one sent with a path. Behind nginx: the host nginx routed by (its `$host`).
  */
-function targetHostname(req: http.IncomingMessage): string | null | undefined {
+function targetHostname(req: RequestHead): string | null | undefined {
   const fronted = frontedAuthority(req);
   if (fronted !== undefined) return validHostname(fronted) ?? (fronted === '' ? '' : undefined);
   const match = ABSOLUTE_FORM.exec(req.url ?? '/');
@@ -54,7 +54,7 @@ function targetHostname(req: http.IncomingMessage): string | null | undefined {
  * hostname[:port]; an absolute-form target must name the same hostname. No Host at all (HTTP/1.0) names the
  * gateway itself. Both engines answer alike: nginx hands every request it cannot vouch for to this check.
  */
-export function requestHost(req: http.IncomingMessage): RequestHost {
+export function requestHost(req: RequestHead): RequestHost {
   const values = hostValues(req);
   if (values.length > 1) return refused('The request has more than one Host header; send exactly one.');
   if (values.length === 0) return { hostname: '' };

@@ -8,7 +8,9 @@ import { type DelayedRequestSink, holdRequest, isDelayRequest, sentByPlatform } 
 import { GatewayMeter, KEPT_LOGS_PER_CONTAINER } from './meter.js';
 import { startLoop } from '../lib/loop.js';
 import { listenOn } from '../lib/ports.js';
-import { writeGatewayError } from './answers.js';
+import { type Reply, writeGatewayError } from './answers.js';
+import { HitLane, type LaneServe } from './hit-lane.js';
+import type { RequestHead } from './http1/request-head.js';
 import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute, RoutesCursor } from '../modules/containers/traffic.js';
 import type { GatewayFront } from './front.js';
@@ -20,6 +22,9 @@ import type { BuiltinRuntime } from './runtime/index.js';
 import { RouteCache } from './route-cache.js';
 import { upstreamPath } from './upstream.js';
 
+/** GA4's collection path: the hits the hit lane serves. */
+const COLLECT_PATH = '/g/collect';
+
 export interface GatewaySettings {
   /** Containers' default hostnames are `<id>.<baseDomain>`; the bare base domain is the gateway's own name. */
   baseDomain: string;
@@ -28,6 +33,8 @@ export interface GatewaySettings {
   upstreamTimeoutMs: number;
   /** The token of the platform's own requests (platformRequestToken); a random one, so none pass, when absent. */
   platformToken?: string;
+  /** Serve builtin containers' GET hits on plain HTTP/1.1 connections below Node's http server (default true). */
+  hitLane?: boolean;
 }
 
 export interface GatewayDependencies {
@@ -62,6 +69,7 @@ export class Gateway {
   private internal: http.Server | null = null;
   private native: NativeSource | null = null;
   private warming: Promise<unknown> | null = null;
+  private readonly lanes: HitLane[] = [];
   private closing = false;
 
   private readonly traffic: ContainerTraffic;
@@ -122,6 +130,7 @@ export class Gateway {
 
   async listen(port: number, host: string): Promise<string> {
     this.server = http.createServer(this.requestListener);
+    this.addLane(this.server, this.laneHit);
     await listenOn(this.server, port, host);
     this.flushLoop = startLoop(() => this.flush(), this.settings.flushMs, this.onError);
     this.warmRoutes();
@@ -147,6 +156,16 @@ export class Gateway {
       markFronted(req, { address: String(req.headers['x-tagport-client'] ?? ''), tls, authority });
       this.requestListener(req, res);
     });
+    this.addLane(this.internal, (req, reply) => {
+      const given = Buffer.from(String(req.headers['x-tagport-front'] ?? ''));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+      markFronted(req, {
+        address: String(req.headers['x-tagport-client'] ?? ''),
+        tls: req.headers['x-tagport-scheme'] === 'https',
+        authority: String(req.headers['x-tagport-authority'] ?? ''),
+      });
+      return this.laneHit(req, reply);
+    });
     await listenOn(this.internal, port, '127.0.0.1');
     this.flushLoop ??= startLoop(() => this.flush(), this.settings.flushMs, this.onError);
     this.warmRoutes();
@@ -155,6 +174,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     this.closing = true;
+    for (const lane of this.lanes) lane.close();
     await this.warming;
     await this.flushLoop?.stop();
     for (const server of [this.server, this.internal]) {
@@ -214,7 +234,7 @@ export class Gateway {
     this.record(req, { route, hostname, started }, { ...GATEWAY_ANSWER, status, responseBytes });
   }
 
-  private record(req: http.IncomingMessage, { route, hostname, started }: Routed, outcome: Outcome) {
+  private record(req: RequestHead, { route, hostname, started }: Routed, outcome: Outcome) {
     this.meter.count(route.containerId, hostname, outcome.status, outcome.requestBytes, outcome.responseBytes);
     if (Math.random() < this.settings.logSampleRate) {
       this.meter.sample({
@@ -246,6 +266,51 @@ export class Gateway {
       durationMs: request.durationMs,
       upstream: request.upstream,
       upstreamMs: request.upstreamMs === null ? null : Math.round(request.upstreamMs),
+    });
+  }
+
+  private addLane(server: http.Server, serve: LaneServe) {
+    if (!this.runtime || this.settings.hitLane === false) return;
+    const lane = new HitLane(serve, this.onError);
+    lane.attach(server);
+    this.lanes.push(lane);
+  }
+
+  /**
+   * A plain GET the hit lane read: served when it is a GA4 hit for a running builtin container that nothing else
+   * applies to (a redirect to https, Request Delay, the file proxy), as handle() would serve it; false otherwise,
+   * with nothing done, and handle() serves it.
+   */
+  private readonly laneHit: LaneServe = (req, reply) => {
+    const url = req.url!;
+    if (!(url.startsWith(COLLECT_PATH) && (url.length === COLLECT_PATH.length || url[COLLECT_PATH.length] === '?')))
+      return false;
+    const started = performance.now();
+    const host = requestHost(req);
+    if (host.problem !== undefined) return false;
+    const found = this.routes.get(host.hostname, started);
+    if (found instanceof Promise)
+      return found.then(({ route }) => this.laneCollect(req, reply, { route, hostname: host.hostname, started }));
+    return this.laneCollect(req, reply, { route: found.route, hostname: host.hostname, started });
+  };
+
+  private laneCollect(
+    req: RequestHead,
+    reply: Reply,
+    { route, hostname, started }: { route: GatewayRoute | null; hostname: string; started: number },
+  ): boolean | Promise<boolean> {
+    if (route?.status !== 'running' || route.runtime !== 'builtin' || !this.runtime) return false;
+    if (!sentByPlatform(req, this.platformToken) && this.front?.redirectLocation(req, hostname)) return false;
+    if ((this.delayed && isDelayRequest(route.settings, req.url!)) || proxiedFileAt(route, req.url!)) return false;
+    const routed = { route, hostname, started };
+    const answered = this.runtime.collectGet(req, reply, route);
+    if (!(answered instanceof Promise)) {
+      this.record(req, routed, { ...GATEWAY_ANSWER, ...answered });
+      return true;
+    }
+    return answered.then((outcome) => {
+      this.record(req, routed, { ...GATEWAY_ANSWER, ...outcome });
+      return true;
     });
   }
 

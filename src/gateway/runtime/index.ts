@@ -1,6 +1,8 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
+import type { Reply } from '../answers.js';
+import type { RequestHead } from '../http1/request-head.js';
 import type { RuntimeConfig } from '../../config/runtime.js';
 import type { ContainerTraffic, GatewayRoute } from '../../modules/containers/traffic.js';
 import type { ForwardJob } from './forward-queue.js';
@@ -12,11 +14,12 @@ import { powerupEventParams, setGa4EventParams } from './powerups/event-params.j
 import { anonymize, anonymizeGa4Params, type GeoFiles } from './powerups/index.js';
 import { ga4Outgoing, type OutgoingRecorder } from './outgoing.js';
 import { PipelinedSender } from './pipelined-sender.js';
-import { answer, corsHeaders, errorAnswer, privateCacheControl, type RuntimeAnswer, readBody } from './replies.js';
+import { answer, corsHeaders, errorAnswer, type RuntimeAnswer, readBody } from './replies.js';
+import { CustomLoader } from './custom-loader.js';
 import { ScriptCache } from './script-cache.js';
 import type { RuntimeEvent, Visitor } from './types.js';
 import { Powerups, type Visit } from './visit.js';
-import { fpidSetCookies, parseCookies, stableClientId, trustedProxies } from './visitor.js';
+import { fpidSetCookies, stableClientId, trustedProxies } from './visitor.js';
 
 /** The runtime's part of the configuration (config/runtime.ts); the outgoing log's sampling is its writer's. */
 export interface BuiltinRuntimeSettings extends Omit<RuntimeConfig, 'outgoingLogDeliveredPerSecond'> {
@@ -48,7 +51,6 @@ const NO_BODY = { text: '', bytes: 0 };
 const FAILURES_MESSAGE = 'Forwards failed for good: the vendor refused them or they ran out of attempts';
 /** The direct JSON event endpoint on a builtin container's hostnames. */
 export const DIRECT_EVENTS_PATH = '/events';
-const DATA_LAYER_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
 
 /**
  * The built-in container runtime: what a container with `runtime: builtin` does by itself, without a tagging
@@ -56,7 +58,7 @@ const DATA_LAYER_NAME = /^[A-Za-z_$][\w$]{0,63}$/;
  * (`/g/collect`) and forwards them to Google (and, through sinks, to other vendors) from a bounded queue.
  */
 export class BuiltinRuntime {
-  private readonly scripts: ScriptCache;
+  private readonly loader: CustomLoader;
   private readonly forwarding: Forwarding;
   /** GA4 hits go out pipelined over a few connections: the hit path's largest cost after answering the visitor. */
   private readonly ga4: PipelinedSender;
@@ -82,13 +84,18 @@ export class BuiltinRuntime {
       settings.geoFiles,
       settings.visitorIdKey,
     );
-    this.scripts = new ScriptCache(dependencies.dispatcher, {
-      origin: settings.googleTagOrigin,
-      timeoutMs: settings.forwardTimeoutMs,
-      defaultTtlMs: 15 * 60_000,
-      maxEntries: 10_000,
-      onError: settings.onError,
-    });
+    this.loader = new CustomLoader(
+      new ScriptCache(dependencies.dispatcher, {
+        origin: settings.googleTagOrigin,
+        timeoutMs: settings.forwardTimeoutMs,
+        defaultTtlMs: 15 * 60_000,
+        maxEntries: 10_000,
+        onError: settings.onError,
+      }),
+      this.powerups,
+      this.meter,
+      settings.onError,
+    );
     const ga4Origin = new URL(settings.ga4CollectOrigin);
     this.ga4 = new PipelinedSender({
       connections: settings.forwardConnections,
@@ -148,7 +155,7 @@ export class BuiltinRuntime {
     const query = queryAt === -1 ? '' : url.slice(queryAt + 1);
     const method = req.method ?? 'GET';
     if (this.servesLoader(route, url) && (method === 'GET' || method === 'HEAD'))
-      return this.serveLoader(req, res, route, query);
+      return this.loader.serve(req, res, route, query);
     if (route.runtime === 'builtin' && path === '/g/collect') {
       if (method === 'OPTIONS') return answer(res, 204, corsHeaders(req));
       if (method === 'GET' || method === 'POST') return this.collect(req, res, route, query);
@@ -158,6 +165,15 @@ export class BuiltinRuntime {
       if (method === 'POST') return this.direct(req, res, route);
     }
     return errorAnswer(res, 404, 'not_found', 'The container serves nothing at this path.');
+  }
+
+  /**
+   * A GA4 `GET /g/collect` for a builtin container, as the gateway's hit lane read it (src/gateway/hit-lane.ts):
+   * served as handle() serves it.
+   */
+  collectGet(req: RequestHead, res: Reply, route: GatewayRoute): RuntimeAnswer | Promise<RuntimeAnswer> {
+    const queryAt = req.url!.indexOf('?');
+    return this.collected(req, res, route, queryAt === -1 ? '' : req.url!.slice(queryAt + 1), NO_BODY);
   }
 
   /** Writes the counts so far through the traffic service (the gateway's flush calls it), and reports failures. */
@@ -196,51 +212,6 @@ export class BuiltinRuntime {
     while (this.offering.size > 0) await Promise.all(this.offering);
   }
 
-  /** gtm.js for the container's GTM id, gtag/js for one of its GA4 ids; no other id (no open script proxy). */
-  private async serveLoader(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
-    route: GatewayRoute,
-    query: string,
-  ): Promise<RuntimeAnswer> {
-    const params = new URLSearchParams(query);
-    const id = params.get('id') ?? '';
-    const script =
-      id && id === route.gtmContainerId
-        ? '/gtm.js'
-        : route.settings.ga4_measurement_ids.includes(id)
-          ? '/gtag/js'
-          : null;
-    if (!script) return errorAnswer(res, 404, 'unknown_tag', 'This container serves no Google tag with this id.');
-    const upstream = new URLSearchParams({ id });
-    const dataLayer = params.get('l');
-    if (dataLayer && DATA_LAYER_NAME.test(dataLayer)) upstream.set('l', dataLayer);
-    let fetched: Awaited<ReturnType<ScriptCache['get']>>;
-    try {
-      fetched = await this.scripts.get(`${script}?${upstream}`);
-    } catch (error) {
-      this.settings.onError(new Error(`The custom loader could not fetch ${script} for ${id}.`, { cause: error }));
-      return errorAnswer(res, 502, 'tag_unavailable', "Google's tag could not be fetched; try again shortly.");
-    }
-    const headers: http.OutgoingHttpHeaders = {
-      'content-type': fetched.contentType,
-      'cache-control': fetched.cacheControl,
-    };
-    const page = typeof req.headers.referer === 'string' ? req.headers.referer : null;
-    const kept = this.powerups.keep(req, route.settings, parseCookies(req.headers.cookie), page);
-    if (kept.restored) this.meter.count(route.containerId, 'cookiesRestored', kept.restored);
-    if (kept.setCookies.length) {
-      headers['set-cookie'] = kept.setCookies;
-      // A response setting cookies must not be kept by a shared cache.
-      headers['cache-control'] = privateCacheControl(fetched.cacheControl);
-    }
-    if (fetched.etag) headers.etag = fetched.etag;
-    if (fetched.etag && req.headers['if-none-match'] === fetched.etag) return answer(res, 304, headers);
-    headers['content-length'] = fetched.body.length;
-    res.writeHead(fetched.status, headers).end(req.method === 'HEAD' ? undefined : fetched.body);
-    return { status: fetched.status, requestBytes: 0, responseBytes: req.method === 'HEAD' ? 0 : fetched.body.length };
-  }
-
   /**
    * `/g/collect`: answered 204 at once; each event for a GA4 id the container owns is forwarded behind, with the
    * client id kept in the server-set FPID cookie and the visitor's IP and user agent.
@@ -260,8 +231,8 @@ export class BuiltinRuntime {
   }
 
   private collected(
-    req: http.IncomingMessage,
-    res: http.ServerResponse,
+    req: RequestHead,
+    res: Reply,
     route: GatewayRoute,
     query: string,
     body: { text: string; bytes: number },
@@ -281,7 +252,7 @@ export class BuiltinRuntime {
 
   /** Answers the hits' request 204 (with the visitor's cookies), then forwards each hit behind. */
   private acknowledge(
-    res: http.ServerResponse,
+    res: Reply,
     route: GatewayRoute,
     hits: Ga4Hit[],
     visit: Visit,
@@ -375,7 +346,7 @@ export class BuiltinRuntime {
   }
 
   /** No room to hold more forwards: 503, so the hit is not acknowledged and a sender that retries keeps it. */
-  private refuse(res: http.ServerResponse, route: GatewayRoute, hits: number, headers: http.OutgoingHttpHeaders) {
+  private refuse(res: Reply, route: GatewayRoute, hits: number, headers: http.OutgoingHttpHeaders) {
     this.meter.count(route.containerId, 'hitsRefused', hits);
     return errorAnswer(
       res,

@@ -1,7 +1,8 @@
 /** The built-in runtime's answers to visitors: CORS, empty acknowledgements, errors in the gateway's format. */
 import type http from 'node:http';
-import { writeGatewayError } from '../answers.js';
+import { type Reply, writeGatewayError } from '../answers.js';
 import { readBodyUpTo } from '../body.js';
+import type { RequestHead } from '../http1/request-head.js';
 
 /** How the runtime answered a request: what the gateway meters and logs. */
 export interface RuntimeAnswer {
@@ -18,7 +19,7 @@ export function privateCacheControl(cacheControl: string): string {
 }
 
 /** CORS for hits sent with `fetch(…, {credentials: 'include'})` from the shop's pages. */
-export function corsHeaders(req: http.IncomingMessage): http.OutgoingHttpHeaders {
+export function corsHeaders(req: RequestHead): http.OutgoingHttpHeaders {
   const origin = req.headers.origin;
   if (!origin) return {};
   return {
@@ -30,19 +31,14 @@ export function corsHeaders(req: http.IncomingMessage): http.OutgoingHttpHeaders
   };
 }
 
-export function answer(
-  res: http.ServerResponse,
-  status: number,
-  headers: http.OutgoingHttpHeaders,
-  requestBytes = 0,
-): RuntimeAnswer {
+export function answer(res: Reply, status: number, headers: http.OutgoingHttpHeaders, requestBytes = 0): RuntimeAnswer {
   res.writeHead(status, { 'cache-control': 'no-store', ...headers }).end();
   return { status, requestBytes, responseBytes: 0 };
 }
 
 /** The gateway's error body, metered as the runtime's answer. */
 export function errorAnswer(
-  res: http.ServerResponse,
+  res: Reply,
   status: number,
   code: string,
   message: string,

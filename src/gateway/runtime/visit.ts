@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type http from 'node:http';
 import net from 'node:net';
 import type { ContainerSettingsDto } from '../../modules/containers/settings.js';
 import { detectBot, type GeoFiles, GeoLookup, type GeoPlace, keepCookies, restoreClickIds } from './powerups/index.js';
@@ -7,6 +6,7 @@ import { platformRequestHeaders } from '../client.js';
 import { requestPowerupHeaders } from './powerups/request-headers.js';
 import type { Visitor } from './types.js';
 import { clientAddress, type TrustedProxies, visitorOf } from './visitor.js';
+import type { RequestHead } from '../http1/request-head.js';
 
 /** A request seen through the container's power-ups. */
 export interface Visit {
@@ -42,7 +42,7 @@ export class Powerups {
    * only when the geo power-up has an address to look up: the hit path costs no promise otherwise.
    */
   visit(
-    req: http.IncomingMessage,
+    req: RequestHead,
     settings: ContainerSettingsDto,
     pageUrl: string | null,
     now = Date.now(),
@@ -77,7 +77,7 @@ export class Powerups {
    * so a lost `_ga` comes back before gtag would make a new one. `pageUrl` is the page (the Referer for the loader).
    */
   keep(
-    req: http.IncomingMessage,
+    req: RequestHead,
     settings: ContainerSettingsDto,
     cookies: Record<string, string>,
     pageUrl: string | null,
@@ -95,11 +95,7 @@ export class Powerups {
    * reads for its Visitor Region variable; then the GTM preview header and the user id (requestPowerupHeaders). As
    * a flat list of names and values, like forwardedHeaders.
    */
-  async upstreamHeaders(
-    req: http.IncomingMessage,
-    settings: ContainerSettingsDto,
-    containerId: string,
-  ): Promise<string[]> {
+  async upstreamHeaders(req: RequestHead, settings: ContainerSettingsDto, containerId: string): Promise<string[]> {
     const ip = clientAddress(req, this.trust);
     const headers = [
       ...platformRequestHeaders(req),
@@ -140,7 +136,7 @@ function geoHeaders({ country, region, city }: GeoPlace): string[] {
  * or `_fbc`. Undefined (host-only) when they share no parent of two labels or more, as a container on a default
  * hostname and a shop on its own domain do, or when either is an IP address.
  */
-export function cookieDomain(req: http.IncomingMessage, pageUrl: string | null): string | undefined {
+export function cookieDomain(req: RequestHead, pageUrl: string | null): string | undefined {
   const host = (req.headers.host ?? '').toLowerCase().replace(/:\d+$/, '');
   let page: string;
   try {

@@ -1,8 +1,8 @@
 import { createHash, randomInt } from 'node:crypto';
-import type http from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
 import { peerAddress } from '../client.js';
 import type { Visitor } from './types.js';
+import type { RequestHead } from '../http1/request-head.js';
 
 /** Which peers may name the client with X-Forwarded-For (TRUST_PROXY, compiled as Fastify does); none when null. */
 export type TrustedProxies = ((address: string, hop: number) => boolean) | null;
@@ -13,7 +13,7 @@ export function trustedProxies(trustProxy: false | string[]): TrustedProxies {
 }
 
 /** The client's address: the connecting peer, or the address X-Forwarded-For names when the peer is a trusted proxy. */
-export function clientAddress(req: http.IncomingMessage, trust: TrustedProxies): string {
+export function clientAddress(req: RequestHead, trust: TrustedProxies): string {
   const peer = peerAddress(req);
   // proxy-addr reads the peer from the socket: behind nginx, the peer is nginx's client.
   const address = trust ? proxyAddr({ headers: req.headers, socket: { remoteAddress: peer } } as never, trust) : peer;
@@ -21,7 +21,7 @@ export function clientAddress(req: http.IncomingMessage, trust: TrustedProxies):
 }
 
 /** The visitor behind a request: its address (see clientAddress), user agent and cookies. */
-export function visitorOf(req: http.IncomingMessage, trust: TrustedProxies = null): Visitor {
+export function visitorOf(req: RequestHead, trust: TrustedProxies = null): Visitor {
   const address = clientAddress(req, trust);
   return {
     ip: address,

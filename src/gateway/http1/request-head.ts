@@ -1,0 +1,50 @@
+import type http from 'node:http';
+
+/**
+ * What the gateway reads of a request before deciding how to serve it: an `http.IncomingMessage`, or a request the hit
+ * lane (src/gateway/hit-lane.ts) read off the socket itself.
+ */
+export type RequestHead = Pick<
+  http.IncomingMessage,
+  'method' | 'url' | 'headers' | 'rawHeaders' | 'socket' | 'httpVersionMajor'
+>;
+
+/** Node's own limit on a request head (`--max-http-header-size`): longer ones get its 431. */
+export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
+
+const REQUEST_LINE = /^GET (\/[\x21-\x7e]*) HTTP\/1\.1$/;
+/** A header field: a token name, then a value of visible characters, spaces and tabs (RFC 9110 §5). */
+const FIELD = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[\t ]*([\t\x20-\x7e\x80-\xff]*?)[\t ]*$/;
+/** Headers whose presence means the request is not a plain GET without a body, or asks for something special. */
+const HANDED_ON = new Set(['transfer-encoding', 'expect', 'upgrade', 'te', 'trailer']);
+
+/**
+ * A plain HTTP/1.1 GET read from `text` (latin1) up to `end`, the index of its blank line: only the simplest shape,
+ * which cannot mean two things to two parsers. Anything else, however valid (another method, HTTP/1.0, a body, a
+ * repeated header, `Connection` other than keep-alive, folded lines, control characters), is null, and Node's own
+ * parser serves it and answers what is malformed.
+ */
+export function parsePlainGet(text: string, end: number, socket: http.IncomingMessage['socket']): RequestHead | null {
+  let lineEnd = text.indexOf('\r\n');
+  if (lineEnd === -1 || lineEnd > end) lineEnd = end;
+  const requestLine = REQUEST_LINE.exec(text.slice(0, lineEnd));
+  if (!requestLine) return null;
+  const headers: Record<string, string> = Object.create(null);
+  const rawHeaders: string[] = [];
+  let at = lineEnd + 2;
+  while (at < end) {
+    let next = text.indexOf('\r\n', at);
+    if (next === -1 || next > end) next = end;
+    const field = FIELD.exec(text.slice(at, next));
+    if (!field) return null;
+    const name = field[1].toLowerCase();
+    if (name in headers || HANDED_ON.has(name)) return null;
+    headers[name] = field[2];
+    rawHeaders.push(field[1], field[2]);
+    at = next + 2;
+  }
+  if (!headers.host) return null;
+  if (headers['content-length'] !== undefined && headers['content-length'] !== '0') return null;
+  if (headers.connection !== undefined && headers.connection.toLowerCase() !== 'keep-alive') return null;
+  return { method: 'GET', url: requestLine[1], headers, rawHeaders, socket, httpVersionMajor: 1 };
+}
