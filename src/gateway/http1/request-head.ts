@@ -13,8 +13,10 @@ export type RequestHead = Pick<
 export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
 
 const REQUEST_LINE = /^GET (\/[\x21-\x7e]*) HTTP\/1\.1$/;
-/** A header field: a token name, then a value of visible characters, spaces and tabs (RFC 9110 §5). */
-const FIELD = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[\t ]*([\t\x20-\x7e\x80-\xff]*?)[\t ]*$/;
+/** A header field is a token name, a colon, then a value of visible characters, spaces and tabs (RFC 9110 §5). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const NOT_IN_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+const isBlank = (code: number) => code === 0x20 || code === 0x09;
 /** Headers whose presence means the request is not a plain GET without a body, or asks for something special. */
 const HANDED_ON = new Set(['transfer-encoding', 'expect', 'upgrade', 'te', 'trailer']);
 
@@ -35,12 +37,19 @@ export function parsePlainGet(text: string, end: number, socket: http.IncomingMe
   while (at < end) {
     let next = text.indexOf('\r\n', at);
     if (next === -1 || next > end) next = end;
-    const field = FIELD.exec(text.slice(at, next));
-    if (!field) return null;
-    const name = field[1].toLowerCase();
+    const colon = text.indexOf(':', at);
+    if (colon === -1 || colon > next) return null;
+    const rawName = text.slice(at, colon);
+    let from = colon + 1;
+    let to = next;
+    while (from < to && isBlank(text.charCodeAt(from))) from++;
+    while (to > from && isBlank(text.charCodeAt(to - 1))) to--;
+    const value = text.slice(from, to);
+    if (!TOKEN.test(rawName) || NOT_IN_VALUE.test(value)) return null;
+    const name = rawName.toLowerCase();
     if (name in headers || HANDED_ON.has(name)) return null;
-    headers[name] = field[2];
-    rawHeaders.push(field[1], field[2]);
+    headers[name] = value;
+    rawHeaders.push(rawName, value);
     at = next + 2;
   }
   if (!headers.host) return null;
