@@ -3,7 +3,14 @@ import { generate } from 'otplib';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { type DashboardInBrowser, openDashboard, SCREENSHOTS, signIn, tenantOwner } from '../helpers/browser.js';
+import {
+  type DashboardInBrowser,
+  openDashboard,
+  pageOverflow,
+  SCREENSHOTS,
+  signIn,
+  tenantOwner,
+} from '../helpers/browser.js';
 import { PASSWORD } from '../helpers/people.js';
 
 const nextCode = (secret: string) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 });
@@ -55,6 +62,10 @@ describe('two-factor sign-in and sessions in a real browser', () => {
     await code.fill(recovery);
     await phonePage.getByRole('button', { name: 'Sign in' }).click();
     await phonePage.waitForURL(`${base}/dashboard`);
+    // On the phone, the sessions table scrolls inside its box: the page itself does not scroll sideways.
+    await phonePage.goto(`${base}/dashboard/security`);
+    await phonePage.locator('#sessions-table tbody tr', { hasText: 'Laptop browser' }).waitFor();
+    expect(await pageOverflow(phonePage)).toBe(0);
 
     await page.reload();
     const phoneRow = page.locator('#sessions-table tbody tr', { hasText: 'Phone browser' });
