@@ -132,7 +132,7 @@ class LaneConnection {
   /** A request the lane took that failed: answered 500 as the gateway answers a failure, when nothing was written. */
   private failed(error: unknown, reply: LaneReply): true {
     this.onError(error);
-    if (reply.status === 0) writeGatewayError(reply, 500, 'gateway_error', 'The gateway failed to handle the request.');
+    if (!reply.sent) writeGatewayError(reply, 500, 'gateway_error', 'The gateway failed to handle the request.');
     else this.socket.destroy();
     return true;
   }
@@ -146,6 +146,7 @@ class LaneConnection {
   }
 
   private handOnRest() {
+    if (this.socket.destroyed) return;
     this.socket.removeListener('data', this.onData);
     this.socket.removeListener('error', this.ignore);
     this.socket.removeListener('end', this.finish);

@@ -41,6 +41,8 @@ function headerLines(headers: http.OutgoingHttpHeaders): string {
  */
 export class LaneReply implements Reply {
   status = 0;
+  /** The answer went to the connection (a header Node would refuse throws before anything is written). */
+  sent = false;
   private headers: http.OutgoingHttpHeaders = {};
 
   constructor(private readonly socket: Socket) {}
@@ -57,6 +59,7 @@ export class LaneReply implements Reply {
     if (!bodyless && this.headers['content-length'] === undefined)
       head += `Content-Length: ${body ? Buffer.byteLength(body) : 0}\r\n`;
     head += `${currentDateLine()}Connection: keep-alive\r\nKeep-Alive: timeout=${KEEP_ALIVE_SECONDS}\r\n\r\n`;
+    this.sent = true;
     if (bodyless || !body) return void this.socket.write(head, 'latin1');
     this.socket.cork();
     this.socket.write(head, 'latin1');

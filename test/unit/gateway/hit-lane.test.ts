@@ -7,6 +7,10 @@ import { HitLane, type LaneServe } from '../../../src/gateway/hit-lane.js';
 const serve: LaneServe = (req, reply) => {
   const url = req.url!;
   if (url === '/throw') throw new Error('the handler failed');
+  if (url === '/bad-header') {
+    reply.writeHead(204, { 'x-echoed': 'a\u0001b' }).end();
+    return true;
+  }
   if (url.startsWith('/lane')) {
     reply.writeHead(204, { 'x-served': `lane ${url}` }).end();
     return true;
@@ -129,6 +133,16 @@ describe('HitLane: plain GETs below Node http, everything else to Node', () => {
     expect(await client.until(2)).toEqual(['500', '204 lane /lane-after']);
     expect(client.text()).toContain('{"error":{"code":"gateway_error"');
     expect(errors).toEqual([new Error('the handler failed')]);
+    client.socket.destroy();
+  });
+
+  it('answers 500, as Node does, when an answer would carry a header value Node refuses', async () => {
+    const { port, errors } = await startServer();
+    const client = connect(port);
+    client.socket.write(get('/bad-header') + get('/lane-after'));
+    expect(await client.until(2)).toEqual(['500', '204 lane /lane-after']);
+    expect(client.text()).not.toContain('x-echoed');
+    expect(errors).toHaveLength(1);
     client.socket.destroy();
   });
 
