@@ -148,24 +148,11 @@ export class Gateway {
     this.native = native;
     // nginx sends no Host for an HTTP/1.0 request without one (it refuses HTTP/1.1 requests without one itself).
     this.internal = http.createServer({ requireHostHeader: false }, (req, res) => {
-      const given = Buffer.from(String(req.headers['x-tagport-front'] ?? ''));
-      if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      if (!vouchedByFront(req, expected))
         return void writeGatewayError(res, 403, 'forbidden', 'This listener serves the gateway front only.');
-      const tls = req.headers['x-tagport-scheme'] === 'https';
-      const authority = String(req.headers['x-tagport-authority'] ?? '');
-      markFronted(req, { address: String(req.headers['x-tagport-client'] ?? ''), tls, authority });
       this.requestListener(req, res);
     });
-    this.addLane(this.internal, (req, reply) => {
-      const given = Buffer.from(String(req.headers['x-tagport-front'] ?? ''));
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
-      markFronted(req, {
-        address: String(req.headers['x-tagport-client'] ?? ''),
-        tls: req.headers['x-tagport-scheme'] === 'https',
-        authority: String(req.headers['x-tagport-authority'] ?? ''),
-      });
-      return this.laneHit(req, reply);
-    });
+    this.addLane(this.internal, (req, reply) => vouchedByFront(req, expected) && this.laneHit(req, reply));
     await listenOn(this.internal, port, '127.0.0.1');
     this.flushLoop ??= startLoop(() => this.flush(), this.settings.flushMs, this.onError);
     this.warmRoutes();
@@ -374,6 +361,21 @@ export class Gateway {
 export interface NativeSource {
   running(): boolean;
   read(): Promise<Array<NativeRequest & { upstream: string | null }>>;
+}
+
+/**
+ * Whether the request carries the front's secret (nginx's requests to the internal listener); if so, what nginx
+ * reports of its client (address, scheme, authority) is recorded for the request.
+ */
+function vouchedByFront(req: RequestHead, secret: Buffer): boolean {
+  const given = Buffer.from(String(req.headers['x-tagport-front'] ?? ''));
+  if (given.length !== secret.length || !timingSafeEqual(given, secret)) return false;
+  markFronted(req, {
+    address: String(req.headers['x-tagport-client'] ?? ''),
+    tls: req.headers['x-tagport-scheme'] === 'https',
+    authority: String(req.headers['x-tagport-authority'] ?? ''),
+  });
+  return true;
 }
 
 /** The client closed its connection before its request was read whole or answered. */
