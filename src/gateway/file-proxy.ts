@@ -4,6 +4,7 @@ import { newId } from '../lib/ids.js';
 import type { GatewayRoute } from '../modules/containers/traffic.js';
 import { writeGatewayError } from './answers.js';
 import { type CachedFile, FileCache } from './file-cache.js';
+import { splitTarget } from './http1/request-head.js';
 
 type ProxiedFile = GatewayRoute['settings']['file_proxy']['files'][number];
 
@@ -11,8 +12,7 @@ type ProxiedFile = GatewayRoute['settings']['file_proxy']['files'][number];
 export function proxiedFileAt(route: GatewayRoute, requestTarget: string): ProxiedFile | null {
   const { enabled, files } = route.settings.file_proxy;
   if (!enabled || files.length === 0) return null;
-  const queryAt = requestTarget.indexOf('?');
-  const path = queryAt === -1 ? requestTarget : requestTarget.slice(0, queryAt);
+  const { path } = splitTarget(requestTarget);
   return files.find((file) => file.path === path) ?? null;
 }
 

@@ -10,7 +10,7 @@ import { startLoop } from '../lib/loop.js';
 import { listenOn } from '../lib/ports.js';
 import { type Reply, writeGatewayError } from './answers.js';
 import { HitLane, type LaneServe } from './hit-lane.js';
-import type { RequestHead } from './http1/request-head.js';
+import { type RequestHead, splitTarget } from './http1/request-head.js';
 import type { OutboundClient } from '../lib/outbound.js';
 import type { ContainerTraffic, GatewayRoute, RoutesCursor } from '../modules/containers/traffic.js';
 import type { GatewayFront } from './front.js';
@@ -18,12 +18,9 @@ import { FileProxy, proxiedFileAt } from './file-proxy.js';
 import { ContainerHealth } from './health.js';
 import { isGatewayHost, requestHost } from './host.js';
 import { GATEWAY_ANSWER, type Outcome, Relay, type Routed } from './relay.js';
-import type { BuiltinRuntime } from './runtime/index.js';
+import { type BuiltinRuntime, GA4_COLLECT_PATH } from './runtime/index.js';
 import { RouteCache } from './route-cache.js';
 import { upstreamPath } from './upstream.js';
-
-/** GA4's collection path: the hits the hit lane serves. */
-const COLLECT_PATH = '/g/collect';
 
 export interface GatewaySettings {
   /** Containers' default hostnames are `<id>.<baseDomain>`; the bare base domain is the gateway's own name. */
@@ -269,28 +266,29 @@ export class Gateway {
    * with nothing done, and handle() serves it.
    */
   private readonly laneHit: LaneServe = (req, reply) => {
-    const url = req.url!;
-    if (!(url.startsWith(COLLECT_PATH) && (url.length === COLLECT_PATH.length || url[COLLECT_PATH.length] === '?')))
-      return false;
+    const { path, query } = splitTarget(req.url!);
+    if (path !== GA4_COLLECT_PATH) return false;
     const started = performance.now();
     const host = requestHost(req);
     if (host.problem !== undefined) return false;
-    const found = this.routes.get(host.hostname, started);
+    const { hostname } = host;
+    const found = this.routes.get(hostname, started);
     if (found instanceof Promise)
-      return found.then(({ route }) => this.laneCollect(req, reply, { route, hostname: host.hostname, started }));
-    return this.laneCollect(req, reply, { route: found.route, hostname: host.hostname, started });
+      return found.then(({ route }) => this.laneCollect(req, reply, query, { route, hostname, started }));
+    return this.laneCollect(req, reply, query, { route: found.route, hostname, started });
   };
 
   private laneCollect(
     req: RequestHead,
     reply: Reply,
+    query: string,
     { route, hostname, started }: { route: GatewayRoute | null; hostname: string; started: number },
   ): boolean | Promise<boolean> {
     if (route?.status !== 'running' || route.runtime !== 'builtin' || !this.runtime) return false;
     if (!sentByPlatform(req, this.platformToken) && this.front?.redirectLocation(req, hostname)) return false;
     if ((this.delayed && isDelayRequest(route.settings, req.url!)) || proxiedFileAt(route, req.url!)) return false;
     const routed = { route, hostname, started };
-    const answered = this.runtime.collectGet(req, reply, route);
+    const answered = this.runtime.collectGet(req, reply, route, query);
     if (!(answered instanceof Promise)) {
       this.record(req, routed, { ...GATEWAY_ANSWER, ...answered });
       return true;

@@ -9,6 +9,12 @@ export type RequestHead = Pick<
   'method' | 'url' | 'headers' | 'rawHeaders' | 'socket' | 'httpVersionMajor'
 >;
 
+/** A request target's path and query (without the `?`). */
+export function splitTarget(url: string): { path: string; query: string } {
+  const queryAt = url.indexOf('?');
+  return queryAt === -1 ? { path: url, query: '' } : { path: url.slice(0, queryAt), query: url.slice(queryAt + 1) };
+}
+
 /** Node's own limit on a request head (`--max-http-header-size`): longer ones get its 431. */
 export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
 

@@ -2,7 +2,7 @@ import type http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Dispatcher } from 'undici';
 import type { Reply } from '../answers.js';
-import type { RequestHead } from '../http1/request-head.js';
+import { type RequestHead, splitTarget } from '../http1/request-head.js';
 import type { RuntimeConfig } from '../../config/runtime.js';
 import type { ContainerTraffic, GatewayRoute } from '../../modules/containers/traffic.js';
 import type { ForwardJob } from './forward-queue.js';
@@ -51,6 +51,8 @@ const NO_BODY = { text: '', bytes: 0 };
 const FAILURES_MESSAGE = 'Forwards failed for good: the vendor refused them or they ran out of attempts';
 /** The direct JSON event endpoint on a builtin container's hostnames. */
 export const DIRECT_EVENTS_PATH = '/events';
+/** GA4's collection path, where gtag.js sends hits. */
+export const GA4_COLLECT_PATH = '/g/collect';
 
 /**
  * The built-in container runtime: what a container with `runtime: builtin` does by itself, without a tagging
@@ -150,13 +152,11 @@ export class BuiltinRuntime {
     route: GatewayRoute,
   ): RuntimeAnswer | Promise<RuntimeAnswer> {
     const url = req.url ?? '/';
-    const queryAt = url.indexOf('?');
-    const path = queryAt === -1 ? url : url.slice(0, queryAt);
-    const query = queryAt === -1 ? '' : url.slice(queryAt + 1);
+    const { path, query } = splitTarget(url);
     const method = req.method ?? 'GET';
     if (this.servesLoader(route, url) && (method === 'GET' || method === 'HEAD'))
       return this.loader.serve(req, res, route, query);
-    if (route.runtime === 'builtin' && path === '/g/collect') {
+    if (route.runtime === 'builtin' && path === GA4_COLLECT_PATH) {
       if (method === 'OPTIONS') return answer(res, 204, corsHeaders(req));
       if (method === 'GET' || method === 'POST') return this.collect(req, res, route, query);
     }
@@ -168,12 +168,11 @@ export class BuiltinRuntime {
   }
 
   /**
-   * A GA4 `GET /g/collect` for a builtin container, as the gateway's hit lane read it (src/gateway/hit-lane.ts):
-   * served as handle() serves it.
+   * A GA4 `GET /g/collect` for a builtin container, as the gateway's hit lane read it (src/gateway/hit-lane.ts), with
+   * its query: served as handle() serves it.
    */
-  collectGet(req: RequestHead, res: Reply, route: GatewayRoute): RuntimeAnswer | Promise<RuntimeAnswer> {
-    const queryAt = req.url!.indexOf('?');
-    return this.collected(req, res, route, queryAt === -1 ? '' : req.url!.slice(queryAt + 1), NO_BODY);
+  collectGet(req: RequestHead, res: Reply, route: GatewayRoute, query: string): RuntimeAnswer | Promise<RuntimeAnswer> {
+    return this.collected(req, res, route, query, NO_BODY);
   }
 
   /** Writes the counts so far through the traffic service (the gateway's flush calls it), and reports failures. */
