@@ -1,9 +1,8 @@
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { Reply } from '../answers.js';
+import { NOT_IN_HEADER_VALUE } from './request-head.js';
 
-/** What Node refuses in a header value (its ERR_INVALID_CHAR): a value with them could split the answer. */
-const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 /** Node's keep-alive timeout, announced as its http server does. */
 export const KEEP_ALIVE_SECONDS = 5;
 
@@ -28,7 +27,8 @@ function headerLines(headers: http.OutgoingHttpHeaders): string {
     if (value === undefined) continue;
     for (const item of Array.isArray(value) ? value : [value]) {
       const text = String(item);
-      if (INVALID_VALUE.test(text)) throw new TypeError(`Invalid character in the value of the header "${name}".`);
+      if (NOT_IN_HEADER_VALUE.test(text))
+        throw new TypeError(`Invalid character in the value of the header "${name}".`);
       lines += `${name}: ${text}\r\n`;
     }
   }

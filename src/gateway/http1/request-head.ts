@@ -21,7 +21,8 @@ export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
 const REQUEST_LINE = /^GET (\/[\x21-\x7e]*) HTTP\/1\.1$/;
 /** A header field is a token name, a colon, then a value of visible characters, spaces and tabs (RFC 9110 §5). */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const NOT_IN_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+/** What a header value may not hold (Node's ERR_INVALID_CHAR for the values it writes): a value with it could split a message. */
+export const NOT_IN_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 const isBlank = (code: number) => code === 0x20 || code === 0x09;
 /** Headers whose presence means the request is not a plain GET without a body, or asks for something special. */
 const HANDED_ON = new Set(['transfer-encoding', 'expect', 'upgrade', 'te', 'trailer']);
@@ -51,7 +52,7 @@ export function parsePlainGet(text: string, end: number, socket: http.IncomingMe
     while (from < to && isBlank(text.charCodeAt(from))) from++;
     while (to > from && isBlank(text.charCodeAt(to - 1))) to--;
     const value = text.slice(from, to);
-    if (!TOKEN.test(rawName) || NOT_IN_VALUE.test(value)) return null;
+    if (!TOKEN.test(rawName) || NOT_IN_HEADER_VALUE.test(value)) return null;
     const name = rawName.toLowerCase();
     if (name in headers || HANDED_ON.has(name)) return null;
     headers[name] = value;
